@@ -1,0 +1,80 @@
+package loop
+
+import "encoding/json"
+
+// Canonical hook event names. They use the Codex/Claude vocabulary because that is
+// what codex.event_map[].codex_event names in existing DSL files.
+const (
+	EventSessionStart      = "SessionStart"
+	EventUserPromptSubmit  = "UserPromptSubmit"
+	EventPreToolUse        = "PreToolUse"
+	EventPermissionRequest = "PermissionRequest"
+	EventPostToolUse       = "PostToolUse"
+	EventStop              = "Stop"
+	EventSubagentStop      = "SubagentStop"
+	EventPreCompact        = "PreCompact"
+	EventPostCompact       = "PostCompact"
+	EventSessionEnd        = "SessionEnd"
+)
+
+// CanonicalEvents lists every name a HookEvent may carry, in lifecycle order.
+var CanonicalEvents = []string{
+	EventSessionStart, EventUserPromptSubmit, EventPreToolUse, EventPermissionRequest,
+	EventPostToolUse, EventStop, EventSubagentStop, EventPreCompact, EventPostCompact,
+	EventSessionEnd,
+}
+
+// IsCanonicalEvent reports whether name is one of CanonicalEvents.
+func IsCanonicalEvent(name string) bool {
+	for _, n := range CanonicalEvents {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// HookEvent is one harness event after an adapter decoded it. The engine sees only
+// this type and never the harness's own JSON shape (except Raw, kept for the log).
+type HookEvent struct {
+	Harness    string // codex, claude, opencode, pi, replay, ...
+	Name       string // canonical name (see CanonicalEvents)
+	NativeName string // the harness's own event name, e.g. "tool.execute.after"
+
+	SessionID string
+	TurnID    string
+	Cwd       string // the directory the harness reports (may be a subdirectory)
+
+	ToolName  string          // canonical: Bash, Write, Edit, apply_patch, Read, ...
+	ToolUseID string          // call id, when the harness gives one
+	ToolInput json.RawMessage // the tool's arguments as the harness sent them
+	// Command is the shell command of a Bash call ("" for other tools).
+	Command string
+	// TargetPaths are the files a tool call writes, as named by the call
+	// (file_path/filePath/path, apply_patch headers, heredoc patches in Bash).
+	// Relative paths are resolved against Cwd by the adapter.
+	TargetPaths []string
+
+	Result *ToolResult // PostToolUse only
+
+	Prompt               string // UserPromptSubmit
+	LastAssistantMessage string // Stop / SubagentStop
+	StopHookActive       bool   // Stop: the harness says a stop hook already blocked this turn
+	Source               string // SessionStart: startup / resume / compact / ...
+	TranscriptPath       string
+
+	Raw json.RawMessage // the harness's input, verbatim
+}
+
+// ToolResult is what a finished tool call produced.
+type ToolResult struct {
+	Output string // merged text as the harness reports it
+	Stdout string
+	Stderr string
+	// ExitCode is nil when the harness did not say. An unknown exit code never
+	// matches an exit_code rule.
+	ExitCode *int
+}
+
+// IntPtr is a small helper for building ToolResult.ExitCode.
+func IntPtr(v int) *int { return &v }
