@@ -60,7 +60,10 @@ type StatePolicy struct {
 	DenyTools        []string       // tool names refused in this state
 	AllowTools       []string       // when non-empty, only these tools are allowed
 	DenyCommandMatch *regexp.Regexp // Bash commands matching this are refused
-	Reason           string         // what the model is told
+	// AllowPathMatch exempts writes whose every target path matches it from
+	// DenyTools (e.g. let the agent write PLAN.md while planning).
+	AllowPathMatch *regexp.Regexp
+	Reason         string // what the model is told
 }
 
 // Guardrails are the built-in tool checks of PreToolUse / PermissionRequest.

@@ -1,0 +1,297 @@
+// Package claude is the Claude Code adapter: it decodes the JSON Claude Code 2.1
+// writes to a command hook's stdin into a loop.HookEvent, and encodes a
+// loop.Decision into exactly the output Claude Code honours. What "honours" means
+// was measured with the real binary (../shared/harness/claude/payloads); the
+// adapter never decides policy.
+package claude
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/hook-loop/hook-loop/loop"
+)
+
+// Harness is the adapter's short name, as recorded in HookEvent.Harness.
+const Harness = "claude"
+
+// Native event names that differ from the canonical ones, or that only Claude has.
+const (
+	// EventPostToolUseFailure is Claude Code's event for a tool call that failed;
+	// hook-loop presents it to the loop as a PostToolUse with a non-zero exit code.
+	EventPostToolUseFailure = "PostToolUseFailure"
+)
+
+// nativeToCanonical maps every Claude Code event hook-loop handles to its
+// canonical name. Events Claude fires that are not here (PostToolBatch,
+// MessageDisplay, Notification, SubagentStart, InstructionsLoaded, ...) carry
+// nothing a loop can act on; install does not register them and Decode refuses
+// them with an error naming the supported set.
+var nativeToCanonical = map[string]string{
+	loop.EventSessionStart:      loop.EventSessionStart,
+	loop.EventUserPromptSubmit:  loop.EventUserPromptSubmit,
+	loop.EventPreToolUse:        loop.EventPreToolUse,
+	loop.EventPermissionRequest: loop.EventPermissionRequest,
+	loop.EventPostToolUse:       loop.EventPostToolUse,
+	EventPostToolUseFailure:     loop.EventPostToolUse,
+	loop.EventStop:              loop.EventStop,
+	loop.EventSubagentStop:      loop.EventSubagentStop,
+	loop.EventPreCompact:        loop.EventPreCompact,
+	loop.EventPostCompact:       loop.EventPostCompact,
+	loop.EventSessionEnd:        loop.EventSessionEnd,
+}
+
+// NativeEvents lists the Claude Code events hook-loop handles, in lifecycle order.
+// Install registers a hook for each of them.
+var NativeEvents = []string{
+	loop.EventSessionStart, loop.EventUserPromptSubmit, loop.EventPreToolUse,
+	loop.EventPermissionRequest, loop.EventPostToolUse, EventPostToolUseFailure,
+	loop.EventStop, loop.EventSubagentStop, loop.EventPreCompact, loop.EventPostCompact,
+	loop.EventSessionEnd,
+}
+
+// IsToolEvent reports whether a native event carries tool_name (and so takes a
+// matcher in settings.json).
+func IsToolEvent(native string) bool {
+	switch native {
+	case loop.EventPreToolUse, loop.EventPermissionRequest, loop.EventPostToolUse, EventPostToolUseFailure:
+		return true
+	}
+	return false
+}
+
+// Adapter implements hookrun.Adapter for Claude Code.
+type Adapter struct{}
+
+// New returns the Claude Code adapter.
+func New() Adapter { return Adapter{} }
+
+// Harness returns "claude".
+func (Adapter) Harness() string { return Harness }
+
+// Decode turns a Claude Code hook's stdin into a canonical event. event is the
+// --event flag; when empty, the payload's hook_event_name names the event.
+func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
+	trimmed := strings.TrimSpace(string(input))
+	if trimmed == "" {
+		return loop.HookEvent{}, fmt.Errorf("claude hook input: stdin is empty: expected the JSON object Claude Code writes to a hook")
+	}
+	if !gjson.Valid(trimmed) {
+		return loop.HookEvent{}, fmt.Errorf("claude hook input: stdin is not valid JSON: expected one JSON object")
+	}
+	root := gjson.Parse(trimmed)
+	if !root.IsObject() {
+		return loop.HookEvent{}, fmt.Errorf("claude hook input: $ is %s: expected a JSON object", kind(root))
+	}
+	payloadName, err := str(root, "hook_event_name")
+	if err != nil {
+		return loop.HookEvent{}, err
+	}
+	native := event
+	if native == "" {
+		native = payloadName
+	}
+	if native == "" {
+		return loop.HookEvent{}, fmt.Errorf("claude hook input: $.hook_event_name is missing and no --event was given: expected the event name, e.g. PreToolUse")
+	}
+	canonical, ok := nativeToCanonical[native]
+	if !ok {
+		return loop.HookEvent{}, fmt.Errorf("claude hook input: unsupported Claude Code event %q: expected one of %s", native, strings.Join(NativeEvents, ", "))
+	}
+
+	ev := loop.HookEvent{
+		Harness:    Harness,
+		Name:       canonical,
+		NativeName: native,
+		Raw:        json.RawMessage(trimmed),
+	}
+	fields := []struct {
+		path string
+		dst  *string
+	}{
+		{"session_id", &ev.SessionID},
+		{"prompt_id", &ev.TurnID},
+		{"cwd", &ev.Cwd},
+		{"transcript_path", &ev.TranscriptPath},
+		{"tool_name", &ev.ToolName},
+		{"tool_use_id", &ev.ToolUseID},
+		{"prompt", &ev.Prompt},
+		{"last_assistant_message", &ev.LastAssistantMessage},
+	}
+	for _, f := range fields {
+		if *f.dst, err = str(root, f.path); err != nil {
+			return loop.HookEvent{}, err
+		}
+	}
+	// Source carries the one "why" string each lifecycle event has: SessionStart's
+	// source, Pre/PostCompact's trigger, SessionEnd's reason. The engine uses
+	// SessionEnd's reason to tell a session a person ended from one Claude ended.
+	for _, p := range []string{"source", "trigger", "reason"} {
+		if v, err := str(root, p); err != nil {
+			return loop.HookEvent{}, err
+		} else if v != "" {
+			ev.Source = v
+			break
+		}
+	}
+	if v := root.Get("stop_hook_active"); v.Exists() {
+		if v.Type != gjson.True && v.Type != gjson.False {
+			return loop.HookEvent{}, fmt.Errorf("claude hook input: $.stop_hook_active is %s: expected true or false", kind(v))
+		}
+		ev.StopHookActive = v.Bool()
+	}
+
+	if ti := root.Get("tool_input"); ti.Exists() {
+		if !ti.IsObject() {
+			return loop.HookEvent{}, fmt.Errorf("claude hook input: $.tool_input is %s: expected an object", kind(ti))
+		}
+		ev.ToolInput = json.RawMessage(ti.Raw)
+		if ev.Command, err = str(root, "tool_input.command"); err != nil {
+			return loop.HookEvent{}, err
+		}
+		if ev.ToolName != "Bash" {
+			ev.Command = ""
+		}
+		ev.TargetPaths = targetPaths(ev.ToolName, ti, ev.Command, ev.Cwd)
+	}
+	if IsToolEvent(native) && ev.ToolName == "" {
+		return loop.HookEvent{}, fmt.Errorf("claude hook input: $.tool_name is missing: expected the tool's name for %s", native)
+	}
+
+	switch native {
+	case loop.EventPostToolUse:
+		ev.Result = successResult(ev.ToolName, root)
+	case EventPostToolUseFailure:
+		ev.Result = failureResult(ev.ToolName, root)
+	}
+	return ev, nil
+}
+
+// successResult builds the result of a PostToolUse. Claude Code fires PostToolUse
+// only for a call that succeeded (a failed one fires PostToolUseFailure instead:
+// harness/claude/payloads/experiments/toolfail.json), so the exit code is a known
+// 0 — except when the Bash call was interrupted or sent to the background, where
+// nothing has exited yet.
+func successResult(tool string, root gjson.Result) *loop.ToolResult {
+	resp := root.Get("tool_response")
+	r := &loop.ToolResult{}
+	switch {
+	case resp.IsObject() && tool == "Bash":
+		r.Stdout = resp.Get("stdout").String()
+		r.Stderr = resp.Get("stderr").String()
+		r.Output = joinOutput(r.Stdout, r.Stderr)
+		background := resp.Get("backgroundTaskId").String() != "" ||
+			root.Get("tool_input.run_in_background").Bool()
+		if resp.Get("interrupted").Bool() || background {
+			return r
+		}
+	case resp.Type == gjson.String:
+		r.Output = resp.String()
+	case resp.Exists():
+		r.Output = resp.Raw
+	}
+	r.ExitCode = loop.IntPtr(0)
+	return r
+}
+
+var exitCodeRE = regexp.MustCompile(`^Exit code (-?\d+)\b`)
+
+// failureResult builds the result of a PostToolUseFailure. Bash failures say
+// "Exit code N\n<output>" in error; that N is the exit code. Every other failure
+// (a Write that could not write, an interrupted or timed-out command) has no
+// process exit status, so the exit code stays unknown (nil): it never matches an
+// exit_code rule, neither 0 nor any other number.
+func failureResult(tool string, root gjson.Result) *loop.ToolResult {
+	msg := root.Get("error").String()
+	r := &loop.ToolResult{Output: msg, Stderr: msg}
+	if root.Get("is_interrupt").Bool() {
+		return r
+	}
+	if m := exitCodeRE.FindStringSubmatch(msg); m != nil {
+		if n, err := strconv.Atoi(m[1]); err == nil {
+			r.ExitCode = loop.IntPtr(n)
+			rest := strings.TrimPrefix(strings.TrimPrefix(msg, m[0]), "\n")
+			r.Output, r.Stderr = rest, rest
+		}
+	}
+	return r
+}
+
+func joinOutput(stdout, stderr string) string {
+	switch {
+	case stderr == "":
+		return stdout
+	case stdout == "":
+		return stderr
+	}
+	return stdout + "\n" + stderr
+}
+
+// targetPaths returns the files a tool call writes. Write/Edit/MultiEdit name it
+// in file_path, NotebookEdit in notebook_path; Claude already resolves them
+// against cwd, but a relative one is resolved here too. A Bash command's
+// redirection targets are the only paths a shell write names outside its text.
+func targetPaths(tool string, input gjson.Result, command, cwd string) []string {
+	var out []string
+	add := func(p string) {
+		if p == "" {
+			return
+		}
+		if !filepath.IsAbs(p) && cwd != "" {
+			p = filepath.Join(cwd, p)
+		}
+		out = append(out, filepath.Clean(p))
+	}
+	switch tool {
+	case "Write", "Edit", "MultiEdit":
+		add(input.Get("file_path").String())
+	case "NotebookEdit":
+		add(input.Get("notebook_path").String())
+	case "Bash":
+		for _, p := range redirectTargets(command) {
+			add(p)
+		}
+	}
+	return out
+}
+
+// str reads an optional string field; a present non-string value is an error
+// naming the JSON path.
+func str(obj gjson.Result, path string) (string, error) {
+	v := obj.Get(path)
+	if !v.Exists() || v.Type == gjson.Null {
+		return "", nil
+	}
+	if v.Type != gjson.String {
+		return "", fmt.Errorf("claude hook input: $.%s is %s: expected a string", path, kind(v))
+	}
+	return v.Str, nil
+}
+
+func kind(v gjson.Result) string {
+	switch {
+	case !v.Exists():
+		return "missing"
+	case v.IsObject():
+		return "an object"
+	case v.IsArray():
+		return "an array"
+	}
+	switch v.Type {
+	case gjson.String:
+		return "a string"
+	case gjson.Number:
+		return "a number"
+	case gjson.True, gjson.False:
+		return "a boolean"
+	case gjson.Null:
+		return "null"
+	}
+	return "invalid"
+}

@@ -1,0 +1,296 @@
+// Package codex adapts OpenAI Codex CLI (0.169) command hooks: it decodes the
+// hook's stdin into a loop.HookEvent and encodes a loop.Decision into the only
+// output shapes Codex honours. What Codex accepts was measured with the real
+// binary (harness/codex/payloads in the shared folder); anything else fails open.
+package codex
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hook-loop/hook-loop/internal/hookrun"
+	"github.com/hook-loop/hook-loop/internal/patch"
+	"github.com/hook-loop/hook-loop/loop"
+	"github.com/tidwall/gjson"
+)
+
+// Native event names of Codex 0.169 that have no canonical counterpart.
+const (
+	NativeSubagentStart = "SubagentStart"
+	NativeInterrupt     = "Interrupt"
+)
+
+// NativeEvents lists the 12 hook events Codex 0.169 fires.
+var NativeEvents = []string{
+	"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest",
+	"PostToolUse", "Stop", "SubagentStart", "SubagentStop", "PreCompact",
+	"PostCompact", "Interrupt", "SessionEnd",
+}
+
+// canonicalName maps a native event to the canonical vocabulary, which is
+// Codex's own for ten of its events. SubagentStart and Interrupt have no
+// canonical counterpart and no sensible nearest one (SubagentStart is not a
+// prompt, and Interrupt is always followed by SessionEnd, which would then count
+// twice), so they keep their native name: no event_map rule can name them and
+// the engine only records them.
+func canonicalName(native string) string { return native }
+
+// Adapter is the Codex hook adapter.
+type Adapter struct {
+	// RolloutTail bounds how much of the rollout file's end is read to find a
+	// tool call's exit code.
+	RolloutTail int64
+	// RolloutWait bounds the total time spent waiting for the rollout entry,
+	// which Codex may flush a few milliseconds after starting the hook.
+	RolloutWait time.Duration
+	// sleep is time.Sleep, replaceable in tests.
+	sleep func(time.Duration)
+}
+
+// New returns an adapter with the production bounds.
+func New() *Adapter {
+	return &Adapter{RolloutTail: 256 << 10, RolloutWait: 150 * time.Millisecond, sleep: time.Sleep}
+}
+
+var _ hookrun.Adapter = (*Adapter)(nil)
+
+// Harness implements hookrun.Adapter.
+func (a *Adapter) Harness() string { return "codex" }
+
+// Decode implements hookrun.Adapter. event is the --event flag; when empty the
+// payload's hook_event_name is used.
+func (a *Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
+	var ev loop.HookEvent
+	trimmed := strings.TrimSpace(string(input))
+	if trimmed == "" {
+		return ev, fmt.Errorf("codex hook input is empty: expected a JSON object on stdin")
+	}
+	if !json.Valid([]byte(trimmed)) {
+		return ev, fmt.Errorf("codex hook input: $: invalid JSON, expected an object")
+	}
+	root := gjson.Parse(trimmed)
+	if !root.IsObject() {
+		return ev, fmt.Errorf("codex hook input: $: expected an object, got %s", kind(root))
+	}
+	native := event
+	if native == "" {
+		v, err := str(root, "hook_event_name")
+		if err != nil {
+			return ev, err
+		}
+		native = v
+	}
+	if native == "" {
+		return ev, fmt.Errorf("codex hook input: $.hook_event_name: missing, and no --event given; expected one of %s", strings.Join(NativeEvents, ", "))
+	}
+	if !isNative(native) {
+		return ev, fmt.Errorf("codex hook: unknown event %q: expected one of %s", native, strings.Join(NativeEvents, ", "))
+	}
+	ev.Harness = "codex"
+	ev.NativeName = native
+	ev.Name = canonicalName(native)
+	ev.Raw = json.RawMessage(trimmed)
+
+	var err error
+	get := func(dst *string, keys ...string) {
+		for _, k := range keys {
+			if err != nil {
+				return
+			}
+			var v string
+			v, err = str(root, k)
+			if v != "" {
+				*dst = v
+				return
+			}
+		}
+	}
+	get(&ev.SessionID, "session_id", "thread_id")
+	get(&ev.TurnID, "turn_id", "run_id")
+	get(&ev.Cwd, "cwd")
+	get(&ev.TranscriptPath, "transcript_path")
+	get(&ev.Prompt, "prompt", "user_prompt")
+	get(&ev.LastAssistantMessage, "last_assistant_message")
+	get(&ev.Source, "source")
+	get(&ev.ToolUseID, "tool_use_id", "call_id")
+	var tool string
+	get(&tool, "tool_name", "tool")
+	if err != nil {
+		return ev, err
+	}
+	if v := root.Get("stop_hook_active"); v.Exists() && v.Type != gjson.Null {
+		if !v.IsBool() {
+			return ev, fmt.Errorf("codex hook input: $.stop_hook_active: expected a boolean, got %s", kind(v))
+		}
+		ev.StopHookActive = v.Bool()
+	}
+	ev.ToolName = canonicalTool(tool)
+
+	input2 := root.Get("tool_input")
+	inputKey := "tool_input"
+	if !input2.Exists() || input2.Type == gjson.Null {
+		input2, inputKey = root.Get("input"), "input"
+	}
+	if input2.Exists() && input2.Type != gjson.Null {
+		if !input2.IsObject() {
+			return ev, fmt.Errorf("codex hook input: $.%s: expected an object, got %s", inputKey, kind(input2))
+		}
+		ev.ToolInput = json.RawMessage(input2.Raw)
+	}
+	cmdText := commandOf(input2)
+	if ev.ToolName == "Bash" {
+		ev.Command = cmdText
+	}
+	switch ev.ToolName {
+	case "apply_patch", "Bash":
+		// Bash too: `apply_patch <<'EOF'` through the shell is applied as a
+		// patch by Codex, and the hook sees only the command text.
+		ev.TargetPaths = patch.Targets(cmdText, ev.Cwd)
+	default:
+		for _, k := range []string{"file_path", "filePath", "path"} {
+			if p := input2.Get(k); p.Type == gjson.String && p.Str != "" {
+				ev.TargetPaths = patch.Resolve(ev.Cwd, []string{p.Str})
+				break
+			}
+		}
+	}
+
+	if ev.Name == loop.EventPostToolUse {
+		ev.Result = a.result(root, &ev)
+	}
+	return ev, nil
+}
+
+// result builds the tool result of a PostToolUse event. Codex sends the merged
+// output as a plain string without the exit code; that is recovered from the
+// session rollout. The prototype's object form ({exit_code, stdout, stderr})
+// is honoured for hooks fed by hand or by older tooling.
+func (a *Adapter) result(root gjson.Result, ev *loop.HookEvent) *loop.ToolResult {
+	resp := root.Get("tool_response")
+	for _, k := range []string{"tool_output", "output"} {
+		if resp.Exists() && resp.Type != gjson.Null {
+			break
+		}
+		resp = root.Get(k)
+	}
+	res := &loop.ToolResult{}
+	switch {
+	case resp.Type == gjson.String:
+		res.Output = resp.Str
+	case resp.IsObject():
+		res.Stdout = resp.Get("stdout").String()
+		res.Stderr = resp.Get("stderr").String()
+		res.Output = resp.Get("output").String()
+		if res.Output == "" {
+			res.Output = strings.TrimSuffix(res.Stdout+"\n"+res.Stderr, "\n")
+			if res.Stderr == "" {
+				res.Output = res.Stdout
+			}
+		}
+		for _, k := range []string{"exit_code", "exitCode", "exit"} {
+			if v := resp.Get(k); v.Type == gjson.Number {
+				res.ExitCode = loop.IntPtr(int(v.Int()))
+				break
+			}
+		}
+	case resp.Exists() && resp.Type != gjson.Null:
+		res.Output = resp.Raw
+	}
+	if res.ExitCode == nil {
+		if code, ok := patchExitCode(res.Output); ok && ev.ToolName == "apply_patch" {
+			res.ExitCode = &code
+		}
+	}
+	if res.ExitCode == nil && ev.ToolUseID != "" && ev.TranscriptPath != "" {
+		res.ExitCode = a.rolloutExitCode(ev.TranscriptPath, ev.ToolUseID)
+	}
+	return res
+}
+
+// patchExitCode reads "Exit code: N" from the first line of an apply_patch
+// tool_response (the only tool whose response string starts with it).
+func patchExitCode(out string) (int, bool) {
+	line, _, _ := strings.Cut(out, "\n")
+	rest, ok := strings.CutPrefix(strings.TrimSpace(line), "Exit code: ")
+	if !ok {
+		return 0, false
+	}
+	var n int
+	if _, err := fmt.Sscanf(rest, "%d", &n); err != nil {
+		return 0, false
+	}
+	return n, true
+}
+
+func commandOf(input gjson.Result) string {
+	for _, k := range []string{"command", "cmd"} {
+		v := input.Get(k)
+		switch {
+		case v.Type == gjson.String:
+			return v.Str
+		case v.IsArray():
+			// The legacy shell tool: ["bash", "-lc", "<script>"].
+			parts := v.Array()
+			if len(parts) >= 3 && (parts[1].Str == "-lc" || parts[1].Str == "-c") {
+				return parts[len(parts)-1].Str
+			}
+			words := make([]string, 0, len(parts))
+			for _, p := range parts {
+				words = append(words, p.String())
+			}
+			return strings.Join(words, " ")
+		}
+	}
+	return ""
+}
+
+// canonicalTool maps Codex's tool names to the canonical ones. Codex already
+// reports its shell tool as Bash; the others are its internal names, seen in
+// rollouts and in hand-written payloads.
+func canonicalTool(name string) string {
+	switch name {
+	case "shell", "exec_command", "shell_command", "local_shell", "bash":
+		return "Bash"
+	}
+	return name
+}
+
+func isNative(name string) bool {
+	for _, n := range NativeEvents {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+func str(root gjson.Result, key string) (string, error) {
+	v := root.Get(gjson.Escape(key))
+	if !v.Exists() || v.Type == gjson.Null {
+		return "", nil
+	}
+	if v.Type != gjson.String {
+		return "", fmt.Errorf("codex hook input: $.%s: expected a string, got %s", key, kind(v))
+	}
+	return v.Str, nil
+}
+
+func kind(v gjson.Result) string {
+	switch {
+	case v.IsObject():
+		return "an object"
+	case v.IsArray():
+		return "an array"
+	case v.IsBool():
+		return "a boolean"
+	case v.Type == gjson.Number:
+		return "a number"
+	case v.Type == gjson.String:
+		return "a string"
+	case v.Type == gjson.Null:
+		return "null"
+	}
+	return "nothing"
+}

@@ -1,0 +1,281 @@
+package codex
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hook-loop/hook-loop/loop"
+)
+
+// sharedCodex is ../shared/harness/codex relative to the repository root.
+func sharedCodex(t testing.TB) string {
+	dir, _ := filepath.Abs(filepath.Join("..", "..", "..", "shared", "harness", "codex"))
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("real Codex payloads not found at %s (../shared is absent): skipping", dir)
+	}
+	return dir
+}
+
+func decodeFile(t *testing.T, path string) loop.HookEvent {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := New().Decode("", b)
+	if err != nil {
+		t.Fatalf("%s: %v", filepath.Base(path), err)
+	}
+	return ev
+}
+
+// TestDecodeEveryRealPayload decodes every stdin Codex 0.169 really sent.
+func TestDecodeEveryRealPayload(t *testing.T) {
+	dir := filepath.Join(sharedCodex(t), "payloads", "events")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	if len(files) < 12 {
+		t.Fatalf("only %d payloads in %s", len(files), dir)
+	}
+	seen := map[string]bool{}
+	for _, f := range files {
+		ev := decodeFile(t, f)
+		seen[ev.NativeName] = true
+		if ev.Harness != "codex" || ev.SessionID == "" || ev.Cwd == "" || len(ev.Raw) == 0 {
+			t.Errorf("%s: incomplete event %+v", filepath.Base(f), ev)
+		}
+		if ev.Name != ev.NativeName {
+			t.Errorf("%s: name %q != native %q", filepath.Base(f), ev.Name, ev.NativeName)
+		}
+		if strings.HasPrefix(filepath.Base(f), "PostToolUse") && ev.Result == nil {
+			t.Errorf("%s: no result", filepath.Base(f))
+		}
+	}
+	for _, n := range NativeEvents {
+		if !seen[n] {
+			t.Errorf("no real payload decoded for %s", n)
+		}
+	}
+}
+
+func TestDecodeFields(t *testing.T) {
+	dir := filepath.Join(sharedCodex(t), "payloads", "events")
+
+	ev := decodeFile(t, filepath.Join(dir, "PreToolUse.json"))
+	if ev.Name != loop.EventPreToolUse || ev.ToolName != "Bash" || ev.Command != "echo hello" || ev.ToolUseID == "" || ev.TurnID == "" {
+		t.Errorf("PreToolUse: %+v", ev)
+	}
+	ev = decodeFile(t, filepath.Join(dir, "PreToolUse-apply_patch-combined.json"))
+	want := []string{"created.txt", "existing.txt", "todelete.txt", "tomove.txt", "moved/renamed.txt"}
+	for i, w := range want {
+		want[i] = filepath.Join("/home/dev/probe-edit/repo", w)
+	}
+	if ev.ToolName != "apply_patch" || ev.Command != "" || !reflect.DeepEqual(ev.TargetPaths, want) {
+		t.Errorf("apply_patch combined: tool %q command %q paths %q", ev.ToolName, ev.Command, ev.TargetPaths)
+	}
+	ev = decodeFile(t, filepath.Join(dir, "PreToolUse-Bash-apply_patch-heredoc.json"))
+	if ev.ToolName != "Bash" || !reflect.DeepEqual(ev.TargetPaths, []string{"/home/dev/probe-edit/repo/created.txt"}) {
+		t.Errorf("heredoc: %q %q", ev.ToolName, ev.TargetPaths)
+	}
+	ev = decodeFile(t, filepath.Join(dir, "PreToolUse-apply_patch-absolute-path.json"))
+	if !reflect.DeepEqual(ev.TargetPaths, []string{"/home/dev/probe-edit/repo/abs-created.txt"}) {
+		t.Errorf("absolute: %q", ev.TargetPaths)
+	}
+	ev = decodeFile(t, filepath.Join(dir, "Stop-stop_hook_active-true.json"))
+	if ev.Name != loop.EventStop || !ev.StopHookActive || ev.LastAssistantMessage == "" {
+		t.Errorf("Stop: %+v", ev)
+	}
+	ev = decodeFile(t, filepath.Join(dir, "UserPromptSubmit.json"))
+	if ev.Prompt == "" {
+		t.Errorf("UserPromptSubmit: no prompt")
+	}
+	ev = decodeFile(t, filepath.Join(dir, "SessionStart-resume.json"))
+	if ev.Source != "resume" {
+		t.Errorf("SessionStart source %q", ev.Source)
+	}
+	ev = decodeFile(t, filepath.Join(dir, "PostToolUse-apply_patch-update.json"))
+	if ev.Result == nil || ev.Result.ExitCode == nil || *ev.Result.ExitCode != 0 {
+		t.Errorf("apply_patch exit code: %+v", ev.Result)
+	}
+	// The rollout of this payload is not on this machine: unknown stays unknown.
+	ev = decodeFile(t, filepath.Join(dir, "PostToolUse-failing-command.json"))
+	if ev.Result == nil || ev.Result.ExitCode != nil {
+		t.Errorf("failing command without rollout: %+v", ev.Result)
+	}
+	ev = decodeFile(t, filepath.Join(dir, "PermissionRequest-apply_patch.json"))
+	if ev.Name != loop.EventPermissionRequest || ev.ToolName != "apply_patch" || len(ev.TargetPaths) != 1 {
+		t.Errorf("PermissionRequest apply_patch: %+v", ev)
+	}
+}
+
+// TestDecodeAliases covers the prototype's input aliases, so hand-fed payloads
+// and old tooling keep working.
+func TestDecodeAliases(t *testing.T) {
+	in := `{"thread_id":"s1","run_id":"r1","cwd":"/p","tool":"shell","input":{"command":["bash","-lc","rm -rf x"]},
+	        "tool_output":{"exit_code":2,"stdout":"o","stderr":"e"},"user_prompt":"hi"}`
+	ev, err := New().Decode("PostToolUse", []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.SessionID != "s1" || ev.TurnID != "r1" || ev.ToolName != "Bash" || ev.Command != "rm -rf x" || ev.Prompt != "hi" {
+		t.Errorf("aliases: %+v", ev)
+	}
+	if ev.Result == nil || ev.Result.ExitCode == nil || *ev.Result.ExitCode != 2 || ev.Result.Stdout != "o" || ev.Result.Stderr != "e" {
+		t.Errorf("tool_output alias: %+v", ev.Result)
+	}
+	ev, err = New().Decode("PostToolUse", []byte(`{"session_id":"s","output":"plain","tool_name":"Write","tool_input":{"file_path":"a/b.txt"},"cwd":"/r"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.Result.Output != "plain" || ev.Result.ExitCode != nil || !reflect.DeepEqual(ev.TargetPaths, []string{"/r/a/b.txt"}) {
+		t.Errorf("output alias / file_path: %+v %q", ev.Result, ev.TargetPaths)
+	}
+	// --event wins over the payload, as in the prototype.
+	ev, err = New().Decode("Stop", []byte(`{"hook_event_name":"PreToolUse","session_id":"s"}`))
+	if err != nil || ev.Name != "Stop" {
+		t.Errorf("flag precedence: %v %q", err, ev.Name)
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	cases := map[string]struct{ event, in, want string }{
+		"empty":         {"Stop", "  ", "empty"},
+		"not json":      {"Stop", "{nope", "invalid JSON"},
+		"array":         {"Stop", "[1]", "$: expected an object, got an array"},
+		"no event":      {"", `{"session_id":"s"}`, "$.hook_event_name: missing"},
+		"unknown event": {"Bogus", `{}`, `unknown event "Bogus"`},
+		"bad type":      {"Stop", `{"session_id":5}`, "$.session_id: expected a string, got a number"},
+		"bad bool":      {"Stop", `{"stop_hook_active":"yes"}`, "$.stop_hook_active: expected a boolean"},
+		"bad input":     {"PreToolUse", `{"tool_input":"x"}`, "$.tool_input: expected an object, got a string"},
+	}
+	for name, c := range cases {
+		_, err := New().Decode(c.event, []byte(c.in))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want it to contain %q", name, err, c.want)
+		}
+	}
+}
+
+// withRollout points a captured PostToolUse payload at a captured rollout.
+func capturedPosts(t *testing.T, rollout string) [][]byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "posttooluse-exec.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]byte
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatal(err)
+		}
+		m["transcript_path"] = rollout
+		nb, _ := json.Marshal(m)
+		out = append(out, nb)
+	}
+	return out
+}
+
+// TestExitCodeFromRollout uses a real run: echo hi (0), a command exiting 3,
+// and an apply_patch, with the rollout Codex wrote for them.
+func TestExitCodeFromRollout(t *testing.T) {
+	rollout, _ := filepath.Abs(filepath.Join("testdata", "rollout-exec.jsonl"))
+	want := []int{0, 3, 0}
+	for i, in := range capturedPosts(t, rollout) {
+		ev, err := New().Decode("", in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Result.ExitCode == nil || *ev.Result.ExitCode != want[i] {
+			t.Errorf("call %d (%s): exit code %v, want %d", i+1, ev.ToolUseID, ev.Result.ExitCode, want[i])
+		}
+	}
+}
+
+func TestExitCodeFallbackAndBounds(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("testdata", "rollout-exec.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Without the item_completed entries, the function_call_output's
+	// "Process exited with code N" still tells.
+	var kept []string
+	for _, l := range strings.Split(string(src), "\n") {
+		if !strings.Contains(l, "item_completed") {
+			kept = append(kept, l)
+		}
+	}
+	p := filepath.Join(dir, "no-item.jsonl")
+	os.WriteFile(p, []byte(strings.Join(kept, "\n")), 0o644)
+	a := New()
+	if c := a.rolloutExitCode(p, "call_mock_2"); c == nil || *c != 3 {
+		t.Errorf("fallback: %v", c)
+	}
+	// An entry beyond the tail window is not read: the cost is bounded.
+	big := filepath.Join(dir, "big.jsonl")
+	pad := strings.Repeat(`{"type":"event_msg","payload":{"type":"token_count"}}`+"\n", 6000)
+	os.WriteFile(big, append(src, []byte(pad)...), 0o644)
+	a.RolloutWait = 0
+	if c := a.rolloutExitCode(big, "call_mock_2"); c != nil {
+		t.Errorf("read beyond the tail window: %v", *c)
+	}
+	a.RolloutTail = 1 << 20
+	if c := a.rolloutExitCode(big, "call_mock_2"); c == nil || *c != 3 {
+		t.Errorf("larger window: %v", c)
+	}
+	// A torn last line is ignored.
+	torn := filepath.Join(dir, "torn.jsonl")
+	os.WriteFile(torn, append(append([]byte{}, src...), []byte(`{"type":"event_msg","payload":{"type":"item_completed","item":{"id":"call_mock_9","exit_`)...), 0o644)
+	if c := New().rolloutExitCode(torn, "call_mock_1"); c == nil || *c != 0 {
+		t.Errorf("torn: %v", c)
+	}
+	// Missing file: unknown at once, no waiting.
+	slept := 0
+	a = New()
+	a.sleep = func(time.Duration) { slept++ }
+	if c := a.rolloutExitCode(filepath.Join(dir, "absent.jsonl"), "call_mock_1"); c != nil || slept != 0 {
+		t.Errorf("absent: %v, slept %d", c, slept)
+	}
+	// Unknown call: a bounded number of retries, then unknown.
+	var total time.Duration
+	a.sleep = func(d time.Duration) { total += d; slept++ }
+	if c := a.rolloutExitCode(p, "call_unknown"); c != nil {
+		t.Errorf("unknown call: %v", *c)
+	}
+	if slept == 0 || total > a.RolloutWait {
+		t.Errorf("retries: %d sleeps, %v total (bound %v)", slept, total, a.RolloutWait)
+	}
+}
+
+// TestExitCodeLandsLate appends the entry while the adapter is waiting.
+func TestExitCodeLandsLate(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "r.jsonl")
+	os.WriteFile(p, []byte(`{"type":"session_meta"}`+"\n"), 0o644)
+	a := New()
+	a.sleep = func(d time.Duration) {
+		f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+		f.WriteString(`{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"CommandExecution","id":"call_7","exit_code":5}}}` + "\n")
+		f.Close()
+	}
+	if c := a.rolloutExitCode(p, "call_7"); c == nil || *c != 5 {
+		t.Fatalf("late entry: %v", c)
+	}
+}
+
+func TestPatchExitCode(t *testing.T) {
+	for in, want := range map[string]int{"Exit code: 0\nWall": 0, "Exit code: 1\n": 1, "Exit code: 12": 12} {
+		if n, ok := patchExitCode(in); !ok || n != want {
+			t.Errorf("%q: %d %v", in, n, ok)
+		}
+	}
+	for _, in := range []string{"", "hello\nExit code: 0", "Exit code: x"} {
+		if _, ok := patchExitCode(in); ok {
+			t.Errorf("%q parsed", in)
+		}
+	}
+}

@@ -1,0 +1,94 @@
+package codex
+
+import (
+	"encoding/json"
+
+	"github.com/hook-loop/hook-loop/internal/hookrun"
+	"github.com/hook-loop/hook-loop/loop"
+)
+
+// defaultReason is used when a block carries no reason: Codex rejects a block
+// without a non-empty reason and then fails open.
+const defaultReason = "blocked by hook-loop"
+
+// contextEvents are the events whose output schema has
+// hookSpecificOutput.additionalContext.
+var contextEvents = map[string]bool{
+	"SessionStart": true, "UserPromptSubmit": true, "PreToolUse": true,
+	"PostToolUse": true, "SubagentStart": true,
+}
+
+// blockEvents accept the top-level {"decision":"block","reason":R} form.
+var blockEvents = map[string]bool{
+	"UserPromptSubmit": true, "PreToolUse": true, "PostToolUse": true,
+	"Stop": true, "SubagentStop": true,
+}
+
+// Encode implements hookrun.Adapter. It prints nothing at all when there is
+// nothing to say (an explicit "allow" would override Codex's own permission
+// rules), always exits 0 (exit 2 with an empty stderr fails open), and only ever
+// writes fields the event's output schema declares (Codex rejects unknown fields
+// and then fails open).
+func (a *Adapter) Encode(ev loop.HookEvent, d loop.Decision) hookrun.Output {
+	native := ev.NativeName
+	if native == "" {
+		native = ev.Name
+	}
+	out := map[string]any{}
+	if native == "SessionEnd" {
+		// SessionEnd has no output schema: Codex reads nothing back.
+		return hookrun.Output{}
+	}
+	if d.SystemMessage != "" {
+		out["systemMessage"] = d.SystemMessage
+	}
+	switch d.Action {
+	case loop.Block:
+		reason := d.Reason
+		if reason == "" {
+			reason = defaultReason
+		}
+		switch {
+		case native == "PermissionRequest":
+			// PermissionRequest has no top-level decision; its deny lives in
+			// hookSpecificOutput and the message reaches the model as the
+			// rejection text.
+			out["hookSpecificOutput"] = map[string]any{
+				"hookEventName": "PermissionRequest",
+				"decision":      map[string]any{"behavior": "deny", "message": reason},
+			}
+		case blockEvents[native]:
+			out["decision"] = "block"
+			out["reason"] = reason
+		case native == "SessionStart":
+			// Refusing a session (a lifecycle hook said proceed: false) can only
+			// end it: Codex stops with status Stopped and runs no turn.
+			out["continue"] = false
+			out["stopReason"] = reason
+		default:
+			// SubagentStart, Pre/PostCompact and Interrupt cannot refuse
+			// anything; tell the person instead.
+			if d.SystemMessage != "" {
+				out["systemMessage"] = d.SystemMessage + "\n" + reason
+			} else {
+				out["systemMessage"] = reason
+			}
+		}
+	default:
+		if d.Context != "" && contextEvents[native] {
+			out["hookSpecificOutput"] = map[string]any{
+				"hookEventName":     native,
+				"additionalContext": d.Context,
+			}
+		}
+	}
+	if len(out) == 0 {
+		return hookrun.Output{}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		// Only strings and maps of strings are marshalled: this cannot fail.
+		return hookrun.Output{}
+	}
+	return hookrun.Output{Stdout: append(b, '\n')}
+}

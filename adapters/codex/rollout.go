@@ -1,0 +1,142 @@
+package codex
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/hook-loop/hook-loop/loop"
+	"github.com/tidwall/gjson"
+)
+
+// rolloutExitCode finds the exit code of call callID in the Codex session
+// rollout at path. Codex writes an event_msg item_completed entry (item.id =
+// call id, item.exit_code) just before it starts the PostToolUse hooks; the
+// function_call_output that follows also says "Process exited with code N".
+// Only the file's tail is read, from the end, so the cost does not grow with
+// the session. When the entry is not there yet the read is retried a few times
+// within RolloutWait. nil means unknown.
+func (a *Adapter) rolloutExitCode(path, callID string) *int {
+	deadline := time.Now().Add(a.RolloutWait)
+	wait := 10 * time.Millisecond
+	for {
+		code, retry := a.scanRollout(path, callID)
+		if code != nil || !retry || !time.Now().Add(wait).Before(deadline) {
+			return code
+		}
+		sleep := a.sleep
+		if sleep == nil {
+			sleep = time.Sleep
+		}
+		sleep(wait)
+		wait *= 2
+	}
+}
+
+// scanRollout reads the tail once. retry is false when waiting cannot help
+// (no such file).
+func (a *Adapter) scanRollout(path, callID string) (code *int, retry bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, false
+	}
+	tail := a.RolloutTail
+	if tail <= 0 {
+		tail = 256 << 10
+	}
+	off := st.Size() - tail
+	if off < 0 {
+		off = 0
+	}
+	buf := make([]byte, st.Size()-off)
+	if _, err := f.ReadAt(buf, off); err != nil && err != io.EOF {
+		return nil, true
+	}
+	if off > 0 {
+		// The first line is cut by the window; it cannot be parsed.
+		if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+			buf = buf[i+1:]
+		} else {
+			return nil, true
+		}
+	}
+	needle := []byte(callID)
+	var fallback *int
+	for len(buf) > 0 {
+		end := len(buf)
+		start := bytes.LastIndexByte(buf[:end], '\n')
+		line := buf[start+1 : end]
+		if start < 0 {
+			buf = nil
+		} else {
+			buf = buf[:start]
+		}
+		if len(line) == 0 || !bytes.Contains(line, needle) || !gjson.ValidBytes(line) {
+			continue
+		}
+		p := gjson.GetBytes(line, "payload")
+		switch p.Get("type").Str {
+		case "item_completed":
+			item := p.Get("item")
+			if item.Get("id").Str == callID {
+				if ec := item.Get("exit_code"); ec.Type == gjson.Number {
+					return loop.IntPtr(int(ec.Int())), false
+				}
+			}
+		case "exec_command_end":
+			if p.Get("call_id").Str == callID {
+				if ec := p.Get("exit_code"); ec.Type == gjson.Number {
+					return loop.IntPtr(int(ec.Int())), false
+				}
+			}
+		case "function_call_output":
+			if p.Get("call_id").Str == callID && fallback == nil {
+				if n, ok := processExit(p.Get("output").String()); ok {
+					fallback = loop.IntPtr(n)
+				}
+			}
+		}
+	}
+	if fallback != nil {
+		return fallback, false
+	}
+	return nil, true
+}
+
+// processExit reads "Process exited with code N" from an exec_command output.
+func processExit(out string) (int, bool) {
+	const marker = "Process exited with code "
+	for _, line := range strings.SplitN(out, "\n", 8) {
+		if rest, ok := strings.CutPrefix(line, marker); ok {
+			n := 0
+			digits := 0
+			neg := false
+			for i, r := range rest {
+				if i == 0 && r == '-' {
+					neg = true
+					continue
+				}
+				if r < '0' || r > '9' {
+					break
+				}
+				n = n*10 + int(r-'0')
+				digits++
+			}
+			if digits == 0 {
+				return 0, false
+			}
+			if neg {
+				n = -n
+			}
+			return n, true
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,203 @@
+package eventlog
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io/fs"
+	"os"
+)
+
+// The index is JSON lines: a stamp (format, version and a CRC-32C of the rest),
+// a header object, then one object per session in first-seen order. It holds one summary per session, never anything per event, so
+// it stays small however long the log grows. It is a cache: any doubt about it and
+// the log is folded again.
+const (
+	indexFormat  = "hook-loop-eventlog-index"
+	indexVersion = 1
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// indexStamp is the first line of the index file.
+type indexStamp struct {
+	Format  string `json:"format"`
+	Version int    `json:"version"`
+	CRC     uint32 `json:"crc32c"` // of every byte after this line
+}
+
+// indexHeader is the second line of the index file.
+type indexHeader struct {
+	// Offset is the number of log bytes the summaries cover; always the end of a
+	// line. Lines is how many lines those bytes hold (for line numbers).
+	Offset int64 `json:"offset"`
+	Lines  int   `json:"lines"`
+	// The first and last covered line, checked against the log on every load so a
+	// log that was truncated, rewritten or replaced is noticed with two small reads.
+	FirstLen  int     `json:"first_len"`
+	FirstHash string  `json:"first_hash"`
+	LastLen   int     `json:"last_len"`
+	LastHash  string  `json:"last_hash"`
+	FileID    string  `json:"file_id,omitempty"`
+	Sessions  int     `json:"sessions"`
+	Project   Summary `json:"project"`
+}
+
+type indexSession struct {
+	ID      string  `json:"id"`
+	Summary Summary `json:"summary"`
+}
+
+// state is the fold of the log's first Offset bytes.
+type state struct {
+	hdr     indexHeader
+	order   []string
+	sess    map[string]*Summary
+	changed bool // differs from the index file
+}
+
+func newState() *state {
+	return &state{sess: map[string]*Summary{}}
+}
+
+// session returns the summary of id, creating it (in first-seen order) when create.
+func (st *state) session(id string, create bool) *Summary {
+	if s, ok := st.sess[id]; ok {
+		return s
+	}
+	if !create {
+		return nil
+	}
+	s := &Summary{}
+	st.sess[id] = s
+	st.order = append(st.order, id)
+	return s
+}
+
+// addLine accounts for one complete line of size bytes (newline included).
+// A line too long to hold (hash "") is recorded with length -1: not checked.
+func (st *state) addLine(line []byte, hash string, size int) {
+	n := len(line)
+	if hash == "" {
+		n = -1
+	}
+	if st.hdr.Lines == 0 {
+		st.hdr.FirstLen, st.hdr.FirstHash = n, hash
+	}
+	st.hdr.Lines++
+	st.hdr.Offset += int64(size)
+	st.hdr.LastLen, st.hdr.LastHash = n, hash
+	st.changed = true
+}
+
+// apply folds one event into its session and the project.
+func (st *state) apply(e *Event, hash string) {
+	st.session(e.SessionID, true).Apply(e, hash)
+	st.hdr.Project.Apply(e, hash)
+}
+
+// readIndex loads the index file. A missing file returns (nil, "", nil); a file
+// that cannot be trusted returns (nil, why, nil).
+func readIndex(path string) (*state, string, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, "", nil
+	}
+	if err != nil {
+		return nil, fmt.Sprintf("cannot read %s: %v", path, err), nil
+	}
+	nl := bytes.IndexByte(data, '\n')
+	if nl < 0 {
+		return nil, "index has no header line", nil
+	}
+	var stamp indexStamp
+	if err := json.Unmarshal(data[:nl], &stamp); err != nil {
+		return nil, fmt.Sprintf("index header: %v", err), nil
+	}
+	if stamp.Format != indexFormat || stamp.Version != indexVersion {
+		return nil, fmt.Sprintf("index format %q version %d is not %q version %d", stamp.Format, stamp.Version, indexFormat, indexVersion), nil
+	}
+	rest := data[nl+1:]
+	if crc32.Checksum(rest, castagnoli) != stamp.CRC {
+		return nil, "index checksum mismatch", nil
+	}
+	nl = bytes.IndexByte(rest, '\n')
+	if nl < 0 {
+		return nil, "index has no header line", nil
+	}
+	st := newState()
+	if err := json.Unmarshal(rest[:nl], &st.hdr); err != nil {
+		return nil, fmt.Sprintf("index header: %v", err), nil
+	}
+	rest = rest[nl+1:]
+	if st.hdr.Offset < 0 || st.hdr.Lines < 0 || (st.hdr.Offset == 0) != (st.hdr.Lines == 0) {
+		return nil, "index header is inconsistent", nil
+	}
+	st.order = make([]string, 0, st.hdr.Sessions)
+	for len(rest) > 0 {
+		nl := bytes.IndexByte(rest, '\n')
+		if nl < 0 {
+			return nil, "index session line without newline", nil
+		}
+		var is indexSession
+		if err := json.Unmarshal(rest[:nl], &is); err != nil {
+			return nil, fmt.Sprintf("index session line: %v", err), nil
+		}
+		if _, dup := st.sess[is.ID]; dup {
+			return nil, fmt.Sprintf("index lists session %q twice", is.ID), nil
+		}
+		s := is.Summary
+		st.sess[is.ID] = &s
+		st.order = append(st.order, is.ID)
+		rest = rest[nl+1:]
+	}
+	if len(st.order) != st.hdr.Sessions {
+		return nil, fmt.Sprintf("index lists %d sessions, header says %d", len(st.order), st.hdr.Sessions), nil
+	}
+	return st, "", nil
+}
+
+// encodeIndex renders st as the index file's bytes.
+func (st *state) encodeIndex() ([]byte, error) {
+	var body bytes.Buffer
+	enc := json.NewEncoder(&body)
+	enc.SetEscapeHTML(false)
+	hdr := st.hdr
+	hdr.Sessions = len(st.order)
+	if err := enc.Encode(&hdr); err != nil {
+		return nil, err
+	}
+	for _, id := range st.order {
+		if err := enc.Encode(indexSession{ID: id, Summary: *st.sess[id]}); err != nil {
+			return nil, err
+		}
+	}
+	out, err := json.Marshal(indexStamp{Format: indexFormat, Version: indexVersion, CRC: crc32.Checksum(body.Bytes(), castagnoli)})
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, '\n')
+	return append(out, body.Bytes()...), nil
+}
+
+// writeIndex replaces the index file atomically: a reader (or a crash) sees the
+// old index or the new one, never half of one. Callers hold the lock, so one
+// temporary name is enough.
+func writeIndex(path string, st *state) error {
+	data, err := st.encodeIndex()
+	if err != nil {
+		return fmt.Errorf("encode index: %w", err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("write index %s: %w", tmp, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("replace index %s: %w", path, err)
+	}
+	return nil
+}

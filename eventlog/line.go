@@ -1,0 +1,213 @@
+package eventlog
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/tidwall/gjson"
+)
+
+// MaxLineBytes caps one log line. Append refuses a bigger event and readers skip a
+// bigger line without holding it in memory, so a damaged log (or a runaway payload)
+// cannot push a hook past its memory budget.
+const MaxLineBytes = 4 << 20
+
+// LineHash is the chain hash of one log line: hex SHA-256 of its bytes without the
+// trailing newline.
+func LineHash(line []byte) string {
+	sum := sha256.Sum256(line)
+	return hex.EncodeToString(sum[:])
+}
+
+// summaryPayloadKeys are the payload keys Summary.Apply reads; the light parse
+// decodes only these.
+var summaryPayloadKeys = [...]string{"initial_state", "to", "outcome", "forced_by_harness", "reason"}
+
+// ParseLine decodes one log line (without its newline) into an Event. A line is an
+// event when it is a JSON object whose session_id and event_type are strings;
+// every known field must have its documented type, unknown fields are ignored and a
+// duplicated key takes its last value. The error says why a line is not an event.
+func ParseLine(line []byte) (Event, error) { return parseLine(line, true) }
+
+// parseLine with full=false decodes only what Summary.Apply needs from the payload,
+// which is what folding a large log costs. Both modes share one code path so they
+// accept exactly the same lines (FuzzScanLine checks that).
+func parseLine(line []byte, full bool) (Event, error) {
+	var e Event
+	if len(bytes.TrimSpace(line)) == 0 {
+		return e, errors.New("empty line")
+	}
+	if !gjson.ValidBytes(line) {
+		return e, errors.New("not valid JSON")
+	}
+	root := gjson.ParseBytes(line)
+	if !root.IsObject() {
+		return e, errors.New("not a JSON object")
+	}
+	var err error
+	var haveSession, haveType bool
+	var payload gjson.Result
+	root.ForEach(func(k, v gjson.Result) bool {
+		str := func(dst *string) bool {
+			if v.Type != gjson.String {
+				err = fmt.Errorf("%s: expected a string, got %s", k.Str, jsonKind(v))
+				return false
+			}
+			*dst = v.Str
+			return true
+		}
+		switch k.Str {
+		case "schema_version":
+			if v.Type != gjson.Number || v.Num != math.Trunc(v.Num) || math.Abs(v.Num) > math.MaxInt32 {
+				err = fmt.Errorf("schema_version: expected an integer, got %s", v.Raw)
+				return false
+			}
+			e.SchemaVersion = int(v.Num)
+		case "event_id":
+			return str(&e.EventID)
+		case "session_id":
+			haveSession = true
+			return str(&e.SessionID)
+		case "run_id":
+			return str(&e.RunID)
+		case "timestamp":
+			return str(&e.Timestamp)
+		case "state":
+			return str(&e.State)
+		case "event_type":
+			haveType = true
+			return str(&e.EventType)
+		case "actor":
+			return str(&e.Actor)
+		case "prev_hash":
+			return str(&e.PrevHash)
+		case "payload":
+			if v.Type != gjson.Null && !v.IsObject() {
+				err = fmt.Errorf("payload: expected an object, got %s", jsonKind(v))
+				return false
+			}
+			payload = v
+		}
+		return true
+	})
+	if err != nil {
+		return Event{}, err
+	}
+	if !haveSession {
+		return Event{}, errors.New("no session_id")
+	}
+	if !haveType {
+		return Event{}, errors.New("no event_type")
+	}
+	if payload.IsObject() {
+		if full {
+			if err := json.Unmarshal([]byte(payload.Raw), &e.Payload); err != nil {
+				return Event{}, fmt.Errorf("payload: %w", err)
+			}
+		} else {
+			// Decode each wanted value with encoding/json so it is exactly what the
+			// full decode would hold (same string repair, same number type).
+			payload.ForEach(func(k, v gjson.Result) bool {
+				for _, want := range summaryPayloadKeys {
+					if k.Str == want {
+						var val any
+						if uerr := json.Unmarshal([]byte(v.Raw), &val); uerr != nil {
+							err = fmt.Errorf("payload.%s: %w", want, uerr)
+							return false
+						}
+						if e.Payload == nil {
+							e.Payload = make(map[string]any, 2)
+						}
+						e.Payload[want] = val
+					}
+				}
+				return true
+			})
+			if err != nil {
+				return Event{}, err
+			}
+		}
+	}
+	return e, nil
+}
+
+func jsonKind(v gjson.Result) string {
+	switch v.Type {
+	case gjson.Null:
+		return "null"
+	case gjson.False, gjson.True:
+		return "a boolean"
+	case gjson.Number:
+		return "a number"
+	case gjson.String:
+		return "a string"
+	}
+	if v.IsArray() {
+		return "an array"
+	}
+	return "an object"
+}
+
+// lineReader splits a byte stream into lines. It keeps memory bounded: a line
+// longer than MaxLineBytes is consumed without being held.
+type lineReader struct {
+	r    *bufio.Reader
+	buf  []byte
+	read int64 // bytes consumed so far
+}
+
+func newLineReader(r io.Reader) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, 64<<10)}
+}
+
+// next returns the next line without its newline; terminated is false for the
+// final bytes of the stream when they do not end with '\n' (a torn tail); tooLong
+// marks a line over MaxLineBytes (line is then nil). size counts the consumed bytes
+// including the newline. At the end of the stream it returns io.EOF.
+func (lr *lineReader) next() (line []byte, terminated, tooLong bool, size int, err error) {
+	lr.buf = lr.buf[:0]
+	for {
+		chunk, rerr := lr.r.ReadSlice('\n')
+		size += len(chunk)
+		if !tooLong {
+			if len(lr.buf)+len(chunk) > MaxLineBytes+1 {
+				tooLong = true
+				lr.buf = lr.buf[:0]
+			} else if rerr == nil && len(lr.buf) == 0 {
+				// Common case: the whole line is in the reader's buffer.
+				lr.read += int64(size)
+				return chunk[:len(chunk)-1], true, false, size, nil
+			} else {
+				lr.buf = append(lr.buf, chunk...)
+			}
+		}
+		switch {
+		case rerr == nil:
+			lr.read += int64(size)
+			if tooLong {
+				return nil, true, true, size, nil
+			}
+			return lr.buf[:len(lr.buf)-1], true, false, size, nil
+		case errors.Is(rerr, bufio.ErrBufferFull):
+			continue
+		case errors.Is(rerr, io.EOF):
+			lr.read += int64(size)
+			if size == 0 {
+				return nil, false, false, 0, io.EOF
+			}
+			if tooLong {
+				return nil, false, true, size, nil
+			}
+			return lr.buf, false, false, size, nil
+		default:
+			return nil, false, false, size, rerr
+		}
+	}
+}

@@ -1,0 +1,380 @@
+package eventlog
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/gofrs/flock"
+	"github.com/google/uuid"
+)
+
+// TimestampLayout is how Append writes Event.Timestamp: what Python's
+// datetime.now(UTC).isoformat() gives (microseconds, "+00:00"), which is also valid
+// RFC 3339, so the prototype's readers and Go's time.Parse both accept it.
+const TimestampLayout = "2006-01-02T15:04:05.000000-07:00"
+
+// Log is one JSONL event log file. It holds no open files between calls; every
+// Update or View opens, locks, reads and closes. A Log is safe for concurrent use.
+type Log struct {
+	path string
+
+	mu       sync.Mutex // serialises this process's calls and guards warnings
+	warnings []string
+
+	// tailRead counts log bytes read to bring summaries up to date, for tests that
+	// check the normal path reads only what follows the index's offset.
+	tailRead int64
+	// now is the clock Append uses; tests may pin it.
+	now func() time.Time
+}
+
+// Open returns the log at path. It does no I/O: the directory is created on the
+// first write.
+func Open(path string) *Log {
+	return &Log{path: path, now: time.Now}
+}
+
+// Path is the log file's path.
+func (l *Log) Path() string { return l.path }
+
+// IndexPath is the index file beside the log.
+func (l *Log) IndexPath() string { return l.path + ".idx" }
+
+// LockPath is the lock file beside the log.
+func (l *Log) LockPath() string { return l.path + ".lock" }
+
+// Warnings returns what the last Update or View noticed and worked around (a torn
+// last line, a skipped line, a rebuilt index), one line each, for the caller to show.
+func (l *Log) Warnings() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.warnings...)
+}
+
+// Tx is the view of the log inside Update or View. It is valid only during fn.
+type Tx struct {
+	l        *Log
+	st       *state
+	readOnly bool
+	pending  bytes.Buffer // staged lines, each with its newline
+	staged   int
+}
+
+// Session is the summary of session id, including events appended in this
+// transaction; the zero Summary when the log has none.
+func (tx *Tx) Session(id string) Summary {
+	if s := tx.st.session(id, false); s != nil {
+		return *s
+	}
+	return Summary{}
+}
+
+// Project is the fold of every event in the log (for loop.scope "project").
+func (tx *Tx) Project() Summary { return tx.st.hdr.Project }
+
+// SessionIDs lists the log's sessions in first-seen order.
+func (tx *Tx) SessionIDs() []string { return append([]string(nil), tx.st.order...) }
+
+// Append fills e's SchemaVersion, EventID, Timestamp and PrevHash (the chain head
+// of its session) when they are empty, stages it, and returns it as it will be
+// written. The event counts in Session and Project at once; it reaches the file
+// when Update's fn returns nil.
+func (tx *Tx) Append(e Event) (Event, error) {
+	if tx.readOnly {
+		return Event{}, errors.New("eventlog: Append inside View (read-only)")
+	}
+	if e.SessionID == "" {
+		return Event{}, fmt.Errorf("append to %s: event %q has no session_id", tx.l.path, e.EventType)
+	}
+	if e.EventType == "" {
+		return Event{}, fmt.Errorf("append to %s: event of session %q has no event_type", tx.l.path, e.SessionID)
+	}
+	if e.SchemaVersion == 0 {
+		e.SchemaVersion = SchemaVersion
+	}
+	if e.EventID == "" {
+		e.EventID = uuid.NewString()
+	}
+	if e.Timestamp == "" {
+		e.Timestamp = tx.l.now().UTC().Format(TimestampLayout)
+	}
+	if e.Payload == nil {
+		e.Payload = map[string]any{}
+	}
+	if e.PrevHash == "" {
+		if s := tx.st.session(e.SessionID, false); s != nil {
+			e.PrevHash = s.LastHash
+		}
+	}
+	start := tx.pending.Len()
+	enc := json.NewEncoder(&tx.pending)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(&e); err != nil {
+		tx.pending.Truncate(start)
+		return Event{}, fmt.Errorf("append to %s: encode %s event: %w", tx.l.path, e.EventType, err)
+	}
+	line := tx.pending.Bytes()[start:]
+	if len(line)-1 > MaxLineBytes {
+		tx.pending.Truncate(start)
+		return Event{}, fmt.Errorf("append to %s: %s event is %d bytes, over the %d-byte line limit", tx.l.path, e.EventType, len(line)-1, MaxLineBytes)
+	}
+	hash := LineHash(line[:len(line)-1])
+	tx.st.addLine(line[:len(line)-1], hash, len(line))
+	tx.st.apply(&e, hash)
+	tx.staged++
+	return e, nil
+}
+
+// Update runs fn under the log's exclusive lock with summaries brought up to date,
+// then writes the events fn appended in one write and updates the index. If fn
+// returns an error nothing is written and the error is returned.
+func (l *Log) Update(fn func(tx *Tx) error) error { return l.run(false, fn) }
+
+// View runs fn under the lock with up-to-date summaries; Append fails. A missing
+// log is an empty one.
+func (l *Log) View(fn func(tx *Tx) error) error { return l.run(true, fn) }
+
+func (l *Log) warn(format string, args ...any) {
+	l.warnings = append(l.warnings, fmt.Sprintf(format, args...))
+}
+
+func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.warnings = nil
+
+	if readOnly {
+		if _, err := os.Stat(filepath.Dir(l.path)); errors.Is(err, fs.ErrNotExist) {
+			// Nothing was ever written: do not create a directory to look at nothing.
+			return fn(&Tx{l: l, st: newState(), readOnly: true})
+		}
+	} else if err := os.MkdirAll(filepath.Dir(l.path), 0o755); err != nil {
+		return fmt.Errorf("create event log directory: %w", err)
+	}
+
+	lock := flock.New(l.LockPath())
+	if err := lockRetry(lock); err != nil {
+		if !readOnly {
+			return fmt.Errorf("lock %s: %w", l.LockPath(), err)
+		}
+		// A read-only checkout can still be looked at; say that it was unlocked.
+		l.warn("%s: reading without the lock: %v", l.path, err)
+	} else {
+		defer lock.Unlock()
+	}
+
+	flag := os.O_RDONLY
+	if !readOnly {
+		flag = os.O_RDWR | os.O_CREATE | os.O_APPEND
+	}
+	f, err := os.OpenFile(l.path, flag, 0o644)
+	if errors.Is(err, fs.ErrNotExist) && readOnly {
+		return fn(&Tx{l: l, st: newState(), readOnly: true})
+	}
+	if err != nil {
+		return fmt.Errorf("open event log: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("stat %s: %w", l.path, err)
+	}
+	size := fi.Size()
+
+	st, torn, err := l.load(f, size, fileID(fi))
+	if err != nil {
+		return err
+	}
+
+	// A torn fragment (a write cut short by a crash) is closed with a newline before
+	// anything else is written, so new events start on a fresh line. The fragment
+	// then is an ordinary line: folded if it happens to be a complete event,
+	// skipped like any other bad line if not.
+	repair := false
+	if torn != nil {
+		if readOnly {
+			l.warn("%s:%d: skipped: torn last line (%d bytes, no newline: a write was interrupted)", l.path, st.hdr.Lines+1, torn.size)
+		} else {
+			repair = true
+			l.warn("%s:%d: torn last line (%d bytes, no newline: a write was interrupted) closed with a newline", l.path, st.hdr.Lines+1, torn.size)
+			if torn.tooLong {
+				st.addLine(nil, "", torn.size+1)
+			} else {
+				l.foldLine(st, torn.line, torn.size+1, true)
+			}
+		}
+	}
+
+	tx := &Tx{l: l, st: st, readOnly: readOnly}
+	if err := fn(tx); err != nil {
+		return err
+	}
+
+	if tx.staged > 0 || repair {
+		var buf []byte
+		if repair {
+			buf = make([]byte, 0, 1+tx.pending.Len())
+			buf = append(buf, '\n')
+			buf = append(buf, tx.pending.Bytes()...)
+		} else {
+			buf = tx.pending.Bytes()
+		}
+		if _, err := f.Write(buf); err != nil {
+			// Take back a partial write so the log keeps only whole events; we hold
+			// the lock, so nobody appended after us.
+			if terr := f.Truncate(size); terr != nil {
+				return fmt.Errorf("append %d events to %s: %w (and could not remove the partial write: %v)", tx.staged, l.path, err, terr)
+			}
+			return fmt.Errorf("append %d events to %s: %w", tx.staged, l.path, err)
+		}
+	}
+	if st.changed {
+		if err := writeIndex(l.IndexPath(), st); err != nil {
+			// The log is the truth and is written; the next run replays what the
+			// index missed.
+			l.warn("%v", err)
+		}
+	}
+	return nil
+}
+
+// lockRetry takes the exclusive lock, retrying a lock call a signal interrupted.
+func lockRetry(lock *flock.Flock) error {
+	var err error
+	for range 100 {
+		if err = lock.Lock(); !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
+	return err
+}
+
+// tornTail is the end of a log that does not end with a newline.
+type tornTail struct {
+	line    []byte // nil when tooLong
+	size    int
+	tooLong bool
+}
+
+// load returns the fold of every complete line of the log's first size bytes,
+// from the index when it can be trusted, plus the torn fragment at the end, if any.
+func (l *Log) load(f *os.File, size int64, fid string) (*state, *tornTail, error) {
+	st, why, err := readIndex(l.IndexPath())
+	if err != nil {
+		return nil, nil, err
+	}
+	if st != nil {
+		why = checkIndex(f, size, fid, st)
+		if why != "" {
+			st = nil
+		}
+	}
+	if st == nil {
+		st = newState()
+		st.hdr.FileID = fid
+		st.changed = true
+		if size > 0 {
+			if why == "" {
+				why = "no index"
+			}
+			l.warn("%s: index rebuilt from the whole log: %s", l.IndexPath(), why)
+		}
+	}
+	if st.hdr.FileID != fid {
+		st.hdr.FileID = fid
+		st.changed = true
+	}
+	if st.hdr.Offset == size {
+		return st, nil, nil
+	}
+	lr := newLineReader(io.NewSectionReader(f, st.hdr.Offset, size-st.hdr.Offset))
+	var torn *tornTail
+	for {
+		line, terminated, tooLong, n, err := lr.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("read %s: %w", l.path, err)
+		}
+		if !terminated {
+			torn = &tornTail{size: n, tooLong: tooLong}
+			if !tooLong {
+				torn.line = append([]byte(nil), line...)
+			}
+			break
+		}
+		if tooLong {
+			st.addLine(nil, "", n)
+			l.warn("%s:%d: skipped: line longer than %d bytes", l.path, st.hdr.Lines, MaxLineBytes)
+			continue
+		}
+		l.foldLine(st, line, n, true)
+	}
+	l.tailRead += lr.read
+	return st, torn, nil
+}
+
+// foldLine accounts for one line and folds it into st when it is an event.
+func (l *Log) foldLine(st *state, line []byte, size int, light bool) {
+	hash := LineHash(line)
+	st.addLine(line, hash, size)
+	if len(bytes.TrimSpace(line)) == 0 {
+		return
+	}
+	e, err := parseLine(line, !light)
+	if err != nil {
+		l.warn("%s:%d: skipped: %v", l.path, st.hdr.Lines, err)
+		return
+	}
+	st.apply(&e, hash)
+}
+
+// checkIndex says why st does not describe the log's first st.hdr.Offset bytes,
+// or "" when it does. It reads the first and last covered lines only.
+func checkIndex(f *os.File, size int64, fid string, st *state) string {
+	h := &st.hdr
+	if fid != "" && h.FileID != "" && h.FileID != fid {
+		return "the log file was replaced"
+	}
+	if h.Offset > size {
+		return fmt.Sprintf("the log shrank to %d bytes, the index covers %d", size, h.Offset)
+	}
+	if h.Offset == 0 {
+		return ""
+	}
+	lineAt := func(off int64, n int) ([]byte, bool) {
+		if off < 0 || n < 0 || off+int64(n)+1 > h.Offset {
+			return nil, false
+		}
+		buf := make([]byte, n+1)
+		if _, err := f.ReadAt(buf, off); err != nil || buf[n] != '\n' {
+			return nil, false
+		}
+		return buf[:n], true
+	}
+	if h.FirstLen >= 0 {
+		first, ok := lineAt(0, h.FirstLen)
+		if !ok || LineHash(first) != h.FirstHash {
+			return "the log's first line is not the one indexed (log rewritten)"
+		}
+	}
+	if h.LastLen >= 0 {
+		last, ok := lineAt(h.Offset-int64(h.LastLen)-1, h.LastLen)
+		if !ok || LineHash(last) != h.LastHash {
+			return "the log's line at the indexed offset is not the one indexed (log rewritten)"
+		}
+	} else if _, ok := lineAt(h.Offset-1, 0); !ok {
+		return "the indexed offset is not the end of a line (log rewritten)"
+	}
+	return ""
+}

@@ -1,0 +1,226 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/hook-loop/hook-loop/lifecycle"
+	"github.com/hook-loop/hook-loop/sdk/hooks"
+	"github.com/urfave/cli/v2"
+)
+
+func init() { register(newHooksCommand) }
+
+type hooksOptions struct {
+	io          *IOStreams
+	hooksConfig string
+	json        bool
+	point       string
+	getenv      func(string) string
+}
+
+func newHooksCommand(s *IOStreams) *cli.Command {
+	o := &hooksOptions{io: s, getenv: os.Getenv}
+	configFlag := &cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration `FILE` (default: $HOOK_LOOP_CONFIG, else $XDG_CONFIG_HOME/hook-loop/config.json)", Destination: &o.hooksConfig}
+	return &cli.Command{
+		Name:      "hooks",
+		Usage:     "print the lifecycle hooks declaration, without running or contacting any of it",
+		UsageText: "hook-loop hooks [--hooks-config FILE]\nhook-loop hooks points [--json]\nhook-loop hooks test NAME --point POINT [--hooks-config FILE]",
+		Flags:     []cli.Flag{configFlag},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return exitf(2, "usage: unknown hooks subcommand %q (expected points or test)", c.Args().First())
+			}
+			return hooksListRun(o)
+		},
+		Subcommands: []*cli.Command{
+			{
+				Name:      "points",
+				Usage:     "print the seven lifecycle points with their facts and decisions",
+				ArgsUsage: " ",
+				Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print JSON", Destination: &o.json}},
+				Action: func(c *cli.Context) error {
+					if c.NArg() > 0 {
+						return exitf(2, "usage: hooks points takes no arguments (got %q)", c.Args().First())
+					}
+					return hooksPointsRun(o)
+				},
+			},
+			{
+				Name:      "test",
+				Usage:     "send a sample context to one hook and print its answer and what it would change",
+				ArgsUsage: "NAME",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "point", Usage: "the lifecycle `POINT` to send", Required: true, Destination: &o.point},
+					configFlag,
+				},
+				Action: func(c *cli.Context) error {
+					if c.NArg() != 1 {
+						return exitf(2, "usage: hooks test NAME --point POINT")
+					}
+					return hooksTestRun(c.Context, o, c.Args().First())
+				},
+			},
+		},
+	}
+}
+
+func hooksListRun(o *hooksOptions) error {
+	path, explicit := lifecycle.ConfigPath(o.hooksConfig, o.getenv)
+	if _, err := os.Stat(path); err != nil && !explicit && os.IsNotExist(err) {
+		fmt.Fprintf(o.io.Out, "no lifecycle hooks declared (no file at %s)\n", path)
+		return nil
+	}
+	entries, err := lifecycle.ParseFile(path)
+	if err != nil {
+		return exitf(1, "%v", err)
+	}
+	if len(entries) == 0 {
+		fmt.Fprintf(o.io.Out, "no lifecycle hooks declared in %s\n", path)
+		return nil
+	}
+	fmt.Fprintf(o.io.Out, "hooks config: %s\n", path)
+	tw := tabwriter.NewWriter(o.io.Out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tKIND\tTARGET\tPOINTS\tREQUIRED\tENABLED")
+	for _, e := range entries {
+		target := e.Target()
+		if e.TokenEnv != "" {
+			// The variable's name only: its value is read at call time, never shown.
+			target += " (bearer from $" + e.TokenEnv + ")"
+		}
+		points := "all"
+		if len(e.On) > 0 {
+			points = strings.Join(e.On, ",")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.Name, e.Kind(), target, points, yesNo(e.Required), yesNo(!e.Disabled))
+	}
+	return tw.Flush()
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+type pointJSON struct {
+	Name        string        `json:"name"`
+	Description string        `json:"description"`
+	Facts       []hooks.Field `json:"facts"`
+	Decisions   []hooks.Field `json:"decisions"`
+}
+
+func hooksPointsRun(o *hooksOptions) error {
+	if o.json {
+		var out []pointJSON
+		for _, p := range hooks.Points {
+			out = append(out, pointJSON{p.Name, p.Description, p.Facts(), p.Decisions()})
+		}
+		enc := json.NewEncoder(o.io.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	for i, p := range hooks.Points {
+		if i > 0 {
+			fmt.Fprintln(o.io.Out)
+		}
+		fmt.Fprintf(o.io.Out, "%s: %s\n", p.Name, p.Description)
+		tw := tabwriter.NewWriter(o.io.Out, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  facts:")
+		for _, f := range p.Facts() {
+			fmt.Fprintf(tw, "    %s\t%s\t%s\n", f.Name, f.Type, f.Doc)
+		}
+		fmt.Fprintln(tw, "  decisions:")
+		for _, f := range p.Decisions() {
+			fmt.Fprintf(tw, "    %s\t%s\t%s\n", f.Name, f.Type, f.Doc)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func hooksTestRun(ctx context.Context, o *hooksOptions, name string) error {
+	p, ok := hooks.Lookup(o.point)
+	if !ok {
+		return exitf(2, "usage: --point %q: expected one of %s", o.point, strings.Join(hooks.PointNames(), ", "))
+	}
+	path, _ := lifecycle.ConfigPath(o.hooksConfig, o.getenv)
+	r, err := lifecycle.Load(path)
+	if err != nil {
+		return exitf(1, "%v", err)
+	}
+	var entry *lifecycle.Entry
+	for _, e := range r.Entries() {
+		if e.Name == name {
+			entry = &e
+			break
+		}
+	}
+	if entry == nil {
+		return exitf(1, "%s: no hook named %q", path, name)
+	}
+	if !strings.Contains(","+strings.Join(entry.Points(), ",")+",", ","+p.Name+",") {
+		fmt.Fprintf(o.io.Out, "note: %s does not run at %s (on: %s); sending anyway\n", name, p.Name, strings.Join(entry.Points(), ","))
+	}
+	if entry.Disabled {
+		fmt.Fprintf(o.io.Out, "note: %s is disabled; sending anyway\n", name)
+	}
+	c := sampleContext(p)
+	res, err := r.Call(ctx, name, p.Name, c)
+	if err != nil {
+		return exitf(1, "%v", err)
+	}
+	fmt.Fprintf(o.io.Out, "request: %s\n", res.Request)
+	if len(res.Answer) > 0 {
+		fmt.Fprintf(o.io.Out, "answer:  %s\n", strings.TrimSpace(string(res.Answer)))
+	}
+	if res.Err != nil {
+		fmt.Fprintf(o.io.Out, "failed:  %v\n", res.Err)
+		if entry.Required && p.HasDecision("proceed") {
+			fmt.Fprintf(o.io.Out, "it is required: at %s this failure refuses (proceed false)\n", p.Name)
+		}
+		return exitf(1, "hook %s failed at %s", name, p.Name)
+	}
+	if len(res.Changed) == 0 {
+		fmt.Fprintln(o.io.Out, "would change: nothing (passes through)")
+		return nil
+	}
+	fmt.Fprintln(o.io.Out, "would change:")
+	for _, f := range p.Decisions() {
+		if v, ok := res.Changed[f.Name]; ok {
+			b, _ := json.Marshal(v)
+			fmt.Fprintf(o.io.Out, "  %s: %s\n", f.Name, b)
+		}
+	}
+	return nil
+}
+
+// sampleContext fills a point's context with recognisable sample facts.
+func sampleContext(p hooks.Point) any {
+	cwd, _ := os.Getwd()
+	f := hooks.Facts{LoopID: "sample-loop", SessionID: "sample-session", Harness: "codex", Cwd: cwd, State: "planning"}
+	switch p.Name {
+	case hooks.PointLoopStart:
+		return hooks.NewLoopStart(f)
+	case hooks.PointSessionStart:
+		return hooks.NewSessionStart(f, "startup", "(the loop's session-start text)")
+	case hooks.PointInputReceived:
+		return hooks.NewInputReceived(f, "sample prompt")
+	case hooks.PointToolRequested:
+		return hooks.NewToolRequested(f, "Bash", json.RawMessage(`{"command":"ls"}`), "ls", nil)
+	case hooks.PointPhaseChanged:
+		return hooks.NewPhaseChanged(f, "planning", "implementing", "plan_ready")
+	case hooks.PointWaitingForInput:
+		return hooks.NewWaitingForInput(f, "(the loop's question)", "(the loop's summary)")
+	case hooks.PointLoopComplete:
+		return hooks.NewLoopComplete(f, "done", "tests_passed")
+	}
+	return p.New()
+}

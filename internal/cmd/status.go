@@ -1,0 +1,205 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/internal/project"
+	"github.com/hook-loop/hook-loop/loop"
+	"github.com/urfave/cli/v2"
+)
+
+type statusOptions struct {
+	io        *IOStreams
+	eventLog  string
+	config    string
+	sessionID string
+	json      bool
+	cwd       string
+}
+
+func init() { register(newStatusCommand) }
+
+func newStatusCommand(s *IOStreams) *cli.Command {
+	opts := &statusOptions{io: s}
+	return &cli.Command{
+		Name:      "status",
+		Usage:     "show each session's loop state, what would advance it, evidence, refused stops and outcome",
+		ArgsUsage: " ",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "event-log", Usage: "event log `FILE` (default: <project>/.hook-loop/events.jsonl)", Destination: &opts.eventLog},
+			&cli.StringFlag{Name: "config", Aliases: []string{"dsl"}, Usage: "loop `FILE` (default: <project>/hook-loop.json)", Destination: &opts.config},
+			&cli.StringFlag{Name: "session", Usage: "only session `ID`", Destination: &opts.sessionID},
+			&cli.BoolFlag{Name: "json", Usage: "print JSON", Destination: &opts.json},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return exitf(2, "usage: status takes no arguments (got %q)", c.Args().First())
+			}
+			return statusRun(opts)
+		},
+	}
+}
+
+// sessionStatus is one session's line of `status`.
+type sessionStatus struct {
+	Session     string   `json:"session_id"`
+	State       string   `json:"state"`
+	Terminal    bool     `json:"terminal"`
+	Next        []string `json:"next,omitempty"`
+	Evidence    int      `json:"evidence"`
+	StopBlocks  int      `json:"stop_blocks"`
+	Outcome     string   `json:"outcome,omitempty"`
+	ForcedBy    string   `json:"forced_by,omitempty"`
+	Disarmed    string   `json:"disarmed,omitempty"`
+	Events      int      `json:"events"`
+	LastEventAt string   `json:"last_event_at,omitempty"`
+}
+
+func statusRun(o *statusOptions) error {
+	cwd := o.cwd
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	root := project.Root(cwd)
+	logPath := o.eventLog
+	if logPath == "" {
+		logPath = project.LogPath(root)
+	}
+	cfg := o.config
+	if cfg == "" {
+		cfg = project.ConfigPath(root)
+	}
+	if _, err := os.Stat(logPath); err != nil {
+		if os.IsNotExist(err) {
+			fmt.Fprintf(o.io.ErrOut, "no sessions (no event log at %s)\n", logPath)
+			return nil
+		}
+		return fmt.Errorf("status: %w", err)
+	}
+	var eng *loop.Engine
+	spec, _, loadErr := loop.Load(cfg)
+	if loadErr == nil {
+		eng = &loop.Engine{Spec: spec, Root: root}
+	} else if o.config != "" {
+		return fmt.Errorf("status: %w", loadErr)
+	}
+
+	var rows []sessionStatus
+	log := eventlog.Open(logPath)
+	err := log.View(func(tx *eventlog.Tx) error {
+		for _, id := range tx.SessionIDs() {
+			if o.sessionID != "" && id != o.sessionID {
+				continue
+			}
+			s := tx.Session(id)
+			if eng != nil && spec.Definition.Scope == loop.ScopeProject {
+				p := tx.Project()
+				s.State, s.Evidence = p.State, p.Evidence
+			}
+			rows = append(rows, describeSession(id, s, eng))
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("status: read %s: %w", logPath, err)
+	}
+	for _, w := range log.Warnings() {
+		fmt.Fprintln(o.io.ErrOut, "warning: "+w)
+	}
+	if o.sessionID != "" && len(rows) == 0 {
+		return exitf(1, "status: no session %q in %s", o.sessionID, logPath)
+	}
+	if o.json {
+		enc := json.NewEncoder(o.io.Out)
+		enc.SetIndent("", "  ")
+		if rows == nil {
+			rows = []sessionStatus{}
+		}
+		return enc.Encode(rows)
+	}
+	if loadErr != nil {
+		fmt.Fprintf(o.io.ErrOut, "note: loop file not loaded (%s); showing states without what advances them\n", oneLine(loadErr.Error()))
+	}
+	for i, r := range rows {
+		if i > 0 {
+			fmt.Fprintln(o.io.Out)
+		}
+		printSession(o.io, r)
+	}
+	return nil
+}
+
+func describeSession(id string, s eventlog.Summary, eng *loop.Engine) sessionStatus {
+	r := sessionStatus{Session: id, State: s.State, Evidence: s.Evidence, StopBlocks: s.StopBlocks,
+		Outcome: s.Outcome, Disarmed: s.Disarmed, Events: s.Events, LastEventAt: s.LastTimestamp}
+	if s.OutcomeForced {
+		r.ForcedBy = "harness"
+	}
+	if eng != nil {
+		def := eng.Spec.Definition
+		if r.State == "" {
+			r.State = def.InitialState
+		}
+		r.Terminal = def.IsTerminal(r.State)
+		for _, t := range def.Outgoing(r.State) {
+			var ways []string
+			for i := range eng.Spec.EventMap {
+				if rule := &eng.Spec.EventMap[i]; rule.Emit == t.Event {
+					ways = append(ways, rule.Describe())
+				}
+			}
+			line := t.Event + " → " + t.To
+			if len(t.Guards) > 0 {
+				line += " [" + strings.Join(t.Guards, ", ") + "]"
+			}
+			if len(ways) > 0 {
+				line += " on " + strings.Join(ways, " or ")
+			}
+			r.Next = append(r.Next, line)
+		}
+	}
+	return r
+}
+
+func printSession(s *IOStreams, r sessionStatus) {
+	fmt.Fprintf(s.Out, "session %s\n", r.Session)
+	state := r.State
+	if r.Terminal {
+		state += " (terminal)"
+	}
+	fmt.Fprintf(s.Out, "  state:         %s\n", state)
+	if r.Disarmed != "" {
+		fmt.Fprintf(s.Out, "  gated:         no — %s\n", r.Disarmed)
+	}
+	for i, n := range r.Next {
+		label := "  next:          "
+		if i > 0 {
+			label = "                 "
+		}
+		fmt.Fprintln(s.Out, label+n)
+	}
+	fmt.Fprintf(s.Out, "  evidence:      %d\n", r.Evidence)
+	fmt.Fprintf(s.Out, "  refused stops: %d in a row\n", r.StopBlocks)
+	fmt.Fprintf(s.Out, "  outcome:       %s\n", outcomeText(r))
+	fmt.Fprintf(s.Out, "  events:        %d (last %s)\n", r.Events, r.LastEventAt)
+}
+
+func outcomeText(r sessionStatus) string {
+	switch r.Outcome {
+	case "":
+		return "none yet"
+	case "completed":
+		return "completed — the loop reached " + r.State + " and allowed the stop"
+	case "stopped":
+		return "stopped — the loop reached its stop state"
+	case "capped":
+		return "capped — hook-loop let the agent stop after max_stop_blocks refusals; the loop did not finish"
+	case "forced":
+		return "forced by the harness — it ended the session while hook-loop was refusing the stop"
+	}
+	return r.Outcome
+}

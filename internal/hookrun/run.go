@@ -1,0 +1,256 @@
+package hookrun
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/internal/project"
+	"github.com/hook-loop/hook-loop/loop"
+)
+
+// MaxInput caps what a hook reads from stdin. Real payloads are a few KiB; a
+// PostToolUse with a huge tool output is the largest seen. Past the cap the input
+// is refused (the agent proceeds) rather than read into memory.
+const MaxInput = 8 << 20
+
+// DefaultDeadline bounds one hook invocation, lifecycle hooks included, so that
+// hook-loop answers before the harness's own timeout kills it.
+const DefaultDeadline = 25 * time.Second
+
+// Options are one hook invocation's inputs.
+type Options struct {
+	Adapter     Adapter
+	Event       string // --event ("" = from the payload, where the harness says it)
+	ConfigPath  string // --config ("" = <project root>/hook-loop.json)
+	LogPath     string // --event-log ("" = <project root>/.hook-loop/events.jsonl)
+	HooksConfig string // --hooks-config (lifecycle hooks declaration)
+	Record      bool   // --record: keep the raw input in .hook-loop/trace.jsonl
+	Stdin       io.Reader
+	Cwd         string // the hook process's working directory
+	// Lifecycle overrides loading the user's lifecycle hooks (tests, embedding).
+	Lifecycle loop.Lifecycle
+	// LoadLifecycle loads the declaration named by HooksConfig (or the user's
+	// default); nil means no lifecycle hooks. It returns the runner and, when the
+	// declaration could not be loaded, a record to log (hooks.load_failed).
+	LoadLifecycle func(path string) (loop.Lifecycle, *loop.LifecycleRecord)
+	Deadline      time.Duration
+}
+
+// Run handles one hook invocation and returns what to print. It never panics on
+// bad input and never returns an unencoded failure: every error becomes a
+// decision (fail open by default, fail closed when the loop says so) that the
+// adapter encodes in the harness's own form, plus one line on stderr.
+func Run(ctx context.Context, o Options) Output {
+	deadline := o.Deadline
+	if deadline <= 0 {
+		deadline = DefaultDeadline
+	}
+	ctx, cancel := context.WithTimeout(ctx, deadline)
+	defer cancel()
+
+	paths := resolvePaths(o)
+	input, err := readInput(o.Stdin)
+	var ev loop.HookEvent
+	if err == nil {
+		ev, err = o.Adapter.Decode(o.Event, input)
+		if err != nil {
+			err = fmt.Errorf("decode %s %s input: %w", o.Adapter.Harness(), eventLabel(o.Event), err)
+		}
+	}
+	if ev.Harness == "" {
+		ev.Harness = o.Adapter.Harness()
+	}
+	if ev.Name == "" {
+		ev.Name = o.Event
+	}
+	if o.Record && len(input) > 0 {
+		if rerr := recordTrace(paths.root, o, input); rerr != nil && err == nil {
+			err = rerr
+		}
+	}
+	if err != nil {
+		return failure(o, ev, nil, err)
+	}
+	spec, _, err := loop.Load(paths.config)
+	if err != nil {
+		return failure(o, ev, nil, err)
+	}
+	eng := &loop.Engine{Spec: spec, Root: paths.root, ConfigPath: paths.config, LogPath: paths.log, Lifecycle: o.Lifecycle}
+	var loadRecord *loop.LifecycleRecord
+	if eng.Lifecycle == nil && o.LoadLifecycle != nil {
+		eng.Lifecycle, loadRecord = o.LoadLifecycle(o.HooksConfig)
+	}
+	log := eventlog.Open(paths.log)
+	var d loop.Decision
+	err = log.Update(func(tx *eventlog.Tx) error {
+		if loadRecord != nil {
+			sid := ev.SessionID
+			if sid == "" {
+				sid = "default"
+			}
+			if _, aerr := tx.Append(eventlog.Event{SessionID: sid, RunID: ev.TurnID, State: tx.Session(sid).State,
+				EventType: loadRecord.Type, Actor: "lifecycle", Payload: loadRecord.Payload}); aerr != nil {
+				return aerr
+			}
+		}
+		var herr error
+		d, herr = eng.Handle(ctx, tx, ev)
+		return herr
+	})
+	if err != nil {
+		return failure(o, ev, spec, fmt.Errorf("event log %s: %w", paths.log, err))
+	}
+	out := o.Adapter.Encode(ev, d)
+	if w := log.Warnings(); len(w) > 0 {
+		out.Stderr = appendLine(out.Stderr, "hook-loop: warning: "+strings.Join(w, "; "))
+	}
+	return out
+}
+
+type resolved struct{ root, config, log string }
+
+func resolvePaths(o Options) resolved {
+	cwd := o.Cwd
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	r := resolved{config: o.ConfigPath, log: o.LogPath}
+	abs := func(p string) string {
+		if p != "" && !filepath.IsAbs(p) {
+			return filepath.Join(cwd, p)
+		}
+		return p
+	}
+	r.config, r.log = abs(r.config), abs(r.log)
+	switch {
+	case r.config != "":
+		// An explicit loop file anchors the project: installs write absolute paths
+		// so a hook started in a subdirectory still finds its loop.
+		r.root = filepath.Dir(r.config)
+	default:
+		r.root = project.Root(cwd)
+		r.config = project.ConfigPath(r.root)
+	}
+	if r.log == "" {
+		r.log = project.LogPath(r.root)
+	}
+	return r
+}
+
+func readInput(r io.Reader) ([]byte, error) {
+	if r == nil {
+		return nil, errors.New("no input: the hook expects the event JSON on stdin")
+	}
+	data, err := io.ReadAll(io.LimitReader(r, MaxInput+1))
+	if err != nil {
+		return nil, fmt.Errorf("read stdin: %w", err)
+	}
+	if len(data) > MaxInput {
+		return nil, fmt.Errorf("stdin is larger than the %d MiB cap; refusing to read it", MaxInput>>20)
+	}
+	if len(strings.TrimSpace(string(data))) == 0 {
+		return nil, errors.New("stdin is empty: the hook expects the event JSON on stdin")
+	}
+	return data, nil
+}
+
+func eventLabel(e string) string {
+	if e == "" {
+		return "hook"
+	}
+	return e
+}
+
+// failure turns an error into the harness's answer: the agent proceeds and the
+// person is told, unless the loop is fail_closed, in which case stops and tool
+// calls are refused.
+func failure(o Options, ev loop.HookEvent, spec *loop.Spec, err error) Output {
+	msg := "hook-loop: " + oneLine(err.Error())
+	d := loop.Decision{Action: loop.Allow, SystemMessage: msg + " (the agent proceeds)"}
+	if spec != nil && spec.Definition.FailClosed {
+		switch ev.Name {
+		case loop.EventStop, loop.EventPreToolUse, loop.EventPermissionRequest:
+			d = loop.Decision{Action: loop.Block, Reason: msg + " (this loop is fail_closed, so hook-loop refuses until it is fixed)", SystemMessage: msg}
+		}
+	}
+	if spec == nil && failClosedHint(o) {
+		switch ev.Name {
+		case loop.EventStop, loop.EventPreToolUse, loop.EventPermissionRequest:
+			d = loop.Decision{Action: loop.Block, Reason: msg + " (fail_closed: refusing until it is fixed)", SystemMessage: msg}
+		}
+	}
+	out := o.Adapter.Encode(ev, d)
+	out.Stderr = appendLine(out.Stderr, msg)
+	return out
+}
+
+// failClosedHint reads loop.fail_closed straight from the loop file when the file
+// could not be fully loaded, so a broken loop that asked to fail closed still does.
+func failClosedHint(o Options) bool {
+	p := resolvePaths(o).config
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return false
+	}
+	var doc struct {
+		Loop struct {
+			FailClosed bool `json:"fail_closed"`
+		} `json:"loop"`
+	}
+	if json.Unmarshal(data, &doc) != nil {
+		return false
+	}
+	return doc.Loop.FailClosed
+}
+
+func appendLine(b []byte, line string) []byte {
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		b = append(b, '\n')
+	}
+	return append(b, line+"\n"...)
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// recordTrace appends the raw input to <root>/.hook-loop/trace.jsonl so that
+// `hook-loop replay` can feed a real session through an edited loop.
+func recordTrace(root string, o Options, input []byte) error {
+	dir := filepath.Join(root, ".hook-loop")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("record trace: %w", err)
+	}
+	compact := json.RawMessage(input)
+	if !json.Valid(input) {
+		b, _ := json.Marshal(string(input))
+		compact = b
+	}
+	line, err := json.Marshal(struct {
+		Time    string          `json:"time"`
+		Harness string          `json:"harness"`
+		Event   string          `json:"event,omitempty"`
+		Input   json.RawMessage `json:"input"`
+	}{time.Now().UTC().Format(time.RFC3339Nano), o.Adapter.Harness(), o.Event, compact})
+	if err != nil {
+		return fmt.Errorf("record trace: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "trace.jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("record trace: %w", err)
+	}
+	defer f.Close()
+	// One write of one line: O_APPEND keeps concurrent hooks' lines whole.
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		return fmt.Errorf("record trace: %w", err)
+	}
+	return nil
+}

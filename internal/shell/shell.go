@@ -1,0 +1,202 @@
+// Package shell parses shell command lines into the simple commands they run, so
+// that tool policies judge what a command does rather than the text it contains.
+package shell
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Call is one simple command: its words after assignments, with the redirection
+// targets that write files.
+type Call struct {
+	Args []string // literal words; a word that is not literal is kept as written
+	// Writes are the targets of output redirections (>, >>, &>, >|).
+	Writes []string
+	// Env are the VAR=value prefixes.
+	Env []string
+}
+
+// maxNesting bounds recursion into `bash -c '...'` strings.
+const maxNesting = 4
+
+// Parse returns every simple command in src, including those inside pipelines,
+// lists (&&, ||, ;), subshells, command substitutions, and the string of
+// `sh -c`/`bash -c`. Wrappers such as sudo, env, nohup, time, command and exec are
+// kept as their own first word; Unwrap strips them. When src does not parse (an
+// unterminated quote), it falls back to splitting on blanks and shell operators so
+// a policy still sees the words.
+func Parse(src string) []Call {
+	return parse(src, 0)
+}
+
+func parse(src string, depth int) []Call {
+	f, err := syntax.NewParser(syntax.KeepComments(false)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		return fallback(src)
+	}
+	var calls []Call
+	printer := syntax.NewPrinter()
+	word := func(w *syntax.Word) string {
+		if lit := w.Lit(); lit != "" {
+			return lit
+		}
+		// Quoted words: join the literal parts so 'rm' "-rf" still reads as rm -rf.
+		var b strings.Builder
+		ok := true
+		for _, p := range w.Parts {
+			switch x := p.(type) {
+			case *syntax.Lit:
+				b.WriteString(x.Value)
+			case *syntax.SglQuoted:
+				b.WriteString(x.Value)
+			case *syntax.DblQuoted:
+				for _, q := range x.Parts {
+					if l, isLit := q.(*syntax.Lit); isLit {
+						b.WriteString(l.Value)
+					} else {
+						ok = false
+					}
+				}
+			default:
+				ok = false
+			}
+		}
+		if ok {
+			return b.String()
+		}
+		var sb strings.Builder
+		_ = printer.Print(&sb, w)
+		return sb.String()
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		stmt, isStmt := n.(*syntax.Stmt)
+		if !isStmt {
+			return true
+		}
+		call, isCall := stmt.Cmd.(*syntax.CallExpr)
+		var c Call
+		for _, r := range stmt.Redirs {
+			switch r.Op {
+			case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob:
+				if r.Word != nil {
+					c.Writes = append(c.Writes, word(r.Word))
+				}
+			}
+		}
+		if isCall {
+			for _, a := range call.Assigns {
+				v := ""
+				if a.Value != nil {
+					v = word(a.Value)
+				}
+				c.Env = append(c.Env, a.Name.Value+"="+v)
+			}
+			for _, w := range call.Args {
+				c.Args = append(c.Args, word(w))
+			}
+		}
+		if len(c.Args) > 0 || len(c.Writes) > 0 {
+			calls = append(calls, c)
+		}
+		if isCall && depth < maxNesting {
+			inner := Unwrap(c.Args)
+			if len(inner) >= 3 && isShell(inner[0]) {
+				for i := 1; i < len(inner)-1; i++ {
+					if inner[i] == "-c" || (strings.HasPrefix(inner[i], "-") && strings.HasSuffix(inner[i], "c") && !strings.HasPrefix(inner[i], "--")) {
+						calls = append(calls, parse(inner[i+1], depth+1)...)
+						break
+					}
+				}
+			}
+		}
+		return true
+	})
+	return calls
+}
+
+func isShell(name string) bool {
+	switch baseName(name) {
+	case "sh", "bash", "zsh", "dash", "ksh":
+		return true
+	}
+	return false
+}
+
+func baseName(p string) string {
+	if i := strings.LastIndexAny(p, "/\\"); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// Unwrap strips command wrappers that run their arguments as the real command
+// (sudo, env with assignments, nohup, time, command, exec, nice, timeout, xargs),
+// returning the words of the command that actually runs.
+func Unwrap(args []string) []string {
+	for len(args) > 0 {
+		switch baseName(args[0]) {
+		case "sudo", "doas":
+			args = args[1:]
+			for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+				flag := args[0]
+				args = args[1:]
+				if (flag == "-u" || flag == "-g" || flag == "-C") && len(args) > 0 {
+					args = args[1:]
+				}
+			}
+		case "env":
+			args = args[1:]
+			for len(args) > 0 && (strings.Contains(args[0], "=") || strings.HasPrefix(args[0], "-")) {
+				args = args[1:]
+			}
+		case "nohup", "command", "exec", "builtin", "time", "nice", "stdbuf", "xargs":
+			args = args[1:]
+			for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+				args = args[1:]
+			}
+		case "timeout":
+			args = args[1:]
+			for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+				args = args[1:]
+			}
+			if len(args) > 0 {
+				args = args[1:] // the duration
+			}
+		default:
+			return args
+		}
+	}
+	return args
+}
+
+func fallback(src string) []Call {
+	var calls []Call
+	repl := strings.NewReplacer("&&", "\n", "||", "\n", ";", "\n", "|", "\n", "(", " ", ")", " ", "`", "\n", "$(", "\n")
+	for _, part := range strings.Split(repl.Replace(src), "\n") {
+		fields := strings.Fields(part)
+		var c Call
+		for i := 0; i < len(fields); i++ {
+			f := strings.Trim(fields[i], `"'`)
+			if (f == ">" || f == ">>") && i+1 < len(fields) {
+				c.Writes = append(c.Writes, strings.Trim(fields[i+1], `"'`))
+				i++
+				continue
+			}
+			if strings.HasPrefix(f, ">") {
+				c.Writes = append(c.Writes, strings.TrimLeft(f, ">"))
+				continue
+			}
+			if len(c.Args) == 0 && strings.Contains(f, "=") && !strings.HasPrefix(f, "=") {
+				c.Env = append(c.Env, f)
+				continue
+			}
+			c.Args = append(c.Args, f)
+		}
+		if len(c.Args) > 0 || len(c.Writes) > 0 {
+			calls = append(calls, c)
+		}
+	}
+	return calls
+}

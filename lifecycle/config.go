@@ -1,0 +1,449 @@
+// Package lifecycle runs the user's lifecycle hooks: it loads their declaration
+// from the user's own config (never the project checkout), calls each executor
+// over JSON-RPC 2.0 in declaration order, and turns what happened into records for
+// the event log. It implements loop.Lifecycle.
+package lifecycle
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/adrg/xdg"
+	"github.com/hook-loop/hook-loop/sdk/hooks"
+	"mvdan.cc/sh/v3/shell"
+)
+
+// EnvConfig names the variable that points at a hooks config file.
+const EnvConfig = "HOOK_LOOP_CONFIG"
+
+// DefaultTimeout is an entry's timeout when timeoutSeconds is absent.
+const DefaultTimeout = 10 * time.Second
+
+// Entry is one declared hook. Exactly one of Command, URL and Handler is set.
+type Entry struct {
+	Name string
+	// Command is the argv of a command executor, argv[0] already resolved against
+	// the config file's directory when it is a relative path.
+	Command []string
+	// URL is the endpoint of an HTTP executor.
+	URL string
+	// Handler is an in-process executor: a value implementing some of the
+	// sdk/hooks point interfaces (a Go program embedding hook-loop sets it).
+	Handler any
+
+	On       []string // the points it runs at; empty: every point
+	Required bool
+	Disabled bool          // the config's enabled:false
+	Timeout  time.Duration // 0: DefaultTimeout
+	With     map[string]any
+	TokenEnv string // the NAME of the variable holding the bearer token
+	Headers  map[string]string
+	// Dir is the directory a command runs in: the config file's directory.
+	Dir string
+}
+
+// Kind is command, url or go (in-process).
+func (e Entry) Kind() string {
+	switch {
+	case e.Handler != nil:
+		return "go"
+	case e.URL != "":
+		return "url"
+	}
+	return "command"
+}
+
+// Target is what the entry runs or calls, for display. It never holds a token.
+func (e Entry) Target() string {
+	switch e.Kind() {
+	case "go":
+		return fmt.Sprintf("%T", e.Handler)
+	case "url":
+		return e.URL
+	}
+	return strings.Join(e.Command, " ")
+}
+
+// Points is the list of points the entry runs at.
+func (e Entry) Points() []string {
+	if len(e.On) == 0 {
+		return hooks.PointNames()
+	}
+	return e.On
+}
+
+func (e Entry) handles(point string) bool {
+	if e.Disabled || (len(e.On) > 0 && !slices.Contains(e.On, point)) {
+		return false
+	}
+	if e.Handler != nil {
+		return hooks.Handles(e.Handler, point)
+	}
+	return true
+}
+
+func (e Entry) timeout() time.Duration {
+	if e.Timeout <= 0 {
+		return DefaultTimeout
+	}
+	return e.Timeout
+}
+
+// ConfigPath returns the hooks config file to read: the --hooks-config flag,
+// else $HOOK_LOOP_CONFIG, else $XDG_CONFIG_HOME/hook-loop/config.json. explicit
+// is true for the first two, whose absence is an error. getenv is the
+// environment lookup (os.Getenv in a command): xdg caches the environment when
+// the process starts, so XDG_CONFIG_HOME is read through getenv first.
+func ConfigPath(flag string, getenv func(string) string) (path string, explicit bool) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if flag != "" {
+		return flag, true
+	}
+	if p := getenv(EnvConfig); p != "" {
+		return p, true
+	}
+	dir := getenv("XDG_CONFIG_HOME")
+	if dir == "" || !filepath.IsAbs(dir) {
+		dir = xdg.ConfigHome
+	}
+	return filepath.Join(dir, "hook-loop", "config.json"), false
+}
+
+// LoadConfig finds and loads the declaration as ConfigPath describes. A missing
+// default file is no hooks at all; a missing explicit one is an error.
+func LoadConfig(flag string, getenv func(string) string) (*Runner, string, error) {
+	path, explicit := ConfigPath(flag, getenv)
+	r, err := Load(path)
+	if err != nil && !explicit && errors.Is(err, fs.ErrNotExist) {
+		return &Runner{}, path, nil
+	}
+	return r, path, err
+}
+
+// Load reads the declaration at path. The error names the file, the entry and
+// the field.
+func Load(path string) (*Runner, error) {
+	entries, err := ParseFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return NewRunner(entries...)
+}
+
+// ParseFile reads and validates the hooks config at path.
+func ParseFile(path string) ([]Entry, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("hooks config: %w", err)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("hooks config %s: %w", path, err)
+	}
+	entries, err := Parse(data, filepath.Dir(abs))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return entries, nil
+}
+
+var (
+	nameRE   = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
+	envVarRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+)
+
+var entryKeys = []string{"name", "command", "url", "on", "required", "enabled", "timeoutSeconds", "with", "tokenEnv", "headers"}
+
+// Parse validates a config document; dir is the directory relative command paths
+// resolve against. Keys other than "hooks" at the top level belong to other
+// parts of hook-loop and are left alone.
+func Parse(data []byte, dir string) ([]Entry, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("not valid JSON: %v", err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("not valid JSON: data after the top-level value")
+	}
+	top, ok := doc.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("top level: expected an object")
+	}
+	raw, ok := top["hooks"]
+	if !ok || raw == nil {
+		return nil, nil
+	}
+	list, ok := raw.([]any)
+	if !ok {
+		return nil, fmt.Errorf("hooks: expected an array")
+	}
+	var entries []Entry
+	seen := map[string]int{}
+	for i, item := range list {
+		e, err := parseEntry(i, item, dir)
+		if err != nil {
+			return nil, err
+		}
+		if j, dup := seen[e.Name]; dup {
+			return nil, fmt.Errorf("hooks[%d] (%q).name: duplicate of hooks[%d]", i, e.Name, j)
+		}
+		seen[e.Name] = i
+		entries = append(entries, e)
+	}
+	return entries, nil
+}
+
+func parseEntry(i int, item any, dir string) (Entry, error) {
+	label := fmt.Sprintf("hooks[%d]", i)
+	obj, ok := item.(map[string]any)
+	if !ok {
+		return Entry{}, fmt.Errorf("%s: expected an object", label)
+	}
+	if n, ok := obj["name"].(string); ok && n != "" {
+		label = fmt.Sprintf("%s (%q)", label, n)
+	}
+	bad := func(field, format string, args ...any) error {
+		return fmt.Errorf("%s.%s: %s", label, field, fmt.Sprintf(format, args...))
+	}
+	for _, k := range sortedKeys(obj) {
+		if !slices.Contains(entryKeys, k) {
+			return Entry{}, bad(k, "unknown key (expected one of %s)", strings.Join(entryKeys, ", "))
+		}
+	}
+	e := Entry{Dir: dir}
+
+	name, ok := obj["name"].(string)
+	if !ok {
+		return Entry{}, bad("name", "expected a string matching ^[a-z][a-z0-9-]*$")
+	}
+	if !nameRE.MatchString(name) {
+		return Entry{}, bad("name", "expected a string matching ^[a-z][a-z0-9-]*$, got %q", name)
+	}
+	e.Name = name
+
+	_, hasCmd := obj["command"]
+	_, hasURL := obj["url"]
+	switch {
+	case hasCmd && hasURL:
+		return Entry{}, bad("command", "expected exactly one of command and url, got both")
+	case !hasCmd && !hasURL:
+		return Entry{}, bad("command", "expected exactly one of command and url, got neither")
+	}
+	if hasCmd {
+		argv, err := parseCommand(obj["command"], dir)
+		if err != nil {
+			return Entry{}, bad("command", "%v", err)
+		}
+		e.Command = argv
+		for _, k := range []string{"tokenEnv", "headers"} {
+			if _, ok := obj[k]; ok {
+				return Entry{}, bad(k, "only a url entry takes %s", k)
+			}
+		}
+	}
+
+	if v, ok := obj["tokenEnv"]; ok {
+		s, ok := v.(string)
+		if !ok || !envVarRE.MatchString(s) {
+			return Entry{}, bad("tokenEnv", "expected the name of an environment variable (the token itself never goes in this file)")
+		}
+		e.TokenEnv = s
+	}
+	if v, ok := obj["headers"]; ok {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return Entry{}, bad("headers", "expected an object of strings")
+		}
+		e.Headers = map[string]string{}
+		for _, k := range sortedKeys(m) {
+			s, ok := m[k].(string)
+			if !ok {
+				return Entry{}, bad("headers."+k, "expected a string")
+			}
+			if strings.EqualFold(k, "Authorization") {
+				return Entry{}, bad("headers."+k, "refused: put the token's variable name in tokenEnv instead")
+			}
+			e.Headers[k] = s
+		}
+	}
+	if hasURL {
+		s, ok := obj["url"].(string)
+		if !ok {
+			return Entry{}, bad("url", "expected a string")
+		}
+		if err := checkURL(s, e.TokenEnv != ""); err != nil {
+			return Entry{}, bad("url", "%v", err)
+		}
+		e.URL = s
+	}
+
+	if v, ok := obj["on"]; ok {
+		arr, ok := v.([]any)
+		if !ok || len(arr) == 0 {
+			return Entry{}, bad("on", "expected a non-empty array of points (%s)", strings.Join(hooks.PointNames(), ", "))
+		}
+		for j, p := range arr {
+			s, ok := p.(string)
+			if _, known := hooks.Lookup(s); !ok || !known {
+				return Entry{}, bad(fmt.Sprintf("on[%d]", j), "expected one of %s, got %s", strings.Join(hooks.PointNames(), ", "), show(p))
+			}
+			if !slices.Contains(e.On, s) {
+				e.On = append(e.On, s)
+			}
+		}
+	}
+	if v, ok := obj["required"]; ok {
+		b, ok := v.(bool)
+		if !ok {
+			return Entry{}, bad("required", "expected true or false")
+		}
+		e.Required = b
+	}
+	if v, ok := obj["enabled"]; ok {
+		b, ok := v.(bool)
+		if !ok {
+			return Entry{}, bad("enabled", "expected true or false")
+		}
+		e.Disabled = !b
+	}
+	if v, ok := obj["timeoutSeconds"]; ok {
+		n, ok := v.(json.Number)
+		f, err := n.Float64()
+		if !ok || err != nil || f <= 0 {
+			return Entry{}, bad("timeoutSeconds", "expected a positive number")
+		}
+		e.Timeout = time.Duration(f * float64(time.Second))
+	}
+	if v, ok := obj["with"]; ok {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return Entry{}, bad("with", "expected an object")
+		}
+		e.With = normalize(m).(map[string]any)
+	}
+	return e, nil
+}
+
+// parseCommand accepts an argv array or a string split with shell word rules.
+// A relative path in argv[0] resolves against dir; a bare name is looked up on
+// PATH when the hook runs.
+func parseCommand(v any, dir string) ([]string, error) {
+	var argv []string
+	switch c := v.(type) {
+	case string:
+		words, err := shell.Fields(c, os.Getenv)
+		if err != nil {
+			return nil, fmt.Errorf("cannot split %q into words: %v", c, err)
+		}
+		argv = words
+	case []any:
+		for j, w := range c {
+			s, ok := w.(string)
+			if !ok {
+				return nil, fmt.Errorf("element %d: expected a string", j)
+			}
+			argv = append(argv, s)
+		}
+	default:
+		return nil, fmt.Errorf("expected an argv array or a string")
+	}
+	if len(argv) == 0 || argv[0] == "" {
+		return nil, fmt.Errorf("expected a program to run, got an empty command")
+	}
+	if !filepath.IsAbs(argv[0]) && strings.ContainsRune(argv[0], '/') {
+		argv[0] = filepath.Join(dir, argv[0])
+	}
+	return argv, nil
+}
+
+// checkURL allows https anywhere and http only to a loopback host, so neither
+// the context nor a token ever crosses a network in clear.
+func checkURL(s string, hasToken bool) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return fmt.Errorf("expected a URL: %v", err)
+	}
+	if u.User != nil {
+		return fmt.Errorf("refused: credentials in the URL (use tokenEnv)")
+	}
+	if u.Host == "" {
+		return fmt.Errorf("expected an absolute http(s) URL, got %q", s)
+	}
+	switch u.Scheme {
+	case "https":
+		return nil
+	case "http":
+		if isLoopback(u.Hostname()) {
+			return nil
+		}
+		if hasToken {
+			return fmt.Errorf("refused: http:// to non-loopback host %q would send the tokenEnv token in clear; use https", u.Hostname())
+		}
+		return fmt.Errorf("refused: http:// to non-loopback host %q; use https", u.Hostname())
+	}
+	return fmt.Errorf("expected an https URL (or http to a loopback host), got scheme %q", u.Scheme)
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// normalize turns json.Numbers into float64 (or int64 when whole) so With
+// marshals as the user wrote it and compares plainly.
+func normalize(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = normalize(e)
+		}
+		return x
+	case []any:
+		for i, e := range x {
+			x[i] = normalize(e)
+		}
+		return x
+	case json.Number:
+		if n, err := x.Int64(); err == nil {
+			return n
+		}
+		f, _ := x.Float64()
+		return f
+	}
+	return v
+}
+
+func show(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}

@@ -1,0 +1,489 @@
+package loop
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/hook-loop/hook-loop/eventlog"
+)
+
+// Engine decides one hook event against a loop. It is harness-neutral: adapters
+// decode into HookEvent and encode the Decision.
+type Engine struct {
+	Spec *Spec
+	// Root is the project root: relative paths in policies are judged against it.
+	Root string
+	// ConfigPath and LogPath are the DSL file and event log in use; the agent may
+	// not write them.
+	ConfigPath string
+	LogPath    string
+	// Lifecycle runs the user's lifecycle hooks; nil means none.
+	Lifecycle Lifecycle
+}
+
+// handling is the state of one Handle call.
+type handling struct {
+	e       *Engine
+	ctx     context.Context
+	tx      *eventlog.Tx
+	ev      *HookEvent
+	sid     string
+	runID   string
+	state   string
+	summary eventlog.Summary
+	// messages collected for the person (phase changes, completion, waiting).
+	system []string
+	// context for the model (steer).
+	steer   []string
+	matched []int
+}
+
+// Handle decides ev. It must run inside the log's exclusive transaction so that
+// concurrent hook processes see each other's transitions exactly once.
+func (e *Engine) Handle(ctx context.Context, tx *eventlog.Tx, ev HookEvent) (Decision, error) {
+	h := &handling{e: e, ctx: ctx, tx: tx, ev: &ev, sid: ev.SessionID, runID: ev.TurnID}
+	if h.sid == "" {
+		h.sid = "default"
+	}
+	if h.runID == "" {
+		h.runID = uuid.NewString()
+	}
+	h.refresh()
+	d, err := h.decide()
+	if err != nil {
+		return Decision{}, err
+	}
+	d.State = h.state
+	d.MatchedRules = h.matched
+	d.MaxStopBlocks = e.Spec.Definition.EffectiveMaxStopBlocks()
+	if d.SystemMessage == "" && len(h.system) > 0 {
+		d.SystemMessage = strings.Join(h.system, "\n")
+	}
+	if len(h.steer) > 0 && d.Action != Block {
+		extra := strings.Join(h.steer, "\n")
+		if d.Context != "" {
+			d.Context += "\n" + extra
+		} else {
+			d.Context = extra
+		}
+		d.Action = Steer
+	}
+	if err := h.recordHookFired(d); err != nil {
+		return Decision{}, err
+	}
+	return d, nil
+}
+
+// refresh reloads the summary that drives decisions: the session's, or the whole
+// log's when the loop is project-scoped.
+func (h *handling) refresh() {
+	def := h.e.Spec.Definition
+	sess := h.tx.Session(h.sid)
+	if def.Scope == ScopeProject {
+		h.summary = h.tx.Project()
+		// Per-session facts still come from the session itself.
+		h.summary.Disarmed = sess.Disarmed
+		h.summary.Started = sess.Started
+	} else {
+		h.summary = sess
+	}
+	h.state = h.summary.State
+	if h.state == "" || !def.HasState(h.state) {
+		h.state = def.InitialState
+	}
+}
+
+func (h *handling) append(eventType, actor string, payload map[string]any) error {
+	if payload == nil {
+		payload = map[string]any{}
+	}
+	_, err := h.tx.Append(eventlog.Event{
+		SessionID: h.sid,
+		RunID:     h.runID,
+		State:     h.state,
+		EventType: eventType,
+		Actor:     actor,
+		Payload:   payload,
+	})
+	if err != nil {
+		return fmt.Errorf("append %s: %w", eventType, err)
+	}
+	return nil
+}
+
+func (h *handling) decide() (Decision, error) {
+	def := h.e.Spec.Definition
+	if !h.tx.Session(h.sid).Started {
+		armed, why, err := h.startLoop()
+		if err != nil {
+			return Decision{}, err
+		}
+		if !armed {
+			return Decision{Action: Allow, SystemMessage: "hook-loop: this session is not gated: " + why}, nil
+		}
+	}
+	if d := h.tx.Session(h.sid).Disarmed; d != "" {
+		return Decision{Action: Allow}, nil
+	}
+	switch h.ev.Name {
+	case EventSessionStart:
+		if err := h.applyRules(); err != nil {
+			return Decision{}, err
+		}
+		text := h.contract()
+		proceed, reason, text, err := h.fireSessionStart(text)
+		if err != nil {
+			return Decision{}, err
+		}
+		if !proceed {
+			return Decision{Action: Block, Reason: reason}, nil
+		}
+		return Decision{Action: Steer, Context: text}, nil
+
+	case EventUserPromptSubmit:
+		proceed, reason, extra, err := h.fireInputReceived()
+		if err != nil {
+			return Decision{}, err
+		}
+		if !proceed {
+			return Decision{Action: Block, Reason: reason}, nil
+		}
+		if err := h.applyRules(); err != nil {
+			return Decision{}, err
+		}
+		if extra != "" {
+			return Decision{Action: Steer, Context: extra}, nil
+		}
+		return Decision{Action: Allow}, nil
+
+	case EventPreToolUse, EventPermissionRequest:
+		// Rules record and transition before a block, as in the prototype, so a
+		// PreToolUse rule still sees an attempted action.
+		if err := h.applyRules(); err != nil {
+			return Decision{}, err
+		}
+		chk := h.e.CheckTool(h.ev, h.state)
+		if chk.Blocked {
+			if err := h.append("tool_blocked", "hook-loop", map[string]any{
+				"tool_name": h.ev.ToolName, "rule": chk.Rule, "reason": chk.Reason, "command": h.ev.Command,
+			}); err != nil {
+				return Decision{}, err
+			}
+			return Decision{Action: Block, Reason: chk.Reason}, nil
+		}
+		proceed, reason, err := h.fireToolRequested()
+		if err != nil {
+			return Decision{}, err
+		}
+		if !proceed {
+			return Decision{Action: Block, Reason: reason}, nil
+		}
+		return Decision{Action: Allow}, nil
+
+	case EventStop:
+		if err := h.applyRules(); err != nil {
+			return Decision{}, err
+		}
+		return h.stopGate()
+
+	case EventSessionEnd:
+		if err := h.noteForcedStop(); err != nil {
+			return Decision{}, err
+		}
+		if err := h.applyRules(); err != nil {
+			return Decision{}, err
+		}
+		return Decision{Action: Allow}, nil
+
+	default:
+		if err := h.applyRules(); err != nil {
+			return Decision{}, err
+		}
+		_ = def
+		return Decision{Action: Allow}, nil
+	}
+}
+
+// startLoop records the first sight of a session and asks loop_start whether to
+// arm the loop for it.
+func (h *handling) startLoop() (bool, string, error) {
+	def := h.e.Spec.Definition
+	proceed, reason, err := h.fireLoopStart()
+	if err != nil {
+		return false, "", err
+	}
+	if err := h.append(eventlog.TypeLoopStarted, "hook-loop", map[string]any{
+		"loop_id": def.ID, "harness": h.ev.Harness, "initial_state": def.InitialState,
+		"scope": scopeName(def.Scope),
+	}); err != nil {
+		return false, "", err
+	}
+	if !proceed {
+		if reason == "" {
+			reason = "a lifecycle hook refused loop_start"
+		}
+		if err := h.append(eventlog.TypeLoopDisarmed, "hook-loop", map[string]any{"reason": reason}); err != nil {
+			return false, "", err
+		}
+		return false, reason, nil
+	}
+	return true, "", nil
+}
+
+func scopeName(s string) string {
+	if s == "" {
+		return ScopeSession
+	}
+	return s
+}
+
+// applyRules runs the event map for the event, in file order: each matching rule
+// appends its record, then applies its emit only when the current state has that
+// transition (so repeated events do not storm); the available events are
+// recomputed after each applied transition.
+func (h *handling) applyRules() error {
+	spec := h.e.Spec
+	var rejected []string
+	for i := range spec.EventMap {
+		r := &spec.EventMap[i]
+		if !r.Matches(h.ev, h.e.Root) {
+			continue
+		}
+		h.matched = append(h.matched, r.Index)
+		if r.Record != nil {
+			if err := h.append(r.Record.EventType, r.Record.actor(), h.recordPayload(r.Record)); err != nil {
+				return err
+			}
+		}
+		if r.Emit == "" {
+			continue
+		}
+		t, ok := spec.Definition.TransitionFor(h.state, r.Emit)
+		if !ok {
+			continue
+		}
+		missing := h.missingGuards(t, r.GuardSatisfied)
+		if len(missing) > 0 {
+			reason := "Missing guards for transition: " + strings.Join(missing, ", ")
+			if err := h.append(eventlog.TypeTransitionRejected, "driver", map[string]any{
+				"from": h.state, "event": r.Emit, "reason": reason,
+			}); err != nil {
+				return err
+			}
+			rejected = append(rejected, fmt.Sprintf("%s: %s (%s)", r.Emit, reason, h.e.describeGuards(missing)))
+			continue
+		}
+		if err := h.transition(t); err != nil {
+			return err
+		}
+	}
+	if len(rejected) > 0 {
+		h.steer = append(h.steer, "hook-loop: no transition applied: "+strings.Join(rejected, "; "))
+	}
+	return nil
+}
+
+func (r *RecordSpec) actor() string {
+	if r.Actor == "" {
+		return "hook-loop"
+	}
+	return r.Actor
+}
+
+// maxRecorded bounds text copied into a record, as the prototype did.
+const maxRecorded = 2000
+
+func (h *handling) recordPayload(r *RecordSpec) map[string]any {
+	p := make(map[string]any, len(r.Payload)+len(r.Include))
+	for k, v := range r.Payload {
+		p[k] = v
+	}
+	ev := h.ev
+	for _, key := range r.Include {
+		switch key {
+		case "command":
+			p["command"] = commandText(ev)
+		case "exit_code":
+			if ev.Result != nil && ev.Result.ExitCode != nil {
+				p["exit_code"] = *ev.Result.ExitCode
+			} else {
+				p["exit_code"] = nil
+			}
+		case "stdout":
+			out := ""
+			if ev.Result != nil {
+				out = ev.Result.Stdout
+				if out == "" {
+					out = ev.Result.Output
+				}
+			}
+			p["stdout"] = clip(out)
+		case "prompt":
+			p["prompt"] = clip(ev.Prompt)
+		case "tool_name":
+			p["tool_name"] = ev.ToolName
+		case "paths":
+			p["paths"] = ev.TargetPaths
+		case "last_message":
+			p["last_message"] = clip(ev.LastAssistantMessage)
+		}
+	}
+	return p
+}
+
+func clip(s string) string {
+	if len(s) > maxRecorded {
+		return s[:maxRecorded]
+	}
+	return s
+}
+
+// Guard names with built-in meaning.
+const GuardEvidence = "evidence_bound_to_criteria"
+
+func (h *handling) missingGuards(t Transition, granted []string) []string {
+	var missing []string
+	for _, g := range t.Guards {
+		if slices.Contains(granted, g) {
+			continue
+		}
+		if g == GuardEvidence && h.evidence() > 0 {
+			continue
+		}
+		missing = append(missing, g)
+	}
+	slices.Sort(missing)
+	return missing
+}
+
+func (h *handling) evidence() int {
+	if h.e.Spec.Definition.Scope == ScopeProject {
+		return h.tx.Project().Evidence
+	}
+	return h.tx.Session(h.sid).Evidence
+}
+
+// transition applies t, records it and fires the lifecycle points it reaches.
+func (h *handling) transition(t Transition) error {
+	from := h.state
+	h.state = t.To
+	if err := h.append(eventlog.TypeStateTransitioned, "driver", map[string]any{
+		"from": from, "event": t.Event, "to": t.To,
+	}); err != nil {
+		return err
+	}
+	if err := h.firePhaseChanged(from, t.To, t.Event); err != nil {
+		return err
+	}
+	def := h.e.Spec.Definition
+	if def.WaitsForHumanIn(t.To) {
+		if err := h.fireWaiting(); err != nil {
+			return err
+		}
+	}
+	if def.IsTerminal(t.To) {
+		outcome := "completed"
+		if t.To == def.StopState {
+			outcome = "stopped"
+		}
+		if err := h.complete(outcome, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// complete records the session's outcome and fires loop_complete.
+func (h *handling) complete(outcome string, forced bool) error {
+	payload := map[string]any{"outcome": outcome, "final_state": h.state, "loop_id": h.e.Spec.Definition.ID}
+	if forced {
+		payload["forced_by_harness"] = true
+	}
+	if err := h.append(eventlog.TypeLoopOutcome, "hook-loop", payload); err != nil {
+		return err
+	}
+	return h.fireLoopComplete(outcome)
+}
+
+// stopGate refuses a stop until the loop is terminal, within the loop's cap.
+func (h *handling) stopGate() (Decision, error) {
+	def := h.e.Spec.Definition
+	if def.IsTerminal(h.state) {
+		if h.tx.Session(h.sid).Outcome == "" {
+			outcome := "completed"
+			if h.state == def.StopState {
+				outcome = "stopped"
+			}
+			if err := h.complete(outcome, false); err != nil {
+				return Decision{}, err
+			}
+		}
+		return Decision{Action: Allow}, nil
+	}
+	if def.WaitsForHumanIn(h.state) {
+		// The loop waits for a person: stopping to ask is the right move.
+		return Decision{Action: Allow}, nil
+	}
+	blocks := h.tx.Session(h.sid).StopBlocks
+	max := def.EffectiveMaxStopBlocks()
+	if blocks >= max {
+		msg := fmt.Sprintf("hook-loop: let the agent stop after %d refused stops in a row without progress; the loop %q is still in state %q (outcome: capped).", blocks, def.ID, h.state)
+		if err := h.append(eventlog.TypeLoopOutcome, "hook-loop", map[string]any{
+			"outcome": "capped", "final_state": h.state, "loop_id": def.ID, "stop_blocks": blocks,
+		}); err != nil {
+			return Decision{}, err
+		}
+		return Decision{Action: Allow, Outcome: "capped", SystemMessage: msg, StopBlocks: blocks}, nil
+	}
+	reason := h.e.StopMessage(h.state, h.evidence())
+	if err := h.append(eventlog.TypeStopRefused, "hook-loop", map[string]any{
+		"message": reason, "messages": []string{reason}, "stop_blocks": blocks + 1,
+		"stop_hook_active": h.ev.StopHookActive,
+	}); err != nil {
+		return Decision{}, err
+	}
+	return Decision{Action: Block, Reason: reason, StopBlocks: blocks + 1}, nil
+}
+
+// noteForcedStop detects that the harness ended a session we were refusing to let
+// stop: the session ends while refused stops are outstanding and no outcome was
+// recorded since. Claude Code does this after its own cap of consecutive refusals;
+// a person interrupting does it too. status shows such an outcome as forced, apart
+// from a stop the loop allowed.
+func (h *handling) noteForcedStop() error {
+	s := h.tx.Session(h.sid)
+	if s.StopBlocks == 0 || h.ev.Name != EventSessionEnd {
+		return nil
+	}
+	return h.complete("forced", true)
+}
+
+func (h *handling) recordHookFired(d Decision) error {
+	var msgs []string
+	if d.Reason != "" {
+		msgs = append(msgs, d.Reason)
+	}
+	if d.Context != "" {
+		msgs = append(msgs, d.Context)
+	}
+	return h.append(eventlog.TypeHookFired, "hook-loop", map[string]any{
+		"platform":        h.ev.Harness,
+		"hook_event_name": h.ev.Name,
+		"native_event":    h.ev.NativeName,
+		"tool_name":       nilIfEmpty(h.ev.ToolName),
+		"verdict":         string(d.Action),
+		"allowed":         d.Allowed(),
+		"messages":        msgs,
+		"matched_rules":   h.matched,
+	})
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}

@@ -1,0 +1,84 @@
+package loop
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// Matches reports whether the rule fires for ev: the event name is the rule's
+// codex_event and every condition of its "when" holds.
+func (r *Rule) Matches(ev *HookEvent, root string) bool {
+	if r.CodexEvent != ev.Name {
+		return false
+	}
+	return r.When.Matches(ev, root)
+}
+
+// Matches applies every set condition (logical AND). Regexes search, as Python's
+// re.search did in the prototype.
+func (m *Matcher) Matches(ev *HookEvent, root string) bool {
+	if m.ToolName != "" && ev.ToolName != m.ToolName {
+		return false
+	}
+	if m.CommandMatch != nil && !m.CommandMatch.MatchString(commandText(ev)) {
+		return false
+	}
+	if m.PromptMatch != nil && !m.PromptMatch.MatchString(ev.Prompt) {
+		return false
+	}
+	if m.PromptNotMatch != nil && m.PromptNotMatch.MatchString(ev.Prompt) {
+		return false
+	}
+	if m.LastMessageMatch != nil && !m.LastMessageMatch.MatchString(ev.LastAssistantMessage) {
+		return false
+	}
+	if m.PathMatch != nil && !anyPathMatches(m, ev.TargetPaths, root) {
+		return false
+	}
+	if m.ExitCode != nil {
+		// An unknown exit code never matches: the prototype's exit_code rules
+		// "matched" nothing on Codex for exactly this reason, and guessing 0 would
+		// let a failing command advance the loop.
+		if ev.Result == nil || ev.Result.ExitCode == nil || *ev.Result.ExitCode != *m.ExitCode {
+			return false
+		}
+	}
+	return true
+}
+
+func anyPathMatches(m *Matcher, paths []string, root string) bool {
+	for _, p := range paths {
+		for _, form := range pathForms(p, root) {
+			if m.PathMatch.MatchString(form) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// pathForms gives the ways a user may have written a path pattern against: the
+// path as the tool named it, and relative to the project root with slashes.
+func pathForms(p, root string) []string {
+	forms := []string{filepath.ToSlash(p)}
+	if root != "" && filepath.IsAbs(p) {
+		if rel, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(rel, "..") {
+			forms = append(forms, filepath.ToSlash(rel))
+		}
+	}
+	return forms
+}
+
+// commandText is what command_match searches: the shell command of a Bash call,
+// else tool_input.command (the patch text of apply_patch, as in the prototype).
+func commandText(ev *HookEvent) string {
+	if ev.Command != "" {
+		return ev.Command
+	}
+	if len(ev.ToolInput) > 0 {
+		return gjson.GetBytes(ev.ToolInput, "command").String()
+	}
+	return ""
+}

@@ -1,0 +1,281 @@
+// Package hooks is what a Go program imports to write a hook-loop lifecycle hook:
+// the seven points, their typed contexts, one small interface per point, and the
+// server half of the JSON-RPC 2.0 wire (HandleRequest, ServeStdio, Server).
+//
+// A context is facts (read-only: changing them changes nothing) plus decision
+// fields. A hook edits the decision fields in place and returns nil; hook-loop
+// reads back only the decisions that changed. A point a handler does not implement
+// passes through.
+//
+// This package deliberately does not import hook-loop's engine, so that an
+// executor's module depends on nothing but this package.
+package hooks
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+)
+
+// Point names, in the order a loop meets them. They are the JSON-RPC method names.
+const (
+	PointLoopStart       = "loop_start"
+	PointSessionStart    = "session_start"
+	PointInputReceived   = "input_received"
+	PointToolRequested   = "tool_requested"
+	PointPhaseChanged    = "phase_changed"
+	PointWaitingForInput = "waiting_for_input"
+	PointLoopComplete    = "loop_complete"
+)
+
+// Facts are what every point knows about the loop and the session. With is not a
+// fact of the loop: the runner sets it, per executor, to the entry's `with` object
+// so one executor binary can serve differently configured entries.
+type Facts struct {
+	LoopID    string         `json:"loop_id" doc:"the loop's id (the DSL's loop.id)"`
+	SessionID string         `json:"session_id" doc:"the harness session id"`
+	Harness   string         `json:"harness" doc:"codex | claude | opencode | pi"`
+	Cwd       string         `json:"cwd" doc:"the directory the harness reports"`
+	State     string         `json:"state" doc:"the loop's current state"`
+	With      map[string]any `json:"with,omitempty" doc:"the entry's with object from the hooks config"`
+}
+
+// LoopStartContext is the context of loop_start: fired once, when hook-loop first
+// sees a session of this loop.
+type LoopStartContext struct {
+	Facts
+	Proceed bool   `json:"proceed" hook:"decision" doc:"false: the loop is not armed for this session (default true)"`
+	Reason  string `json:"reason" hook:"decision" doc:"why, recorded with a refusal"`
+}
+
+// SessionStartContext is the context of session_start: every harness SessionStart.
+type SessionStartContext struct {
+	Facts
+	Source  string `json:"source" doc:"what started the session: startup | resume | clear | compact ..."`
+	Context string `json:"context" hook:"decision" doc:"the text hook-loop will inject (prefilled; replaced)"`
+	Proceed bool   `json:"proceed" hook:"decision" doc:"false: the session start is refused (default true)"`
+	Reason  string `json:"reason" hook:"decision" doc:"the refusal's message to the harness"`
+}
+
+// InputReceivedContext is the context of input_received: a person's prompt, before
+// it is matched against the loop's rules.
+type InputReceivedContext struct {
+	Facts
+	Prompt  string `json:"prompt" doc:"the person's prompt"`
+	Context string `json:"context" hook:"decision" doc:"text added to the prompt (empty: nothing added)"`
+	Proceed bool   `json:"proceed" hook:"decision" doc:"false: the prompt is refused (default true)"`
+	Reason  string `json:"reason" hook:"decision" doc:"the refusal's message to the harness"`
+}
+
+// ToolRequestedContext is the context of tool_requested: before a tool runs, after
+// hook-loop's own policy allowed it.
+type ToolRequestedContext struct {
+	Facts
+	ToolName  string          `json:"tool_name" doc:"canonical tool name: Bash, Write, Edit, apply_patch, ..."`
+	ToolInput json.RawMessage `json:"tool_input,omitempty" doc:"the tool's arguments as the harness sent them"`
+	Command   string          `json:"command" doc:"the shell command of a Bash call; empty otherwise"`
+	Paths     []string        `json:"paths" doc:"the files the call writes, absolute"`
+	Proceed   bool            `json:"proceed" hook:"decision" doc:"false: the tool call is refused (default true)"`
+	Reason    string          `json:"reason" hook:"decision" doc:"the refusal's message to the harness"`
+}
+
+// PhaseChangedContext is the context of phase_changed: a transition was applied.
+type PhaseChangedContext struct {
+	Facts
+	From    string `json:"from" doc:"the state before the transition"`
+	To      string `json:"to" doc:"the state after it"`
+	Event   string `json:"event" doc:"the loop event that caused it"`
+	Notify  bool   `json:"notify" hook:"decision" doc:"false: the phase change is not announced (default true)"`
+	Message string `json:"message" hook:"decision" doc:"the announcement's text (empty: hook-loop's own)"`
+}
+
+// WaitingForInputContext is the context of waiting_for_input: the loop reached a
+// state listed in loop.waits_for_human (State names it).
+type WaitingForInputContext struct {
+	Facts
+	Question string `json:"question" hook:"decision" doc:"what the person is asked"`
+	Summary  string `json:"summary" hook:"decision" doc:"a one-line summary of where the loop stands"`
+}
+
+// LoopCompleteContext is the context of loop_complete: a terminal state is reached.
+type LoopCompleteContext struct {
+	Facts
+	FinalState string `json:"final_state" doc:"the terminal state reached"`
+	Outcome    string `json:"outcome" doc:"the loop event that reached it"`
+	Announce   bool   `json:"announce" hook:"decision" doc:"false: completion is not announced (default true)"`
+}
+
+// Field describes one field of a point's context, read from the type's tags.
+type Field struct {
+	Name string // the JSON name
+	Type string // string | bool | []string | object | json
+	Doc  string
+}
+
+// Point describes one lifecycle point. Points is the only list of them.
+type Point struct {
+	Name        string
+	Description string
+	// New returns a pointer to a fresh context of this point with its decision
+	// defaults set (proceed, notify and announce true).
+	New func() any
+}
+
+// Points are the seven lifecycle points, in the order a loop meets them.
+var Points = []Point{
+	{PointLoopStart, "once, when hook-loop first sees a session of this loop", func() any { return &LoopStartContext{Proceed: true} }},
+	{PointSessionStart, "every harness SessionStart, with the text hook-loop will inject", func() any { return &SessionStartContext{Proceed: true} }},
+	{PointInputReceived, "a person's prompt, before it is matched", func() any { return &InputReceivedContext{Proceed: true} }},
+	{PointToolRequested, "before a tool runs, after hook-loop's own policy", func() any { return &ToolRequestedContext{Proceed: true} }},
+	{PointPhaseChanged, "a transition was applied", func() any { return &PhaseChangedContext{Notify: true} }},
+	{PointWaitingForInput, "the loop reaches a state that waits for a person", func() any { return &WaitingForInputContext{} }},
+	{PointLoopComplete, "a terminal state is reached", func() any { return &LoopCompleteContext{Announce: true} }},
+}
+
+// PointNames lists the seven point names in order.
+func PointNames() []string {
+	names := make([]string, len(Points))
+	for i, p := range Points {
+		names[i] = p.Name
+	}
+	return names
+}
+
+// Lookup returns the point named name.
+func Lookup(name string) (Point, bool) {
+	for _, p := range Points {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Point{}, false
+}
+
+// PointOf returns the point whose context type c (a pointer) is, or "".
+func PointOf(c any) string {
+	t := reflect.TypeOf(c)
+	for _, p := range Points {
+		if reflect.TypeOf(p.New()) == t {
+			return p.Name
+		}
+	}
+	return ""
+}
+
+// Facts lists the point's fact fields, common facts first.
+func (p Point) Facts() []Field { return fields(p.New(), false) }
+
+// Decisions lists the point's decision fields.
+func (p Point) Decisions() []Field { return fields(p.New(), true) }
+
+// HasDecision reports whether the point carries the decision field name.
+func (p Point) HasDecision(name string) bool {
+	for _, f := range p.Decisions() {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Constructors with the decision defaults set. Build contexts with these (or
+// Point.New): a literal LoopStartContext{} has Proceed false, which refuses.
+
+// NewLoopStart returns a loop_start context with proceed true.
+func NewLoopStart(f Facts) *LoopStartContext { return &LoopStartContext{Facts: f, Proceed: true} }
+
+// NewSessionStart returns a session_start context with proceed true and the text
+// hook-loop will inject.
+func NewSessionStart(f Facts, source, context string) *SessionStartContext {
+	return &SessionStartContext{Facts: f, Source: source, Context: context, Proceed: true}
+}
+
+// NewInputReceived returns an input_received context with proceed true.
+func NewInputReceived(f Facts, prompt string) *InputReceivedContext {
+	return &InputReceivedContext{Facts: f, Prompt: prompt, Proceed: true}
+}
+
+// NewToolRequested returns a tool_requested context with proceed true.
+func NewToolRequested(f Facts, tool string, input json.RawMessage, command string, paths []string) *ToolRequestedContext {
+	return &ToolRequestedContext{Facts: f, ToolName: tool, ToolInput: input, Command: command, Paths: paths, Proceed: true}
+}
+
+// NewPhaseChanged returns a phase_changed context with notify true.
+func NewPhaseChanged(f Facts, from, to, event string) *PhaseChangedContext {
+	return &PhaseChangedContext{Facts: f, From: from, To: to, Event: event, Notify: true}
+}
+
+// NewWaitingForInput returns a waiting_for_input context with the default question
+// and summary hook-loop would use.
+func NewWaitingForInput(f Facts, question, summary string) *WaitingForInputContext {
+	return &WaitingForInputContext{Facts: f, Question: question, Summary: summary}
+}
+
+// NewLoopComplete returns a loop_complete context with announce true.
+func NewLoopComplete(f Facts, finalState, outcome string) *LoopCompleteContext {
+	return &LoopCompleteContext{Facts: f, FinalState: finalState, Outcome: outcome, Announce: true}
+}
+
+// Decisions returns the current values of c's decision fields, by JSON name. c is a
+// pointer to one of the seven context types.
+func Decisions(c any) map[string]any {
+	v := reflect.ValueOf(c)
+	if v.Kind() == reflect.Pointer {
+		v = v.Elem()
+	}
+	out := map[string]any{}
+	if v.Kind() != reflect.Struct {
+		return out
+	}
+	for i := 0; i < v.NumField(); i++ {
+		sf := v.Type().Field(i)
+		if sf.Tag.Get("hook") == "decision" {
+			out[jsonName(sf)] = v.Field(i).Interface()
+		}
+	}
+	return out
+}
+
+func fields(c any, decisions bool) []Field {
+	var out []Field
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for i := 0; i < t.NumField(); i++ {
+			sf := t.Field(i)
+			if sf.Anonymous && sf.Type.Kind() == reflect.Struct {
+				walk(sf.Type)
+				continue
+			}
+			if (sf.Tag.Get("hook") == "decision") != decisions {
+				continue
+			}
+			out = append(out, Field{Name: jsonName(sf), Type: typeName(sf.Type), Doc: sf.Tag.Get("doc")})
+		}
+	}
+	walk(reflect.TypeOf(c).Elem())
+	return out
+}
+
+func jsonName(sf reflect.StructField) string {
+	name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+	if name == "" {
+		return sf.Name
+	}
+	return name
+}
+
+func typeName(t reflect.Type) string {
+	switch {
+	case t == reflect.TypeOf(json.RawMessage(nil)):
+		return "json"
+	case t.Kind() == reflect.String:
+		return "string"
+	case t.Kind() == reflect.Bool:
+		return "bool"
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.String:
+		return "[]string"
+	case t.Kind() == reflect.Map:
+		return "object"
+	}
+	return t.String()
+}
