@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 
 	"github.com/tidwall/gjson"
 )
@@ -37,14 +38,17 @@ var summaryPayloadKeys = [...]string{"initial_state", "to", "outcome", "forced_b
 func ParseLine(line []byte) (Event, error) { return parseLine(line, true) }
 
 // parseLine with full=false decodes only what Summary.Apply needs from the payload,
-// which is what folding a large log costs. Both modes share one code path so they
-// accept exactly the same lines (FuzzScanLine checks that).
+// which is what folding a large log costs. Both modes share one code path and
+// decoding a value of a valid document cannot fail, so they accept exactly the
+// same lines (FuzzScanLine checks that).
 func parseLine(line []byte, full bool) (Event, error) {
 	var e Event
 	if len(bytes.TrimSpace(line)) == 0 {
 		return e, errors.New("empty line")
 	}
-	if !gjson.ValidBytes(line) {
+	// encoding/json's validator, not gjson's: what it accepts, json.Unmarshal can
+	// decode, so the string and payload decoding below never fails.
+	if !json.Valid(line) {
 		return e, errors.New("not valid JSON")
 	}
 	root := gjson.ParseBytes(line)
@@ -60,13 +64,15 @@ func parseLine(line []byte, full bool) (Event, error) {
 				err = fmt.Errorf("%s: expected a string, got %s", k.Str, jsonKind(v))
 				return false
 			}
-			*dst = v.Str
+			*dst = decodeString(v)
 			return true
 		}
+		// Known keys are ASCII, so gjson's unescaping of a key cannot make an
+		// unknown key match one (or the reverse).
 		switch k.Str {
 		case "schema_version":
 			if v.Type != gjson.Number || v.Num != math.Trunc(v.Num) || math.Abs(v.Num) > math.MaxInt32 {
-				err = fmt.Errorf("schema_version: expected an integer, got %s", v.Raw)
+				err = fmt.Errorf("schema_version: expected an integer, got %.40s", v.Raw)
 				return false
 			}
 			e.SchemaVersion = int(v.Num)
@@ -108,34 +114,68 @@ func parseLine(line []byte, full bool) (Event, error) {
 	}
 	if payload.IsObject() {
 		if full {
-			if err := json.Unmarshal([]byte(payload.Raw), &e.Payload); err != nil {
-				return Event{}, fmt.Errorf("payload: %w", err)
-			}
+			m, _ := decodeValue(payload.Raw).(map[string]any)
+			e.Payload = m
 		} else {
-			// Decode each wanted value with encoding/json so it is exactly what the
-			// full decode would hold (same string repair, same number type).
 			payload.ForEach(func(k, v gjson.Result) bool {
 				for _, want := range summaryPayloadKeys {
 					if k.Str == want {
-						var val any
-						if uerr := json.Unmarshal([]byte(v.Raw), &val); uerr != nil {
-							err = fmt.Errorf("payload.%s: %w", want, uerr)
-							return false
-						}
 						if e.Payload == nil {
 							e.Payload = make(map[string]any, 2)
 						}
-						e.Payload[want] = val
+						e.Payload[want] = decodeValue(v.Raw)
 					}
 				}
 				return true
 			})
-			if err != nil {
-				return Event{}, err
-			}
 		}
 	}
 	return e, nil
+}
+
+// decodeString is encoding/json's reading of a JSON string (invalid UTF-8 and
+// lone surrogates become U+FFFD), with a fast path for plain ASCII.
+func decodeString(v gjson.Result) string {
+	for i := 0; i < len(v.Raw); i++ {
+		if c := v.Raw[i]; c == '\\' || c < 0x20 || c >= 0x80 {
+			var s string
+			_ = json.Unmarshal([]byte(v.Raw), &s)
+			return s
+		}
+	}
+	return v.Str
+}
+
+// decodeValue decodes a valid JSON value as json.Unmarshal into any does, except
+// that a number float64 cannot hold (1e400) stays a json.Number instead of
+// failing: one odd number must not make a whole event unreadable.
+func decodeValue(raw string) any {
+	d := json.NewDecoder(strings.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil
+	}
+	return floatNumbers(v)
+}
+
+func floatNumbers(v any) any {
+	switch t := v.(type) {
+	case json.Number:
+		if f, err := t.Float64(); err == nil {
+			return f
+		}
+		return t
+	case map[string]any:
+		for k, x := range t {
+			t[k] = floatNumbers(x)
+		}
+	case []any:
+		for i, x := range t {
+			t[i] = floatNumbers(x)
+		}
+	}
+	return v
 }
 
 func jsonKind(v gjson.Result) string {

@@ -198,6 +198,10 @@ func (r *Runner) Call(ctx context.Context, name, point string, c any) (CallResul
 }
 
 func (r *Runner) call(ctx context.Context, e Entry, point string, c any) CallResult {
+	return r.redact(e, r.call1(ctx, e, point, c))
+}
+
+func (r *Runner) call1(ctx context.Context, e Entry, point string, c any) CallResult {
 	id := r.nextID.Add(1)
 	req, err := buildRequest(id, point, c, e.With)
 	if err != nil {
@@ -224,6 +228,32 @@ func (r *Runner) call(ctx context.Context, e Entry, point string, c any) CallRes
 		return res
 	}
 	res.Changed, res.Err = parseAnswer(answer, id, point, c)
+	return res
+}
+
+// redact removes the entry's token from what a call returns: an executor that
+// echoes it (in an error, in a bad answer) must not get it into the log.
+func (r *Runner) redact(e Entry, res CallResult) CallResult {
+	if e.TokenEnv == "" {
+		return res
+	}
+	getenv := r.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	tok := getenv(e.TokenEnv)
+	if tok == "" {
+		return res
+	}
+	if res.Err != nil && strings.Contains(res.Err.Error(), tok) {
+		res.Err = errors.New(strings.ReplaceAll(res.Err.Error(), tok, "[redacted]"))
+	}
+	res.Answer = bytes.ReplaceAll(res.Answer, []byte(tok), []byte("[redacted]"))
+	for k, v := range res.Changed {
+		if s, ok := v.(string); ok && strings.Contains(s, tok) {
+			res.Changed[k] = strings.ReplaceAll(s, tok, "[redacted]")
+		}
+	}
 	return res
 }
 

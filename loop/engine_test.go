@@ -96,7 +96,9 @@ func (f *fixture) count(eventType string) int {
 	return n
 }
 
-func prompt(p string) loop.HookEvent { return loop.HookEvent{Name: loop.EventUserPromptSubmit, Prompt: p} }
+func prompt(p string) loop.HookEvent {
+	return loop.HookEvent{Name: loop.EventUserPromptSubmit, Prompt: p}
+}
 func bash(cmd string, exit *int) loop.HookEvent {
 	in, _ := json.Marshal(map[string]string{"command": cmd})
 	return loop.HookEvent{Name: loop.EventPostToolUse, ToolName: "Bash", Command: cmd, ToolInput: in,

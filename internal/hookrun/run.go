@@ -72,7 +72,7 @@ func Run(ctx context.Context, o Options) Output {
 		ev.Name = o.Event
 	}
 	if o.Record && len(input) > 0 {
-		if rerr := recordTrace(paths.root, o, input); rerr != nil && err == nil {
+		if rerr := recordTrace(paths.root, o, input, &ev); rerr != nil && err == nil {
 			err = rerr
 		}
 	}
@@ -222,9 +222,19 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
+// TraceLine is one line of .hook-loop/trace.jsonl, as `--record` writes it and
+// `hook-loop replay` reads it.
+type TraceLine struct {
+	Time     string          `json:"time"`
+	Harness  string          `json:"harness"`
+	Event    string          `json:"event,omitempty"`
+	Input    json.RawMessage `json:"input"`
+	ExitCode *int            `json:"exit_code,omitempty"`
+}
+
 // recordTrace appends the raw input to <root>/.hook-loop/trace.jsonl so that
 // `hook-loop replay` can feed a real session through an edited loop.
-func recordTrace(root string, o Options, input []byte) error {
+func recordTrace(root string, o Options, input []byte, ev *loop.HookEvent) error {
 	dir := filepath.Join(root, ".hook-loop")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("record trace: %w", err)
@@ -234,12 +244,16 @@ func recordTrace(root string, o Options, input []byte) error {
 		b, _ := json.Marshal(string(input))
 		compact = b
 	}
-	line, err := json.Marshal(struct {
-		Time    string          `json:"time"`
-		Harness string          `json:"harness"`
-		Event   string          `json:"event,omitempty"`
-		Input   json.RawMessage `json:"input"`
-	}{time.Now().UTC().Format(time.RFC3339Nano), o.Adapter.Harness(), o.Event, compact})
+	// The exit code is kept beside the input because some harnesses (Codex) only
+	// reveal it through files that are gone by the time a trace is replayed.
+	var exit *int
+	if ev != nil && ev.Result != nil {
+		exit = ev.Result.ExitCode
+	}
+	line, err := json.Marshal(TraceLine{
+		Time: time.Now().UTC().Format(time.RFC3339Nano), Harness: o.Adapter.Harness(),
+		Event: o.Event, Input: compact, ExitCode: exit,
+	})
 	if err != nil {
 		return fmt.Errorf("record trace: %w", err)
 	}

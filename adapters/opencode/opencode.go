@@ -1,0 +1,317 @@
+// Package opencode adapts opencode (1.18) to hook-loop. opencode has no hook
+// command; the generated plugin (templates/opencode) runs `hook-loop opencode-hook
+// --event NAME` with one of the payloads below on stdin and turns the one-line
+// JSON answer (see Answer) into opencode's own means: a throw in
+// tool.execute.before, text appended to a tool's output, or a follow-up prompt
+// when a stop is refused.
+//
+// Plugin payloads (every one carries "hook", "directory" and "worktree"):
+//
+//	tool.execute.before         {input: {tool, sessionID, callID}, output: {args}}
+//	tool.execute.after          {input: {tool, sessionID, callID, args}, output: {title, output, metadata: {exit, ...}}}
+//	chat.message                {input: {sessionID}, output: {message: {id, role, sessionID}, parts: [{type: "text", text}]}}
+//	session.created             {event: {type, properties: {info: {id, ...}}}}
+//	experimental.text.complete  {sessionID, lastAssistantMessage, stopHookActive, input: {sessionID, messageID, partID}}
+//	session.idle                {sessionID, lastAssistantMessage, stopHookActive, messageID, event}
+//
+// The prototype plugin's flat payloads ({session_id, cwd, tool, input, output:
+// {exit_code, stdout}}, message.updated with text) decode too, so old installs
+// keep working until they are re-installed.
+package opencode
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/hook-loop/hook-loop/internal/hookrun"
+	"github.com/hook-loop/hook-loop/internal/patch"
+	"github.com/hook-loop/hook-loop/loop"
+	"github.com/tidwall/gjson"
+)
+
+// nativeToCanonical maps the plugin's --event names (and the prototype's) to the
+// canonical vocabulary.
+var nativeToCanonical = map[string]string{
+	"tool.execute.before":                  loop.EventPreToolUse,
+	"tool.execute.after":                   loop.EventPostToolUse,
+	"chat.message":                         loop.EventUserPromptSubmit,
+	"message.updated":                      loop.EventUserPromptSubmit, // prototype
+	"session.created":                      loop.EventSessionStart,
+	"experimental.text.complete":           loop.EventStop,
+	"session.idle":                         loop.EventStop,
+	"permission.ask":                       loop.EventPermissionRequest,
+	"experimental.session.compacting":      loop.EventPreCompact,
+	"session.compacted":                    loop.EventPostCompact,
+	"session.deleted":                      loop.EventSessionEnd,
+	"experimental.compaction.autocontinue": loop.EventPostCompact,
+}
+
+// Canonical returns the canonical event for an opencode hook or bus event name;
+// canonical names pass through. ok is false for an unknown name.
+func Canonical(native string) (string, bool) {
+	if c, ok := nativeToCanonical[native]; ok {
+		return c, true
+	}
+	if loop.IsCanonicalEvent(native) {
+		return native, true
+	}
+	return "", false
+}
+
+// toolNames maps opencode's tool ids to the canonical (Claude/Codex) names that
+// event_map rules use.
+var toolNames = map[string]string{
+	"bash":        "Bash",
+	"write":       "Write",
+	"edit":        "Edit",
+	"multiedit":   "MultiEdit",
+	"multi_edit":  "MultiEdit",
+	"read":        "Read",
+	"grep":        "Grep",
+	"glob":        "Glob",
+	"list":        "LS",
+	"todowrite":   "TodoWrite",
+	"todo_write":  "TodoWrite",
+	"todoread":    "TodoRead",
+	"webfetch":    "WebFetch",
+	"web_fetch":   "WebFetch",
+	"websearch":   "WebSearch",
+	"task":        "Task",
+	"apply_patch": "apply_patch",
+	"patch":       "apply_patch",
+	"question":    "Question",
+	"skill":       "Skill",
+}
+
+// CanonicalTool maps an opencode tool id (bash, write, apply_patch, ...) to its
+// canonical name. Unknown ids (MCP tools, custom tools) keep their spelling, so a
+// rule can still name them exactly.
+func CanonicalTool(name string) string {
+	key := strings.ToLower(strings.ReplaceAll(strings.TrimSpace(name), "-", "_"))
+	if c, ok := toolNames[key]; ok {
+		return c
+	}
+	return strings.TrimSpace(name)
+}
+
+// Adapter is the opencode adapter.
+type Adapter struct{}
+
+// New returns the adapter.
+func New() Adapter { return Adapter{} }
+
+var _ hookrun.Adapter = Adapter{}
+
+// Harness implements hookrun.Adapter.
+func (Adapter) Harness() string { return "opencode" }
+
+// Decode implements hookrun.Adapter. event is --event; when empty the payload's
+// "hook" names it.
+func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
+	ev := loop.HookEvent{Harness: "opencode"}
+	trimmed := strings.TrimSpace(string(input))
+	if trimmed == "" {
+		return ev, fmt.Errorf("$: empty input, expected the plugin's JSON object on stdin")
+	}
+	if !json.Valid([]byte(trimmed)) {
+		return ev, fmt.Errorf("$: invalid JSON, expected an object")
+	}
+	root := gjson.Parse(trimmed)
+	if !root.IsObject() {
+		return ev, fmt.Errorf("$: expected an object, got %s", kind(root))
+	}
+	ev.Raw = json.RawMessage(trimmed)
+
+	native := event
+	if native == "" {
+		h := root.Get("hook")
+		if h.Type != gjson.String || h.String() == "" {
+			return ev, fmt.Errorf("$.hook: expected the opencode hook name (or pass --event)")
+		}
+		native = h.String()
+	}
+	name, ok := Canonical(native)
+	if !ok {
+		return ev, fmt.Errorf("--event %q: unknown opencode event (expected one of tool.execute.before, tool.execute.after, chat.message, session.created, experimental.text.complete, session.idle)", native)
+	}
+	ev.Name, ev.NativeName = name, native
+
+	ev.SessionID = first(root, "sessionID", "input.sessionID", "event.properties.sessionID",
+		"event.properties.info.id", "output.message.sessionID", "session_id", "session.id")
+	ev.Cwd = first(root, "directory", "cwd", "workspace", "event.properties.info.directory")
+	ev.TurnID = first(root, "input.messageID", "messageID", "output.message.id", "run_id", "message_id", "event_id", "turn_id", "message.id")
+
+	switch name {
+	case loop.EventPreToolUse, loop.EventPostToolUse, loop.EventPermissionRequest:
+		if err := decodeTool(root, &ev); err != nil {
+			return ev, err
+		}
+	case loop.EventUserPromptSubmit:
+		ev.Prompt = promptOf(root)
+	case loop.EventStop:
+		ev.LastAssistantMessage = first(root, "lastAssistantMessage", "last_assistant_message", "output.text", "text")
+		ev.StopHookActive = root.Get("stopHookActive").Bool() || root.Get("stop_hook_active").Bool()
+	case loop.EventSessionStart:
+		ev.Source = "startup"
+	}
+	return ev, nil
+}
+
+// newShape reports whether the payload is the generated plugin's {input, output}
+// form rather than the prototype's flat one.
+func newShape(root gjson.Result) bool {
+	return root.Get("input").IsObject() && (root.Get("input.tool").Type == gjson.String || root.Get("input.sessionID").Exists())
+}
+
+func decodeTool(root gjson.Result, ev *loop.HookEvent) error {
+	var tool, args gjson.Result
+	if newShape(root) {
+		tool = root.Get("input.tool")
+		args = root.Get("output.args")
+		if !args.IsObject() {
+			args = root.Get("input.args")
+		}
+		ev.ToolUseID = root.Get("input.callID").String()
+	} else {
+		for _, p := range []string{"tool_name", "tool", "tool.name", "tool.id"} {
+			if v := root.Get(p); v.Type == gjson.String {
+				tool = v
+				break
+			}
+		}
+		for _, p := range []string{"tool_input", "input", "arguments", "tool.input", "tool.arguments"} {
+			if v := root.Get(p); v.IsObject() {
+				args = v
+				break
+			}
+		}
+		ev.ToolUseID = first(root, "callID", "call_id", "tool_use_id")
+	}
+	if tool.Type != gjson.String || tool.String() == "" {
+		return fmt.Errorf("$.input.tool: expected the opencode tool id (a string such as \"bash\"), got %s", kind(tool))
+	}
+	ev.ToolName = CanonicalTool(tool.String())
+	if args.IsObject() {
+		ev.ToolInput = json.RawMessage(args.Raw)
+	} else {
+		ev.ToolInput = json.RawMessage("{}")
+	}
+	if ev.ToolName == "Bash" {
+		ev.Command = args.Get("command").String()
+	}
+	ev.TargetPaths = targetPaths(ev.ToolName, args, ev.Cwd)
+	if ev.Name == loop.EventPostToolUse {
+		ev.Result = result(root)
+	}
+	return nil
+}
+
+// targetPaths lists the files a call writes, resolved against the session's
+// directory (opencode passes filePath exactly as the model wrote it).
+func targetPaths(tool string, args gjson.Result, cwd string) []string {
+	var raw []string
+	switch tool {
+	case "Write", "Edit", "MultiEdit":
+		for _, k := range []string{"filePath", "file_path", "path"} {
+			if v := args.Get(k); v.Type == gjson.String && v.String() != "" {
+				raw = append(raw, v.String())
+				break
+			}
+		}
+	case "apply_patch":
+		for _, k := range []string{"patchText", "patch", "input"} {
+			if v := args.Get(k); v.Type == gjson.String {
+				raw = append(raw, patch.Paths(v.String())...)
+				break
+			}
+		}
+	case "Bash":
+		if c := args.Get("command").String(); strings.Contains(c, "*** Begin Patch") {
+			raw = append(raw, patch.Paths(c)...)
+		}
+	}
+	var out []string
+	for _, p := range raw {
+		if !filepath.IsAbs(p) && cwd != "" {
+			p = filepath.Join(cwd, p)
+		}
+		out = append(out, filepath.Clean(p))
+	}
+	return out
+}
+
+// result reads a finished call: opencode puts bash's exit status only at
+// output.metadata.exit (a failing command still has status "completed").
+func result(root gjson.Result) *loop.ToolResult {
+	r := &loop.ToolResult{}
+	out := root.Get("output")
+	switch {
+	case out.Type == gjson.String:
+		r.Output = out.String()
+	case out.Get("output").Type == gjson.String:
+		r.Output = out.Get("output").String()
+	case out.Get("stdout").Exists():
+		r.Output = out.Get("stdout").String()
+	case out.Get("metadata.output").Type == gjson.String:
+		r.Output = out.Get("metadata.output").String()
+	}
+	if v := out.Get("stdout"); v.Exists() {
+		r.Stdout = v.String()
+	}
+	if v := out.Get("stderr"); v.Exists() {
+		r.Stderr = v.String()
+	}
+	for _, p := range []string{"metadata.exit", "exit_code", "exitCode", "exit"} {
+		if v := out.Get(p); v.Type == gjson.Number {
+			r.ExitCode = loop.IntPtr(int(v.Int()))
+			break
+		}
+	}
+	return r
+}
+
+// promptOf is the person's text: the plugin's text parts, or the prototype's
+// prompt/text/content keys.
+func promptOf(root gjson.Result) string {
+	if parts := root.Get("output.parts"); parts.IsArray() {
+		var texts []string
+		for _, p := range parts.Array() {
+			if p.Get("type").String() == "text" && !p.Get("synthetic").Bool() {
+				texts = append(texts, p.Get("text").String())
+			}
+		}
+		return strings.Join(texts, "\n")
+	}
+	return first(root, "prompt", "text", "content", "message.text", "message.content")
+}
+
+// first returns the first of paths that holds a non-empty string.
+func first(root gjson.Result, paths ...string) string {
+	for _, p := range paths {
+		if v := root.Get(p); v.Type == gjson.String && v.String() != "" {
+			return v.String()
+		}
+	}
+	return ""
+}
+
+func kind(v gjson.Result) string {
+	switch {
+	case !v.Exists():
+		return "nothing"
+	case v.IsObject():
+		return "an object"
+	case v.IsArray():
+		return "an array"
+	case v.Type == gjson.String:
+		return "a string"
+	case v.Type == gjson.Number:
+		return "a number"
+	case v.Type == gjson.True, v.Type == gjson.False:
+		return "a boolean"
+	default:
+		return "null"
+	}
+}

@@ -1,0 +1,60 @@
+package gallery
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hook-loop/hook-loop/loop"
+)
+
+func TestNamesAndGet(t *testing.T) {
+	names := Names()
+	for _, want := range []string{"plan_execute", "software_delivery"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("Names() = %v, missing %s", names, want)
+		}
+	}
+	if !slices.Contains(names, Default) {
+		t.Errorf("default profile %q not embedded", Default)
+	}
+	if _, err := Get("plan_execute.json"); err != nil {
+		t.Error(err)
+	}
+	for _, bad := range []string{"", "nope", "../gallery"} {
+		if _, err := Get(bad); err == nil || !strings.Contains(err.Error(), "plan_execute") {
+			t.Errorf("Get(%q) error %v should list the names", bad, err)
+		}
+	}
+}
+
+// TestEveryLoopLoads validates every embedded loop with the real loader: no
+// error, and no warning either (the project's own examples must be clean).
+func TestEveryLoopLoads(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range Names() {
+		b, _ := Get(name)
+		p := filepath.Join(dir, name+".json")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		spec, diags, err := loop.Load(p)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		for _, d := range diags {
+			t.Errorf("%s: diagnostic %v", name, d)
+		}
+		if spec.Definition.ID != name {
+			t.Errorf("%s: loop id %q", name, spec.Definition.ID)
+		}
+		for _, s := range spec.Definition.States {
+			if !spec.Definition.IsTerminal(s) && spec.Definition.Instructions[s] == "" {
+				t.Errorf("%s: non-terminal state %s has no instructions", name, s)
+			}
+		}
+	}
+}

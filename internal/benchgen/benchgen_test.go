@@ -1,0 +1,45 @@
+package benchgen
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/hook-loop/hook-loop/eventlog"
+)
+
+// The generated log must be one hook-loop itself could have written: every line an
+// event, every session's chain intact, and the index built so a hook's first run
+// reads nothing but the index.
+func TestWriteIsAValidLog(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	const n, sessions = 2003, 7
+	if _, err := Write(path, Options{Events: n, Sessions: sessions, Focus: "focus"}); err != nil {
+		t.Fatal(err)
+	}
+	l := eventlog.Open(path)
+	r, err := l.Verify()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.OK() || r.Events != n || r.Sessions != sessions || r.Skipped != 0 {
+		t.Fatalf("verify: %+v", r)
+	}
+	var focus eventlog.Summary
+	var ids []string
+	if err := l.View(func(tx *eventlog.Tx) error {
+		focus = tx.Session("focus")
+		ids = tx.SessionIDs()
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if w := l.Warnings(); len(w) > 0 {
+		t.Fatalf("index not usable after Write: %v", w)
+	}
+	if len(ids) != sessions || ids[0] != "focus" {
+		t.Fatalf("sessions %v", ids)
+	}
+	if focus.State != "executing" || !focus.Started || focus.Events != (n+sessions-1)/sessions {
+		t.Fatalf("focus summary %+v", focus)
+	}
+}

@@ -1,0 +1,227 @@
+package cmd
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/hook-loop/hook-loop/gallery"
+	"github.com/hook-loop/hook-loop/internal/project"
+	"github.com/hook-loop/hook-loop/loop"
+	"github.com/hook-loop/hook-loop/scaffold"
+)
+
+func init() { register(newClaudeCommand) }
+
+// claudeInstallOptions are the flags of `claude install` and `claude uninstall`.
+type claudeInstallOptions struct {
+	Scope       string
+	DSL         string
+	Profile     string
+	Destination string
+	Write       bool
+	DryRun      bool
+	Home        string
+	Binary      string // the hook-loop executable; "" = the running one
+}
+
+func newClaudeCommand(s *IOStreams) *cli.Command {
+	var o claudeInstallOptions
+	common := func() []cli.Flag {
+		return []cli.Flag{
+			&cli.StringFlag{Name: "scope", Value: scaffold.ClaudeScopeProject, Usage: "settings file: project (.claude/settings.json), local (.claude/settings.local.json) or user (~/.claude/settings.json)", Destination: &o.Scope},
+			&cli.StringFlag{Name: "destination", Usage: "project directory (default: the current directory)", Destination: &o.Destination},
+			&cli.BoolFlag{Name: "dry-run", Value: true, Usage: "print the files and changes without writing (the default)", Destination: &o.DryRun},
+			&cli.BoolFlag{Name: "write", Usage: "write the changes", Destination: &o.Write},
+		}
+	}
+	return &cli.Command{
+		Name:  "claude",
+		Usage: "install hook-loop into Claude Code's settings, or remove it",
+		Subcommands: []*cli.Command{
+			{
+				Name:      "install",
+				Usage:     "merge hook-loop's hooks into a Claude Code settings file",
+				UsageText: "hook-loop claude install [--scope project|local|user] [--dsl FILE | --profile NAME] [--destination DIR] [--write]",
+				Flags: append(common(),
+					&cli.StringFlag{Name: "dsl", Usage: "loop file the hooks use (default: hook-loop.json in the project)", Destination: &o.DSL},
+					&cli.StringFlag{Name: "profile", Usage: "write the gallery loop NAME as the project's hook-loop.json", Destination: &o.Profile},
+				),
+				Action: func(c *cli.Context) error { return runClaudeInstall(s, o) },
+			},
+			{
+				Name:      "uninstall",
+				Usage:     "remove hook-loop's hooks (and only those) from a Claude Code settings file",
+				UsageText: "hook-loop claude uninstall [--scope project|local|user] [--destination DIR] [--write]",
+				Flags:     common(),
+				Action:    func(c *cli.Context) error { return runClaudeUninstall(s, o) },
+			},
+		},
+	}
+}
+
+// claudeTarget resolves the project directory, home and settings path.
+func claudeTarget(o claudeInstallOptions) (projectDir, settings string, err error) {
+	projectDir = o.Destination
+	if projectDir == "" {
+		if projectDir, err = os.Getwd(); err != nil {
+			return "", "", err
+		}
+	}
+	if projectDir, err = filepath.Abs(projectDir); err != nil {
+		return "", "", err
+	}
+	home := o.Home
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	settings, err = scaffold.ClaudeSettingsPath(o.Scope, projectDir, home)
+	return projectDir, settings, err
+}
+
+func runClaudeInstall(s *IOStreams, o claudeInstallOptions) error {
+	if o.DSL != "" && o.Profile != "" {
+		return exitf(2, "claude install: --dsl and --profile both given: pick one")
+	}
+	projectDir, settingsPath, err := claudeTarget(o)
+	if err != nil {
+		return fmt.Errorf("claude install: %w", err)
+	}
+	binary := o.Binary
+	if binary == "" {
+		if binary, err = os.Executable(); err != nil {
+			return fmt.Errorf("claude install: find the hook-loop binary: %w", err)
+		}
+		if r, err := filepath.EvalSymlinks(binary); err == nil {
+			binary = r
+		}
+	}
+
+	// The loop file: --dsl in place, --profile written into the project, or the
+	// project's own hook-loop.json.
+	var loopPath string
+	var loopData []byte // non-nil when install writes the loop file
+	switch {
+	case o.DSL != "":
+		if loopPath, err = filepath.Abs(o.DSL); err != nil {
+			return err
+		}
+	case o.Profile != "":
+		loopPath = project.ConfigPath(projectDir)
+		if loopData, err = gallery.Get(o.Profile); err != nil {
+			return fmt.Errorf("claude install: --profile %s: %w", o.Profile, err)
+		}
+		if old, err := os.ReadFile(loopPath); err == nil && !bytes.Equal(old, loopData) {
+			return fmt.Errorf("claude install: %s already exists and differs from profile %s: keep it with --dsl %s, or move it away", loopPath, o.Profile, loopPath)
+		} else if err == nil {
+			loopData = nil // already there, unchanged
+		}
+	default:
+		loopPath = project.ConfigPath(projectDir)
+		if _, err := os.Stat(loopPath); errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("claude install: no loop file at %s: pass --dsl FILE or --profile NAME", loopPath)
+		}
+	}
+	var spec *loop.Spec
+	if loopData != nil {
+		spec, _, err = loop.Parse(loopPath, loopData)
+	} else {
+		spec, _, err = loop.Load(loopPath)
+	}
+	if err != nil {
+		return fmt.Errorf("claude install: the loop is not valid, nothing written: %w", err)
+	}
+
+	hooks := scaffold.ClaudeHooks{Binary: binary, Matcher: scaffold.ClaudeMatcher(spec)}
+	if o.Scope == scaffold.ClaudeScopeUser {
+		// User settings serve every project: each finds its own loop file and
+		// log from its root, unless --dsl names one loop for all.
+		if o.DSL != "" {
+			hooks.Config = scaffold.ShellQuote(loopPath)
+		}
+	} else {
+		hooks.Config = scaffold.ClaudePathArg(loopPath, projectDir, true)
+		hooks.Log = scaffold.ClaudePathArg(project.LogPath(projectDir), projectDir, true)
+	}
+	old, err := os.ReadFile(settingsPath)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("claude install: read %s: %w", settingsPath, err)
+	}
+	merged, err := scaffold.MergeClaudeSettings(old, hooks)
+	if err != nil {
+		return fmt.Errorf("claude install: %s: %w", settingsPath, err)
+	}
+
+	write := o.Write
+	verb := "would write"
+	if write {
+		verb = "wrote"
+	}
+	if loopData != nil {
+		if write {
+			if err := os.WriteFile(loopPath, loopData, 0o644); err != nil {
+				return fmt.Errorf("claude install: write %s: %w", loopPath, err)
+			}
+		}
+		fmt.Fprintf(s.Out, "%s %s (loop %q from the gallery)\n", verb, loopPath, spec.Definition.ID)
+	}
+	switch {
+	case bytes.Equal(old, merged):
+		fmt.Fprintf(s.Out, "unchanged %s (hook-loop's hooks are already installed)\n", settingsPath)
+	default:
+		if write {
+			if err := scaffold.WriteClaudeSettings(settingsPath, merged); err != nil {
+				return fmt.Errorf("claude install: %w", err)
+			}
+		}
+		state := "updated"
+		if old == nil {
+			state = "new file"
+		}
+		fmt.Fprintf(s.Out, "%s %s (%s): hooks for %d events, tool matcher %q\n", verb, settingsPath, state, len(scaffold.ClaudeHookCommands(merged)), hooks.Matcher)
+	}
+	fmt.Fprintf(s.Out, "hook command: %s\n", hooks.Command("<Event>"))
+	if !write {
+		fmt.Fprintf(s.Out, "--- %s\n%s", settingsPath, merged)
+		fmt.Fprintln(s.Out, "dry run: nothing written; re-run with --write")
+	}
+	return nil
+}
+
+func runClaudeUninstall(s *IOStreams, o claudeInstallOptions) error {
+	_, settingsPath, err := claudeTarget(o)
+	if err != nil {
+		return fmt.Errorf("claude uninstall: %w", err)
+	}
+	old, err := os.ReadFile(settingsPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(s.Out, "nothing to remove: %s does not exist\n", settingsPath)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("claude uninstall: read %s: %w", settingsPath, err)
+	}
+	out, n, err := scaffold.RemoveClaudeSettings(old)
+	if err != nil {
+		return fmt.Errorf("claude uninstall: %s: %w", settingsPath, err)
+	}
+	if n == 0 {
+		fmt.Fprintf(s.Out, "nothing to remove: no hook-loop hooks in %s\n", settingsPath)
+		return nil
+	}
+	if !o.Write {
+		fmt.Fprintf(s.Out, "would remove %d hook-loop hooks from %s\n--- %s\n%s", n, settingsPath, settingsPath, out)
+		fmt.Fprintln(s.Out, "dry run: nothing written; re-run with --write")
+		return nil
+	}
+	if err := scaffold.WriteClaudeSettings(settingsPath, out); err != nil {
+		return fmt.Errorf("claude uninstall: %w", err)
+	}
+	fmt.Fprintf(s.Out, "removed %d hook-loop hooks from %s\n", n, settingsPath)
+	return nil
+}

@@ -1,0 +1,78 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/hook-loop/hook-loop/loop"
+)
+
+func init() { register(newValidateCommand) }
+
+type validateOptions struct {
+	File string
+	JSON bool
+}
+
+func newValidateCommand(s *IOStreams) *cli.Command {
+	return &cli.Command{
+		Name:      "validate",
+		Usage:     "check a loop DSL file and report every problem",
+		ArgsUsage: "FILE",
+		Description: "Prints \"valid: <loop id>\" (exit 0) or \"invalid: <first problem>\" (exit 1).\n" +
+			"Warnings go to stderr and do not change the exit status; --json prints every\n" +
+			"diagnostic as {code, severity, path, message, hint}.",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print {valid, loop_id, diagnostics} as JSON on stdout"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return exitf(2, "usage: validate takes exactly one FILE (see 'hook-loop validate --help')")
+			}
+			return runValidate(s, validateOptions{File: c.Args().First(), JSON: c.Bool("json")})
+		},
+	}
+}
+
+// validateReport is validate --json's output.
+type validateReport struct {
+	Valid       bool             `json:"valid"`
+	LoopID      *string          `json:"loop_id"`
+	Diagnostics loop.Diagnostics `json:"diagnostics"`
+}
+
+func runValidate(s *IOStreams, o validateOptions) error {
+	spec, ds, err := loop.Load(o.File)
+	if o.JSON {
+		rep := validateReport{Valid: err == nil, Diagnostics: ds}
+		if spec != nil {
+			rep.LoopID = &spec.Definition.ID
+		}
+		enc := json.NewEncoder(s.Out)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if werr := enc.Encode(rep); werr != nil {
+			return werr
+		}
+		if err != nil {
+			return exitf(1, "")
+		}
+		return nil
+	}
+	if err != nil {
+		fmt.Fprintf(s.ErrOut, "invalid: %s\n", oneLine(err.Error()))
+		return exitf(1, "")
+	}
+	printWarnings(s, ds)
+	fmt.Fprintf(s.Out, "valid: %s\n", spec.Definition.ID)
+	return nil
+}
+
+// printWarnings writes one "warning: <path>: <message>" line per warning.
+func printWarnings(s *IOStreams, ds loop.Diagnostics) {
+	for _, d := range ds.Warnings() {
+		fmt.Fprintf(s.ErrOut, "warning: %s\n", oneLine(d.String()))
+	}
+}

@@ -1,0 +1,151 @@
+package hookrun_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hook-loop/hook-loop/internal/hookrun"
+	"github.com/hook-loop/hook-loop/loop"
+)
+
+// plainAdapter is a minimal harness: input {"event","session","prompt","command","exit"};
+// output "<action>:<reason>" so tests can read decisions.
+type plainAdapter struct{}
+
+func (plainAdapter) Harness() string { return "plain" }
+func (plainAdapter) Decode(event string, input []byte) (loop.HookEvent, error) {
+	var in struct {
+		Event, Session, Prompt, Command string
+		Exit                            *int
+	}
+	if err := json.Unmarshal(input, &in); err != nil {
+		return loop.HookEvent{Name: event}, fmt.Errorf("not JSON: %w", err)
+	}
+	if event == "" {
+		event = in.Event
+	}
+	ev := loop.HookEvent{Name: event, SessionID: in.Session, Prompt: in.Prompt, Command: in.Command}
+	if in.Command != "" {
+		ev.ToolName = "Bash"
+	}
+	if event == loop.EventPostToolUse {
+		ev.Result = &loop.ToolResult{ExitCode: in.Exit}
+	}
+	return ev, nil
+}
+func (plainAdapter) Encode(ev loop.HookEvent, d loop.Decision) hookrun.Output {
+	return hookrun.Output{Stdout: []byte(string(d.Action) + ":" + d.Reason), Stderr: []byte(d.SystemMessage)}
+}
+
+const dsl = `{"loop": {"id": "t", "initial_state": "a", "states": ["a", "done", "stopped"],
+ "events": ["go"], "transitions": [{"from": "a", "event": "go", "to": "done"}] %s},
+ "codex": {"event_map": [{"codex_event": "PostToolUse", "when": {"command_match": "make", "exit_code": 0}, "emit": "go"}]}}`
+
+func project(t *testing.T, extra string) string {
+	t.Helper()
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "hook-loop.json"), []byte(fmt.Sprintf(dsl, extra)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+func run(t *testing.T, root, cwd, event, input string, record bool) hookrun.Output {
+	t.Helper()
+	return hookrun.Run(context.Background(), hookrun.Options{
+		Adapter: plainAdapter{}, Event: event, Stdin: strings.NewReader(input), Cwd: cwd, Record: record,
+	})
+}
+
+func TestFindsProjectFromSubdirectory(t *testing.T) {
+	root := project(t, "")
+	sub := filepath.Join(root, "pkg", "deep")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := run(t, root, sub, "Stop", `{"session":"s"}`, false)
+	if !strings.HasPrefix(string(out.Stdout), "block:") {
+		t.Fatalf("stop from a subdirectory: %q / %q", out.Stdout, out.Stderr)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".hook-loop", "events.jsonl")); err != nil {
+		t.Fatalf("log not at the project root: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(sub, ".hook-loop")); err == nil {
+		t.Fatal("a log was created in the subdirectory")
+	}
+}
+
+func TestBadInputFailsOpenWithOneLine(t *testing.T) {
+	root := project(t, "")
+	for name, in := range map[string]string{"empty": "", "blank": "  \n", "not json": "{nope", "truncated": `{"session":`} {
+		out := run(t, root, root, "Stop", in, false)
+		if !strings.HasPrefix(string(out.Stdout), "allow:") {
+			t.Errorf("%s: %q, want allow", name, out.Stdout)
+		}
+		if lines := strings.Count(strings.TrimSpace(string(out.Stderr)), "\n"); lines > 1 || !strings.Contains(string(out.Stderr), "hook-loop:") {
+			t.Errorf("%s: stderr %q", name, out.Stderr)
+		}
+	}
+}
+
+func TestOversizedInputIsRefusedSayingSo(t *testing.T) {
+	root := project(t, "")
+	big := `{"session":"s","prompt":"` + strings.Repeat("x", hookrun.MaxInput) + `"}`
+	out := run(t, root, root, "UserPromptSubmit", big, false)
+	if !strings.HasPrefix(string(out.Stdout), "allow:") || !strings.Contains(string(out.Stderr), "cap") {
+		t.Fatalf("oversized: %q / %q", out.Stdout[:min(len(out.Stdout), 50)], out.Stderr)
+	}
+}
+
+func TestFailClosedRefusesStopOnError(t *testing.T) {
+	root := project(t, `, "fail_closed": true`)
+	out := run(t, root, root, "Stop", "{nope", false)
+	if !strings.HasPrefix(string(out.Stdout), "block:") || !strings.Contains(string(out.Stdout), "fail_closed") {
+		t.Fatalf("fail_closed stop on bad input: %q", out.Stdout)
+	}
+	// A broken loop file that asks to fail closed still does.
+	os.WriteFile(filepath.Join(root, "hook-loop.json"), []byte(`{"loop": {"fail_closed": true, "id": 3}}`), 0o644)
+	out = run(t, root, root, "PreToolUse", `{"session":"s","command":"ls"}`, false)
+	if !strings.HasPrefix(string(out.Stdout), "block:") {
+		t.Fatalf("fail_closed with a broken loop: %q / %q", out.Stdout, out.Stderr)
+	}
+	// Prompts are never refused for an internal error.
+	out = run(t, root, root, "UserPromptSubmit", `{"session":"s"}`, false)
+	if !strings.HasPrefix(string(out.Stdout), "allow:") {
+		t.Fatalf("prompt with a broken fail_closed loop: %q", out.Stdout)
+	}
+}
+
+func TestMissingLoopFileFailsOpen(t *testing.T) {
+	root := t.TempDir()
+	out := run(t, root, root, "Stop", `{"session":"s"}`, false)
+	if !strings.HasPrefix(string(out.Stdout), "allow:") || !strings.Contains(string(out.Stderr), "hook-loop.json") {
+		t.Fatalf("missing loop: %q / %q", out.Stdout, out.Stderr)
+	}
+}
+
+func TestRecordKeepsRawInputAndExitCode(t *testing.T) {
+	root := project(t, "")
+	run(t, root, root, "PostToolUse", `{"session":"s","command":"make","exit":0}`, true)
+	data, err := os.ReadFile(filepath.Join(root, ".hook-loop", "trace.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var line hookrun.TraceLine
+	if err := json.Unmarshal(bytes.TrimSpace(data), &line); err != nil {
+		t.Fatalf("trace line: %v (%s)", err, data)
+	}
+	if line.Event != "PostToolUse" || line.ExitCode == nil || *line.ExitCode != 0 || !strings.Contains(string(line.Input), `"make"`) {
+		t.Fatalf("trace line: %+v", line)
+	}
+	out := run(t, root, root, "Stop", `{"session":"s"}`, false)
+	if !strings.HasPrefix(string(out.Stdout), "allow:") {
+		t.Fatalf("stop after the loop finished: %q", out.Stdout)
+	}
+}

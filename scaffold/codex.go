@@ -1,0 +1,486 @@
+package scaffold
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hook-loop/hook-loop/gallery"
+	"github.com/hook-loop/hook-loop/internal/project"
+	"github.com/hook-loop/hook-loop/loop"
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+)
+
+// Codex install targets.
+const (
+	CodexTargetProject   = "project"   // <dest>/.codex/hooks.json (needs a trusted project)
+	CodexTargetUser      = "user"      // $CODEX_HOME/hooks.json (every project)
+	CodexTargetDirectory = "directory" // <dest>/.codex/hooks.json, for a directory that is not a git checkout
+)
+
+// CodexTargets lists the valid --target values.
+var CodexTargets = []string{CodexTargetProject, CodexTargetUser, CodexTargetDirectory}
+
+// codexHookMarker is in every hooks.json command hook-loop writes, so that
+// re-install and uninstall recognise their own entries and touch nothing else.
+const codexHookMarker = " codex-hook "
+
+// codexEvents are the events hook-loop installs for, with their timeout.
+// SessionEnd is clamped by Codex to 3 s (with a warning) so it asks for 3.
+// SubagentStart and Interrupt are left out: no rule can name them.
+var codexEvents = []struct {
+	Name    string
+	Timeout int
+}{
+	{"SessionStart", 30}, {"UserPromptSubmit", 30}, {"PreToolUse", 30},
+	{"PermissionRequest", 30}, {"PostToolUse", 30}, {"Stop", 30},
+	{"SubagentStop", 30}, {"PreCompact", 30}, {"PostCompact", 30},
+	{"SessionEnd", 3},
+}
+
+// IsCodexHookCommand reports whether a hooks.json command is hook-loop's.
+func IsCodexHookCommand(cmd string) bool { return strings.Contains(cmd+" ", codexHookMarker) }
+
+// CodexHome resolves Codex's home: the explicit dir, else $CODEX_HOME, else
+// ~/.codex.
+func CodexHome(explicit string) (string, error) {
+	if explicit != "" {
+		return filepath.Abs(explicit)
+	}
+	if h := os.Getenv("CODEX_HOME"); h != "" {
+		return filepath.Abs(h)
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find Codex home: %w (give --codex-home)", err)
+	}
+	return filepath.Join(home, ".codex"), nil
+}
+
+// CodexOptions describe one install or uninstall.
+type CodexOptions struct {
+	Profile     string // gallery loop written as hook-loop.json (default gallery.Default)
+	DSLPath     string // a DSL file to copy instead of the profile
+	Target      string // project | user | directory
+	Destination string // project directory (default ".")
+	CodexHome   string // "" = $CODEX_HOME or ~/.codex
+	Binary      string // hook-loop executable written into the hooks ("" = os.Executable)
+	Purge       bool   // uninstall: also remove hook-loop.json and .hook-loop/
+}
+
+// Change is one file the plan creates, edits or removes.
+type Change struct {
+	Path   string
+	Before []byte // nil: the file does not exist
+	After  []byte // nil: the file is removed
+	Note   string
+	Dir    bool // a directory removed as a whole (purge)
+}
+
+// CodexPlan is what an install or uninstall will do. Build it with
+// PlanCodexInstall / PlanCodexUninstall, show it with Render, run it with Apply.
+type CodexPlan struct {
+	Target      string
+	Dest        string // absolute project directory
+	HooksPath   string // the hooks.json written
+	ConfigPath  string // the loop file the hooks use
+	LogPath     string // the event log the hooks use
+	CodexHome   string
+	Binary      string
+	Changes     []Change
+	Notes       []string
+	OurCommands []string // the commands install writes (or uninstall removes)
+}
+
+func (o *CodexOptions) resolve() (*CodexPlan, error) {
+	target := o.Target
+	if target == "" {
+		target = CodexTargetProject
+	}
+	valid := false
+	for _, t := range CodexTargets {
+		valid = valid || t == target
+	}
+	if !valid {
+		return nil, fmt.Errorf("--target %q: expected one of %s", target, strings.Join(CodexTargets, ", "))
+	}
+	destIn := o.Destination
+	if destIn == "" {
+		destIn = "."
+	}
+	dest, err := filepath.Abs(destIn)
+	if err != nil {
+		return nil, fmt.Errorf("destination %s: %w", destIn, err)
+	}
+	if st, err := os.Stat(dest); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("destination %s: not a directory", dest)
+	}
+	home, err := CodexHome(o.CodexHome)
+	if err != nil {
+		return nil, err
+	}
+	bin := o.Binary
+	if bin == "" {
+		if bin, err = os.Executable(); err != nil {
+			return nil, fmt.Errorf("find the hook-loop binary: %w", err)
+		}
+	}
+	if bin, err = filepath.Abs(bin); err != nil {
+		return nil, err
+	}
+	if r, err := filepath.EvalSymlinks(bin); err == nil {
+		bin = r
+	}
+	p := &CodexPlan{
+		Target:     target,
+		Dest:       dest,
+		CodexHome:  home,
+		Binary:     bin,
+		ConfigPath: project.ConfigPath(dest),
+		LogPath:    project.LogPath(dest),
+	}
+	if target == CodexTargetUser {
+		p.HooksPath = filepath.Join(home, "hooks.json")
+	} else {
+		p.HooksPath = filepath.Join(dest, ".codex", "hooks.json")
+	}
+	return p, nil
+}
+
+// CodexHookCommand is the hooks.json command for one event. Every path is
+// absolute and quoted: the hook runs under /bin/bash -c in whatever directory
+// Codex is in, without hook-loop on PATH, and paths may contain spaces.
+func CodexHookCommand(binary, event, config, log string) string {
+	return strings.Join([]string{ShellQuote(binary), "codex-hook", "--event", event,
+		"--config", ShellQuote(config), "--event-log", ShellQuote(log)}, " ")
+}
+
+// PlanCodexInstall computes the install without touching anything.
+func PlanCodexInstall(o CodexOptions) (*CodexPlan, error) {
+	p, err := o.resolve()
+	if err != nil {
+		return nil, err
+	}
+	// The DSL: --dsl FILE, else the profile. Either must load cleanly.
+	var dsl []byte
+	var source string
+	if o.DSLPath != "" {
+		if dsl, err = os.ReadFile(o.DSLPath); err != nil {
+			return nil, fmt.Errorf("--dsl: %w", err)
+		}
+		source = o.DSLPath
+		if _, _, err := loop.Load(o.DSLPath); err != nil {
+			return nil, fmt.Errorf("--dsl %s: %w", o.DSLPath, err)
+		}
+	} else {
+		name := o.Profile
+		if name == "" {
+			name = gallery.Default
+		}
+		if dsl, err = gallery.Get(name); err != nil {
+			return nil, fmt.Errorf("--profile: %w", err)
+		}
+		source = "profile " + name
+	}
+	if cur, err := os.ReadFile(p.ConfigPath); err == nil {
+		if bytes.Equal(cur, dsl) {
+			p.Notes = append(p.Notes, fmt.Sprintf("%s already holds the %s loop", p.ConfigPath, source))
+		} else {
+			p.Notes = append(p.Notes, fmt.Sprintf("%s exists: kept as it is (the %s loop is not written; remove the file to replace it)", p.ConfigPath, source))
+		}
+		if _, _, err := loop.Load(p.ConfigPath); err != nil {
+			p.Notes = append(p.Notes, fmt.Sprintf("warning: the existing %s does not load: %v", p.ConfigPath, err))
+		}
+	} else if errors.Is(err, os.ErrNotExist) {
+		p.Changes = append(p.Changes, Change{Path: p.ConfigPath, After: dsl, Note: "the loop (" + source + ")"})
+	} else {
+		return nil, fmt.Errorf("read %s: %w", p.ConfigPath, err)
+	}
+
+	before, err := readOptional(p.HooksPath)
+	if err != nil {
+		return nil, err
+	}
+	after, err := MergeCodexHooks(before, p.Binary, p.ConfigPath, p.LogPath)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p.HooksPath, err)
+	}
+	for _, e := range codexEvents {
+		p.OurCommands = append(p.OurCommands, CodexHookCommand(p.Binary, e.Name, p.ConfigPath, p.LogPath))
+	}
+	if !bytes.Equal(before, after) {
+		p.Changes = append(p.Changes, Change{Path: p.HooksPath, Before: before, After: after, Note: "hook-loop's Codex hooks"})
+	} else {
+		p.Notes = append(p.Notes, p.HooksPath+" already holds these hooks")
+	}
+	if p.Target != CodexTargetUser {
+		if _, err := os.Stat(filepath.Join(p.Dest, ".git")); err != nil {
+			p.Notes = append(p.Notes, fmt.Sprintf("note: %s is not a git checkout; Codex treats the directory it runs in as the project, so run codex there", p.Dest))
+		}
+	}
+	return p, nil
+}
+
+// MergeCodexHooks adds hook-loop's hooks to a hooks.json document (nil = none
+// yet), keeping every hook that is not hook-loop's and replacing hook-loop's own.
+// Foreign entries, other keys and their order are kept; only whitespace is
+// normalised.
+func MergeCodexHooks(existing []byte, binary, config, log string) ([]byte, error) {
+	doc, _, err := removeCodexHooks(existing)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range codexEvents {
+		group := map[string]any{"hooks": []any{map[string]any{
+			"type":    "command",
+			"command": CodexHookCommand(binary, e.Name, config, log),
+			"timeout": e.Timeout,
+		}}}
+		raw, _ := json.Marshal(group)
+		path := "hooks." + e.Name + ".-1"
+		if doc, err = sjson.SetRawBytes(doc, path, raw); err != nil {
+			return nil, fmt.Errorf("edit $.hooks.%s: %w", e.Name, err)
+		}
+	}
+	return codexPretty(doc), nil
+}
+
+// RemoveCodexHooks removes hook-loop's hooks from a hooks.json document and
+// reports how many handlers it removed. Groups left empty are removed, and so
+// are event lists left empty.
+func RemoveCodexHooks(existing []byte) ([]byte, int, error) {
+	doc, n, err := removeCodexHooks(existing)
+	if err != nil {
+		return nil, 0, err
+	}
+	return codexPretty(doc), n, nil
+}
+
+func removeCodexHooks(existing []byte) ([]byte, int, error) {
+	doc := existing
+	if len(bytes.TrimSpace(doc)) == 0 {
+		doc = []byte(`{"hooks":{}}`)
+	}
+	if !gjson.ValidBytes(doc) {
+		return nil, 0, fmt.Errorf("$: invalid JSON; expected {\"hooks\": {...}}")
+	}
+	root := gjson.ParseBytes(doc)
+	if !root.IsObject() {
+		return nil, 0, fmt.Errorf("$: expected an object, got %s", root.Type)
+	}
+	hooks := root.Get("hooks")
+	if !hooks.Exists() {
+		var err error
+		if doc, err = sjson.SetRawBytes(doc, "hooks", []byte("{}")); err != nil {
+			return nil, 0, err
+		}
+		return doc, 0, nil
+	}
+	if !hooks.IsObject() {
+		return nil, 0, fmt.Errorf("$.hooks: expected an object mapping event names to lists")
+	}
+	removed := 0
+	var err error
+	hooks.ForEach(func(k, v gjson.Result) bool {
+		if !v.IsArray() {
+			return true
+		}
+		var kept []string
+		changed := false
+		for gi, g := range v.Array() {
+			hs := g.Get("hooks")
+			if !hs.IsArray() {
+				kept = append(kept, g.Raw)
+				continue
+			}
+			var keepH []string
+			for _, h := range hs.Array() {
+				if IsCodexHookCommand(h.Get("command").String()) {
+					removed++
+					changed = true
+					continue
+				}
+				keepH = append(keepH, h.Raw)
+			}
+			if len(keepH) == len(hs.Array()) {
+				kept = append(kept, g.Raw)
+				continue
+			}
+			if len(keepH) == 0 {
+				continue
+			}
+			ng, e := sjson.SetRaw(g.Raw, "hooks", "["+strings.Join(keepH, ",")+"]")
+			if e != nil {
+				err = fmt.Errorf("edit $.hooks.%s[%d]: %w", k.Str, gi, e)
+				return false
+			}
+			kept = append(kept, ng)
+		}
+		if !changed {
+			return true
+		}
+		path := "hooks." + gjsonEscape(k.Str)
+		if len(kept) == 0 {
+			doc, err = sjson.DeleteBytes(doc, path)
+		} else {
+			doc, err = sjson.SetRawBytes(doc, path, []byte("["+strings.Join(kept, ",")+"]"))
+		}
+		return err == nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return doc, removed, nil
+}
+
+// CodexHookCommands lists hook-loop's commands in a hooks.json document, by event.
+func CodexHookCommands(doc []byte) map[string][]string {
+	out := map[string][]string{}
+	gjson.GetBytes(doc, "hooks").ForEach(func(k, v gjson.Result) bool {
+		v.ForEach(func(_, g gjson.Result) bool {
+			g.Get("hooks").ForEach(func(_, h gjson.Result) bool {
+				if c := h.Get("command").String(); IsCodexHookCommand(c) {
+					out[k.Str] = append(out[k.Str], c)
+				}
+				return true
+			})
+			return true
+		})
+		return true
+	})
+	return out
+}
+
+func codexPretty(doc []byte) []byte {
+	var b bytes.Buffer
+	if json.Indent(&b, doc, "", "  ") != nil {
+		return doc
+	}
+	b.WriteByte('\n')
+	return b.Bytes()
+}
+
+func readOptional(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return b, nil
+}
+
+// PlanCodexUninstall computes the removal of what install added: hook-loop's
+// hooks (a hooks.json left with no hook at all is removed), and with Purge the
+// loop file and the .hook-loop directory.
+func PlanCodexUninstall(o CodexOptions) (*CodexPlan, error) {
+	p, err := o.resolve()
+	if err != nil {
+		return nil, err
+	}
+	before, err := readOptional(p.HooksPath)
+	if err != nil {
+		return nil, err
+	}
+	if before == nil {
+		p.Notes = append(p.Notes, p.HooksPath+" does not exist: no hooks to remove")
+	} else {
+		for _, cs := range CodexHookCommands(before) {
+			p.OurCommands = append(p.OurCommands, cs...)
+		}
+		after, n, err := RemoveCodexHooks(before)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p.HooksPath, err)
+		}
+		if n == 0 {
+			p.Notes = append(p.Notes, p.HooksPath+" holds no hook-loop hook")
+		} else {
+			note := fmt.Sprintf("remove %d hook-loop hook(s)", n)
+			if isEmptyHooksDoc(after) {
+				after = nil
+				note += "; nothing else is left, so the file goes"
+			}
+			p.Changes = append(p.Changes, Change{Path: p.HooksPath, Before: before, After: after, Note: note})
+		}
+	}
+	if o.Purge {
+		if b, err := os.ReadFile(p.ConfigPath); err == nil {
+			p.Changes = append(p.Changes, Change{Path: p.ConfigPath, Before: b, Note: "the loop file (--purge)"})
+		}
+		dir := filepath.Dir(p.LogPath)
+		if _, err := os.Stat(dir); err == nil {
+			p.Changes = append(p.Changes, Change{Path: dir, Dir: true, Before: []byte{}, Note: "the event log directory (--purge)"})
+		}
+	} else {
+		p.Notes = append(p.Notes, fmt.Sprintf("kept %s and %s (add --purge to remove them)", p.ConfigPath, filepath.Dir(p.LogPath)))
+	}
+	return p, nil
+}
+
+func isEmptyHooksDoc(doc []byte) bool {
+	root := gjson.ParseBytes(doc)
+	n := 0
+	root.ForEach(func(k, v gjson.Result) bool {
+		if k.Str != "hooks" || !(v.IsObject() && len(v.Map()) == 0) {
+			n++
+		}
+		return true
+	})
+	return n == 0
+}
+
+// Apply writes the plan's changes. Each file is replaced atomically.
+func (p *CodexPlan) Apply() error {
+	for _, c := range p.Changes {
+		switch {
+		case c.Dir:
+			if err := os.RemoveAll(c.Path); err != nil {
+				return fmt.Errorf("remove %s: %w", c.Path, err)
+			}
+		case c.After == nil:
+			if err := os.Remove(c.Path); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("remove %s: %w", c.Path, err)
+			}
+		default:
+			if err := codexWriteFile(c.Path, c.After); err != nil {
+				return fmt.Errorf("write %s: %w", c.Path, err)
+			}
+		}
+	}
+	return nil
+}
+
+// codexWriteFile writes through a temporary file in the same directory, so a
+// crash never leaves a half-written hooks.json.
+func codexWriteFile(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	mode := os.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		mode = st.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".hook-loop-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

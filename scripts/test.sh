@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The whole test suite: what the README's second command and CI (.ci/run) run.
+# Installs the real harness binaries (npm) for the end-to-end suites, vets, runs
+# every Go test, runs each fuzz target briefly, and cross-compiles.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== harnesses"
+scripts/install-harnesses.sh || echo "install-harnesses failed; end-to-end suites will skip"
+
+echo "== vet"
+go vet ./...
+
+echo "== test"
+go test -count=1 -timeout 40m ./...
+
+echo "== fuzz (${FUZZTIME:=10s} per target)"
+scripts/fuzz.sh "$FUZZTIME"
+
+echo "== cross-compile"
+for target in linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64; do
+  GOOS=${target%/*} GOARCH=${target#*/} go build -o /dev/null . && echo "built $target"
+done
