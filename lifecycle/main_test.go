@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -104,39 +105,37 @@ func executor(mode string) int {
 func self(mode string) []string { return []string{os.Args[0], "executor", mode} }
 
 var (
-	exampleDir string
-	exampleErr error
-	built      = map[string]string{}
+	exampleDir  string
+	exampleOut  []byte
+	exampleErr  error
+	exampleOnce sync.Once
 )
 
-// example builds examples/<name> once and returns the binary's path; the test
-// skips when no Go toolchain is on PATH.
+// example builds every examples/ program once (one go build) and returns the
+// named binary's path; the test skips when no Go toolchain is on PATH.
 func example(t *testing.T, name string) string {
 	t.Helper()
-	if p, ok := built[name]; ok {
-		return p
-	}
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("building the examples needs the go command on PATH")
 	}
-	if exampleDir == "" {
+	exampleOnce.Do(func() {
 		exampleDir, exampleErr = os.MkdirTemp("", "hook-loop-examples-")
 		if exampleErr != nil {
-			t.Fatal(exampleErr)
+			return
 		}
+		cmd := exec.Command(goBin, "build", "-o", exampleDir+string(filepath.Separator), "./examples/...")
+		cmd.Dir = ".."
+		exampleOut, exampleErr = cmd.CombinedOutput()
+	})
+	if exampleErr != nil {
+		t.Fatalf("go build ./examples/...: %v\n%s", exampleErr, exampleOut)
 	}
-	out := filepath.Join(exampleDir, name)
+	p := filepath.Join(exampleDir, name)
 	if runtime.GOOS == "windows" {
-		out += ".exe"
+		p += ".exe"
 	}
-	cmd := exec.Command(goBin, "build", "-o", out, "./examples/"+name)
-	cmd.Dir = ".."
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./examples/%s: %v\n%s", name, err, b)
-	}
-	built[name] = out
-	return out
+	return p
 }
 
 // alive reports whether pid still exists (and is not a zombie we reaped).

@@ -526,18 +526,14 @@ func (p *parser) transitions(o obj, path string, def *Definition) {
 		t.Guards = p.optionalStringList(to, "guards", tp)
 		t.Actions = p.optionalStringList(to, "actions", tp)
 		t.ResumePolicy, _ = p.optionalString(to, "resume_policy", tp)
-		refsOK := okF && okE && okT
 		if okF && p.statesOK && !def.HasState(t.From) {
 			p.errorf(CodeUnknownState, child(tp, "from"), "", "transition references unknown state: %s", t.From)
-			refsOK = false
 		}
 		if okT && p.statesOK && !def.HasState(t.To) {
 			p.errorf(CodeUnknownState, child(tp, "to"), "", "transition references unknown state: %s", t.To)
-			refsOK = false
 		}
 		if okE && p.eventsOK && !def.HasEvent(t.Event) {
 			p.errorf(CodeUnknownEvent, child(tp, "event"), "", "transition references unknown event: %s", t.Event)
-			refsOK = false
 		}
 		if okF && okE {
 			key := [2]string{t.From, t.Event}
@@ -548,7 +544,10 @@ func (p *parser) transitions(o obj, path string, def *Definition) {
 			}
 			seen[key] = i
 		}
-		if refsOK {
+		// A transition with a bad reference is kept: the Spec is discarded anyway
+		// when there is an error, and keeping it spares the rules and steps that
+		// use it a second, misleading "no transition" error.
+		if okF && okE && okT {
 			def.Transitions = append(def.Transitions, t)
 			p.transPath = append(p.transPath, tp)
 		}

@@ -236,11 +236,14 @@ func MergeCodexHooks(existing []byte, binary, config, log string) ([]byte, error
 		return nil, err
 	}
 	for _, e := range codexEvents {
-		group := map[string]any{"hooks": []any{map[string]any{
-			"type":    "command",
-			"command": CodexHookCommand(binary, e.Name, config, log),
-			"timeout": e.Timeout,
-		}}}
+		type handler struct {
+			Type    string `json:"type"`
+			Command string `json:"command"`
+			Timeout int    `json:"timeout"`
+		}
+		group := struct {
+			Hooks []handler `json:"hooks"`
+		}{[]handler{{"command", CodexHookCommand(binary, e.Name, config, log), e.Timeout}}}
 		raw, _ := json.Marshal(group)
 		path := "hooks." + e.Name + ".-1"
 		if doc, err = sjson.SetRawBytes(doc, path, raw); err != nil {

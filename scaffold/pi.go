@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/hook-loop/hook-loop/loop"
 )
 
@@ -144,12 +143,6 @@ func PiExtensionSettings(data []byte) (binary, config, eventLog string, ok bool)
 		}
 	}
 	return binary, config, eventLog, found == 3
-}
-
-// PiProjectPaths are the absolute loop file and log a project-scope extension
-// names.
-func PiProjectPaths(projectDir, loopPath string) (config, eventLog string) {
-	return loopPath, project.LogPath(projectDir)
 }
 
 func piWriteFile(path string, data []byte) error {

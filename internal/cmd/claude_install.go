@@ -187,7 +187,9 @@ func runClaudeInstall(s *IOStreams, o claudeInstallOptions) error {
 	}
 	fmt.Fprintf(s.Out, "hook command: %s\n", hooks.Command("<Event>"))
 	if !write {
-		fmt.Fprintf(s.Out, "--- %s\n%s", settingsPath, merged)
+		if !bytes.Equal(old, merged) {
+			fmt.Fprint(s.Out, scaffold.LineDiff(settingsPath, old, merged))
+		}
 		fmt.Fprintln(s.Out, "dry run: nothing written; re-run with --write")
 	}
 	return nil
@@ -215,7 +217,7 @@ func runClaudeUninstall(s *IOStreams, o claudeInstallOptions) error {
 		return nil
 	}
 	if !o.Write {
-		fmt.Fprintf(s.Out, "would remove %d hook-loop hooks from %s\n--- %s\n%s", n, settingsPath, settingsPath, out)
+		fmt.Fprintf(s.Out, "would remove %d hook-loop hooks from %s\n%s", n, settingsPath, scaffold.LineDiff(settingsPath, old, out))
 		fmt.Fprintln(s.Out, "dry run: nothing written; re-run with --write")
 		return nil
 	}

@@ -25,12 +25,15 @@ type hooksOptions struct {
 
 func newHooksCommand(s *IOStreams) *cli.Command {
 	o := &hooksOptions{io: s, getenv: os.Getenv}
-	configFlag := &cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration `FILE` (default: $HOOK_LOOP_CONFIG, else $XDG_CONFIG_HOME/hook-loop/config.json)", Destination: &o.hooksConfig}
+	// A flag value is one object per command: urfave/cli keeps parse state in it.
+	configFlag := func() cli.Flag {
+		return &cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration `FILE` (default: $HOOK_LOOP_CONFIG, else $XDG_CONFIG_HOME/hook-loop/config.json)", Destination: &o.hooksConfig}
+	}
 	return &cli.Command{
 		Name:      "hooks",
 		Usage:     "print the lifecycle hooks declaration, without running or contacting any of it",
 		UsageText: "hook-loop hooks [--hooks-config FILE]\nhook-loop hooks points [--json]\nhook-loop hooks test NAME --point POINT [--hooks-config FILE]",
-		Flags:     []cli.Flag{configFlag},
+		Flags:     []cli.Flag{configFlag()},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return exitf(2, "usage: unknown hooks subcommand %q (expected points or test)", c.Args().First())
@@ -55,14 +58,18 @@ func newHooksCommand(s *IOStreams) *cli.Command {
 				Usage:     "send a sample context to one hook and print its answer and what it would change",
 				ArgsUsage: "NAME",
 				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "point", Usage: "the lifecycle `POINT` to send", Required: true, Destination: &o.point},
-					configFlag,
+					&cli.StringFlag{Name: "point", Usage: "the lifecycle `POINT` to send", Destination: &o.point},
+					configFlag(),
 				},
 				Action: func(c *cli.Context) error {
-					if c.NArg() != 1 {
-						return exitf(2, "usage: hooks test NAME --point POINT")
+					// The flag package stops at the first argument, and the
+					// documented form puts NAME first: read flags after it here.
+					fmt.Fprintf(os.Stderr, "DEBUG %q %q %q\n", o.point, o.hooksConfig, c.Args().Slice())
+					name, err := o.testArgs(c.Args().Slice())
+					if err != nil {
+						return err
 					}
-					return hooksTestRun(c.Context, o, c.Args().First())
+					return hooksTestRun(c.Context, o, name)
 				},
 			},
 		},
@@ -144,6 +151,38 @@ func hooksPointsRun(o *hooksOptions) error {
 		}
 	}
 	return nil
+}
+
+// testArgs takes NAME and any --point / --hooks-config given after it.
+func (o *hooksOptions) testArgs(args []string) (string, error) {
+	var names []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		key, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || (key != "point" && key != "hooks-config") {
+			if strings.HasPrefix(a, "-") {
+				return "", exitf(2, "usage: hooks test: unknown flag %s", a)
+			}
+			names = append(names, a)
+			continue
+		}
+		if !hasVal {
+			if i+1 >= len(args) {
+				return "", exitf(2, "usage: hooks test: flag %s needs a value", a)
+			}
+			i++
+			val = args[i]
+		}
+		if key == "point" {
+			o.point = val
+		} else {
+			o.hooksConfig = val
+		}
+	}
+	if len(names) != 1 || o.point == "" {
+		return "", exitf(2, "usage: hooks test NAME --point POINT [--hooks-config FILE]")
+	}
+	return names[0], nil
 }
 
 func hooksTestRun(ctx context.Context, o *hooksOptions, name string) error {

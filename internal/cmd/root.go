@@ -98,7 +98,8 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) (code int) {
 			panic(r)
 		}
 	}()
-	err := NewApp(s).Run(args)
+	app := NewApp(s)
+	err := app.Run(interspersed(app, args))
 	if err == nil {
 		return 0
 	}

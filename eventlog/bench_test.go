@@ -1,0 +1,137 @@
+package eventlog
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// benchLog builds a log of n events over 8 interleaved sessions, with the index
+// current, as a long-running project would have.
+func benchLog(b *testing.B, n int) *Log {
+	b.Helper()
+	l := Open(filepath.Join(b.TempDir(), ".hook-loop", "events.jsonl"))
+	const batch = 5000
+	for done := 0; done < n; {
+		err := l.Update(func(tx *Tx) error {
+			for i := 0; i < batch && done < n; i, done = i+1, done+1 {
+				e := Event{SessionID: fmt.Sprintf("019a2b6c-7f3e-7c21-9d55-%012d", done%8), RunID: "run-1", State: "building", EventType: TypeHookFired, Actor: "codex",
+					Payload: map[string]any{"codex_event": "PostToolUse", "tool_name": "Bash", "command": "go test ./...", "exit_code": 0}}
+				if done%50 == 0 {
+					e.EventType = TypeStateTransitioned
+					e.Payload = map[string]any{"from": "planning", "event": "plan_ready", "to": "building"}
+				}
+				if _, err := tx.Append(e); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	return l
+}
+
+func benchSizes() []int {
+	sizes := []int{0, 10_000, 100_000}
+	if os.Getenv("EVENTLOG_BENCH_1M") != "" {
+		sizes = append(sizes, 1_000_000)
+	}
+	return sizes
+}
+
+// BenchmarkUpdate is one hook run's log work: lock, recover the session from the
+// index, decide, append two events, update the index. Set EVENTLOG_BENCH_1M=1 to
+// add a 1,000,000-event log.
+func BenchmarkUpdate(b *testing.B) {
+	for _, n := range benchSizes() {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			path := benchLog(b, n).Path()
+			session := fmt.Sprintf("019a2b6c-7f3e-7c21-9d55-%012d", 3)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				l := Open(path) // a hook process starts with nothing cached
+				err := l.Update(func(tx *Tx) error {
+					s := tx.Session(session)
+					if _, err := tx.Append(Event{SessionID: session, State: s.State, EventType: TypeHookFired, Actor: "codex", Payload: map[string]any{"codex_event": "PreToolUse", "tool_name": "Bash"}}); err != nil {
+						return err
+					}
+					_, err := tx.Append(Event{SessionID: session, State: s.State, EventType: TypeEvidenceRegistered, Actor: "codex", Payload: map[string]any{"command": "go test ./...", "exit_code": 0}})
+					return err
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkView is a read-only hook run (status, a decision with nothing to record).
+func BenchmarkView(b *testing.B) {
+	for _, n := range benchSizes() {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			path := benchLog(b, n).Path()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				l := Open(path)
+				if err := l.View(func(tx *Tx) error { _ = tx.Session("x"); return nil }); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkRebuild folds a whole 10,000-event log (the index is missing).
+func BenchmarkRebuild(b *testing.B) {
+	l := benchLog(b, 10_000)
+	fi, _ := os.Stat(l.Path())
+	b.SetBytes(fi.Size())
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		os.Remove(l.IndexPath())
+		if err := l.View(func(*Tx) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkScan reads every event of a 10,000-event log (what `hook-loop log`
+// and Verify cost).
+func BenchmarkScan(b *testing.B) {
+	l := benchLog(b, 10_000)
+	fi, _ := os.Stat(l.Path())
+	b.SetBytes(fi.Size())
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		n := 0
+		if err := l.Scan(nil, func(int, Event) error { n++; return nil }); err != nil || n != 10_000 {
+			b.Fatal(n, err)
+		}
+	}
+}
+
+// BenchmarkParseLine is one typical line, fully and for the fold.
+func BenchmarkParseLine(b *testing.B) {
+	line := []byte(`{"schema_version":1,"event_id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","session_id":"019a2b6c-7f3e-7c21-9d55-2c1f0e8a4b10","run_id":"run-1","timestamp":"2026-03-01T10:00:00.123456+00:00","state":"building","event_type":"state_transitioned","actor":"codex","payload":{"from":"planning","event":"plan_ready","to":"building"},"prev_hash":"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"}`)
+	for _, full := range []bool{true, false} {
+		b.Run(map[bool]string{true: "full", false: "fold"}[full], func(b *testing.B) {
+			b.SetBytes(int64(len(line)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := parseLine(line, full); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,240 @@
+package cmd
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/hook-loop/hook-loop/gallery"
+	"github.com/hook-loop/hook-loop/internal/project"
+	"github.com/hook-loop/hook-loop/loop"
+	"github.com/hook-loop/hook-loop/scaffold"
+)
+
+func init() { register(newPiCommand) }
+
+// piInstallOptions are the flags of `pi install` and `pi uninstall`.
+type piInstallOptions struct {
+	Scope       string
+	DSL         string
+	Profile     string
+	Destination string
+	HooksConfig string
+	Write       bool
+	DryRun      bool
+	Home        string
+	Getenv      func(string) string
+	Binary      string // the hook-loop executable; "" = the running one
+}
+
+func newPiCommand(s *IOStreams) *cli.Command {
+	var o piInstallOptions
+	common := func() []cli.Flag {
+		return []cli.Flag{
+			&cli.StringFlag{Name: "scope", Value: scaffold.PiScopeProject, Usage: "where the extension goes: project (.pi/extensions/) or user (~/.pi/agent/extensions/, every project)", Destination: &o.Scope},
+			&cli.StringFlag{Name: "destination", Usage: "project directory (default: the current directory)", Destination: &o.Destination},
+			&cli.BoolFlag{Name: "dry-run", Value: true, Usage: "print what would be written without writing (the default)", Destination: &o.DryRun},
+			&cli.BoolFlag{Name: "write", Usage: "write the changes", Destination: &o.Write},
+		}
+	}
+	return &cli.Command{
+		Name:  "pi",
+		Usage: "install hook-loop's extension into the pi coding agent, or remove it",
+		Subcommands: []*cli.Command{
+			{
+				Name:      "install",
+				Usage:     "write the hook-loop extension pi loads (.pi/extensions/hook_loop.ts)",
+				UsageText: "hook-loop pi install [--scope project|user] [--dsl FILE | --profile NAME] [--destination DIR] [--hooks-config FILE] [--write]",
+				Flags: append(common(),
+					&cli.StringFlag{Name: "dsl", Usage: "loop file the extension uses (default: hook-loop.json in the project)", Destination: &o.DSL},
+					&cli.StringFlag{Name: "profile", Usage: "write the gallery loop NAME as the project's hook-loop.json", Destination: &o.Profile},
+					&cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration pi-hook passes on (default: the user's config.json)", Destination: &o.HooksConfig},
+				),
+				Action: func(c *cli.Context) error { return runPiInstall(s, o) },
+			},
+			{
+				Name:      "uninstall",
+				Usage:     "remove the hook-loop extension (only a file hook-loop wrote)",
+				UsageText: "hook-loop pi uninstall [--scope project|user] [--destination DIR] [--write]",
+				Flags:     common(),
+				Action:    func(c *cli.Context) error { return runPiUninstall(s, o) },
+			},
+		},
+	}
+}
+
+// piTarget resolves the project directory and the extension's path.
+func piTarget(o piInstallOptions) (projectDir, extPath string, err error) {
+	projectDir = o.Destination
+	if projectDir == "" {
+		if projectDir, err = os.Getwd(); err != nil {
+			return "", "", err
+		}
+	}
+	if projectDir, err = filepath.Abs(projectDir); err != nil {
+		return "", "", err
+	}
+	agentDir := ""
+	if o.Scope == scaffold.PiScopeUser {
+		home := o.Home
+		if home == "" {
+			home, _ = os.UserHomeDir()
+		}
+		getenv := o.Getenv
+		if getenv == nil {
+			getenv = os.Getenv
+		}
+		if agentDir, err = scaffold.PiAgentDir(home, getenv); err != nil {
+			return "", "", err
+		}
+	}
+	extPath, err = scaffold.PiExtensionPath(o.Scope, projectDir, agentDir)
+	return projectDir, extPath, err
+}
+
+func runPiInstall(s *IOStreams, o piInstallOptions) error {
+	if o.DSL != "" && o.Profile != "" {
+		return exitf(2, "pi install: --dsl and --profile both given: pick one")
+	}
+	projectDir, extPath, err := piTarget(o)
+	if err != nil {
+		return fmt.Errorf("pi install: %w", err)
+	}
+	binary := o.Binary
+	if binary == "" {
+		if binary, err = os.Executable(); err != nil {
+			return fmt.Errorf("pi install: find the hook-loop binary: %w", err)
+		}
+		if r, err := filepath.EvalSymlinks(binary); err == nil {
+			binary = r
+		}
+	}
+
+	// The loop file: --dsl in place, --profile written into the project, or the
+	// project's own hook-loop.json.
+	var loopPath string
+	var loopData []byte // non-nil when install writes the loop file
+	switch {
+	case o.DSL != "":
+		if loopPath, err = filepath.Abs(o.DSL); err != nil {
+			return err
+		}
+	case o.Profile != "":
+		loopPath = project.ConfigPath(projectDir)
+		if loopData, err = gallery.Get(o.Profile); err != nil {
+			return fmt.Errorf("pi install: --profile %s: %w", o.Profile, err)
+		}
+		if old, err := os.ReadFile(loopPath); err == nil && !bytes.Equal(old, loopData) {
+			return fmt.Errorf("pi install: %s already exists and differs from profile %s: keep it with --dsl %s, or move it away", loopPath, o.Profile, loopPath)
+		} else if err == nil {
+			loopData = nil
+		}
+	default:
+		loopPath = project.ConfigPath(projectDir)
+		if _, err := os.Stat(loopPath); errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("pi install: no loop file at %s: pass --dsl FILE or --profile NAME", loopPath)
+		}
+	}
+	var spec *loop.Spec
+	if loopData != nil {
+		spec, _, err = loop.Parse(loopPath, loopData)
+	} else {
+		spec, _, err = loop.Load(loopPath)
+	}
+	if err != nil {
+		return fmt.Errorf("pi install: the loop is not valid, nothing written: %w", err)
+	}
+	hooksConfig := o.HooksConfig
+	if hooksConfig != "" {
+		if hooksConfig, err = filepath.Abs(hooksConfig); err != nil {
+			return err
+		}
+	}
+
+	x := scaffold.PiExtension{Version: Version, HookLoop: binary, HooksConfig: hooksConfig}
+	if o.Scope == scaffold.PiScopeUser {
+		// One extension serves every project: each finds its own hook-loop.json
+		// upwards from pi's cwd, unless --dsl names one loop for all.
+		if o.DSL != "" {
+			x.Config = loopPath
+		}
+	} else {
+		x.Config = loopPath
+		x.EventLog = project.LogPath(projectDir)
+	}
+	plan, err := scaffold.PlanPiInstall(extPath, x, spec)
+	if err != nil {
+		return fmt.Errorf("pi install: %w", err)
+	}
+
+	write := o.Write
+	verb := "would write"
+	if write {
+		verb = "wrote"
+	}
+	if loopData != nil {
+		if write {
+			if err := os.WriteFile(loopPath, loopData, 0o644); err != nil {
+				return fmt.Errorf("pi install: write %s: %w", loopPath, err)
+			}
+		}
+		fmt.Fprintf(s.Out, "%s %s (loop %q from the gallery)\n", verb, loopPath, spec.Definition.ID)
+	}
+	if plan.Unchanged() {
+		fmt.Fprintf(s.Out, "unchanged %s (the hook-loop extension is already installed)\n", extPath)
+	} else {
+		if write {
+			if err := plan.Write(); err != nil {
+				return fmt.Errorf("pi install: %w", err)
+			}
+		}
+		state := "new file"
+		if plan.Old != nil {
+			state = "replaces an earlier hook-loop extension"
+		}
+		fmt.Fprintf(s.Out, "%s %s (%s)\n", verb, extPath, state)
+	}
+	fmt.Fprintf(s.Out, "hook command: %s pi-hook --event <event>", scaffold.ShellQuote(binary))
+	if x.Config != "" {
+		fmt.Fprintf(s.Out, " --config %s", scaffold.ShellQuote(x.Config))
+	}
+	if x.EventLog != "" {
+		fmt.Fprintf(s.Out, " --event-log %s", scaffold.ShellQuote(x.EventLog))
+	}
+	fmt.Fprintln(s.Out)
+	if o.Scope == scaffold.PiScopeUser {
+		fmt.Fprintln(s.Out, "note: pi loads extensions from ~/.pi/agent/extensions/ in every project, without asking; this one acts only where it finds a hook-loop.json (or the --dsl loop).")
+	} else {
+		fmt.Fprintf(s.Out, "note: pi loads project extensions without a trust prompt: %s runs with your permissions the next time pi starts in %s (and so would any file someone adds to .pi/extensions/).\n", extPath, projectDir)
+	}
+	if !write {
+		fmt.Fprintf(s.Out, "--- %s\n%s", extPath, plan.Content)
+		fmt.Fprintln(s.Out, "dry run: nothing written; re-run with --write")
+	}
+	return nil
+}
+
+func runPiUninstall(s *IOStreams, o piInstallOptions) error {
+	_, extPath, err := piTarget(o)
+	if err != nil {
+		return fmt.Errorf("pi uninstall: %w", err)
+	}
+	found, err := scaffold.RemovePiExtension(extPath, o.Write)
+	if err != nil {
+		return fmt.Errorf("pi uninstall: %w", err)
+	}
+	switch {
+	case !found:
+		fmt.Fprintf(s.Out, "nothing to remove: %s does not exist\n", extPath)
+	case !o.Write:
+		fmt.Fprintf(s.Out, "would remove %s\ndry run: nothing written; re-run with --write\n", extPath)
+	default:
+		fmt.Fprintf(s.Out, "removed %s\n", extPath)
+	}
+	return nil
+}

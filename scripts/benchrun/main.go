@@ -1,0 +1,402 @@
+// Command benchrun times the real hook-loop binary as a Codex hook, per event type
+// and event-log size, and prints a Markdown table of median and p95 wall time, CPU
+// time and peak memory. scripts/bench.sh builds the binary and runs this.
+//
+// Each cell gets its own copy of a generated log (several sessions interleaved,
+// the payload's session among them) whose index is built before timing, so every
+// timed run meets what a hook meets in a long-lived project: an index covering
+// the log, and only the events since the previous hook to replay.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hook-loop/hook-loop/internal/benchgen"
+	"github.com/tidwall/sjson"
+)
+
+type options struct {
+	bin      string
+	payloads string
+	config   string
+	work     string
+	sizes    []int
+	events   []string
+	runs     int
+	warmup   int
+	sessions int
+	jsonOut  string
+}
+
+// cell is one (event, size) measurement.
+type cell struct {
+	Event   string    `json:"event"`
+	Size    int       `json:"log_events"`
+	Wall    []float64 `json:"wall_ms"`
+	CPU     []float64 `json:"cpu_ms"`
+	RSS     []int64   `json:"max_rss_bytes"`
+	Stderr  []string  `json:"stderr,omitempty"`
+	Outputs []string  `json:"stdout_kinds,omitempty"`
+}
+
+func main() {
+	o, err := parseFlags(os.Args[1:])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchrun:", err)
+		os.Exit(2)
+	}
+	if err := run(o, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "benchrun:", err)
+		os.Exit(1)
+	}
+}
+
+func parseFlags(args []string) (options, error) {
+	var o options
+	var sizes, events string
+	fs := flag.NewFlagSet("benchrun", flag.ContinueOnError)
+	fs.StringVar(&o.bin, "bin", "", "hook-loop binary to time (required)")
+	fs.StringVar(&o.payloads, "payloads", "testdata/bench/codex", "directory of Codex payloads <Event>.json and rollout.jsonl")
+	fs.StringVar(&o.config, "config", "gallery/plan_execute.json", "loop DSL the hook runs")
+	fs.StringVar(&o.work, "work", "", "scratch directory (default: a new temporary one, removed afterwards)")
+	fs.StringVar(&sizes, "sizes", "0,10000,100000,1000000", "event-log sizes, comma-separated")
+	fs.StringVar(&events, "events", "SessionStart,UserPromptSubmit,PreToolUse,PostToolUse,Stop", "Codex events, comma-separated")
+	fs.IntVar(&o.runs, "runs", 50, "timed runs per cell")
+	fs.IntVar(&o.warmup, "warmup", 3, "untimed runs per cell first (page cache, index)")
+	fs.IntVar(&o.sessions, "sessions", 8, "sessions interleaved in each log")
+	fs.StringVar(&o.jsonOut, "json", "", "also write every sample to this JSON file")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if o.bin == "" {
+		return o, fmt.Errorf("-bin is required")
+	}
+	for _, s := range strings.Split(sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 0 {
+			return o, fmt.Errorf("-sizes: %q is not a count", s)
+		}
+		o.sizes = append(o.sizes, n)
+	}
+	for _, e := range strings.Split(events, ",") {
+		o.events = append(o.events, strings.TrimSpace(e))
+	}
+	if o.runs < 1 {
+		return o, fmt.Errorf("-runs must be at least 1")
+	}
+	return o, nil
+}
+
+func run(o options, stdout, stderr io.Writer) error {
+	bin, err := filepath.Abs(o.bin)
+	if err != nil {
+		return err
+	}
+	if o.work == "" {
+		dir, err := os.MkdirTemp("", "hook-loop-bench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		o.work = dir
+	}
+	project := filepath.Join(o.work, "project")
+	if err := os.MkdirAll(project, 0o755); err != nil {
+		return err
+	}
+	dsl, err := os.ReadFile(o.config)
+	if err != nil {
+		return err
+	}
+	config := filepath.Join(project, "hook-loop.json")
+	if err := os.WriteFile(config, dsl, 0o644); err != nil {
+		return err
+	}
+	rollout, err := writeRollout(o.payloads, o.work)
+	if err != nil {
+		return err
+	}
+	payloads := map[string][]byte{}
+	var focus string
+	for _, ev := range o.events {
+		p, sid, err := payload(o.payloads, ev, project, rollout)
+		if err != nil {
+			return err
+		}
+		payloads[ev] = p
+		if focus == "" {
+			focus = sid
+		}
+	}
+
+	var cells []*cell
+	for _, size := range o.sizes {
+		base := filepath.Join(o.work, fmt.Sprintf("base-%d.jsonl", size))
+		start := time.Now()
+		n, err := benchgen.Write(base, benchgen.Options{Events: size, Sessions: o.sessions, Focus: focus})
+		if err != nil {
+			return fmt.Errorf("generate %d events: %w", size, err)
+		}
+		fmt.Fprintf(stderr, "generated %d events (%.1f MiB, %d sessions) in %v\n", size, float64(n)/(1<<20), o.sessions, time.Since(start).Round(time.Millisecond))
+		for _, ev := range o.events {
+			logPath := filepath.Join(project, ".hook-loop", "events.jsonl")
+			if err := copyLog(base, logPath); err != nil {
+				return err
+			}
+			c := &cell{Event: ev, Size: size}
+			args := []string{"codex-hook", "--event", ev, "--config", config, "--event-log", logPath}
+			for i := 0; i < o.warmup+o.runs; i++ {
+				s, err := once(bin, args, project, payloads[ev])
+				if err != nil {
+					return fmt.Errorf("%s at %d events: %w", ev, size, err)
+				}
+				if i < o.warmup {
+					continue
+				}
+				c.Wall = append(c.Wall, s.wall)
+				c.CPU = append(c.CPU, s.cpu)
+				c.RSS = append(c.RSS, s.rss)
+				if s.stderr != "" && !slices.Contains(c.Stderr, s.stderr) {
+					c.Stderr = append(c.Stderr, s.stderr)
+				}
+				if !slices.Contains(c.Outputs, s.kind) {
+					c.Outputs = append(c.Outputs, s.kind)
+				}
+			}
+			fmt.Fprintf(stderr, "%-16s %8d events: median %.2f ms\n", ev, size, median(c.Wall))
+			cells = append(cells, c)
+		}
+		os.Remove(base)
+		os.Remove(base + ".idx")
+		os.Remove(base + ".lock")
+	}
+	if o.jsonOut != "" {
+		b, _ := json.MarshalIndent(cells, "", "  ")
+		if err := os.WriteFile(o.jsonOut, b, 0o644); err != nil {
+			return err
+		}
+	}
+	report(stdout, o, cells)
+	return nil
+}
+
+// writeRollout puts the recorded Codex rollout behind 1 MiB of earlier session
+// lines, so PostToolUse's exit-code lookup reads a full tail window as it would
+// in a long session.
+func writeRollout(dir, work string) (string, error) {
+	real, err := os.ReadFile(filepath.Join(dir, "rollout.jsonl"))
+	if err != nil {
+		return "", err
+	}
+	var b bytes.Buffer
+	filler := `{"timestamp":"2026-11-29T16:00:00.000Z","type":"event_msg","payload":{"type":"agent_message","message":"` + strings.Repeat("earlier work ", 20) + `"}}` + "\n"
+	for b.Len() < 1<<20 {
+		b.WriteString(filler)
+	}
+	b.Write(real)
+	path := filepath.Join(work, "rollout.jsonl")
+	return path, os.WriteFile(path, b.Bytes(), 0o644)
+}
+
+// payload reads the recorded payload of ev and points it at the bench project
+// and rollout; it returns the payload and its session id.
+func payload(dir, ev, project, rollout string) ([]byte, string, error) {
+	p, err := os.ReadFile(filepath.Join(dir, ev+".json"))
+	if err != nil {
+		return nil, "", err
+	}
+	var probe struct {
+		SessionID string `json:"session_id"`
+	}
+	if err := json.Unmarshal(p, &probe); err != nil {
+		return nil, "", fmt.Errorf("%s.json: %w", ev, err)
+	}
+	if p, err = sjson.SetBytes(p, "cwd", project); err != nil {
+		return nil, "", err
+	}
+	if p, err = sjson.SetBytes(p, "transcript_path", rollout); err != nil {
+		return nil, "", err
+	}
+	return p, probe.SessionID, nil
+}
+
+// copyLog copies a generated log into place and builds the copy's index (the
+// index names the file it describes, so a copied index would be rebuilt by the
+// first timed run instead).
+func copyLog(src, dst string) error {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	for _, p := range []string{dst, dst + ".idx", dst + ".lock"} {
+		os.Remove(p)
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	return benchgen.BuildIndex(dst)
+}
+
+type sample struct {
+	wall, cpu float64
+	rss       int64
+	stderr    string
+	kind      string
+}
+
+// once runs the hook one time. A non-zero exit is an error: every answer Codex
+// honours is an exit 0.
+func once(bin string, args []string, dir string, in []byte) (sample, error) {
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Stdin = bytes.NewReader(in)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	if err != nil {
+		return sample{}, fmt.Errorf("%v: %s", err, strings.TrimSpace(errOut.String()))
+	}
+	ps := cmd.ProcessState
+	s := sample{
+		wall:   float64(wall) / float64(time.Millisecond),
+		cpu:    float64(ps.UserTime()+ps.SystemTime()) / float64(time.Millisecond),
+		rss:    maxRSS(ps),
+		stderr: strings.TrimSpace(errOut.String()),
+		kind:   outputKind(out.Bytes()),
+	}
+	return s, nil
+}
+
+// outputKind names the answer, so the table shows which path each cell took.
+func outputKind(b []byte) string {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return "allow"
+	}
+	var v struct {
+		Decision string `json:"decision"`
+		HSO      *struct {
+			AdditionalContext string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}
+	if json.Unmarshal(b, &v) != nil {
+		return "invalid"
+	}
+	switch {
+	case v.Decision == "block":
+		return "block"
+	case v.HSO != nil && v.HSO.AdditionalContext != "":
+		return "steer"
+	}
+	return "other"
+}
+
+func median(xs []float64) float64 { return quantile(xs, 0.5) }
+
+// quantile is the nearest-rank quantile.
+func quantile(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	i := int(q*float64(len(s))+0.5) - 1
+	i = max(0, min(i, len(s)-1))
+	return s[i]
+}
+
+func report(w io.Writer, o options, cells []*cell) {
+	fmt.Fprintf(w, "hook-loop codex-hook, %d runs per cell after %d warm-up runs, logs of %d interleaved sessions; %s/%s, %d CPUs, %s.\n\n",
+		o.runs, o.warmup, o.sessions, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), time.Now().UTC().Format("2006-01-02"))
+	fmt.Fprintln(w, "| event | log events | answer | median wall (ms) | p95 wall (ms) | median CPU (ms) | peak RSS (MiB) |")
+	fmt.Fprintln(w, "| --- | ---: | --- | ---: | ---: | ---: | ---: |")
+	for _, c := range cells {
+		fmt.Fprintf(w, "| %s | %s | %s | %.2f | %.2f | %.2f | %s |\n", c.Event, thousands(c.Size), strings.Join(c.Outputs, ", "),
+			median(c.Wall), quantile(c.Wall, 0.95), median(c.CPU), rssMiB(c.RSS))
+	}
+	fmt.Fprintln(w)
+	// Budgets (DESIGN.md): median < 5 ms at 10k, 1M ≤ 1.3× that, peak < 20 MiB.
+	byKey := map[string]*cell{}
+	var peak int64
+	for _, c := range cells {
+		byKey[fmt.Sprintf("%s/%d", c.Event, c.Size)] = c
+		peak = max(peak, slices.Max(append([]int64{0}, c.RSS...)))
+	}
+	for _, ev := range o.events {
+		small, big := byKey[ev+"/10000"], byKey[ev+"/1000000"]
+		if small == nil {
+			continue
+		}
+		line := fmt.Sprintf("- %s: median %.2f ms at 10,000 events (budget < 5 ms: %s)", ev, median(small.Wall), verdict(median(small.Wall) < 5))
+		if big != nil {
+			r := median(big.Wall) / median(small.Wall)
+			line += fmt.Sprintf("; 1,000,000 events %.2f× that (budget ≤ 1.3×: %s)", r, verdict(r <= 1.3))
+		}
+		fmt.Fprintln(w, line)
+	}
+	if peak > 0 {
+		fmt.Fprintf(w, "- peak RSS over every run: %.1f MiB (budget < 20 MiB: %s)\n", float64(peak)/(1<<20), verdict(peak < 20<<20))
+	}
+	var notes []string
+	for _, c := range cells {
+		for _, s := range c.Stderr {
+			notes = append(notes, fmt.Sprintf("- %s at %s events wrote to stderr: `%s`", c.Event, thousands(c.Size), s))
+		}
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, strings.Join(notes, "\n"))
+	}
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "MISSED"
+}
+
+func rssMiB(xs []int64) string {
+	if len(xs) == 0 || slices.Max(xs) == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.1f", float64(slices.Max(xs))/(1<<20))
+}
+
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
