@@ -99,7 +99,9 @@ func (p *claudeProject) run(t *testing.T, script messages.Script, prompt string,
 	cmd.Env = append(mock.Env(p.home), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	t.Logf("START %s", time.Now().Format("15:04:05.000"))
 	err = cmd.Run()
+	t.Logf("END %s", time.Now().Format("15:04:05.000"))
 	r := &claudeRun{mock: mock, stdout: stdout.String(), stderr: stderr.String()}
 	if ee, ok := err.(*exec.ExitError); ok {
 		r.exit = ee.ExitCode()
@@ -113,6 +115,7 @@ func (p *claudeProject) run(t *testing.T, script messages.Script, prompt string,
 		t.Fatalf("claude -p output is not JSON: %v\nstdout: %s\nstderr: %s", err, r.stdout, r.stderr)
 	}
 	for _, req := range mock.Requests() {
+		t.Logf("REQ %d %s %s %s %+v", req.N, req.Time.Format("15:04:05.000"), req.Kind, req.Path, req.Step)
 		if req.Kind == "other" {
 			t.Errorf("claude sent an unexpected request to the mock: %s %s", req.Method, req.Path)
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -57,15 +58,18 @@ func newHooksCommand(s *IOStreams) *cli.Command {
 				Name:      "test",
 				Usage:     "send a sample context to one hook and print its answer and what it would change",
 				ArgsUsage: "NAME",
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "point", Usage: "the lifecycle `POINT` to send", Destination: &o.point},
-					configFlag(),
-				},
+				UsageText: "hook-loop hooks test NAME --point POINT [--hooks-config FILE]",
+				Description: "--point POINT        the lifecycle point to send (one of " + strings.Join(hooks.PointNames(), ", ") + ")\n" +
+					"--hooks-config FILE  the declaration (default: $HOOK_LOOP_CONFIG, else $XDG_CONFIG_HOME/hook-loop/config.json)",
+				// urfave/cli reorders arguments around flags in ways that lose
+				// --point's value; this command's three arguments are parsed here.
+				SkipFlagParsing: true,
 				Action: func(c *cli.Context) error {
-					// The flag package stops at the first argument, and the
-					// documented form puts NAME first: read flags after it here.
-					fmt.Fprintf(os.Stderr, "DEBUG %q %q %q\n", o.point, o.hooksConfig, c.Args().Slice())
-					name, err := o.testArgs(c.Args().Slice())
+					args := c.Args().Slice()
+					if slices.Contains(args, "-h") || slices.Contains(args, "--help") {
+						return cli.ShowSubcommandHelp(c)
+					}
+					name, err := o.testArgs(args)
 					if err != nil {
 						return err
 					}
@@ -153,7 +157,7 @@ func hooksPointsRun(o *hooksOptions) error {
 	return nil
 }
 
-// testArgs takes NAME and any --point / --hooks-config given after it.
+// testArgs takes NAME, --point and --hooks-config, in any order.
 func (o *hooksOptions) testArgs(args []string) (string, error) {
 	var names []string
 	for i := 0; i < len(args); i++ {

@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Step is one answer of the scripted model: a tool call when Tool is set, else
@@ -47,7 +48,8 @@ type Script struct {
 
 // Request is one HTTP request the mock received.
 type Request struct {
-	N      int // 1-based arrival order
+	N      int       // 1-based arrival order
+	Time   time.Time // arrival
 	Method string
 	Path   string
 	Header http.Header
@@ -127,7 +129,7 @@ func (s *Server) Env(home string) []string {
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	req := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Kind: "other"}
+	req := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Kind: "other", Time: time.Now()}
 	req.Header.Del("X-Api-Key")
 	req.Header.Del("Authorization")
 	if json.Valid(body) {

@@ -79,7 +79,7 @@ check("tool_call: a block answer refuses the tool with the reason", async () => 
 	const out = await fire(ext, "tool_call", { type: "tool_call", toolName: "bash", toolCallId: "c1", input: { command: "rm -rf /" } }, ctx(false));
 	assert.deepEqual(out, { block: true, reason: "no rm -rf here" });
 	const [c] = calls();
-	assert.equal(c.argv, `pi-hook --event tool_call --config ${CONFIG} --event-log ${EVENT_LOG}`);
+	assert.equal(c.argv, `pi-hook --event=tool_call --config=${CONFIG} --event-log=${EVENT_LOG}`);
 	assert.equal(c.cwd, process.cwd(), "hook-loop runs in pi's cwd");
 	assert.equal(c.stdin.session_id, "sess-1");
 	assert.equal(c.stdin.cwd, process.cwd());

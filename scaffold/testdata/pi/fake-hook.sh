@@ -6,6 +6,7 @@ event=unknown
 prev=
 for a in "$@"; do
   [ "$prev" = "--event" ] && event=$a
+  case $a in --event=*) event=${a#--event=} ;; esac
   prev=$a
 done
 n=$(ls "$FAKE_DIR" | wc -l)
