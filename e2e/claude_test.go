@@ -56,7 +56,7 @@ func newClaudeProject(t *testing.T, edit func(loop []byte) []byte) *claudeProjec
 	writeFile(t, filepath.Join(p.dir, "hook-loop.json"), data)
 	writeFile(t, filepath.Join(p.dir, "Makefile"), []byte("test:\n\t@test -z \"$(FAIL)\" || { echo 'FAIL: 1 test failed'; exit 1; }\n\t@echo 'ok: all tests passed'\n"))
 
-	cmd := exec.Command(hookLoopBinary(t), "claude", "install", "--write")
+	cmd := exec.Command(claudeHookLoopBin(t), "claude", "install", "--write")
 	cmd.Dir = p.dir
 	cmd.Env = append(os.Environ(), "HOME="+p.home)
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -84,7 +84,7 @@ type claudeRun struct {
 // run starts the mock with script and runs claude -p prompt in the project.
 func (p *claudeProject) run(t *testing.T, script messages.Script, prompt string, env ...string) *claudeRun {
 	t.Helper()
-	bin := harnessBin(t, "claude")
+	bin := claudeBin(t)
 	mock, err := messages.Start(script)
 	if err != nil {
 		t.Fatal(err)
@@ -177,7 +177,7 @@ func outcomes(evs []eventlog.Event) []map[string]any {
 // status runs `hook-loop status` in the project.
 func (p *claudeProject) status(t *testing.T) string {
 	t.Helper()
-	cmd := exec.Command(hookLoopBinary(t), "status")
+	cmd := exec.Command(claudeHookLoopBin(t), "status")
 	cmd.Dir = p.dir
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -218,6 +218,7 @@ var writePlan = messages.Step{Tool: "Write", Input: map[string]any{
 // Scenario 1: an early stop is refused with the reason built from the DSL, the
 // run continues, and the stop in the terminal state is allowed.
 func TestClaudeEarlyStopRefusedThenDone(t *testing.T) {
+	t.Parallel()
 	p := newClaudeProject(t, nil)
 	r := p.run(t, messages.Script{Steps: []messages.Step{
 		messages.Text("I am done."),
@@ -233,6 +234,12 @@ func TestClaudeEarlyStopRefusedThenDone(t *testing.T) {
 	if len(main) != 4 {
 		t.Fatalf("model got %d main requests, want 4 (early stop, plan, test, final)", len(main))
 	}
+	// The loop's contract reached the model with the first request, as the
+	// SessionStart hook's additional context.
+	if first := strings.Join(messages.Texts(main[0].Messages()), "\n"); !strings.Contains(first, "SessionStart hook additional context: hook-loop is gating this session with the loop \"plan_execute\"") {
+		t.Errorf("the first request lacks the SessionStart contract:\n%s", first)
+	}
+	t.Logf("after the early stop, the model received:\n  %s", strings.Join(messages.Texts(main[1].AfterLastAssistant()), "\n  "))
 	fb := feedback(main[1])
 	if len(fb) != 1 {
 		t.Fatalf("request 2 carries %d Stop-hook feedback messages, want 1: %q", len(fb), messages.Texts(main[1].AfterLastAssistant()))
@@ -265,6 +272,7 @@ func TestClaudeEarlyStopRefusedThenDone(t *testing.T) {
 // Scenario 2: a failing verification (PostToolUseFailure, exit code 2 from make)
 // does not advance the exit_code: 0 rule; the passing one does.
 func TestClaudeFailingCommandDoesNotAdvance(t *testing.T) {
+	t.Parallel()
 	p := newClaudeProject(t, nil)
 	r := p.run(t, messages.Script{Steps: []messages.Step{
 		writePlan,
@@ -285,7 +293,10 @@ func TestClaudeFailingCommandDoesNotAdvance(t *testing.T) {
 		t.Fatalf("the failing command's result = %+v, want an error starting with Exit code 2", tr)
 	}
 	evs := p.events(t)
+	// Claude fires PostToolUseFailure for the failing call and PostToolUse only
+	// for the passing one: that is what makes the exit code of a PostToolUse 0.
 	var failState, passState string
+	var fails, passes int
 	for _, e := range evs {
 		if e.EventType != eventlog.TypeHookFired {
 			continue
@@ -293,11 +304,16 @@ func TestClaudeFailingCommandDoesNotAdvance(t *testing.T) {
 		switch e.Payload["native_event"] {
 		case "PostToolUseFailure":
 			failState = e.State
+			fails++
 		case "PostToolUse":
 			if e.Payload["tool_name"] == "Bash" {
 				passState = e.State
+				passes++
 			}
 		}
+	}
+	if fails != 1 || passes != 1 {
+		t.Errorf("Bash hooks: %d PostToolUseFailure and %d PostToolUse, want 1 and 1", fails, passes)
 	}
 	if failState != "executing" {
 		t.Errorf("after the failing make test the loop is in %q, want executing", failState)
@@ -326,6 +342,7 @@ func TestClaudeFailingCommandDoesNotAdvance(t *testing.T) {
 
 // Scenario 3: a risky command is denied before it runs and the model reads why.
 func TestClaudeRiskyCommandDenied(t *testing.T) {
+	t.Parallel()
 	p := newClaudeProject(t, nil)
 	victim := filepath.Join(p.dir, "build")
 	if err := os.MkdirAll(victim, 0o755); err != nil {
@@ -349,6 +366,7 @@ func TestClaudeRiskyCommandDenied(t *testing.T) {
 	if len(main) != 4 {
 		t.Fatalf("model got %d main requests, want 4", len(main))
 	}
+	t.Logf("after the risky command, the model received:\n  %s", strings.Join(messages.Texts(main[2].AfterLastAssistant()), "\n  "))
 	tr := toolResults(main[2])
 	if len(tr) != 1 || !tr[0].IsError || !strings.HasPrefix(tr[0].Text, "PreToolUse:Bash hook error: ") {
 		t.Fatalf("the model got %+v for the risky command, want the hook's denial", tr)
@@ -374,6 +392,7 @@ func TestClaudeRiskyCommandDenied(t *testing.T) {
 // own cap never ends the loop; hook-loop's max_stop_blocks does, and records
 // the outcome capped (not completed, not forced).
 func TestClaudeCapHoldsWithToolsBetweenStops(t *testing.T) {
+	t.Parallel()
 	const maxBlocks = 3
 	p := newClaudeProject(t, func(b []byte) []byte {
 		out, err := sjson.SetBytes(b, "loop.max_stop_blocks", maxBlocks)
@@ -420,6 +439,7 @@ func TestClaudeCapHoldsWithToolsBetweenStops(t *testing.T) {
 // itself (here after 2 refusals). hook-loop must record that the harness forced
 // the stop, and status must say so.
 func TestClaudeHarnessForcedStop(t *testing.T) {
+	t.Parallel()
 	p := newClaudeProject(t, func(b []byte) []byte {
 		out, err := sjson.SetBytes(b, "loop.max_stop_blocks", 20)
 		if err != nil {
@@ -427,7 +447,10 @@ func TestClaudeHarnessForcedStop(t *testing.T) {
 		}
 		return out
 	})
-	r := p.run(t, messages.Script{}, "Add a greeting feature", "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=2")
+	r := p.run(t, messages.Script{}, "Add a greeting feature", "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=2",
+		// SessionEnd hooks get 1.5 s by default; on a loaded CI machine a cold
+		// process start can come close, and this test is about what SessionEnd records.
+		"CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS=15000")
 	if r.exit != 0 {
 		t.Fatalf("claude exit %d", r.exit)
 	}

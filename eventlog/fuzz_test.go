@@ -21,7 +21,7 @@ func FuzzScanLine(f *testing.F) {
 		`{"schema_version":1,"session_id":"s","event_type":"loop_outcome","state":"done","payload":{"outcome":"capped","forced_by_harness":true}}`,
 		`{"schema_version":1,"session_id":"s","event_type":"stop_contract_failed","state":"building","payload":{"reason":"not yet"}}`,
 		`{"session_id":"s","event_type":"x","payload":null}`,
-		`{"session_id":"s","event_type":"x","payload":{"to":1e400}}`,
+		`{"session_id":"s","event_type":"x","payload":{"to":1e400,"reason":{"a":[1,2.5e-3]},"outcome":"\u00e9\ud800x","initial_state":-0}}`,
 		`{"session_id":"s\u00e9\ud800","event_type":"x","state":"\xff"}`,
 		`{"session_id":"s","event_type":"x","event_type":"y"}`,
 		`{"schema_version":"1","session_id":"s","event_type":"x"}`,
@@ -45,6 +45,13 @@ func FuzzScanLine(f *testing.F) {
 				t.Fatalf("multi-line error %q", ferr)
 			}
 			return
+		}
+		for _, k := range summaryPayloadKeys {
+			fv, fok := full.Payload[k]
+			lv, lok := light.Payload[k]
+			if fok != lok || !reflect.DeepEqual(fv, lv) {
+				t.Fatalf("payload.%s: full %#v, light %#v", k, fv, lv)
+			}
 		}
 		h := LineHash(line)
 		var sf, sl Summary

@@ -8,6 +8,8 @@ import (
 	"hash/crc32"
 	"io/fs"
 	"os"
+
+	"github.com/tidwall/gjson"
 )
 
 // The index is JSON lines: a stamp (format, version and a CRC-32C of the rest),
@@ -52,11 +54,20 @@ type indexSession struct {
 
 // state is the fold of the log's first Offset bytes.
 type state struct {
-	hdr     indexHeader
-	order   []string
-	sess    map[string]*Summary
+	hdr   indexHeader
+	order []string
+	// sess holds the summaries decoded so far. A session read from the index is
+	// decoded only when asked for: a hook touches one session, and a project log
+	// may hold thousands. Sessions never decoded are written back as they were.
+	sess map[string]*Summary
+	raw  []byte          // the index's session lines
+	span map[string]span // where each indexed session's line is in raw
+	// corrupt is set when an indexed line does not decode despite its checksum.
+	corrupt error
 	changed bool // differs from the index file
 }
+
+type span struct{ start, end int } // end excludes the newline
 
 func newState() *state {
 	return &state{sess: map[string]*Summary{}}
@@ -65,6 +76,17 @@ func newState() *state {
 // session returns the summary of id, creating it (in first-seen order) when create.
 func (st *state) session(id string, create bool) *Summary {
 	if s, ok := st.sess[id]; ok {
+		return s
+	}
+	if sp, ok := st.span[id]; ok {
+		var is indexSession
+		if err := json.Unmarshal(st.raw[sp.start:sp.end], &is); err != nil || is.ID != id {
+			if st.corrupt == nil {
+				st.corrupt = fmt.Errorf("index entry of session %q does not decode: %v", id, err)
+			}
+		}
+		s := &is.Summary
+		st.sess[id] = s
 		return s
 	}
 	if !create {
@@ -120,7 +142,7 @@ func readIndex(path string) (*state, string, error) {
 		return nil, fmt.Sprintf("index format %q version %d is not %q version %d", stamp.Format, stamp.Version, indexFormat, indexVersion), nil
 	}
 	rest := data[nl+1:]
-	if crc32.Checksum(rest, castagnoli) != stamp.CRC {
+	if crc32Checksum(rest) != stamp.CRC {
 		return nil, "index checksum mismatch", nil
 	}
 	nl = bytes.IndexByte(rest, '\n')
@@ -136,22 +158,24 @@ func readIndex(path string) (*state, string, error) {
 		return nil, "index header is inconsistent", nil
 	}
 	st.order = make([]string, 0, st.hdr.Sessions)
-	for len(rest) > 0 {
-		nl := bytes.IndexByte(rest, '\n')
+	st.raw = rest
+	st.span = make(map[string]span, st.hdr.Sessions)
+	for pos := 0; pos < len(rest); {
+		nl := bytes.IndexByte(rest[pos:], '\n')
 		if nl < 0 {
 			return nil, "index session line without newline", nil
 		}
-		var is indexSession
-		if err := json.Unmarshal(rest[:nl], &is); err != nil {
-			return nil, fmt.Sprintf("index session line: %v", err), nil
+		line := rest[pos : pos+nl]
+		id := gjson.GetBytes(line, "id")
+		if id.Type != gjson.String {
+			return nil, "index session line without an id", nil
 		}
-		if _, dup := st.sess[is.ID]; dup {
-			return nil, fmt.Sprintf("index lists session %q twice", is.ID), nil
+		if _, dup := st.span[id.Str]; dup {
+			return nil, fmt.Sprintf("index lists session %q twice", id.Str), nil
 		}
-		s := is.Summary
-		st.sess[is.ID] = &s
-		st.order = append(st.order, is.ID)
-		rest = rest[nl+1:]
+		st.span[id.Str] = span{pos, pos + nl}
+		st.order = append(st.order, id.Str)
+		pos += nl + 1
 	}
 	if len(st.order) != st.hdr.Sessions {
 		return nil, fmt.Sprintf("index lists %d sessions, header says %d", len(st.order), st.hdr.Sessions), nil
@@ -170,11 +194,16 @@ func (st *state) encodeIndex() ([]byte, error) {
 		return nil, err
 	}
 	for _, id := range st.order {
-		if err := enc.Encode(indexSession{ID: id, Summary: *st.sess[id]}); err != nil {
-			return nil, err
+		if s, ok := st.sess[id]; ok {
+			if err := enc.Encode(indexSession{ID: id, Summary: *s}); err != nil {
+				return nil, err
+			}
+			continue
 		}
+		sp := st.span[id]
+		body.Write(st.raw[sp.start : sp.end+1])
 	}
-	out, err := json.Marshal(indexStamp{Format: indexFormat, Version: indexVersion, CRC: crc32.Checksum(body.Bytes(), castagnoli)})
+	out, err := json.Marshal(indexStamp{Format: indexFormat, Version: indexVersion, CRC: crc32Checksum(body.Bytes())})
 	if err != nil {
 		return nil, err
 	}
@@ -201,3 +230,5 @@ func writeIndex(path string, st *state) error {
 	}
 	return nil
 }
+
+func crc32Checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -123,7 +124,7 @@ func parseLine(line []byte, full bool) (Event, error) {
 						if e.Payload == nil {
 							e.Payload = make(map[string]any, 2)
 						}
-						e.Payload[want] = decodeValue(v.Raw)
+						e.Payload[want] = decodeScalar(v)
 					}
 				}
 				return true
@@ -157,6 +158,26 @@ func decodeValue(raw string) any {
 		return nil
 	}
 	return floatNumbers(v)
+}
+
+// decodeScalar is decodeValue with a fast path for the scalar values the fold reads.
+func decodeScalar(v gjson.Result) any {
+	switch v.Type {
+	case gjson.Null:
+		return nil
+	case gjson.True:
+		return true
+	case gjson.False:
+		return false
+	case gjson.String:
+		return decodeString(v)
+	case gjson.Number:
+		if f, err := strconv.ParseFloat(v.Raw, 64); err == nil {
+			return f
+		}
+		return json.Number(v.Raw)
+	}
+	return decodeValue(v.Raw)
 }
 
 func floatNumbers(v any) any {

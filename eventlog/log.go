@@ -136,7 +136,8 @@ func (tx *Tx) Append(e Event) (Event, error) {
 
 // Update runs fn under the log's exclusive lock with summaries brought up to date,
 // then writes the events fn appended in one write and updates the index. If fn
-// returns an error nothing is written and the error is returned.
+// returns an error nothing is written and the error is returned. fn must not call
+// Update or View of a Log on the same file: the lock is not reentrant.
 func (l *Log) Update(fn func(tx *Tx) error) error { return l.run(false, fn) }
 
 // View runs fn under the lock with up-to-date summaries; Append fails. A missing
@@ -162,6 +163,7 @@ func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
 	}
 
 	lock := flock.New(l.LockPath())
+	locked := false
 	if err := lockRetry(lock); err != nil {
 		if !readOnly {
 			return fmt.Errorf("lock %s: %w", l.LockPath(), err)
@@ -169,6 +171,7 @@ func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
 		// A read-only checkout can still be looked at; say that it was unlocked.
 		l.warn("%s: reading without the lock: %v", l.path, err)
 	} else {
+		locked = true
 		defer lock.Unlock()
 	}
 
@@ -218,6 +221,12 @@ func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
 	if err := fn(tx); err != nil {
 		return err
 	}
+	if st.corrupt != nil {
+		// fn saw a wrong summary: write nothing, drop the index so the next run
+		// rebuilds it from the log.
+		_ = os.Remove(l.IndexPath())
+		return fmt.Errorf("%s: %w; removed it, run again", l.IndexPath(), st.corrupt)
+	}
 
 	if tx.staged > 0 || repair {
 		var buf []byte
@@ -237,10 +246,11 @@ func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
 			return fmt.Errorf("append %d events to %s: %w", tx.staged, l.path, err)
 		}
 	}
-	if st.changed {
-		if err := writeIndex(l.IndexPath(), st); err != nil {
-			// The log is the truth and is written; the next run replays what the
-			// index missed.
+	if st.changed && locked {
+		// The log is the truth and is written; if the index cannot be, the next run
+		// replays what it missed. A View only offers its work to the next run: a
+		// read-only checkout must not make every look at it noisy.
+		if err := writeIndex(l.IndexPath(), st); err != nil && !readOnly {
 			l.warn("%v", err)
 		}
 	}

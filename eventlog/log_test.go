@@ -48,9 +48,9 @@ func ev(session, typ, state string, payload map[string]any) Event {
 func fullFold(t testing.TB, l *Log) (map[string]Summary, Summary, []string) {
 	t.Helper()
 	st := newState()
-	err := l.scanLines(nil, func(_ int, raw []byte, hash string, e *Event) error {
-		if e != nil {
-			st.apply(e, hash)
+	err := l.scanLines(nil, func(sl *scannedLine) error {
+		if sl.e != nil {
+			st.apply(sl.e, sl.hash)
 		}
 		return nil
 	})
@@ -58,8 +58,8 @@ func fullFold(t testing.TB, l *Log) (map[string]Summary, Summary, []string) {
 		t.Fatalf("scan: %v", err)
 	}
 	m := map[string]Summary{}
-	for id, s := range st.sess {
-		m[id] = *s
+	for _, id := range st.order {
+		m[id] = *st.session(id, false)
 	}
 	return m, st.hdr.Project, st.order
 }
@@ -595,4 +595,152 @@ func TestLongLineSkipped(t *testing.T) {
 	if m["s"].Events != 2 {
 		t.Fatalf("%+v", m["s"])
 	}
+}
+
+// Sessions a run does not touch are neither decoded nor re-encoded: their index
+// lines are copied as they were.
+func TestIndexUntouchedSessionsCopied(t *testing.T) {
+	l := newLog(t)
+	var evs []Event
+	for i := range 40 {
+		evs = append(evs, ev(fmt.Sprintf("s%02d", i), TypeSessionInitialized, "a", map[string]any{"initial_state": "a"}))
+	}
+	appendAll(t, l, evs...)
+	before := readLines(t, l.IndexPath())
+	err := l.Update(func(tx *Tx) error {
+		if got := len(tx.SessionIDs()); got != 40 {
+			t.Errorf("%d sessions", got)
+		}
+		if len(tx.st.sess) != 0 {
+			t.Errorf("%d sessions decoded before any was asked for", len(tx.st.sess))
+		}
+		_, err := tx.Append(ev("s07", TypeEvidenceRegistered, "a", nil))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := readLines(t, l.IndexPath())
+	if len(after) != len(before) {
+		t.Fatalf("index has %d lines, had %d", len(after), len(before))
+	}
+	for i := 2; i < len(after); i++ {
+		changed := after[i] != before[i]
+		if want := strings.Contains(after[i], `"id":"s07"`); changed != want {
+			t.Errorf("index line %d changed=%v: %s", i+1, changed, after[i])
+		}
+	}
+	assertConsistent(t, l)
+}
+
+// An index entry that passes the checksum but does not decode (forged, or a bug)
+// fails the run that needs it, before anything is written, and drops the index.
+func TestIndexEntryThatDoesNotDecode(t *testing.T) {
+	l := newLog(t)
+	appendAll(t, l, ev("a", TypeHookFired, "x", nil), ev("b", TypeHookFired, "y", nil))
+	lines := readLines(t, l.IndexPath())
+	for i := 2; i < len(lines); i++ {
+		if strings.Contains(lines[i], `"id":"b"`) {
+			lines[i] = strings.Replace(lines[i], `"events":1`, `"events":"1"`, 1)
+		}
+	}
+	rest := strings.Join(lines[1:], "\n") + "\n"
+	stamp, _ := json.Marshal(indexStamp{Format: indexFormat, Version: indexVersion, CRC: crc32Checksum([]byte(rest))})
+	os.WriteFile(l.IndexPath(), []byte(string(stamp)+"\n"+rest), 0o644)
+	logBefore, _ := os.ReadFile(l.Path())
+
+	// A run that needs only a is not bothered.
+	if err := l.View(func(tx *Tx) error {
+		if s := tx.Session("a"); s.State != "x" {
+			t.Errorf("a: %+v", s)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	err := l.Update(func(tx *Tx) error {
+		_, err := tx.Append(ev("b", TypeHookFired, "z", nil))
+		return err
+	})
+	if err == nil || !strings.Contains(err.Error(), `index entry of session "b" does not decode`) {
+		t.Fatalf("Update: %v", err)
+	}
+	if logAfter, _ := os.ReadFile(l.Path()); !bytes.Equal(logBefore, logAfter) {
+		t.Fatal("the log was written from a bad summary")
+	}
+	appendAll(t, l, ev("b", TypeHookFired, "z", nil))
+	if w := strings.Join(l.Warnings(), "\n"); !strings.Contains(w, "index rebuilt") {
+		t.Fatalf("warnings %q", w)
+	}
+	assertConsistent(t, l)
+}
+
+// The last events of a session have no successor in the chain; the index vouches
+// for them.
+func TestVerifyAgainstIndex(t *testing.T) {
+	build := func(t *testing.T) (*Log, []string) {
+		l := newLog(t)
+		for i := range 6 {
+			appendAll(t, l, ev(fmt.Sprint("s", i%2), TypeHookFired, fmt.Sprint("st", i), nil))
+		}
+		return l, readLines(t, l.Path())
+	}
+	write := func(l *Log, lines []string) {
+		// In place, as an editor that keeps the file would.
+		os.WriteFile(l.Path(), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	}
+	t.Run("last event edited", func(t *testing.T) {
+		l, lines := build(t)
+		lines[5] = strings.Replace(lines[5], `"st5"`, `"st9"`, 1)
+		write(l, lines)
+		r, _ := l.Verify()
+		if r.BrokenLine != 6 || r.BrokenSession != "s1" || !strings.Contains(r.Reason, "last events were edited or deleted") {
+			t.Fatalf("%+v", r)
+		}
+	})
+	t.Run("last events deleted", func(t *testing.T) {
+		l, lines := build(t)
+		write(l, lines[:4])
+		r, _ := l.Verify()
+		if r.BrokenLine != 5 || !strings.Contains(r.Reason, "ends before") {
+			t.Fatalf("%+v", r)
+		}
+	})
+	t.Run("appended after the index", func(t *testing.T) {
+		l, lines := build(t)
+		f, _ := os.OpenFile(l.Path(), os.O_APPEND|os.O_WRONLY, 0)
+		f.WriteString(`{"session_id":"s9","event_type":"x"}` + "\n")
+		f.Close()
+		if r, _ := l.Verify(); !r.OK() || r.Events != len(lines)+1 {
+			t.Fatalf("%+v", r)
+		}
+	})
+	t.Run("index of another file", func(t *testing.T) {
+		if fileID(mustStat(t, os.Args[0])) == "" {
+			t.Skip("no file identity on this platform")
+		}
+		l, lines := build(t)
+		tmp := l.Path() + ".new"
+		os.WriteFile(tmp, []byte(strings.Join(lines[:4], "\n")+"\n"), 0o644)
+		os.Rename(tmp, l.Path())
+		if r, _ := l.Verify(); !r.OK() || r.Events != 4 {
+			t.Fatalf("%+v", r)
+		}
+	})
+	t.Run("no index", func(t *testing.T) {
+		l, lines := build(t)
+		os.Remove(l.IndexPath())
+		write(l, lines[:4])
+		if r, _ := l.Verify(); !r.OK() {
+			t.Fatalf("%+v", r)
+		}
+	})
+}
+
+func mustStat(t *testing.T, path string) os.FileInfo {
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+
+	"github.com/gofrs/flock"
 )
 
 // Scan streams every event of the log in file order with its 1-based line number.
@@ -16,28 +18,37 @@ import (
 // be nil. A missing log has no events. An error from fn stops the scan and is
 // returned.
 func (l *Log) Scan(warn func(string), fn func(line int, e Event) error) error {
-	return l.scanLines(warn, func(line int, raw []byte, hash string, e *Event) error {
-		if e == nil {
+	return l.scanLines(warn, func(sl *scannedLine) error {
+		if sl.e == nil {
 			return nil
 		}
-		return fn(line, *e)
+		return fn(sl.n, *sl.e)
 	})
 }
 
 // ScanRaw is Scan that also hands fn each event's line bytes (valid only during
 // the call), for printing the log as it is.
 func (l *Log) ScanRaw(warn func(string), fn func(line int, raw []byte, e Event) error) error {
-	return l.scanLines(warn, func(line int, raw []byte, hash string, e *Event) error {
-		if e == nil {
+	return l.scanLines(warn, func(sl *scannedLine) error {
+		if sl.e == nil {
 			return nil
 		}
-		return fn(line, raw, *e)
+		return fn(sl.n, sl.raw, *sl.e)
 	})
 }
 
-// scanLines calls fn for every complete line; e is nil for a line that is not an
-// event (already reported through warn). hash is the line's chain hash.
-func (l *Log) scanLines(warn func(string), fn func(line int, raw []byte, hash string, e *Event) error) error {
+// scannedLine is one complete line of the log.
+type scannedLine struct {
+	n     int    // 1-based line number
+	raw   []byte // without the newline; nil when over MaxLineBytes
+	hash  string // chain hash ("" when raw is nil)
+	end   int64  // byte offset just after the newline
+	e     *Event // nil when the line is not an event (reported through warn)
+	blank bool   // an empty or all-space line: not an event, not reported
+}
+
+// scanLines calls fn for every complete line.
+func (l *Log) scanLines(warn func(string), fn func(sl *scannedLine) error) error {
 	if warn == nil {
 		warn = func(string) {}
 	}
@@ -62,25 +73,22 @@ func (l *Log) scanLines(warn func(string), fn func(line int, raw []byte, hash st
 			warn(fmt.Sprintf("%s:%d: skipped: torn last line (%d bytes, no newline: a write was interrupted or is in progress)", l.path, n, size))
 			return nil
 		}
-		if tooLong {
+		sl := scannedLine{n: n, end: lr.read}
+		switch {
+		case tooLong:
 			warn(fmt.Sprintf("%s:%d: skipped: line longer than %d bytes", l.path, n, MaxLineBytes))
-			if err := fn(n, nil, "", nil); err != nil {
-				return err
+		case len(bytes.TrimSpace(line)) == 0:
+			sl.raw, sl.hash, sl.blank = line, LineHash(line), true
+		default:
+			sl.raw, sl.hash = line, LineHash(line)
+			e, perr := ParseLine(line)
+			if perr != nil {
+				warn(fmt.Sprintf("%s:%d: skipped: %v", l.path, n, perr))
+			} else {
+				sl.e = &e
 			}
-			continue
 		}
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		e, perr := ParseLine(line)
-		if perr != nil {
-			warn(fmt.Sprintf("%s:%d: skipped: %v", l.path, n, perr))
-			if err := fn(n, line, LineHash(line), nil); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := fn(n, line, LineHash(line), &e); err != nil {
+		if err := fn(&sl); err != nil {
 			return err
 		}
 	}
@@ -111,50 +119,121 @@ func (r VerifyReport) OK() bool { return r.BrokenLine == 0 }
 // prev_hash must be the hash of the previous event line of its session ("" for
 // the first). An edited event breaks the chain at the session's next event, a
 // deleted one at the event after the gap, an inserted or copied one at itself or
-// at the event that no longer follows its predecessor. Verify reports the first
-// break and counts on to the end; the last event of a session has no successor to vouch for it.
+// at the event that no longer follows its predecessor. The last events of a
+// session have no successor to vouch for them, so Verify also holds the log
+// against the index, when there is one for this file: each session must still
+// have the events, ending in the line, that the index recorded. Verify reports
+// the first break and counts on to the end.
 func (l *Log) Verify() (VerifyReport, error) {
 	var r VerifyReport
 	type head struct {
-		hash string
-		line int
-		seen map[string]int // earlier hashes of the session → line
+		hash   string
+		line   int
+		events int
+		seen   map[string]int // earlier hashes of the session → line
 	}
 	heads := map[string]*head{}
-	err := l.scanLines(func(w string) { r.Warnings = append(r.Warnings, w) }, func(n int, raw []byte, hash string, e *Event) error {
-		r.Lines = n
-		if e == nil {
-			r.Skipped++
-			return nil
+	brk := func(line int, session string, prev int, format string, args ...any) {
+		if r.BrokenLine == 0 {
+			r.BrokenLine, r.BrokenSession, r.PrevLine, r.Reason = line, session, prev, fmt.Sprintf(format, args...)
 		}
-		r.Events++
-		h := heads[e.SessionID]
-		if h == nil {
-			h = &head{seen: map[string]int{}}
-			heads[e.SessionID] = h
-		}
-		if e.PrevHash != h.hash && r.BrokenLine == 0 {
-			r.BrokenLine, r.BrokenSession, r.PrevLine = n, e.SessionID, h.line
-			switch {
-			case h.line == 0:
-				r.Reason = fmt.Sprintf("first event of session %q has prev_hash %.12s…, but no earlier event of the session has that hash: events before it were deleted", e.SessionID, e.PrevHash)
-			case e.PrevHash == "":
-				r.Reason = fmt.Sprintf("event has no prev_hash, but session %q has an earlier event at line %d: the line was written without a chain or edited", e.SessionID, h.line)
-			case h.seen[e.PrevHash] > 0:
-				r.Reason = fmt.Sprintf("prev_hash points to line %d, not to the session's previous event at line %d: events were inserted, or this line was copied", h.seen[e.PrevHash], h.line)
-			default:
-				r.Reason = fmt.Sprintf("prev_hash is not the hash of line %d, the session's previous event: line %d was edited, or an event between lines %d and %d was deleted", h.line, h.line, h.line, n)
+	}
+
+	// The index is read before the log: the log only grows, so whatever the index
+	// covers is in what the scan reads.
+	idx := l.indexFor()
+	checked := idx == nil
+	checkIndex := func(lines int) {
+		checked = true
+		for _, id := range idx.order {
+			want := idx.session(id, false)
+			if idx.corrupt != nil {
+				return
+			}
+			h := heads[id]
+			if h == nil {
+				brk(max(lines, 1), id, 0, "the index recorded %d events of session %q in the first %d bytes, the log has none: they were deleted", want.Events, id, idx.hdr.Offset)
+				return
+			}
+			if h.events != want.Events || h.hash != want.LastHash {
+				brk(h.line, id, 0, "the index recorded %d events of session %q in the first %d bytes, ending in a line with hash %.12s…; the log has %d ending at line %d (hash %.12s…): the session's last events were edited or deleted",
+					want.Events, id, idx.hdr.Offset, want.LastHash, h.events, h.line, h.hash)
+				return
 			}
 		}
-		if h.line > 0 {
-			h.seen[h.hash] = h.line
+	}
+
+	err := l.scanLines(func(w string) { r.Warnings = append(r.Warnings, w) }, func(sl *scannedLine) error {
+		r.Lines = sl.n
+		if !checked && sl.end > idx.hdr.Offset {
+			checked = true
+			brk(sl.n, "", 0, "the index covers the first %d bytes, but no line ends there: the log was rewritten", idx.hdr.Offset)
 		}
-		h.hash, h.line = hash, n
+		if sl.blank {
+			return nil
+		}
+		if sl.e == nil {
+			r.Skipped++
+		} else {
+			e := sl.e
+			r.Events++
+			h := heads[e.SessionID]
+			if h == nil {
+				h = &head{seen: map[string]int{}}
+				heads[e.SessionID] = h
+			}
+			if e.PrevHash != h.hash {
+				switch {
+				case h.line == 0:
+					brk(sl.n, e.SessionID, 0, "first event of session %q has prev_hash %.12s…, but no earlier event of the session has that hash: events before it were deleted", e.SessionID, e.PrevHash)
+				case e.PrevHash == "":
+					brk(sl.n, e.SessionID, h.line, "event has no prev_hash, but session %q has an earlier event at line %d: the line was written without a chain or edited", e.SessionID, h.line)
+				case h.seen[e.PrevHash] > 0:
+					brk(sl.n, e.SessionID, h.line, "prev_hash points to line %d, not to the session's previous event at line %d: events were inserted, or this line was copied", h.seen[e.PrevHash], h.line)
+				default:
+					brk(sl.n, e.SessionID, h.line, "prev_hash is not the hash of line %d, the session's previous event: line %d was edited, or an event between lines %d and %d was deleted", h.line, h.line, h.line, sl.n)
+				}
+			}
+			if h.line > 0 {
+				h.seen[h.hash] = h.line
+			}
+			h.hash, h.line = sl.hash, sl.n
+			h.events++
+		}
+		if !checked && sl.end == idx.hdr.Offset {
+			checkIndex(sl.n)
+		}
 		return nil
 	})
 	if err != nil {
 		return r, err
 	}
+	if !checked {
+		brk(r.Lines+1, "", 0, "the log ends before the %d bytes the index covers: events at its end were deleted", idx.hdr.Offset)
+	}
 	r.Sessions = len(heads)
 	return r, nil
+}
+
+// indexFor returns the index when it is intact and was written for this log file
+// (not for one since replaced), else nil.
+func (l *Log) indexFor() *state {
+	fi, err := os.Stat(l.path)
+	if err != nil {
+		return nil
+	}
+	// Under the lock, so no hook replaces the index while it is open (Windows
+	// refuses that rename). Without a lock (read-only directory) it is read anyway.
+	lock := flock.New(l.LockPath())
+	if lockRetry(lock) == nil {
+		defer lock.Unlock()
+	}
+	idx, _, err := readIndex(l.IndexPath())
+	if err != nil || idx == nil || idx.hdr.Offset == 0 {
+		return nil
+	}
+	if fid := fileID(fi); fid != "" && idx.hdr.FileID != "" && fid != idx.hdr.FileID {
+		return nil
+	}
+	return idx
 }

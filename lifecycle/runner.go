@@ -402,3 +402,20 @@ func snippet(b []byte) string {
 }
 
 var errEmpty = errors.New("executor wrote nothing on stdout")
+
+// ForHook loads the declaration for one hook invocation; it has the shape of
+// hookrun.Options.LoadLifecycle. path is --hooks-config ("" for the default). With
+// nothing declared it returns a nil Lifecycle, so the engine behaves exactly as
+// without hooks; when the declaration cannot be loaded it returns a nil Lifecycle
+// (run hookless) and the hooks.load_failed record to log.
+func ForHook(path string) (loop.Lifecycle, *loop.LifecycleRecord) {
+	r, _, err := LoadConfig(path, os.Getenv)
+	if err != nil {
+		rec := LoadFailedRecord(err)
+		return nil, &rec
+	}
+	if len(r.entries) == 0 {
+		return nil, nil
+	}
+	return r, nil
+}

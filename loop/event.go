@@ -60,7 +60,7 @@ type HookEvent struct {
 	Prompt               string // UserPromptSubmit
 	LastAssistantMessage string // Stop / SubagentStop
 	StopHookActive       bool   // Stop: the harness says a stop hook already blocked this turn
-	Source               string // SessionStart: startup / resume / compact / ...
+	Source               string // SessionStart: startup / resume / compact / ...; PreCompact/PostCompact: trigger; SessionEnd: reason (Claude Code)
 	TranscriptPath       string
 
 	Raw json.RawMessage // the harness's input, verbatim

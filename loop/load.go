@@ -118,6 +118,11 @@ func (p *parser) warnf(code, path, hint, format string, args ...any) {
 // syntax checks that data is one JSON value, reporting the line and column of a
 // syntax error.
 func (p *parser) syntax(data []byte) bool {
+	// json.Valid allocates nothing; only a broken file pays for Unmarshal's
+	// error with its offset.
+	if json.Valid(data) {
+		return true
+	}
 	var v any
 	err := json.Unmarshal(data, &v)
 	if err == nil {
@@ -334,7 +339,7 @@ func (p *parser) positiveInt(o obj, key, path string, def int) int {
 		return def
 	}
 	at := child(path, key)
-	label := at
+	label := key
 	if r.Type != gjson.Number || !intLiteral.MatchString(r.Raw) {
 		p.errorf(CodeBadType, at, "", "%s must be a positive integer (got %s)", label, describe(r))
 		return def

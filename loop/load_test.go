@@ -3,6 +3,7 @@ package loop
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -247,7 +248,9 @@ func TestDiagnostics(t *testing.T) {
 		{"agent step without transition", func(t *testing.T, d string) string {
 			return mustSet(t, d, "simulation.agent_steps.backlog.0.event", "built")
 		}, CodeStepWithoutTransition, "simulation.agent_steps.backlog[0].event", SeverityError, "No transition for simulation step: backlog/built"},
-		{"unknown codex event", func(t *testing.T, d string) string { return mustSet(t, d, "codex.event_map.0.codex_event", "AfterTool") },
+		{"unknown codex event", func(t *testing.T, d string) string {
+			return mustSet(t, d, "codex.event_map.0.codex_event", "AfterTool")
+		},
 			CodeUnknownCodexEvent, "codex.event_map[0].codex_event", SeverityError, "not a supported hook event: AfterTool"},
 		{"emit unknown event", func(t *testing.T, d string) string { return mustSet(t, d, "codex.event_map.0.emit", "ghost") },
 			CodeUnknownEvent, "codex.event_map[0].emit", SeverityError, "codex.event_map emit references unknown event: ghost"},
@@ -259,9 +262,13 @@ func TestDiagnostics(t *testing.T) {
 			CodeMissingField, "codex.event_map[0].emit", SeverityError, "emit must be a non-empty string"},
 		{"record without actor", func(t *testing.T, d string) string { return mustDelete(t, d, "codex.event_map.1.record.actor") },
 			CodeMissingField, "codex.event_map[1].record.actor", SeverityError, "actor must be a non-empty string"},
-		{"lookahead regex", func(t *testing.T, d string) string { return mustSet(t, d, "codex.event_map.1.when.command_match", "go (?=test)") },
+		{"lookahead regex", func(t *testing.T, d string) string {
+			return mustSet(t, d, "codex.event_map.1.when.command_match", "go (?=test)")
+		},
 			CodeBadRegex, "codex.event_map[1].when.command_match", SeverityError, "rule 1 (PostToolUse): command_match"},
-		{"backreference regex", func(t *testing.T, d string) string { return mustSet(t, d, "codex.event_map.0.when.prompt_match", `(a)\1`) },
+		{"backreference regex", func(t *testing.T, d string) string {
+			return mustSet(t, d, "codex.event_map.0.when.prompt_match", `(a)\1`)
+		},
 			CodeBadRegex, "codex.event_map[0].when.prompt_match", SeverityError, "does not compile"},
 		{"exit code not a number", func(t *testing.T, d string) string { return mustSet(t, d, "codex.event_map.1.when.exit_code", "zero") },
 			CodeBadValue, "codex.event_map[1].when.exit_code", SeverityError, "numeric string"},
@@ -280,7 +287,9 @@ func TestDiagnostics(t *testing.T) {
 			CodeUnknownState, "loop.waits_for_human[0]", SeverityError, "unknown state: review"},
 		{"max_stop_blocks", func(t *testing.T, d string) string { return mustSet(t, d, "loop.max_stop_blocks", -1) },
 			CodeBadValue, "loop.max_stop_blocks", SeverityError, "positive integer"},
-		{"guardrails bool", func(t *testing.T, d string) string { return mustSetRaw(t, d, "loop.guardrails", `{"risky_commands": "no"}`) },
+		{"guardrails bool", func(t *testing.T, d string) string {
+			return mustSetRaw(t, d, "loop.guardrails", `{"risky_commands": "no"}`)
+		},
 			CodeBadType, "loop.guardrails.risky_commands", SeverityError, "true or false"},
 		{"fail_closed bool", func(t *testing.T, d string) string { return mustSet(t, d, "loop.fail_closed", 1) },
 			CodeBadType, "loop.fail_closed", SeverityError, "true or false"},
@@ -291,7 +300,9 @@ func TestDiagnostics(t *testing.T) {
 		}, CodeDuplicateKey, "loop.id", SeverityWarning, "the last value is used"},
 		{"no stop state", func(t *testing.T, d string) string { return mustSetRaw(t, d, "loop.terminal_states", `["done"]`) },
 			CodeNoStopState, "loop.stop_state", SeverityWarning, "loop.stop_state is required for DSL simulation"},
-		{"unknown include", func(t *testing.T, d string) string { return mustSet(t, d, "codex.event_map.1.record.include.-1", "stderr") },
+		{"unknown include", func(t *testing.T, d string) string {
+			return mustSet(t, d, "codex.event_map.1.record.include.-1", "stderr")
+		},
 			CodeUnknownInclude, "codex.event_map[1].record.include[2]", SeverityWarning, `"stderr"`},
 		{"unreachable state", func(t *testing.T, d string) string {
 			d = mustSetRaw(t, d, "loop.states", `["backlog", "building", "evaluating", "orphan", "done", "stopped"]`)
@@ -320,7 +331,9 @@ func TestDiagnostics(t *testing.T) {
 		{"command_match with a non-Bash tool", func(t *testing.T, d string) string {
 			return mustSet(t, d, "codex.event_map.1.when.tool_name", "Write")
 		}, CodeMatcherNeverMatches, "codex.event_map[1].when.command_match", SeverityWarning, "with tool_name Write"},
-		{"guard never satisfied", func(t *testing.T, d string) string { return mustSetRaw(t, d, "loop.transitions.0.guards", `["approved"]`) },
+		{"guard never satisfied", func(t *testing.T, d string) string {
+			return mustSetRaw(t, d, "loop.transitions.0.guards", `["approved"]`)
+		},
 			CodeGuardNeverSatisfied, "loop.transitions[0].guards[0]", SeverityWarning, "guard approved of transition backlog/kickoff"},
 	}
 	seen := map[string]bool{}
@@ -472,4 +485,13 @@ func TestChildPathQuotesOddKeys(t *testing.T) {
 	if got := child("", "loop"); got != "loop" {
 		t.Errorf("child = %s", got)
 	}
+}
+
+// describeDiagnostics renders diagnostics one per line for test failures.
+func describeDiagnostics(ds Diagnostics) string {
+	var b strings.Builder
+	for _, d := range ds {
+		fmt.Fprintf(&b, "%s %s %s\n", d.Severity, d.Code, d.String())
+	}
+	return b.String()
 }

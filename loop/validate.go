@@ -1,18 +1,10 @@
 package loop
 
 import (
-	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 )
-
-// Validate loads path and returns every diagnostic, without failing on errors:
-// it is what `hook-loop validate` shows.
-func Validate(path string) (*Spec, Diagnostics) {
-	spec, ds, _ := Load(path)
-	return spec, ds
-}
 
 // graphWarnings reports states the machine can never enter and states it can
 // never leave towards a terminal state.
@@ -157,14 +149,4 @@ func (p *parser) matcherWarnings(r Rule, rulePath string) {
 		p.warnf(CodeMatcherNeverMatches, at("command_match"), "",
 			"command_match can never match with tool_name %s: only Bash calls carry a command, so rule %d never fires", m.ToolName, r.Index)
 	}
-}
-
-// describeDiagnostics is a compact multi-line rendering used by tests and
-// debugging ("severity code path: message").
-func describeDiagnostics(ds Diagnostics) string {
-	var b strings.Builder
-	for _, d := range ds {
-		fmt.Fprintf(&b, "%s %s %s\n", d.Severity, d.Code, d.String())
-	}
-	return b.String()
 }

@@ -63,6 +63,9 @@ type ClaudeHooks struct {
 	Log    string
 	// Matcher is the tool matcher of the tool events ("*" = every tool).
 	Matcher string
+	// Record makes every hook also keep its raw input in .hook-loop/trace.jsonl,
+	// for hook-loop replay.
+	Record bool
 }
 
 // ClaudePathArg renders path for a hook command: relative to
@@ -93,6 +96,9 @@ func (h ClaudeHooks) Command(event string) string {
 	}
 	if h.Log != "" {
 		parts = append(parts, "--event-log", h.Log)
+	}
+	if h.Record {
+		parts = append(parts, "--record")
 	}
 	return strings.Join(parts, " ")
 }

@@ -71,6 +71,7 @@ type CodexOptions struct {
 	CodexHome   string // "" = $CODEX_HOME or ~/.codex
 	Binary      string // hook-loop executable written into the hooks ("" = os.Executable)
 	Purge       bool   // uninstall: also remove hook-loop.json and .hook-loop/
+	Record      bool   // hooks also keep each raw input in .hook-loop/trace.jsonl (for replay)
 }
 
 // Change is one file the plan creates, edits or removes.
@@ -160,6 +161,14 @@ func CodexHookCommand(binary, event, config, log string) string {
 		"--config", ShellQuote(config), "--event-log", ShellQuote(log)}, " ")
 }
 
+func codexCommand(binary, event, config, log string, record bool) string {
+	c := CodexHookCommand(binary, event, config, log)
+	if record {
+		c += " --record"
+	}
+	return c
+}
+
 // PlanCodexInstall computes the install without touching anything.
 func PlanCodexInstall(o CodexOptions) (*CodexPlan, error) {
 	p, err := o.resolve()
@@ -206,12 +215,12 @@ func PlanCodexInstall(o CodexOptions) (*CodexPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	after, err := MergeCodexHooks(before, p.Binary, p.ConfigPath, p.LogPath)
+	after, err := mergeCodexHooks(before, p.Binary, p.ConfigPath, p.LogPath, o.Record)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p.HooksPath, err)
 	}
 	for _, e := range codexEvents {
-		p.OurCommands = append(p.OurCommands, CodexHookCommand(p.Binary, e.Name, p.ConfigPath, p.LogPath))
+		p.OurCommands = append(p.OurCommands, codexCommand(p.Binary, e.Name, p.ConfigPath, p.LogPath, o.Record))
 	}
 	if !bytes.Equal(before, after) {
 		p.Changes = append(p.Changes, Change{Path: p.HooksPath, Before: before, After: after, Note: "hook-loop's Codex hooks"})
@@ -231,6 +240,10 @@ func PlanCodexInstall(o CodexOptions) (*CodexPlan, error) {
 // Foreign entries, other keys and their order are kept; only whitespace is
 // normalised.
 func MergeCodexHooks(existing []byte, binary, config, log string) ([]byte, error) {
+	return mergeCodexHooks(existing, binary, config, log, false)
+}
+
+func mergeCodexHooks(existing []byte, binary, config, log string, record bool) ([]byte, error) {
 	doc, _, err := removeCodexHooks(existing)
 	if err != nil {
 		return nil, err
@@ -243,7 +256,7 @@ func MergeCodexHooks(existing []byte, binary, config, log string) ([]byte, error
 		}
 		group := struct {
 			Hooks []handler `json:"hooks"`
-		}{[]handler{{"command", CodexHookCommand(binary, e.Name, config, log), e.Timeout}}}
+		}{[]handler{{"command", codexCommand(binary, e.Name, config, log, record), e.Timeout}}}
 		raw, _ := json.Marshal(group)
 		path := "hooks." + e.Name + ".-1"
 		if doc, err = sjson.SetRawBytes(doc, path, raw); err != nil {
@@ -361,7 +374,8 @@ func CodexHookCommands(doc []byte) map[string][]string {
 
 func codexPretty(doc []byte) []byte {
 	var b bytes.Buffer
-	if json.Indent(&b, doc, "", "  ") != nil {
+	// Indent keeps trailing whitespace: trim it, or each re-install adds a line.
+	if json.Indent(&b, bytes.TrimSpace(doc), "", "  ") != nil {
 		return doc
 	}
 	b.WriteByte('\n')

@@ -46,6 +46,7 @@ var Checks = []Check{
 	{Harness: "codex", Run: CheckCodex},
 	{Harness: "opencode", Run: CheckOpencode},
 	{Harness: "pi", Run: CheckPi},
+	{Harness: "claude", Run: CheckClaude},
 }
 
 // RunDoctor runs the checks (all, or only those of the named harnesses).

@@ -69,12 +69,12 @@ func LineDiff(path string, before, after []byte) string {
 			sb.WriteString(" " + a[i] + "\n")
 			i++
 			j++
-		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
-			sb.WriteString("+" + b[j] + "\n")
-			j++
-		default:
+		case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]):
 			sb.WriteString("-" + a[i] + "\n")
 			i++
+		default:
+			sb.WriteString("+" + b[j] + "\n")
+			j++
 		}
 	}
 	return sb.String()

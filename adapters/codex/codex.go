@@ -203,7 +203,9 @@ func (a *Adapter) result(root gjson.Result, ev *loop.HookEvent) *loop.ToolResult
 			res.ExitCode = &code
 		}
 	}
-	if res.ExitCode == nil && ev.ToolUseID != "" && ev.TranscriptPath != "" {
+	// Only shell commands have an exit code; other tools (spawn_agent, MCP
+	// tools) must not pay for a rollout read.
+	if res.ExitCode == nil && ev.ToolName == "Bash" && ev.ToolUseID != "" && ev.TranscriptPath != "" {
 		res.ExitCode = a.rolloutExitCode(ev.TranscriptPath, ev.ToolUseID)
 	}
 	return res

@@ -252,6 +252,29 @@ func TestExitCodeFallbackAndBounds(t *testing.T) {
 	}
 }
 
+// TestNoWaitWhenTheCallHasCompleted: a tool whose completion carries no exit
+// code (a file change, an MCP call) must not wait for one.
+func TestNoWaitWhenTheCallHasCompleted(t *testing.T) {
+	rollout := filepath.Join("testdata", "rollout-exec.jsonl")
+	a := New()
+	slept := 0
+	a.sleep = func(time.Duration) { slept++ }
+	// call_mock_3 is the apply_patch: its item_completed has no exit_code (the
+	// adapter reads "Exit code: 0" from tool_response instead).
+	if c := a.rolloutExitCode(rollout, "call_mock_3"); c != nil {
+		t.Fatalf("exit code %d from a file change", *c)
+	}
+	if slept != 0 {
+		t.Errorf("waited %d times for a call that had completed", slept)
+	}
+	// Non-shell tools never read the rollout at all.
+	in := `{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"spawn_agent","tool_input":{},"tool_response":"{}","tool_use_id":"call_mock_1","transcript_path":"` + rollout + `"}`
+	ev, err := New().Decode("", []byte(in))
+	if err != nil || ev.Result.ExitCode != nil {
+		t.Errorf("spawn_agent: %v %v", err, ev.Result.ExitCode)
+	}
+}
+
 // TestExitCodeLandsLate appends the entry while the adapter is waiting.
 func TestExitCodeLandsLate(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "r.jsonl")
@@ -264,6 +287,21 @@ func TestExitCodeLandsLate(t *testing.T) {
 	}
 	if c := a.rolloutExitCode(p, "call_7"); c == nil || *c != 5 {
 		t.Fatalf("late entry: %v", c)
+	}
+}
+
+// TestHalfWrittenEntryIsNotRead: Codex may be writing the entry as the hook
+// reads; a line without its newline is not trusted.
+func TestHalfWrittenEntryIsNotRead(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "r.jsonl")
+	full := `{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"CommandExecution","id":"call_8","exit_code":12}}}`
+	os.WriteFile(p, []byte(`{"type":"session_meta"}`+"\n"+full[:len(full)-4]), 0o644)
+	a := New()
+	a.sleep = func(time.Duration) {
+		os.WriteFile(p, []byte(`{"type":"session_meta"}`+"\n"+full+"\n"), 0o644)
+	}
+	if c := a.rolloutExitCode(p, "call_8"); c == nil || *c != 12 {
+		t.Fatalf("exit code %v, want 12 once the line is complete", c)
 	}
 }
 

@@ -2,6 +2,7 @@ package codex
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/hook-loop/hook-loop/internal/hookrun"
 	"github.com/hook-loop/hook-loop/loop"
@@ -58,6 +59,13 @@ func (a *Adapter) Encode(ev loop.HookEvent, d loop.Decision) hookrun.Output {
 				"decision":      map[string]any{"behavior": "deny", "message": reason},
 			}
 		case blockEvents[native]:
+			if native == "PreToolUse" {
+				// Codex tells the model "Command blocked by PreToolUse hook: R.
+				// Command: …": a final period of R would be doubled.
+				if r := strings.TrimRight(reason, ". "); r != "" {
+					reason = r
+				}
+			}
 			out["decision"] = "block"
 			out["reason"] = reason
 		case native == "SessionStart":

@@ -125,6 +125,13 @@ func TestEncodeSemantics(t *testing.T) {
 			t.Errorf("%s block: %v", ev, m)
 		}
 	}
+	// Codex appends ". Command: <cmd>" to a PreToolUse reason.
+	if m := encode("PreToolUse", loop.Decision{Action: loop.Block, Reason: "use a safer way."}); m["reason"] != "use a safer way" {
+		t.Errorf("PreToolUse reason keeps its final period: %v", m)
+	}
+	if m := encode("Stop", loop.Decision{Action: loop.Block, Reason: "done."}); m["reason"] != "done." {
+		t.Errorf("Stop reason changed: %v", m)
+	}
 	m := encode("Stop", loop.Decision{Action: loop.Block})
 	if r, _ := m["reason"].(string); r == "" {
 		t.Errorf("block without reason must still carry one (Codex fails open otherwise): %v", m)

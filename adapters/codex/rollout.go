@@ -35,8 +35,10 @@ func (a *Adapter) rolloutExitCode(path, callID string) *int {
 	}
 }
 
-// scanRollout reads the tail once. retry is false when waiting cannot help
-// (no such file).
+// scanRollout reads the tail once, growing the window from 16 KiB up to
+// RolloutTail: the entry is almost always among the last few lines. retry is
+// false when waiting cannot help (no such file, or the call already completed
+// without an exit code).
 func (a *Adapter) scanRollout(path, callID string) (code *int, retry bool) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -47,38 +49,56 @@ func (a *Adapter) scanRollout(path, callID string) (code *int, retry bool) {
 	if err != nil {
 		return nil, false
 	}
-	tail := a.RolloutTail
-	if tail <= 0 {
-		tail = 256 << 10
+	limit := a.RolloutTail
+	if limit <= 0 {
+		limit = 256 << 10
 	}
-	off := st.Size() - tail
-	if off < 0 {
-		off = 0
-	}
-	buf := make([]byte, st.Size()-off)
-	if _, err := f.ReadAt(buf, off); err != nil && err != io.EOF {
-		return nil, true
-	}
-	if off > 0 {
-		// The first line is cut by the window; it cannot be parsed.
-		if i := bytes.IndexByte(buf, '\n'); i >= 0 {
-			buf = buf[i+1:]
-		} else {
+	size := st.Size()
+	for window := int64(16 << 10); ; window *= 4 {
+		if window > limit {
+			window = limit
+		}
+		off := size - window
+		if off < 0 {
+			off = 0
+		}
+		buf := make([]byte, size-off)
+		if _, err := f.ReadAt(buf, off); err != nil && err != io.EOF {
 			return nil, true
 		}
+		if off > 0 {
+			// The first line is cut by the window; it cannot be parsed.
+			if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+				buf = buf[i+1:]
+			} else {
+				buf = nil
+			}
+		}
+		code, found, settled := scanLines(buf, callID)
+		if found || off == 0 || window >= limit {
+			return code, !found && !settled
+		}
 	}
+}
+
+// scanLines looks for the call's exit code in buf, newest line first.
+func scanLines(buf []byte, callID string) (code *int, found, settled bool) {
 	needle := []byte(callID)
 	var fallback *int
+	// A last line without its newline may still be being written: reading
+	// "exit_code":1 out of a half-written "exit_code":12 would be wrong.
+	if n := len(buf); n > 0 && buf[n-1] != '\n' {
+		buf = buf[:bytes.LastIndexByte(buf, '\n')+1]
+	}
 	for len(buf) > 0 {
-		end := len(buf)
-		start := bytes.LastIndexByte(buf[:end], '\n')
-		line := buf[start+1 : end]
+		start := bytes.LastIndexByte(buf, '\n')
+		line := buf[start+1:]
 		if start < 0 {
 			buf = nil
 		} else {
 			buf = buf[:start]
 		}
-		if len(line) == 0 || !bytes.Contains(line, needle) || !gjson.ValidBytes(line) {
+		if len(line) == 0 || !bytes.Contains(line, needle) {
 			continue
 		}
 		p := gjson.GetBytes(line, "payload")
@@ -87,27 +107,31 @@ func (a *Adapter) scanRollout(path, callID string) (code *int, retry bool) {
 			item := p.Get("item")
 			if item.Get("id").Str == callID {
 				if ec := item.Get("exit_code"); ec.Type == gjson.Number {
-					return loop.IntPtr(int(ec.Int())), false
+					return loop.IntPtr(int(ec.Int())), true, true
 				}
+				settled = true
 			}
 		case "exec_command_end":
 			if p.Get("call_id").Str == callID {
 				if ec := p.Get("exit_code"); ec.Type == gjson.Number {
-					return loop.IntPtr(int(ec.Int())), false
+					return loop.IntPtr(int(ec.Int())), true, true
 				}
 			}
-		case "function_call_output":
-			if p.Get("call_id").Str == callID && fallback == nil {
-				if n, ok := processExit(p.Get("output").String()); ok {
+		case "function_call_output", "custom_tool_call_output":
+			if p.Get("call_id").Str == callID {
+				// The completion is in the file: a missing exit code will not
+				// appear later.
+				settled = true
+				if n, ok := processExit(p.Get("output").String()); ok && fallback == nil {
 					fallback = loop.IntPtr(n)
 				}
 			}
 		}
 	}
 	if fallback != nil {
-		return fallback, false
+		return fallback, true, true
 	}
-	return nil, true
+	return nil, false, settled
 }
 
 // processExit reads "Process exited with code N" from an exec_command output.

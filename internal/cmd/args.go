@@ -22,6 +22,9 @@ func interspersed(app *cli.App, args []string) []string {
 	for i < len(args) {
 		a := args[i]
 		if strings.HasPrefix(a, "-") {
+			if cmd != nil {
+				break // the command's own flags: they may take values
+			}
 			out = append(out, a)
 			i++
 			continue

@@ -2,12 +2,17 @@ package cmd
 
 import (
 	"context"
+	"errors"
+	"io"
+	"io/fs"
 	"os"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/hook-loop/hook-loop/adapters/claude"
 	"github.com/hook-loop/hook-loop/internal/hookrun"
+	"github.com/hook-loop/hook-loop/internal/project"
+	"github.com/hook-loop/hook-loop/lifecycle"
 )
 
 func init() { register(newClaudeHookCommand) }
@@ -46,6 +51,15 @@ func runClaudeHook(ctx context.Context, s *IOStreams, o claudeHookOptions) error
 	if d := os.Getenv("CLAUDE_PROJECT_DIR"); d != "" && o.ConfigPath == "" {
 		cwd = d
 	}
+	if o.ConfigPath == "" {
+		// Without --config (a user-scope install serves every project), a
+		// project with no loop file is not gated: Claude Code proceeds and the
+		// person is not told on every event that a loop is missing.
+		if _, err := os.Stat(project.ConfigPath(project.Root(cwd))); errors.Is(err, fs.ErrNotExist) {
+			io.Copy(io.Discard, s.In) //nolint:errcheck // drain stdin so Claude never sees a broken pipe
+			return nil
+		}
+	}
 	out := hookrun.Run(ctx, hookrun.Options{
 		Adapter:     claude.New(),
 		Event:       o.Event,
@@ -55,6 +69,8 @@ func runClaudeHook(ctx context.Context, s *IOStreams, o claudeHookOptions) error
 		Record:      o.Record,
 		Stdin:       s.In,
 		Cwd:         cwd,
+		// The person's lifecycle hooks (their config, never the checkout's).
+		LoadLifecycle: lifecycle.ForHook,
 	})
 	s.Out.Write(out.Stdout)
 	s.ErrOut.Write(out.Stderr)

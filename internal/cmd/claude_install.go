@@ -28,6 +28,7 @@ type claudeInstallOptions struct {
 	DryRun      bool
 	Home        string
 	Binary      string // the hook-loop executable; "" = the running one
+	Record      bool
 }
 
 func newClaudeCommand(s *IOStreams) *cli.Command {
@@ -47,10 +48,11 @@ func newClaudeCommand(s *IOStreams) *cli.Command {
 			{
 				Name:      "install",
 				Usage:     "merge hook-loop's hooks into a Claude Code settings file",
-				UsageText: "hook-loop claude install [--scope project|local|user] [--dsl FILE | --profile NAME] [--destination DIR] [--write]",
+				UsageText: "hook-loop claude install [--scope project|local|user] [--dsl FILE | --profile NAME] [--destination DIR] [--record] [--write]",
 				Flags: append(common(),
 					&cli.StringFlag{Name: "dsl", Usage: "loop file the hooks use (default: hook-loop.json in the project)", Destination: &o.DSL},
 					&cli.StringFlag{Name: "profile", Usage: "write the gallery loop NAME as the project's hook-loop.json", Destination: &o.Profile},
+					&cli.BoolFlag{Name: "record", Usage: "hooks also keep every raw input in .hook-loop/trace.jsonl, for hook-loop replay", Destination: &o.Record},
 				),
 				Action: func(c *cli.Context) error { return runClaudeInstall(s, o) },
 			},
@@ -137,7 +139,7 @@ func runClaudeInstall(s *IOStreams, o claudeInstallOptions) error {
 		return fmt.Errorf("claude install: the loop is not valid, nothing written: %w", err)
 	}
 
-	hooks := scaffold.ClaudeHooks{Binary: binary, Matcher: scaffold.ClaudeMatcher(spec)}
+	hooks := scaffold.ClaudeHooks{Binary: binary, Matcher: scaffold.ClaudeMatcher(spec), Record: o.Record}
 	if o.Scope == scaffold.ClaudeScopeUser {
 		// User settings serve every project: each finds its own loop file and
 		// log from its root, unless --dsl names one loop for all.
@@ -157,7 +159,7 @@ func runClaudeInstall(s *IOStreams, o claudeInstallOptions) error {
 		return fmt.Errorf("claude install: %s: %w", settingsPath, err)
 	}
 
-	write := o.Write
+	write := o.Write || !o.DryRun
 	verb := "would write"
 	if write {
 		verb = "wrote"
@@ -216,7 +218,7 @@ func runClaudeUninstall(s *IOStreams, o claudeInstallOptions) error {
 		fmt.Fprintf(s.Out, "nothing to remove: no hook-loop hooks in %s\n", settingsPath)
 		return nil
 	}
-	if !o.Write {
+	if !o.Write && o.DryRun {
 		fmt.Fprintf(s.Out, "would remove %d hook-loop hooks from %s\n%s", n, settingsPath, scaffold.LineDiff(settingsPath, old, out))
 		fmt.Fprintln(s.Out, "dry run: nothing written; re-run with --write")
 		return nil

@@ -27,6 +27,7 @@ type codexInstallOptions struct {
 	Trust       bool
 	Purge       bool
 	Binary      string // hidden: the binary written into hooks ("" = this one)
+	Record      bool
 }
 
 func newCodexCommand(s *IOStreams) *cli.Command {
@@ -53,6 +54,7 @@ func newCodexCommand(s *IOStreams) *cli.Command {
 				Flags: append(common(),
 					&cli.StringFlag{Name: "profile", Value: gallery.Default, Usage: "gallery loop written as hook-loop.json (" + joinNames() + ")", Destination: &o.Profile},
 					&cli.StringFlag{Name: "dsl", Usage: "copy this loop file instead of the profile", Destination: &o.DSL},
+					&cli.BoolFlag{Name: "record", Usage: "hooks also keep every raw input in .hook-loop/trace.jsonl, for hook-loop replay", Destination: &o.Record},
 					&cli.BoolFlag{Name: "trust", Usage: "mark the project and exactly hook-loop's hooks trusted through codex app-server, so Codex runs them", Destination: &o.Trust},
 				),
 				Action: func(c *cli.Context) error { return runCodexInstall(c.Context, s, o) },
@@ -83,7 +85,7 @@ func joinNames() string {
 
 func (o codexInstallOptions) scaffold() scaffold.CodexOptions {
 	return scaffold.CodexOptions{Profile: o.Profile, DSLPath: o.DSL, Target: o.Target, Destination: o.Destination,
-		CodexHome: o.CodexHome, Binary: o.Binary, Purge: o.Purge}
+		CodexHome: o.CodexHome, Binary: o.Binary, Purge: o.Purge, Record: o.Record}
 }
 
 func runCodexInstall(ctx context.Context, s *IOStreams, o codexInstallOptions) error {
@@ -153,9 +155,11 @@ func runCodexUninstall(ctx context.Context, s *IOStreams, o codexInstallOptions)
 		fmt.Fprintln(s.Out, "hook-loop codex uninstall: dry run, nothing is changed (add --write to apply)")
 	}
 	plan.Render(s.Out)
-	untrustProject := recErr == nil && rec.ProjectTrustAdded
+	// Trust entries exist only if install --trust made them (it leaves a record).
+	trusted := recErr == nil
+	untrustProject := trusted && rec.ProjectTrustAdded
 	if !o.Write {
-		if len(plan.OurCommands) > 0 {
+		if trusted {
 			fmt.Fprintf(s.Out, "trust: would remove the trust entries of hook-loop's hooks from %s/config.toml", plan.CodexHome)
 			if untrustProject {
 				fmt.Fprintf(s.Out, " and the project trust install added")
@@ -165,7 +169,7 @@ func runCodexUninstall(ctx context.Context, s *IOStreams, o codexInstallOptions)
 		return nil
 	}
 	// Trust entries first: their keys come from the hooks still installed.
-	if len(plan.OurCommands) > 0 || untrustProject {
+	if trusted {
 		if bin, err := scaffold.FindCodex(o.CodexBin); err != nil {
 			fmt.Fprintf(s.ErrOut, "hook-loop: warning: trust entries left in %s/config.toml: %v\n", plan.CodexHome, err)
 		} else {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hook-loop/hook-loop/adapters/codex"
 	"github.com/hook-loop/hook-loop/internal/hookrun"
+	"github.com/hook-loop/hook-loop/lifecycle"
 	"github.com/urfave/cli/v2"
 )
 
@@ -49,6 +50,8 @@ func runCodexHook(ctx context.Context, s *IOStreams, o codexHookOptions) error {
 		Record:      o.Record,
 		Stdin:       s.In,
 		Cwd:         cwd,
+		// The person's lifecycle hooks (their config, never the checkout's).
+		LoadLifecycle: lifecycle.ForHook,
 	})
 	s.Out.Write(out.Stdout)
 	s.ErrOut.Write(out.Stderr)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/internal/project"
+	"github.com/hook-loop/hook-loop/lifecycle"
 	"github.com/hook-loop/hook-loop/loop"
 )
 
@@ -38,7 +39,7 @@ type Options struct {
 	// Lifecycle overrides loading the user's lifecycle hooks (tests, embedding).
 	Lifecycle loop.Lifecycle
 	// LoadLifecycle loads the declaration named by HooksConfig (or the user's
-	// default); nil means no lifecycle hooks. It returns the runner and, when the
+	// default); nil means lifecycle.ForHook. It returns the runner and, when the
 	// declaration could not be loaded, a record to log (hooks.load_failed).
 	LoadLifecycle func(path string) (loop.Lifecycle, *loop.LifecycleRecord)
 	Deadline      time.Duration
@@ -69,7 +70,10 @@ func Run(ctx context.Context, o Options) Output {
 		ev.Harness = o.Adapter.Harness()
 	}
 	if ev.Name == "" {
-		ev.Name = o.Event
+		ev.Name = canonicalEvent(o.Adapter, o.Event)
+		if ev.Name != o.Event && ev.NativeName == "" {
+			ev.NativeName = o.Event
+		}
 	}
 	if o.Record && len(input) > 0 {
 		if rerr := recordTrace(paths.root, o, input, &ev); rerr != nil && err == nil {
@@ -85,12 +89,27 @@ func Run(ctx context.Context, o Options) Output {
 	}
 	eng := &loop.Engine{Spec: spec, Root: paths.root, ConfigPath: paths.config, LogPath: paths.log, Lifecycle: o.Lifecycle}
 	var loadRecord *loop.LifecycleRecord
-	if eng.Lifecycle == nil && o.LoadLifecycle != nil {
-		eng.Lifecycle, loadRecord = o.LoadLifecycle(o.HooksConfig)
+	if eng.Lifecycle == nil {
+		load := o.LoadLifecycle
+		if load == nil {
+			load = lifecycle.ForHook
+		}
+		eng.Lifecycle, loadRecord = load(o.HooksConfig)
 	}
 	log := eventlog.Open(paths.log)
 	var d loop.Decision
 	err = log.Update(func(tx *eventlog.Tx) error {
+		if loadRecord != nil {
+			sid := ev.SessionID
+			if sid == "" {
+				sid = "default"
+			}
+			// Said once per session: the session then runs hookless, and a
+			// broken declaration should not double every hook's log lines.
+			if tx.Session(sid).Events > 0 {
+				loadRecord = nil
+			}
+		}
 		if loadRecord != nil {
 			sid := ev.SessionID
 			if sid == "" {

@@ -32,9 +32,12 @@ func Parse(src string) []Call {
 }
 
 func parse(src string, depth int) []Call {
+	// The parser refuses invalid UTF-8 outright, and the fallback does not look
+	// inside `sh -c` strings: one stray byte must not hide what a command runs.
+	src = strings.ToValidUTF8(src, "\uFFFD")
 	f, err := syntax.NewParser(syntax.KeepComments(false)).Parse(strings.NewReader(src), "")
 	if err != nil {
-		return fallback(src)
+		return fallback(src, depth)
 	}
 	var calls []Call
 	printer := syntax.NewPrinter()
@@ -104,7 +107,7 @@ func parse(src string, depth int) []Call {
 			inner := Unwrap(c.Args)
 			if len(inner) >= 3 && isShell(inner[0]) {
 				for i := 1; i < len(inner)-1; i++ {
-					if inner[i] == "-c" || (strings.HasPrefix(inner[i], "-") && strings.HasSuffix(inner[i], "c") && !strings.HasPrefix(inner[i], "--")) {
+					if isCommandFlag(inner[i]) {
 						calls = append(calls, parse(inner[i+1], depth+1)...)
 						break
 					}
@@ -114,6 +117,12 @@ func parse(src string, depth int) []Call {
 		return true
 	})
 	return calls
+}
+
+// isCommandFlag reports whether a shell option introduces the command string:
+// -c, or a cluster ending in c such as -lc.
+func isCommandFlag(a string) bool {
+	return a == "-c" || (strings.HasPrefix(a, "-") && strings.HasSuffix(a, "c") && !strings.HasPrefix(a, "--"))
 }
 
 func isShell(name string) bool {
@@ -171,7 +180,7 @@ func Unwrap(args []string) []string {
 	return args
 }
 
-func fallback(src string) []Call {
+func fallback(src string, depth int) []Call {
 	var calls []Call
 	repl := strings.NewReplacer("&&", "\n", "||", "\n", ";", "\n", "|", "\n", "(", " ", ")", " ", "`", "\n", "$(", "\n")
 	for _, part := range strings.Split(repl.Replace(src), "\n") {
@@ -196,6 +205,15 @@ func fallback(src string) []Call {
 		}
 		if len(c.Args) > 0 || len(c.Writes) > 0 {
 			calls = append(calls, c)
+		}
+		// The quotes are gone, so the words after `sh -c` are the inner command's.
+		if inner := Unwrap(c.Args); depth < maxNesting && len(inner) >= 3 && isShell(inner[0]) {
+			for i := 1; i < len(inner)-1; i++ {
+				if isCommandFlag(inner[i]) {
+					calls = append(calls, fallback(strings.Join(inner[i+1:], " "), depth+1)...)
+					break
+				}
+			}
 		}
 	}
 	return calls

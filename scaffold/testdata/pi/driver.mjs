@@ -36,6 +36,10 @@ function ctx(hasUI, cwd = process.cwd()) {
 		cwd,
 		hasUI,
 		notes,
+		idle: true,
+		isIdle() {
+			return this.idle;
+		},
 		sessionManager: { getSessionId: () => "sess-1" },
 		ui: { notify: (m, l) => notes.push([m, l]) },
 	};
@@ -181,6 +185,21 @@ check("rpc / interactive: the follow-up waits for agent_end, and the next agent_
 	assert.equal(calls().filter((x) => x.stdin.event === "message_end")[1].stdin.stop_hook_active, true);
 });
 
+check("rpc / interactive: an agent_end that arrives while pi still streams waits for idle", async () => {
+	process.env.FAKE_REPLY_message_end = block("keep working");
+	process.env.FAKE_EXIT_message_end = "2";
+	const ext = fresh();
+	const c = ctx(true);
+	await fire(ext, "message_end", final("done"), c);
+	c.idle = false;
+	await fire(ext, "agent_end", { type: "agent_end", messages: [] }, c);
+	await new Promise((r) => setTimeout(r, 150));
+	assert.equal(ext.sent.length, 0, "a follow-up queued while streaming would wait for the next prompt");
+	c.idle = true;
+	await new Promise((r) => setTimeout(r, 150));
+	assert.deepEqual(ext.sent, [{ text: "keep working", opts: { deliverAs: "followUp" } }]);
+});
+
 check("hook-loop missing: one line, and the agent proceeds (fail open)", async () => {
 	process.env.FAKE_EXIT_tool_call = "127";
 	process.env.FAKE_REPLY_tool_call = "not json";
@@ -191,6 +210,16 @@ check("hook-loop missing: one line, and the agent proceeds (fail open)", async (
 	assert.equal(await fire(ext, "tool_call", ev, c), undefined);
 	assert.equal(c.notes.length, 1, "one line, not one per call: " + JSON.stringify(c.notes));
 	assert.match(c.notes[0][0], /pi-hook tool_call failed \(exit 127: no answer\); letting the agent proceed/);
+});
+
+check("the same message to the person is said once in a row", async () => {
+	process.env.FAKE_REPLY_tool_call = JSON.stringify({ action: "allow", systemMessage: "hook-loop: load hook-loop.json: broken (the agent proceeds)", stopBlocks: 0 });
+	const ext = fresh();
+	const c = ctx(true);
+	const ev = { type: "tool_call", toolName: "bash", toolCallId: "c1", input: { command: "ls" } };
+	await fire(ext, "tool_call", ev, c);
+	await fire(ext, "tool_call", ev, c);
+	assert.deepEqual(c.notes, [["hook-loop: load hook-loop.json: broken (the agent proceeds)", "info"]]);
 });
 
 check("hook-loop too slow: the call is cut at the timeout and the agent proceeds", async () => {
@@ -216,6 +245,9 @@ check("hook-loop failing and the loop fail_closed: tools are refused", async () 
 		const out = await fire(ext, "tool_call", { type: "tool_call", toolName: "bash", toolCallId: "c1", input: { command: "ls" } }, c);
 		assert.equal(out.block, true);
 		assert.match(out.reason, /fail_closed/);
+		// a prompt is not refused for it: fail_closed covers tools and stops
+		process.env.FAKE_EXIT_input = "1";
+		assert.equal(await fire(ext, "input", { type: "input", text: "hi", source: "interactive" }, c), undefined);
 	} finally {
 		rmSync(CONFIG, { force: true });
 	}

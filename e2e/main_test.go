@@ -1,0 +1,79 @@
+// Package e2e runs the real harness binaries (Codex CLI, Claude Code, opencode,
+// pi) against mock model servers written in Go, on 127.0.0.1 only, with
+// hook-loop installed the way a user installs it. Each suite skips, saying so,
+// when its harness is not installed (scripts/install-harnesses.sh).
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// builtHookLoop is the hook-loop binary TestMain built for this run, in a
+// directory whose name has a space: installers must quote the absolute path
+// they write into harness configs.
+var (
+	builtHookLoop string
+	buildErr      error
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "hook-loop e2e ")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		os.Exit(1)
+	}
+	builtHookLoop = filepath.Join(dir, "hook-loop")
+	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(goBin); err != nil {
+		goBin = "go"
+	}
+	cmd := exec.Command(goBin, "build", "-o", builtHookLoop, ".")
+	cmd.Dir = repoRoot()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		buildErr = fmt.Errorf("go build hook-loop: %v\n%s", err, out)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// repoRoot is the module root (the parent of this directory).
+func repoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Dir(filepath.Dir(file))
+}
+
+// hookLoopBinary returns the hook-loop binary built for this test run.
+func hookLoopBinary(t testing.TB) string {
+	t.Helper()
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return builtHookLoop
+}
+
+// harnessBin finds a harness installed by scripts/install-harnesses.sh
+// (.cache/harnesses/<name>/node_modules/.bin/<bin>, or under
+// $HOOK_LOOP_HARNESS_DIR) or skips the test, saying how to install it. bin
+// defaults to name.
+func harnessBin(t testing.TB, name string, bin ...string) string {
+	t.Helper()
+	b := name
+	if len(bin) > 0 {
+		b = bin[0]
+	}
+	base := os.Getenv("HOOK_LOOP_HARNESS_DIR")
+	if base == "" {
+		base = filepath.Join(repoRoot(), ".cache", "harnesses")
+	}
+	p := filepath.Join(base, name, "node_modules", ".bin", b)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("%s not installed (no %s): run scripts/install-harnesses.sh %s", name, p, name)
+	}
+	return p
+}

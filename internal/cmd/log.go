@@ -1,0 +1,381 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/internal/project"
+	"github.com/urfave/cli/v2"
+)
+
+type logOptions struct {
+	io       *IOStreams
+	eventLog string
+	session  string
+	types    string
+	json     bool
+	cwd      string
+}
+
+func init() { register(newLogCommand) }
+
+func newLogCommand(s *IOStreams) *cli.Command {
+	opts := &logOptions{io: s}
+	vopts := &logOptions{io: s}
+	logFlag := func(dst *string) cli.Flag {
+		return &cli.StringFlag{Name: "event-log", Usage: "event log `FILE` (default: <project>/.hook-loop/events.jsonl)", Destination: dst}
+	}
+	return &cli.Command{
+		Name:      "log",
+		Usage:     "print the event log readably, one event per line",
+		ArgsUsage: " ",
+		Description: "Columns: time (UTC), session (shortest unique tail of its id), state, event type,\n" +
+			"actor, and what happened. Lines that are not events (a torn last line after a\n" +
+			"crash, say) are skipped with a warning on stderr. --json prints the lines as stored.",
+		Flags: []cli.Flag{
+			logFlag(&opts.eventLog),
+			&cli.StringFlag{Name: "session", Usage: "only session `ID` (the whole id, or its start or end as shown)", Destination: &opts.session},
+			&cli.StringFlag{Name: "type", Usage: "only events of `TYPE` (comma-separated list)", Destination: &opts.types},
+			&cli.BoolFlag{Name: "json", Usage: "print the matching lines as stored (JSON lines)", Destination: &opts.json},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return exitf(2, "usage: log takes no arguments (got %q; did you mean 'log verify'?)", c.Args().First())
+			}
+			return logRun(opts)
+		},
+		Subcommands: []*cli.Command{{
+			Name:      "verify",
+			Usage:     "check every session's hash chain and report the first broken line",
+			ArgsUsage: " ",
+			Description: "Each event records the hash of the previous event line of its session\n" +
+				"(prev_hash). An edited, deleted, inserted or copied event breaks the chain at\n" +
+				"the first event that no longer follows its predecessor. Exit 0 when every\n" +
+				"chain is intact, 1 at the first break.",
+			Flags: []cli.Flag{logFlag(&vopts.eventLog)},
+			Action: func(c *cli.Context) error {
+				if c.NArg() > 0 {
+					return exitf(2, "usage: log verify takes no arguments (got %q)", c.Args().First())
+				}
+				return logVerifyRun(vopts)
+			},
+		}},
+	}
+}
+
+// path resolves the event log: the flag, else the project's default.
+func (o *logOptions) path() string {
+	if o.eventLog != "" {
+		return o.eventLog
+	}
+	cwd := o.cwd
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	return project.LogPath(project.Root(cwd))
+}
+
+// exists reports whether the log is there; a missing log is not an error, it
+// means nothing was recorded yet.
+func (o *logOptions) exists(path string) (bool, error) {
+	_, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(o.io.ErrOut, "no events (no log at %s)\n", path)
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("log: %w", err)
+	}
+	return true, nil
+}
+
+func logRun(o *logOptions) error {
+	path := o.path()
+	if ok, err := o.exists(path); !ok {
+		return err
+	}
+	l := eventlog.Open(path)
+	warn := func(w string) { fmt.Fprintln(o.io.ErrOut, "warning: "+w) }
+
+	types := map[string]bool{}
+	for _, t := range strings.Split(o.types, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			types[t] = true
+		}
+	}
+	sessionOK := func(id string) bool {
+		if o.session == "" || id == o.session {
+			return true
+		}
+		s := strings.TrimPrefix(o.session, "…")
+		return len(s) >= 4 && (strings.HasPrefix(id, s) || strings.HasSuffix(id, s))
+	}
+	match := func(e *eventlog.Event) bool {
+		return sessionOK(e.SessionID) && (len(types) == 0 || types[e.EventType])
+	}
+
+	if o.json {
+		return wrapLogErr(l.ScanRaw(warn, func(_ int, raw []byte, e eventlog.Event) error {
+			if !match(&e) {
+				return nil
+			}
+			_, err := o.io.Out.Write(append(raw[:len(raw):len(raw)], '\n'))
+			return err
+		}))
+	}
+
+	// The index knows every session: it gives the short names without a second
+	// pass over the log.
+	var ids []string
+	if err := l.View(func(tx *eventlog.Tx) error { ids = tx.SessionIDs(); return nil }); err != nil {
+		return fmt.Errorf("log: %w", err)
+	}
+	short := shortIDs(ids)
+	width := 0
+	for _, s := range short {
+		width = max(width, utf8.RuneCountInString(s))
+	}
+	return wrapLogErr(l.Scan(warn, func(_ int, e eventlog.Event) error {
+		if !match(&e) {
+			return nil
+		}
+		sid, ok := short[e.SessionID]
+		if !ok { // appended after the View
+			sid = e.SessionID
+		}
+		_, err := fmt.Fprintf(o.io.Out, "%-19s  %s  %-14s  %-22s  %-9s  %s\n",
+			displayTime(e.Timestamp), padRunes(sid, width), orDash(e.State), e.EventType, orDash(e.Actor), payloadSummary(&e))
+		return err
+	}))
+}
+
+func wrapLogErr(err error) error {
+	if err != nil {
+		return fmt.Errorf("log: %w", err)
+	}
+	return nil
+}
+
+func logVerifyRun(o *logOptions) error {
+	path := o.path()
+	if ok, err := o.exists(path); !ok {
+		return err
+	}
+	r, err := eventlog.Open(path).Verify()
+	if err != nil {
+		return fmt.Errorf("log verify: %w", err)
+	}
+	for _, w := range r.Warnings {
+		fmt.Fprintln(o.io.ErrOut, "warning: "+w)
+	}
+	if !r.OK() {
+		fmt.Fprintf(o.io.Out, "broken: line %d (session %s): %s\n", r.BrokenLine, r.BrokenSession, r.Reason)
+		return exitf(1, "")
+	}
+	fmt.Fprintf(o.io.Out, "ok: %d events in %d sessions, chain intact\n", r.Events, r.Sessions)
+	return nil
+}
+
+// shortIDs names each session by the shortest tail of its id (at least 8
+// characters) that no other session shares: Codex ids are UUIDv7, whose start is
+// a timestamp shared by sessions begun close together, while the tail is random.
+func shortIDs(ids []string) map[string]string {
+	const minLen = 8
+	// With the ids sorted by their reversed runes, the longest tail an id shares
+	// with any other is the one it shares with a neighbour.
+	rev := make([][]rune, len(ids))
+	for i, id := range ids {
+		r := []rune(id)
+		for a, b := 0, len(r)-1; a < b; a, b = a+1, b-1 {
+			r[a], r[b] = r[b], r[a]
+		}
+		rev[i] = r
+	}
+	order := make([]int, len(ids))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return string(rev[order[a]]) < string(rev[order[b]]) })
+	common := func(a, b []rune) int {
+		n := 0
+		for n < len(a) && n < len(b) && a[n] == b[n] {
+			n++
+		}
+		return n
+	}
+	out := make(map[string]string, len(ids))
+	for pos, i := range order {
+		shared := 0
+		if pos > 0 {
+			shared = max(shared, common(rev[i], rev[order[pos-1]]))
+		}
+		if pos+1 < len(order) {
+			shared = max(shared, common(rev[i], rev[order[pos+1]]))
+		}
+		r := []rune(ids[i])
+		k := max(minLen, shared+1)
+		if k+4 >= len(r) {
+			out[ids[i]] = ids[i]
+			continue
+		}
+		out[ids[i]] = "…" + string(r[len(r)-k:])
+	}
+	return out
+}
+
+func padRunes(s string, w int) string {
+	if n := utf8.RuneCountInString(s); n < w {
+		return s + strings.Repeat(" ", w-n)
+	}
+	return s
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// displayTime shows a timestamp in UTC to the second; one it cannot read is
+// shown as written.
+func displayTime(ts string) string {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999"} {
+		if t, err := time.Parse(layout, ts); err == nil {
+			return t.UTC().Format("2006-01-02 15:04:05")
+		}
+	}
+	if ts == "" {
+		return "-"
+	}
+	return ts
+}
+
+// payloadSummary says in a few words what an event's payload holds.
+func payloadSummary(e *eventlog.Event) string {
+	p := e.Payload
+	str := func(k string) string {
+		switch v := p[k].(type) {
+		case string:
+			return v
+		case nil:
+			return ""
+		default:
+			return fmt.Sprint(v)
+		}
+	}
+	var parts []string
+	add := func(s string) {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	switch e.EventType {
+	case eventlog.TypeSessionInitialized:
+		add(str("initial_state"))
+	case eventlog.TypeStateTransitioned:
+		add(str("from") + " → " + str("to"))
+		if ev := str("event"); ev != "" {
+			add("(" + ev + ")")
+		}
+	case eventlog.TypeTransitionRejected:
+		add(str("from") + " ✗ " + str("event"))
+		if r := str("reason"); r != "" {
+			add(quoteShort(r, 80))
+		}
+	case eventlog.TypeStopRefused:
+		if n := str("stop_blocks"); n != "" {
+			add("#" + n)
+		}
+		msg := str("message")
+		if msg == "" {
+			msg = str("reason")
+		}
+		if msg == "" {
+			if ms, ok := p["messages"].([]any); ok && len(ms) > 0 {
+				msg, _ = ms[0].(string)
+			}
+		}
+		add(quoteShort(msg, 80))
+	case eventlog.TypeLoopOutcome:
+		add(str("outcome"))
+		if fs := str("final_state"); fs != "" {
+			add("in " + fs)
+		}
+		if forced, _ := p["forced_by_harness"].(bool); forced {
+			add("(forced by the harness)")
+		}
+	case eventlog.TypeHookFired:
+		add(str("hook_event_name"))
+		add(str("tool_name"))
+		if v := str("verdict"); v != "" {
+			add("→ " + v)
+		}
+	default:
+		if c := str("command"); c != "" {
+			add("$ " + shorten(oneLine(c), 60))
+		}
+		if _, ok := p["exit_code"]; ok {
+			if p["exit_code"] == nil {
+				add("exit ?")
+			} else {
+				add("exit " + str("exit_code"))
+			}
+		}
+		add(str("tool_name"))
+		if r := str("reason"); r != "" {
+			add(quoteShort(r, 80))
+		}
+		if len(parts) == 0 {
+			add(scalarPairs(p, 3))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// scalarPairs renders up to n scalar payload values as key=value, keys sorted.
+func scalarPairs(p map[string]any, n int) string {
+	keys := make([]string, 0, len(p))
+	for k, v := range p {
+		switch v.(type) {
+		case string, float64, bool:
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var out []string
+	for i, k := range keys {
+		if i == n {
+			out = append(out, "…")
+			break
+		}
+		v := p[k]
+		if s, ok := v.(string); ok {
+			v = shorten(oneLine(s), 40)
+		}
+		out = append(out, fmt.Sprintf("%s=%v", k, v))
+	}
+	return strings.Join(out, " ")
+}
+
+func quoteShort(s string, n int) string {
+	if s == "" {
+		return ""
+	}
+	return "“" + shorten(oneLine(s), n) + "”"
+}
+
+func shorten(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
