@@ -56,7 +56,7 @@ func newClaudeProject(t *testing.T, edit func(loop []byte) []byte) *claudeProjec
 	writeFile(t, filepath.Join(p.dir, "hook-loop.json"), data)
 	writeFile(t, filepath.Join(p.dir, "Makefile"), []byte("test:\n\t@test -z \"$(FAIL)\" || { echo 'FAIL: 1 test failed'; exit 1; }\n\t@echo 'ok: all tests passed'\n"))
 
-	cmd := exec.Command(claudeHookLoopBin(t), "claude", "install", "--write")
+	cmd := exec.Command(hookLoopBinary(t), "claude", "install", "--write")
 	cmd.Dir = p.dir
 	cmd.Env = append(os.Environ(), "HOME="+p.home)
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -84,7 +84,7 @@ type claudeRun struct {
 // run starts the mock with script and runs claude -p prompt in the project.
 func (p *claudeProject) run(t *testing.T, script messages.Script, prompt string, env ...string) *claudeRun {
 	t.Helper()
-	bin := claudeBin(t)
+	bin := harnessBin(t, "claude")
 	mock, err := messages.Start(script)
 	if err != nil {
 		t.Fatal(err)
@@ -177,7 +177,7 @@ func outcomes(evs []eventlog.Event) []map[string]any {
 // status runs `hook-loop status` in the project.
 func (p *claudeProject) status(t *testing.T) string {
 	t.Helper()
-	cmd := exec.Command(claudeHookLoopBin(t), "status")
+	cmd := exec.Command(hookLoopBinary(t), "status")
 	cmd.Dir = p.dir
 	out, err := cmd.CombinedOutput()
 	if err != nil {

@@ -64,8 +64,8 @@ type ocProject struct {
 
 func newOCProject(t *testing.T, steps []chat.Step) *ocProject {
 	t.Helper()
-	opencode := ocHarnessBin(t)
-	bin := ocHookLoopBin(t)
+	opencode := harnessBin(t, "opencode")
+	bin := hookLoopBinary(t)
 	mock, err := chat.Start(chat.Options{Steps: steps, TitleText: "E2E title"})
 	if err != nil {
 		t.Fatal(err)

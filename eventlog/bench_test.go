@@ -109,6 +109,8 @@ func BenchmarkRebuild(b *testing.B) {
 	b.SetBytes(fi.Size())
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0 := cpuTime()
+	defer func() { reportCPU(b, cpuTime()-cpu0) }()
 	for b.Loop() {
 		os.Remove(l.IndexPath())
 		if err := l.View(func(*Tx) error { return nil }); err != nil {
@@ -125,6 +127,8 @@ func BenchmarkScan(b *testing.B) {
 	b.SetBytes(fi.Size())
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0 := cpuTime()
+	defer func() { reportCPU(b, cpuTime()-cpu0) }()
 	for b.Loop() {
 		n := 0
 		if err := l.Scan(nil, func(int, Event) error { n++; return nil }); err != nil || n != 10_000 {

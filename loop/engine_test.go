@@ -394,3 +394,17 @@ func TestLifecycleDecisionsTakeEffect(t *testing.T) {
 		t.Fatalf("runner records not logged")
 	}
 }
+
+func TestStopMessageMergesRulesThatDifferOnlyInTool(t *testing.T) {
+	f := newFixture(t, strings.Replace(planLoop,
+		`{"codex_event": "PostToolUse", "when": {"path_match": "PLAN\\.md$"}, "emit": "plan_ready"},`,
+		`{"codex_event": "PostToolUse", "when": {"tool_name": "apply_patch", "path_match": "PLAN\\.md$"}, "emit": "plan_ready"},
+		 {"codex_event": "PostToolUse", "when": {"tool_name": "Write", "path_match": "PLAN\\.md$"}, "emit": "plan_ready"},
+		 {"codex_event": "PostToolUse", "when": {"tool_name": "Edit", "path_match": "PLAN\\.md$"}, "emit": "plan_ready"},`, 1))
+	f.handle(prompt("go"))
+	d := f.handle(stop(""))
+	want := "plan_ready → executing: happens on an apply_patch, Write or Edit call that writes a file matching `PLAN\\.md$`"
+	if !strings.Contains(d.Reason, want) {
+		t.Fatalf("reason:\n%s\nwant it to contain:\n%s", d.Reason, want)
+	}
+}

@@ -562,9 +562,9 @@ func (p *parser) transitions(o obj, path string, def *Definition) {
 // extensions reads the optional keys hook-loop added to the prototype's loop
 // object. Absent keys keep the defaults definition() set.
 func (p *parser) extensions(o obj, path string, def *Definition) {
-	stateKey := func(at, s string) bool {
+	stateKey := func(label, at, s string) bool {
 		if p.statesOK && !def.HasState(s) {
-			p.errorf(CodeUnknownState, at, "", "%s references unknown state: %s", lastKey(at), s)
+			p.errorf(CodeUnknownState, at, "", "%s references unknown state: %s", label, s)
 			return false
 		}
 		return true
@@ -579,7 +579,7 @@ func (p *parser) extensions(o obj, path string, def *Definition) {
 			io := p.object(r, at)
 			for _, s := range io.keys {
 				sp := child(at, s)
-				if !stateKey(sp, s) {
+				if !stateKey("instructions", sp, s) {
 					continue
 				}
 				if v, ok := p.stringValue(io.vals[s], "instructions."+s, sp); ok {
@@ -609,7 +609,7 @@ func (p *parser) extensions(o obj, path string, def *Definition) {
 			po := p.object(r, at)
 			for _, s := range po.keys {
 				sp := child(at, s)
-				okState := stateKey(sp, s)
+				okState := stateKey("policies", sp, s)
 				pr := po.vals[s]
 				if pr.Type == gjson.Null {
 					continue
@@ -642,7 +642,7 @@ func (p *parser) extensions(o obj, path string, def *Definition) {
 		at := child(path, "waits_for_human")
 		if l, ok := p.stringList(r, "waits_for_human", at); ok {
 			for i, s := range l {
-				if stateKey(index(at, i), s) {
+				if stateKey("waits_for_human", index(at, i), s) {
 					def.WaitsForHuman = append(def.WaitsForHuman, s)
 				}
 			}
@@ -664,19 +664,6 @@ func (p *parser) extensions(o obj, path string, def *Definition) {
 			}
 		}
 	}
-}
-
-// lastKey is the last key of a JSON path, for messages ("policies.x" → "policies").
-func lastKey(at string) string {
-	at = strings.TrimRight(at, "]")
-	if i := strings.LastIndexAny(at, ".["); i >= 0 {
-		parent := at[:i]
-		if j := strings.LastIndexAny(parent, ".["); j >= 0 {
-			return parent[j+1:]
-		}
-		return parent
-	}
-	return at
 }
 
 func (p *parser) simulation(r gjson.Result, path string, def *Definition) Simulation {

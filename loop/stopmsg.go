@@ -25,13 +25,7 @@ func (e *Engine) StopMessage(state string, evidence int) string {
 	b.WriteString("\nTo move on:")
 	for _, t := range out {
 		fmt.Fprintf(&b, "\n- %s → %s", t.Event, t.To)
-		var ways []string
-		for i := range e.Spec.EventMap {
-			r := &e.Spec.EventMap[i]
-			if r.Emit == t.Event {
-				ways = append(ways, r.Describe())
-			}
-		}
+		ways := e.DescribeEmitters(t.Event)
 		if len(ways) > 0 {
 			fmt.Fprintf(&b, ": happens on %s", strings.Join(ways, ", or on "))
 		} else if len(e.Spec.EventMap) > 0 {
@@ -112,16 +106,7 @@ func (r *Rule) Describe() string {
 	var b strings.Builder
 	switch {
 	case r.CodexEvent == EventPostToolUse || r.CodexEvent == EventPreToolUse:
-		tool := "tool call"
-		if w.ToolName == "Bash" {
-			tool = "Bash command"
-		} else if w.ToolName != "" {
-			tool = w.ToolName + " call"
-		}
-		if r.CodexEvent == EventPreToolUse {
-			tool = "request for a " + tool
-		}
-		b.WriteString("a " + tool)
+		b.WriteString(toolPhrase(r.CodexEvent, w.ToolName))
 	case r.CodexEvent == EventStop && w.LastMessageMatch != nil:
 		b.WriteString("a final message")
 	default:
@@ -152,6 +137,78 @@ func (r *Rule) Describe() string {
 	return b.String()
 }
 
+func toolPhrase(event, toolName string) string {
+	tool := "tool call"
+	if toolName == "Bash" {
+		tool = "Bash command"
+	} else if toolName != "" {
+		tool = toolName + " call"
+	}
+	if event == EventPreToolUse {
+		return "a request for " + article(tool) + " " + tool
+	}
+	return article(tool) + " " + tool
+}
+
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiouAEIOU", rune(word[0])) {
+		return "an"
+	}
+	return "a"
+}
+
+// DescribeEmitters says in words what emits event: rules that differ only in the
+// tool they name are merged ("an apply_patch, Write or Edit call that ...").
+func (e *Engine) DescribeEmitters(event string) []string {
+	type group struct {
+		rest  string
+		tools []string
+		rule  *Rule
+	}
+	var groups []*group
+	for i := range e.Spec.EventMap {
+		r := &e.Spec.EventMap[i]
+		if r.Emit != event {
+			continue
+		}
+		key := *r
+		key.When.ToolName = ""
+		rest := key.Describe()
+		merged := false
+		if r.When.ToolName != "" && r.When.ToolName != "Bash" {
+			for _, g := range groups {
+				if g.rest == rest && len(g.tools) > 0 && g.rule.CodexEvent == r.CodexEvent {
+					g.tools = append(g.tools, r.When.ToolName)
+					merged = true
+					break
+				}
+			}
+		}
+		if !merged {
+			g := &group{rest: rest, rule: r}
+			if r.When.ToolName != "" && r.When.ToolName != "Bash" {
+				g.tools = []string{r.When.ToolName}
+			}
+			groups = append(groups, g)
+		}
+	}
+	out := make([]string, 0, len(groups))
+	for _, g := range groups {
+		if len(g.tools) <= 1 {
+			out = append(out, g.rule.Describe())
+			continue
+		}
+		list := strings.Join(g.tools[:len(g.tools)-1], ", ") + " or " + g.tools[len(g.tools)-1]
+		phrase := article(list) + " " + list + " call"
+		if g.rule.CodexEvent == EventPreToolUse {
+			phrase = "a request for " + phrase
+		}
+		generic := toolPhrase(g.rule.CodexEvent, "")
+		out = append(out, phrase+strings.TrimPrefix(g.rest, generic))
+	}
+	return out
+}
+
 // Contract is the short text injected at SessionStart: loop id, current state,
 // and what moves it on.
 func (e *Engine) Contract(state string) string {
@@ -164,13 +221,7 @@ func (e *Engine) Contract(state string) string {
 	}
 	var next []string
 	for _, t := range def.Outgoing(state) {
-		var ways []string
-		for i := range e.Spec.EventMap {
-			if r := &e.Spec.EventMap[i]; r.Emit == t.Event {
-				ways = append(ways, r.Describe())
-			}
-		}
-		if len(ways) > 0 {
+		if ways := e.DescribeEmitters(t.Event); len(ways) > 0 {
 			next = append(next, fmt.Sprintf("%s (on %s)", t.To, strings.Join(ways, " or ")))
 		} else {
 			next = append(next, t.To)

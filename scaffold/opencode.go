@@ -44,6 +44,7 @@ type OpencodeOptions struct {
 	Destination string // project directory (default ".")
 	Binary      string // hook-loop executable the plugin runs ("" = os.Executable)
 	HooksConfig string // lifecycle hooks declaration passed with --hooks-config ("" = the user's default)
+	Record      bool   // the plugin passes --record: hooks keep each raw input in .hook-loop/trace.jsonl
 	Version     string // written into the plugin's header
 	Purge       bool   // uninstall: also remove hook-loop.json and .hook-loop/
 }
@@ -66,6 +67,7 @@ type OpencodePluginData struct {
 	Config        string
 	EventLog      string
 	HooksConfig   string
+	Record        bool
 	FailClosed    bool
 	MaxStopBlocks int
 	TimeoutMS     int
@@ -173,7 +175,7 @@ func PlanOpencodeInstall(o OpencodeOptions) (*OpencodePlan, error) {
 	failClosed, maxStops := loopKnobs(effective)
 
 	plugin, err := RenderOpencodePlugin(OpencodePluginData{Version: o.Version, Bin: p.Binary, Config: p.ConfigPath, EventLog: p.LogPath,
-		HooksConfig: o.HooksConfig, FailClosed: failClosed, MaxStopBlocks: maxStops})
+		HooksConfig: o.HooksConfig, Record: o.Record, FailClosed: failClosed, MaxStopBlocks: maxStops})
 	if err != nil {
 		return nil, err
 	}

@@ -25,6 +25,7 @@ type PiExtension struct {
 	Config      string
 	EventLog    string
 	HooksConfig string
+	Record      bool // pass --record: pi-hook keeps each raw input in .hook-loop/trace.jsonl
 	TimeoutMS   int
 	// FailClosed and MaxStopBlocks are fallbacks for when neither hook-loop nor
 	// the loop file can be read; the extension prefers the live values.

@@ -11,7 +11,7 @@ import (
 // OpencodeData mirrors what scaffold passes for the opencode plugin.
 type opencodeData struct {
 	Version, Bin, Config, EventLog, HooksConfig string
-	FailClosed                                  bool
+	FailClosed, Record                          bool
 	MaxStopBlocks, TimeoutMS                    int
 }
 

@@ -106,6 +106,7 @@ type badCase struct {
 
 func badCases() []badCase {
 	deep := bytes.Repeat([]byte("["), 100_000)
+	deep8M := bytes.Repeat([]byte("["), 8<<20-1)
 	huge := append([]byte(`{"x":"`), bytes.Repeat([]byte("a"), 8<<20+10)...)
 	huge = append(huge, `"}`...)
 	keep := func(t *testing.T, dir, config, log string) (string, string) { return config, log }
@@ -115,7 +116,10 @@ func badCases() []badCase {
 		{name: "not JSON", input: func([]byte) []byte { return []byte("hello, hook\n") }, setup: keep, want: "input", readable: true},
 		{name: "truncated JSON", input: func(v []byte) []byte { return v[:len(v)/2] }, setup: keep, want: "input", readable: true},
 		{name: "JSON array", input: func([]byte) []byte { return []byte(`[1,2]`) }, setup: keep, want: "input", readable: true},
-		{name: "deeply nested", input: func([]byte) []byte { return deep }, setup: keep, want: "input", readable: true},
+		{name: "deeply nested", input: func([]byte) []byte { return deep }, setup: keep, want: "levels deep", readable: true},
+		// Under the 8 MiB cap: it crashed the claude and pi hooks (fatal stack
+		// overflow in a recursive JSON validator) before hookrun checked nesting.
+		{name: "deeply nested 8 MiB", input: func([]byte) []byte { return deep8M }, setup: keep, want: "levels deep", readable: true},
 		{name: "oversized stdin", input: func([]byte) []byte { return huge }, setup: keep, want: "larger than the 8 MiB cap", readable: true},
 		{name: "unknown event", event: "NoSuchEvent", setup: keep, want: "NoSuchEvent", readable: true},
 		{name: "missing loop file", setup: func(t *testing.T, dir, config, log string) (string, string) {

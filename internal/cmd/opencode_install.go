@@ -19,6 +19,7 @@ type opencodeInstallOptions struct {
 	DryRun      bool
 	Write       bool
 	HooksConfig string
+	Record      bool
 	Purge       bool
 	Binary      string // hidden: the binary the plugin runs ("" = this one)
 }
@@ -40,11 +41,12 @@ func newOpencodeCommand(s *IOStreams) *cli.Command {
 			{
 				Name:      "install",
 				Usage:     "write .opencode/plugins/hook_loop.js and the loop file (kept when present)",
-				UsageText: "hook-loop opencode install [--profile NAME | --dsl FILE] [--destination DIR] [--hooks-config FILE] [--write]",
+				UsageText: "hook-loop opencode install [--profile NAME | --dsl FILE] [--destination DIR] [--hooks-config FILE] [--record] [--write]",
 				Flags: append(common(),
 					&cli.StringFlag{Name: "profile", Value: gallery.Default, Usage: "gallery loop written as hook-loop.json (" + joinNames() + ")", Destination: &o.Profile},
 					&cli.StringFlag{Name: "dsl", Usage: "copy this loop file instead of the profile", Destination: &o.DSL},
 					&cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration the plugin passes to hook-loop (default: the user's)", Destination: &o.HooksConfig},
+					&cli.BoolFlag{Name: "record", Usage: "hooks also keep every raw input in .hook-loop/trace.jsonl, for hook-loop replay", Destination: &o.Record},
 				),
 				Action: func(c *cli.Context) error { return runOpencodeInstall(s, o) },
 			},
@@ -63,7 +65,7 @@ func newOpencodeCommand(s *IOStreams) *cli.Command {
 
 func (o opencodeInstallOptions) scaffold() scaffold.OpencodeOptions {
 	return scaffold.OpencodeOptions{Profile: o.Profile, DSLPath: o.DSL, Destination: o.Destination, Binary: o.Binary,
-		HooksConfig: o.HooksConfig, Version: Version, Purge: o.Purge}
+		HooksConfig: o.HooksConfig, Record: o.Record, Version: Version, Purge: o.Purge}
 }
 
 func runOpencodeInstall(s *IOStreams, o opencodeInstallOptions) error {

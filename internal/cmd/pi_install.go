@@ -25,6 +25,7 @@ type piInstallOptions struct {
 	Profile     string
 	Destination string
 	HooksConfig string
+	Record      bool
 	Write       bool
 	DryRun      bool
 	Home        string
@@ -49,11 +50,12 @@ func newPiCommand(s *IOStreams) *cli.Command {
 			{
 				Name:      "install",
 				Usage:     "write the hook-loop extension pi loads (.pi/extensions/hook_loop.ts)",
-				UsageText: "hook-loop pi install [--scope project|user] [--dsl FILE | --profile NAME] [--destination DIR] [--hooks-config FILE] [--write]",
+				UsageText: "hook-loop pi install [--scope project|user] [--dsl FILE | --profile NAME] [--destination DIR] [--hooks-config FILE] [--record] [--write]",
 				Flags: append(common(),
 					&cli.StringFlag{Name: "dsl", Usage: "loop file the extension uses (default: hook-loop.json in the project)", Destination: &o.DSL},
 					&cli.StringFlag{Name: "profile", Usage: "write the gallery loop NAME as the project's hook-loop.json", Destination: &o.Profile},
 					&cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration pi-hook passes on (default: the user's config.json)", Destination: &o.HooksConfig},
+					&cli.BoolFlag{Name: "record", Usage: "hooks also keep every raw input in .hook-loop/trace.jsonl, for hook-loop replay", Destination: &o.Record},
 				),
 				Action: func(c *cli.Context) error { return runPiInstall(s, o) },
 			},
@@ -156,7 +158,7 @@ func runPiInstall(s *IOStreams, o piInstallOptions) error {
 		}
 	}
 
-	x := scaffold.PiExtension{Version: Version, HookLoop: binary, HooksConfig: hooksConfig}
+	x := scaffold.PiExtension{Version: Version, HookLoop: binary, HooksConfig: hooksConfig, Record: o.Record}
 	if o.Scope == scaffold.PiScopeUser {
 		// One extension serves every project: each finds its own hook-loop.json
 		// upwards from pi's cwd, unless --dsl names one loop for all.
@@ -205,6 +207,9 @@ func runPiInstall(s *IOStreams, o piInstallOptions) error {
 	}
 	if x.EventLog != "" {
 		fmt.Fprintf(s.Out, " --event-log %s", scaffold.ShellQuote(x.EventLog))
+	}
+	if x.Record {
+		fmt.Fprint(s.Out, " --record")
 	}
 	fmt.Fprintln(s.Out)
 	if o.Scope == scaffold.PiScopeUser {

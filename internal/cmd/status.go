@@ -146,12 +146,7 @@ func describeSession(id string, s eventlog.Summary, eng *loop.Engine) sessionSta
 		}
 		r.Terminal = def.IsTerminal(r.State)
 		for _, t := range def.Outgoing(r.State) {
-			var ways []string
-			for i := range eng.Spec.EventMap {
-				if rule := &eng.Spec.EventMap[i]; rule.Emit == t.Event {
-					ways = append(ways, rule.Describe())
-				}
-			}
+			ways := eng.DescribeEmitters(t.Event)
 			line := t.Event + " → " + t.To
 			if len(t.Guards) > 0 {
 				line += " [" + strings.Join(t.Guards, ", ") + "]"

@@ -1,6 +1,7 @@
 package hookrun
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -175,8 +176,11 @@ func readInput(r io.Reader) ([]byte, error) {
 	if len(data) > MaxInput {
 		return nil, fmt.Errorf("stdin is larger than the %d MiB cap; refusing to read it", MaxInput>>20)
 	}
-	if len(strings.TrimSpace(string(data))) == 0 {
+	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, errors.New("stdin is empty: the hook expects the event JSON on stdin")
+	}
+	if err := checkNesting(data); err != nil {
+		return nil, err
 	}
 	return data, nil
 }
