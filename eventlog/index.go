@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"io/fs"
 	"os"
 
@@ -123,7 +124,7 @@ func (st *state) apply(e *Event, hash string) {
 // readIndex loads the index file. A missing file returns (nil, "", nil); a file
 // that cannot be trusted returns (nil, why, nil).
 func readIndex(path string) (*state, string, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "", nil
 	}
@@ -220,11 +221,18 @@ func writeIndex(path string, st *state) error {
 		return fmt.Errorf("encode index: %w", err)
 	}
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+	f, err := openFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err == nil {
+		_, err = f.Write(data)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("write index %s: %w", tmp, err)
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := renameFile(tmp, path); err != nil {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("replace index %s: %w", path, err)
 	}
@@ -232,3 +240,22 @@ func writeIndex(path string, st *state) error {
 }
 
 func crc32Checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+
+// readFile is os.ReadFile through openFile. It reads the size fstat gives and no
+// more: callers hold the lock, so the file does not change meanwhile.
+func readFile(path string) ([]byte, error) {
+	f, err := openFile(path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	data := make([]byte, fi.Size())
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, err
+	}
+	return data, nil
+}

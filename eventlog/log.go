@@ -179,7 +179,7 @@ func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
 	if !readOnly {
 		flag = os.O_RDWR | os.O_CREATE | os.O_APPEND
 	}
-	f, err := os.OpenFile(l.path, flag, 0o644)
+	f, err := openFile(l.path, flag, 0o644)
 	if errors.Is(err, fs.ErrNotExist) && readOnly {
 		return fn(&Tx{l: l, st: newState(), readOnly: true})
 	}

@@ -144,6 +144,9 @@ func (h *handling) decide() (Decision, error) {
 		return Decision{Action: Steer, Context: text}, nil
 
 	case EventUserPromptSubmit:
+		if err := h.noteForcedStop(); err != nil {
+			return Decision{}, err
+		}
 		proceed, reason, extra, err := h.fireInputReceived()
 		if err != nil {
 			return Decision{}, err
@@ -398,9 +401,17 @@ func (h *handling) transition(t Transition) error {
 
 // complete records the session's outcome and fires loop_complete.
 func (h *handling) complete(outcome string, forced bool) error {
-	payload := map[string]any{"outcome": outcome, "final_state": h.state, "loop_id": h.e.Spec.Definition.ID}
+	var extra map[string]any
 	if forced {
-		payload["forced_by_harness"] = true
+		extra = map[string]any{"forced_by_harness": true}
+	}
+	return h.completeWith(outcome, extra)
+}
+
+func (h *handling) completeWith(outcome string, extra map[string]any) error {
+	payload := map[string]any{"outcome": outcome, "final_state": h.state, "loop_id": h.e.Spec.Definition.ID}
+	for k, v := range extra {
+		payload[k] = v
 	}
 	if err := h.append(eventlog.TypeLoopOutcome, "hook-loop", payload); err != nil {
 		return err
@@ -412,7 +423,7 @@ func (h *handling) complete(outcome string, forced bool) error {
 func (h *handling) stopGate() (Decision, error) {
 	def := h.e.Spec.Definition
 	if def.IsTerminal(h.state) {
-		if h.tx.Session(h.sid).Outcome == "" {
+		if s := h.tx.Session(h.sid); s.Outcome == "" || s.OutcomeForced {
 			outcome := "completed"
 			if h.state == def.StopState {
 				outcome = "stopped"
@@ -455,10 +466,24 @@ func (h *handling) stopGate() (Decision, error) {
 // from a stop the loop allowed.
 func (h *handling) noteForcedStop() error {
 	s := h.tx.Session(h.sid)
-	if s.StopBlocks == 0 || h.ev.Name != EventSessionEnd {
+	if s.StopBlocks == 0 {
 		return nil
 	}
-	return h.complete("forced", true)
+	var endedBy string
+	switch h.ev.Name {
+	case EventSessionEnd:
+		endedBy = "session_end"
+	case EventUserPromptSubmit:
+		// In an interactive session a harness that overrides the refusals (Claude
+		// Code after 8) ends the turn without a SessionEnd; the person's next
+		// prompt is the first sign, and it must not inherit the old count.
+		endedBy = "new_turn"
+	default:
+		return nil
+	}
+	return h.completeWith("forced", map[string]any{
+		"forced_by_harness": true, "ended_by": endedBy, "end_reason": h.ev.Source, "stop_blocks": s.StopBlocks,
+	})
 }
 
 func (h *handling) recordHookFired(d Decision) error {

@@ -408,3 +408,39 @@ func TestStopMessageMergesRulesThatDifferOnlyInTool(t *testing.T) {
 		t.Fatalf("reason:\n%s\nwant it to contain:\n%s", d.Reason, want)
 	}
 }
+
+func TestNewTurnAfterRefusalsIsAForcedStop(t *testing.T) {
+	f := newFixture(t, planLoop)
+	f.handle(prompt("go"))
+	f.handle(stop(""))
+	f.handle(stop(""))
+	f.handle(prompt("continue please"))
+	s := f.session("s1")
+	if s.Outcome != "forced" || s.StopBlocks != 0 {
+		t.Fatalf("after a new turn: %+v", s)
+	}
+	// The loop can still complete later, and then says so.
+	f.handle(loop.HookEvent{Name: loop.EventPostToolUse, ToolName: "Write", TargetPaths: []string{"PLAN.md"}})
+	f.handle(bash("go test ./...", loop.IntPtr(0)))
+	f.handle(stop("ALL STEPS PASS"))
+	if s := f.session("s1"); s.Outcome != "completed" || s.OutcomeForced {
+		t.Fatalf("after completing: %+v", s)
+	}
+}
+
+func TestSessionEndReasonIsRecorded(t *testing.T) {
+	f := newFixture(t, planLoop)
+	f.handle(prompt("go"))
+	f.handle(stop(""))
+	f.handle(loop.HookEvent{Name: loop.EventSessionEnd, Source: "prompt_input_exit"})
+	found := false
+	_ = f.log.Scan(nil, func(_ int, e eventlog.Event) error {
+		if e.EventType == eventlog.TypeLoopOutcome && e.Payload["end_reason"] == "prompt_input_exit" && e.Payload["ended_by"] == "session_end" {
+			found = true
+		}
+		return nil
+	})
+	if !found {
+		t.Fatal("forced outcome lacks the end reason")
+	}
+}
