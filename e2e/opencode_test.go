@@ -377,6 +377,9 @@ func TestOpencodeRunRefusesStopUntilTerminal(t *testing.T) {
 		t.Fatalf("after the refused stop the model received %s: %q; want hook-loop's reason as a new user message", last.Role, last.Content)
 	}
 	t.Logf("scenario 3: the model received after the refused stop: %q", ocAgentTexts(second))
+	if sys := reqs[0].Messages[0]; sys.Role != "system" || !strings.Contains(sys.Content, "hook-loop is gating this session") {
+		t.Logf("note: the SessionStart context did not reach the first system prompt (the session.created report lost the race)")
+	}
 	if got := p.transitions(); strings.Join(got, ",") != "building -tests_passed-> verified,verified -finished-> done" {
 		p.dump()
 		t.Fatalf("transitions %v", got)
@@ -421,8 +424,9 @@ func TestOpencodeServeRefusesStopOnIdle(t *testing.T) {
 	}()
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	q := "?directory=" + url.QueryEscape(p.dir)
-	client := &http.Client{Timeout: 60 * time.Second}
-	deadline := time.Now().Add(60 * time.Second)
+	client := &http.Client{Timeout: 120 * time.Second}
+	// Generous: on a loaded machine opencode serve takes a while to come up.
+	deadline := time.Now().Add(180 * time.Second)
 	for {
 		resp, err := client.Get(base + "/global/health")
 		if err == nil {
@@ -432,7 +436,8 @@ func TestOpencodeServeRefusesStopOnIdle(t *testing.T) {
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("opencode serve did not answer on %s within 60 s", base)
+			p.dump()
+			t.Fatalf("opencode serve did not answer on %s within 180 s", base)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -456,7 +461,7 @@ func TestOpencodeServeRefusesStopOnIdle(t *testing.T) {
 	}
 	post("/session/"+sess.ID+"/prompt_async", map[string]any{"parts": []any{map[string]any{"type": "text", "text": "build the feature"}}})
 
-	ok := p.mock.WaitFor(120*time.Second, func(rs []chat.Request) bool {
+	ok := p.mock.WaitFor(240*time.Second, func(rs []chat.Request) bool {
 		n := 0
 		for _, r := range rs {
 			if r.HasTools() {

@@ -246,7 +246,7 @@ func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
 			return fmt.Errorf("append %d events to %s: %w", tx.staged, l.path, err)
 		}
 	}
-	if st.changed && locked {
+	if st.changed && locked && os.Getenv("XX_NOIDX") == "" {
 		// The log is the truth and is written; if the index cannot be, the next run
 		// replays what it missed. A View only offers its work to the next run: a
 		// read-only checkout must not make every look at it noisy.

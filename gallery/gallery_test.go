@@ -58,3 +58,34 @@ func TestEveryLoopLoads(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanExecuteVerificationRules: a verification command that exits 0 emits
+// step_done, one that exits with any other known code emits step_failed, and
+// one whose exit code is unknown emits nothing.
+func TestPlanExecuteVerificationRules(t *testing.T) {
+	b, _ := Get("plan_execute")
+	p := filepath.Join(t.TempDir(), "plan_execute.json")
+	os.WriteFile(p, b, 0o644)
+	spec, _, err := loop.Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	emits := func(code *int) []string {
+		ev := &loop.HookEvent{Name: loop.EventPostToolUse, ToolName: "Bash", Command: "make test", Result: &loop.ToolResult{ExitCode: code}}
+		var out []string
+		for i := range spec.EventMap {
+			if r := &spec.EventMap[i]; r.Matches(ev, "") && r.Emit != "" {
+				out = append(out, r.Emit)
+			}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		code *int
+		want string
+	}{{loop.IntPtr(0), "step_done"}, {loop.IntPtr(1), "step_failed"}, {loop.IntPtr(3), "step_failed"}, {nil, ""}} {
+		if got := strings.Join(emits(c.code), ","); got != c.want {
+			t.Errorf("exit %v: emits %q, want %q", c.code, got, c.want)
+		}
+	}
+}

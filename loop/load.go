@@ -896,6 +896,19 @@ func (p *parser) matcher(r gjson.Result, at, owner string) Matcher {
 		}
 		m.ExitCode = &n
 	}
+	if er, ok := o.get("exit_code_not"); ok {
+		ep := child(at, "exit_code_not")
+		lit := er.Raw
+		if er.Type == gjson.String {
+			lit = er.String()
+		}
+		n, err := strconv.Atoi(lit)
+		if (er.Type != gjson.Number && er.Type != gjson.String) || !intLiteral.MatchString(lit) || err != nil {
+			p.errorf(CodeBadValue, ep, "write a whole number such as 0", "exit_code_not must be an integer or a numeric string like \"0\" (got %s)", describeValue(er, true))
+			return m
+		}
+		m.ExitCodeNot = &n
+	}
 	return m
 }
 

@@ -45,6 +45,12 @@ func (m *Matcher) Matches(ev *HookEvent, root string) bool {
 			return false
 		}
 	}
+	if m.ExitCodeNot != nil {
+		// "Failed" needs a known exit code too: an unknown one is not a failure.
+		if ev.Result == nil || ev.Result.ExitCode == nil || *ev.Result.ExitCode == *m.ExitCodeNot {
+			return false
+		}
+	}
 	return true
 }
 

@@ -119,6 +119,7 @@ type Matcher struct {
 	LastMessageMatch *regexp.Regexp // extension: Stop/SubagentStop last_assistant_message
 	PathMatch        *regexp.Regexp // extension: any of the call's TargetPaths
 	ExitCode         *int           // nil = not constrained
+	ExitCodeNot      *int           // extension "exit_code_not": a known exit code other than this
 }
 
 // RecordSpec is a side event appended when a rule matches.

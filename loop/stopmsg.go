@@ -134,6 +134,9 @@ func (r *Rule) Describe() string {
 	if w.ExitCode != nil {
 		fmt.Fprintf(&b, " that exits %d", *w.ExitCode)
 	}
+	if w.ExitCodeNot != nil {
+		fmt.Fprintf(&b, " that exits with a code other than %d", *w.ExitCodeNot)
+	}
 	return b.String()
 }
 

@@ -131,6 +131,9 @@ func (p *parser) matcherWarnings(r Rule, rulePath string) {
 	if m.ExitCode != nil && !has("exit_code") {
 		never("exit_code", "only PostToolUse reports an exit code")
 	}
+	if m.ExitCodeNot != nil && !has("exit_code") {
+		never("exit_code_not", "only PostToolUse reports an exit code")
+	}
 	if m.PathMatch != nil && !has("paths") {
 		never("path_match", "that event has no tool call and no paths")
 	}

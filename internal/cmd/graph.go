@@ -7,31 +7,39 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/hook-loop/hook-loop/gallery"
 	"github.com/hook-loop/hook-loop/loop"
 )
 
 func init() { register(newGraphCommand) }
 
 type graphOptions struct {
-	File   string
-	Format string
+	File    string
+	Profile string // an embedded gallery loop, instead of File
+	Format  string
 }
 
 func newGraphCommand(s *IOStreams) *cli.Command {
 	return &cli.Command{
 		Name:      "graph",
 		Usage:     "draw a loop's state machine (Mermaid or Graphviz dot)",
-		ArgsUsage: "FILE",
+		ArgsUsage: "FILE | --profile NAME",
 		Description: "Transitions are labelled with their event and [guards]; the initial state,\n" +
 			"terminal states and the stop state are marked.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: loop.GraphMermaid, Usage: "mermaid or dot"},
+			&cli.StringFlag{Name: "profile", Usage: "graph the gallery loop `NAME` (" + strings.Join(gallery.Names(), ", ") + ") instead of a file"},
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return exitf(2, "usage: graph takes exactly one FILE (see 'hook-loop graph --help')")
+			o := graphOptions{Profile: c.String("profile"), Format: c.String("format")}
+			switch {
+			case o.Profile != "" && c.NArg() != 0:
+				return exitf(2, "usage: give a FILE or --profile NAME, not both")
+			case o.Profile == "" && c.NArg() != 1:
+				return exitf(2, "usage: graph takes exactly one FILE, or --profile NAME (see 'hook-loop graph --help')")
 			}
-			return runGraph(s, graphOptions{File: c.Args().First(), Format: c.String("format")})
+			o.File = c.Args().First()
+			return runGraph(s, o)
 		},
 	}
 }
@@ -40,7 +48,17 @@ func runGraph(s *IOStreams, o graphOptions) error {
 	if !slices.Contains(loop.GraphFormats, o.Format) {
 		return exitf(2, "usage: --format must be %s (got %q)", strings.Join(loop.GraphFormats, " or "), o.Format)
 	}
-	spec, _, err := loop.Load(o.File)
+	var spec *loop.Spec
+	var err error
+	if o.Profile != "" {
+		var data []byte
+		if data, err = gallery.Get(o.Profile); err != nil {
+			return exitf(2, "usage: --profile: %s", err)
+		}
+		spec, _, err = loop.Parse("gallery/"+strings.TrimSuffix(o.Profile, ".json")+".json", data)
+	} else {
+		spec, _, err = loop.Load(o.File)
+	}
 	if err != nil {
 		return exitf(1, "%s", err)
 	}

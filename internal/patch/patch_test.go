@@ -27,8 +27,7 @@ func TestPaths(t *testing.T) {
 		{"absolute", "*** Add File: /var/tmp/x.txt\n", []string{"/var/tmp/x.txt"}},
 		{"duplicates once", "*** Update File: a\n*** Update File: a\n", []string{"a"}},
 		{"marker without path", "*** Add File:\n*** Delete File:   \n", nil},
-		// A '+' line of an added file that looks like a header is content, but a
-		// conservative guard prefers to see it: it is not at the line start.
+		// A '+' line of an added file that looks like a header is content.
 		{"header text inside content line", "*** Add File: a\n+*** Add File: b\n", []string{"a"}},
 		{"end of file marker", "*** Update File: a\n@@\n-x\n+y\n*** End of File\n", []string{"a"}},
 	}

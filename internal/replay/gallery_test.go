@@ -1,0 +1,193 @@
+package replay_test
+
+// Every gallery loop is proven on recorded real-harness sessions: the traces
+// under testdata/traces/<loop>/<harness>-<kind>.jsonl were recorded by
+// e2e/traces_test.go (the real Codex, Claude Code, opencode and pi against the
+// repo's mock models, hooks installed with --record). Replaying them through the
+// embedded loop must reach the loop's terminal success state (complete) or show
+// the Stop gate refusing an early stop (early-stop). Editing a gallery loop so
+// that it no longer advances on these real events fails this test.
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hook-loop/hook-loop/adapters/claude"
+	"github.com/hook-loop/hook-loop/adapters/codex"
+	"github.com/hook-loop/hook-loop/adapters/opencode"
+	"github.com/hook-loop/hook-loop/adapters/pi"
+	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/gallery"
+	"github.com/hook-loop/hook-loop/internal/hookrun"
+	"github.com/hook-loop/hook-loop/internal/replay"
+	"github.com/hook-loop/hook-loop/loop"
+)
+
+// traceProject is the placeholder the recorder writes for the scratch project.
+const traceProject = "/work/trace-project"
+
+var traceName = regexp.MustCompile(`^(codex|claude|opencode|pi)-(complete|early-stop)\.jsonl$`)
+
+func tracesDir() string { return filepath.Join("..", "..", "testdata", "traces") }
+
+func galleryAdapters() map[string]hookrun.Adapter {
+	return map[string]hookrun.Adapter{"codex": codex.New(), "claude": claude.New(), "opencode": opencode.New(), "pi": pi.New()}
+}
+
+// traceFile is one recorded trace.
+type traceFile struct{ loop, harness, kind, path string }
+
+func listTraces(t *testing.T) []traceFile {
+	t.Helper()
+	loops, err := os.ReadDir(tracesDir())
+	if err != nil {
+		t.Fatalf("read %s: %v (the traces are recorded by e2e/traces_test.go)", tracesDir(), err)
+	}
+	var out []traceFile
+	for _, l := range loops {
+		if !l.IsDir() {
+			t.Errorf("%s: unexpected file %s (want <loop>/<harness>-<kind>.jsonl)", tracesDir(), l.Name())
+			continue
+		}
+		if !slices.Contains(gallery.Names(), l.Name()) {
+			t.Errorf("%s/%s: no gallery loop of that name", tracesDir(), l.Name())
+			continue
+		}
+		files, err := os.ReadDir(filepath.Join(tracesDir(), l.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			m := traceName.FindStringSubmatch(f.Name())
+			if m == nil {
+				t.Errorf("%s/%s/%s: want <codex|claude|opencode|pi>-<complete|early-stop>.jsonl", tracesDir(), l.Name(), f.Name())
+				continue
+			}
+			out = append(out, traceFile{loop: l.Name(), harness: m[1], kind: m[2], path: filepath.Join(tracesDir(), l.Name(), f.Name())})
+		}
+	}
+	return out
+}
+
+// replayed is what a trace did to the loop.
+type replayed struct {
+	spec     *loop.Spec
+	steps    []replay.Step
+	sessions map[string]eventlog.Summary
+}
+
+func replayTrace(t *testing.T, tf traceFile) replayed {
+	t.Helper()
+	data, err := gallery.Get(tf.loop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, _, err := loop.Parse("gallery/"+tf.loop+".json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := replay.ReadTrace(tf.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range lines {
+		if l.Harness != tf.harness {
+			t.Fatalf("%s line %d: recorded by %q, but the file name says %s", tf.path, i+1, l.Harness, tf.harness)
+		}
+	}
+	root := t.TempDir()
+	logPath := filepath.Join(t.TempDir(), "events.jsonl")
+	r := replayed{spec: spec, sessions: map[string]eventlog.Summary{}}
+	_, err = replay.Run(context.Background(), replay.Options{Spec: spec, Adapters: galleryAdapters(), Harness: tf.harness,
+		LogPath: logPath, Root: root, Rebase: traceProject}, lines, func(s replay.Step) { r.steps = append(r.steps, s) })
+	if err != nil {
+		t.Fatalf("replay %s: %v", tf.path, err)
+	}
+	err = eventlog.Open(logPath).View(func(tx *eventlog.Tx) error {
+		for _, s := range r.steps {
+			r.sessions[s.Session] = tx.Session(s.Session)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func (r replayed) transcript() string {
+	var b strings.Builder
+	for _, s := range r.steps {
+		replay.Print(&b, s)
+	}
+	return b.String()
+}
+
+func TestGalleryTracesReplay(t *testing.T) {
+	for _, tf := range listTraces(t) {
+		t.Run(tf.loop+"/"+tf.harness+"-"+tf.kind, func(t *testing.T) {
+			r := replayTrace(t, tf)
+			if len(r.steps) == 0 {
+				t.Fatalf("%s: empty trace", tf.path)
+			}
+			success := successState(r.spec)
+			done := false
+			for _, s := range r.sessions {
+				done = done || (s.State == success && s.Outcome == "completed")
+			}
+			if !done {
+				t.Errorf("%s: no session reached %q with outcome completed; sessions %+v\n%s", tf.path, success, r.sessions, r.transcript())
+			}
+			if tf.kind != "early-stop" {
+				return
+			}
+			terminal := r.spec.Definition.TerminalStates
+			for _, s := range r.steps {
+				if slices.Contains(terminal, s.State) {
+					break
+				}
+				if s.Event == loop.EventStop && s.Action == string(loop.Block) {
+					return
+				}
+			}
+			t.Errorf("%s: no Stop was refused before the loop became terminal\n%s", tf.path, r.transcript())
+		})
+	}
+}
+
+// successState is the loop's terminal state that is not its stop state ("done"
+// in every gallery loop).
+func successState(spec *loop.Spec) string {
+	for _, s := range spec.Definition.TerminalStates {
+		if s != spec.Definition.StopState {
+			return s
+		}
+	}
+	return ""
+}
+
+// TestEveryGalleryLoopHasTraces: each loop has at least one complete and one
+// early-stop trace, and the Codex and Claude Code ones exist for every loop.
+func TestEveryGalleryLoopHasTraces(t *testing.T) {
+	have := map[string]map[string]bool{}
+	for _, tf := range listTraces(t) {
+		if have[tf.loop] == nil {
+			have[tf.loop] = map[string]bool{}
+		}
+		have[tf.loop][tf.harness+"-"+tf.kind] = true
+		have[tf.loop][tf.kind] = true
+	}
+	for _, name := range gallery.Names() {
+		for _, want := range []string{"complete", "early-stop", "codex-complete", "codex-early-stop", "claude-complete", "claude-early-stop"} {
+			if !have[name][want] {
+				t.Errorf("gallery loop %s has no %s trace under %s (record it: HOOK_LOOP_RECORD_TRACES=1 go test ./e2e -run 'TestRecordTraces/%s/')",
+					name, want, tracesDir(), name)
+			}
+		}
+	}
+}
