@@ -132,7 +132,7 @@ func Run(ctx context.Context, o Options, lines []hookrun.TraceLine, emit func(St
 			last = "default"
 		}
 		if emit != nil {
-			emit(Step{N: i + 1, Harness: h, Event: ev.Name, Session: last, Detail: detail(ev),
+			emit(Step{N: i + 1, Harness: h, Event: ev.Name, Session: last, Detail: detail(ev, o.Root),
 				Rules: d.MatchedRules, Decision: d, Action: string(d.Action), Reason: d.Reason, State: d.State})
 		}
 	}
@@ -141,7 +141,7 @@ func Run(ctx context.Context, o Options, lines []hookrun.TraceLine, emit func(St
 	return s, err
 }
 
-func detail(ev loop.HookEvent) string {
+func detail(ev loop.HookEvent, root string) string {
 	switch {
 	case ev.Command != "":
 		d := ev.ToolName + " " + quote(ev.Command)
@@ -155,8 +155,15 @@ func detail(ev loop.HookEvent) string {
 		return d
 	case ev.ToolName != "":
 		d := ev.ToolName
-		if len(ev.TargetPaths) > 0 {
-			d += " " + strings.Join(ev.TargetPaths, ", ")
+		for i, p := range ev.TargetPaths {
+			if rel, err := filepath.Rel(root, p); root != "" && err == nil && !strings.HasPrefix(rel, "..") {
+				p = rel
+			}
+			sep := ", "
+			if i == 0 {
+				sep = " "
+			}
+			d += sep + p
 		}
 		return d
 	case ev.Prompt != "":
