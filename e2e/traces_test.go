@@ -595,6 +595,9 @@ func recordOpencode(t *testing.T, loopName string, sc traceScenario) ([]byte, st
 		timedOut := ctx.Err() != nil
 		cancel()
 		t.Logf("opencode turn %d (%q): exit %v\nstdout: %.800s", i+1, tr.prompt, err, so.String())
+		if f := os.Getenv("HOOK_LOOP_TRACE_STDERR"); f != "" {
+			_ = os.WriteFile(fmt.Sprintf("%s.%d", f, i+1), se.Bytes(), 0o644)
+		}
 		if timedOut || err != nil {
 			var keep []string
 			for _, l := range strings.Split(se.String(), "\n") {

@@ -276,3 +276,22 @@ out.system = [title.system.length, agent.system.length, later.system.length, age
 		t.Fatalf("system prompts (title, first step, second step): %q", o.System)
 	}
 }
+
+func TestPluginSubagentCallsCountForTheParent(t *testing.T) {
+	h := newPluginHarness(t, "", false, `{"action":"block","reason":"not yet"}`)
+	out, _ := h.run("serve", `
+await hooks.event({ event: { type: "session.created", properties: { info: { id: "ses_child", parentID: "ses_parent" } } } })
+await hooks["chat.message"]({ sessionID: "ses_child" }, { message: { id: "u", role: "user", sessionID: "ses_child" }, parts: [{ type: "text", text: "subtask" }] })
+await hooks["experimental.text.complete"]({ sessionID: "ses_child", messageID: "m", partID: "p" }, { text: "sub done" })
+await hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses_child" } } })
+try { await hooks["tool.execute.before"]({ tool: "bash", sessionID: "ses_child", callID: "c" }, { args: { command: "ls" } }) } catch (e) { out.thrown = String(e.message) }
+`)
+	o := parseOut(t, out)
+	if len(o.Prompts) != 0 || o.Thrown != "not yet" {
+		t.Fatalf("child session: %s", out)
+	}
+	calls := h.calls()
+	if len(calls) != 1 || !strings.Contains(calls[0], "--event tool.execute.before") || !strings.Contains(calls[0], `"parentSessionID":"ses_parent"`) {
+		t.Fatalf("only the child's tool call is reported, with its parent: %q", calls)
+	}
+}

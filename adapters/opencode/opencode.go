@@ -7,7 +7,7 @@
 //
 // Plugin payloads (every one carries "hook", "directory" and "worktree"):
 //
-//	tool.execute.before         {input: {tool, sessionID, callID}, output: {args}}
+//	tool.execute.before         {input: {tool, sessionID, callID}, output: {args}, parentSessionID?}
 //	tool.execute.after          {input: {tool, sessionID, callID, args}, output: {title, output, metadata: {exit, ...}}}
 //	chat.message                {input: {sessionID}, output: {message: {id, role, sessionID}, parts: [{type: "text", text}]}}
 //	session.created             {event: {type, properties: {info: {id, ...}}}}
@@ -138,7 +138,8 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	}
 	ev.Name, ev.NativeName = name, native
 
-	ev.SessionID = first(root, "sessionID", "input.sessionID", "event.properties.sessionID",
+	// A subagent's (task tool's) calls belong to its parent session's loop.
+	ev.SessionID = first(root, "parentSessionID", "sessionID", "input.sessionID", "event.properties.sessionID",
 		"event.properties.info.id", "output.message.sessionID", "session_id", "session.id")
 	ev.Cwd = first(root, "directory", "cwd", "workspace", "event.properties.info.directory")
 	ev.TurnID = first(root, "input.messageID", "messageID", "output.message.id", "run_id", "message_id", "event_id", "turn_id", "message.id")

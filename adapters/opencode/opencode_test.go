@@ -282,3 +282,11 @@ func TestEncode(t *testing.T) {
 		}
 	}
 }
+
+func TestDecodeSubagentCallUsesParentSession(t *testing.T) {
+	ev := decode(t, "tool.execute.before", []byte(`{"hook":"tool.execute.before","directory":"/p","parentSessionID":"ses_parent",`+
+		`"input":{"tool":"bash","sessionID":"ses_child","callID":"c"},"output":{"args":{"command":"go test ./..."}}}`))
+	if ev.SessionID != "ses_parent" || ev.Command != "go test ./..." {
+		t.Fatalf("subagent call: session %q command %q", ev.SessionID, ev.Command)
+	}
+}
