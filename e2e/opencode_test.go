@@ -107,8 +107,11 @@ func newOCProject(t *testing.T, steps []chat.Step) *ocProject {
 		"XDG_CACHE_HOME="+xdg+"/cache", "XDG_STATE_HOME="+xdg+"/state",
 		"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1",
 		"OPENCODE_DISABLE_SHARE=1", "OPENCODE_DISABLE_CLAUDE_CODE=1",
-		// Should anything still try the registry, it gets a refused loopback port.
+		// Should anything still try the registry or any other host, it gets a
+		// refused loopback port: only the mock (loopback, not proxied) answers.
 		"npm_config_registry=http://127.0.0.1:9/",
+		"HTTP_PROXY=http://127.0.0.1:9", "HTTPS_PROXY=http://127.0.0.1:9", "http_proxy=http://127.0.0.1:9", "https_proxy=http://127.0.0.1:9",
+		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost",
 		// opencode takes its directory from $PWD, not from the process's working
 		// directory; go test's own PWD would make it another (unconfigured) project.
 		"PWD="+p.dir,

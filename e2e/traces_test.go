@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -185,6 +186,8 @@ func TestRecordTraces(t *testing.T) {
 							}
 							trace, dir, home := h.run(t, loopName, sc)
 							out := normTrace(string(trace), dir, TraceProject)
+							// Claude Code names its transcript folder after the project path.
+							out = strings.ReplaceAll(out, claudeProjectKey(dir), claudeProjectKey(TraceProject))
 							if home != "" {
 								out = normTrace(out, home, TraceHome)
 							}
@@ -242,6 +245,12 @@ func normTrace(s, from, to string) string {
 		s = strings.ReplaceAll(s, string(j[1:len(j)-1]), string(k[1:len(k)-1]))
 	}
 	return s
+}
+
+// claudeProjectKey is how Claude Code turns a project path into the name of its
+// folder under ~/.claude/projects.
+func claudeProjectKey(dir string) string {
+	return regexp.MustCompile(`[^A-Za-z0-9]`).ReplaceAllString(dir, "-")
 }
 
 // newTraceRepo makes the scratch git repo with the scenario's files.

@@ -14,9 +14,9 @@ import (
 )
 
 // The index is JSON lines: a stamp (format, version and a CRC-32C of the rest),
-// a header object, then one object per session in first-seen order. It holds one summary per session, never anything per event, so
-// it stays small however long the log grows. It is a cache: any doubt about it and
-// the log is folded again.
+// a header object, then one object per session in first-seen order. It holds one
+// summary per session, never anything per event, so it stays small however long
+// the log grows. It is a cache: any doubt about it and the log is folded again.
 const (
 	indexFormat  = "hook-loop-eventlog-index"
 	indexVersion = 1

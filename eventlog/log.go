@@ -12,6 +12,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gofrs/flock"
 	"github.com/google/uuid"
@@ -110,6 +111,11 @@ func (tx *Tx) Append(e Event) (Event, error) {
 	if e.Payload == nil {
 		e.Payload = map[string]any{}
 	}
+	if !utf8.ValidString(e.SessionID) {
+		// As it will read back, so the chain head is found under the same id.
+		b, _ := json.Marshal(e.SessionID)
+		_ = json.Unmarshal(b, &e.SessionID)
+	}
 	if e.PrevHash == "" {
 		if s := tx.st.session(e.SessionID, false); s != nil {
 			e.PrevHash = s.LastHash
@@ -127,9 +133,17 @@ func (tx *Tx) Append(e Event) (Event, error) {
 		tx.pending.Truncate(start)
 		return Event{}, fmt.Errorf("append to %s: %s event is %d bytes, over the %d-byte line limit", tx.l.path, e.EventType, len(line)-1, MaxLineBytes)
 	}
+	// Fold the line as a reader will see it, not the caller's values: a string of
+	// a named type, invalid UTF-8 or an int in the payload reads back differently,
+	// and the summaries must equal a fold of the file.
+	stored, err := parseLine(line[:len(line)-1], false)
+	if err != nil {
+		tx.pending.Truncate(start)
+		return Event{}, fmt.Errorf("append to %s: %s event does not read back: %w", tx.l.path, e.EventType, err)
+	}
 	hash := LineHash(line[:len(line)-1])
 	tx.st.addLine(line[:len(line)-1], hash, len(line))
-	tx.st.apply(&e, hash)
+	tx.st.apply(&stored, hash)
 	tx.staged++
 	return e, nil
 }
@@ -141,7 +155,9 @@ func (tx *Tx) Append(e Event) (Event, error) {
 func (l *Log) Update(fn func(tx *Tx) error) error { return l.run(false, fn) }
 
 // View runs fn under the lock with up-to-date summaries; Append fails. A missing
-// log is an empty one.
+// log is an empty one and nothing is created. View never writes the log; it may
+// refresh the index (a cache) so the next run has less to read. Where the lock
+// cannot be taken (a read-only directory) it reads unlocked, with a warning.
 func (l *Log) View(fn func(tx *Tx) error) error { return l.run(true, fn) }
 
 func (l *Log) warn(format string, args ...any) {
@@ -246,7 +262,7 @@ func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
 			return fmt.Errorf("append %d events to %s: %w", tx.staged, l.path, err)
 		}
 	}
-	if st.changed && locked && os.Getenv("XX_NOIDX") == "" {
+	if st.changed && locked {
 		// The log is the truth and is written; if the index cannot be, the next run
 		// replays what it missed. A View only offers its work to the next run: a
 		// read-only checkout must not make every look at it noisy.

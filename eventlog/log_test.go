@@ -744,3 +744,33 @@ func mustStat(t *testing.T, path string) os.FileInfo {
 	}
 	return fi
 }
+
+type label string
+
+// Summaries come from the line as written, so the caller's Go types cannot make
+// them differ from a fold of the file.
+func TestAppendFoldsWhatIsWritten(t *testing.T) {
+	l := newLog(t)
+	err := l.Update(func(tx *Tx) error {
+		if _, err := tx.Append(ev("s\xff", TypeStateTransitioned, "a", map[string]any{"to": label("b"), "from": "a"})); err != nil {
+			return err
+		}
+		if _, err := tx.Append(ev("s\xff", TypeLoopOutcome, "b", map[string]any{"outcome": label("completed")})); err != nil {
+			return err
+		}
+		if ids := tx.SessionIDs(); len(ids) != 1 || ids[0] != "s\uFFFD" {
+			t.Errorf("session ids %q", ids)
+		}
+		if s := tx.Session("s\uFFFD"); s.State != "b" || s.Outcome != "completed" {
+			t.Errorf("in the transaction: %+v", s)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertConsistent(t, l)
+	if r, err := l.Verify(); err != nil || !r.OK() || r.Events != 2 {
+		t.Fatalf("verify %+v %v", r, err)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/adrg/xdg"
@@ -161,8 +162,10 @@ func ParseFile(path string) ([]Entry, error) {
 }
 
 var (
-	nameRE   = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
-	envVarRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	// Compiled on first use: only a lifecycle declaration needs them, and every
+	// hook process would otherwise pay for them at start-up.
+	nameRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9-]*$`) })
+	envVarRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 )
 
 var entryKeys = []string{"name", "command", "url", "on", "required", "enabled", "timeoutSeconds", "with", "tokenEnv", "headers"}
@@ -231,7 +234,7 @@ func parseEntry(i int, item any, dir string) (Entry, error) {
 	if !ok {
 		return Entry{}, bad("name", "expected a string matching ^[a-z][a-z0-9-]*$")
 	}
-	if !nameRE.MatchString(name) {
+	if !nameRE().MatchString(name) {
 		return Entry{}, bad("name", "expected a string matching ^[a-z][a-z0-9-]*$, got %q", name)
 	}
 	e.Name = name
@@ -259,7 +262,7 @@ func parseEntry(i int, item any, dir string) (Entry, error) {
 
 	if v, ok := obj["tokenEnv"]; ok {
 		s, ok := v.(string)
-		if !ok || !envVarRE.MatchString(s) {
+		if !ok || !envVarRE().MatchString(s) {
 			return Entry{}, bad("tokenEnv", "expected the name of an environment variable (the token itself never goes in this file)")
 		}
 		e.TokenEnv = s

@@ -41,7 +41,7 @@ func NewRunner(entries ...Entry) (*Runner, error) {
 	seen := map[string]bool{}
 	for i, e := range entries {
 		label := fmt.Sprintf("hooks[%d] (%q)", i, e.Name)
-		if !nameRE.MatchString(e.Name) {
+		if !nameRE().MatchString(e.Name) {
 			return nil, fmt.Errorf("%s.name: expected a string matching ^[a-z][a-z0-9-]*$", label)
 		}
 		if seen[e.Name] {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Graph formats.
@@ -37,7 +38,8 @@ func edgeLabel(t Transition) string {
 	return t.Event + " [" + strings.Join(t.Guards, ", ") + "]"
 }
 
-var mermaidIdent = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+// mermaidIdent is compiled on first use, by graph only (not at hook start-up).
+var mermaidIdent = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // mermaidReserved are words stateDiagram-v2 reads as keywords, so a state with
 // such a name needs an alias.
@@ -60,7 +62,7 @@ func mermaid(d *Definition) string {
 	b.WriteString("stateDiagram-v2\n")
 	fmt.Fprintf(&b, "    %%%% loop %s\n", mermaidText(d.ID))
 	for i, s := range d.States {
-		if mermaidIdent.MatchString(s) && !mermaidReserved[s] {
+		if mermaidIdent().MatchString(s) && !mermaidReserved[s] {
 			id[s] = s
 			fmt.Fprintf(&b, "    %s\n", s)
 		} else {

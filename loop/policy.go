@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/hook-loop/hook-loop/internal/shell"
 )
@@ -70,7 +71,7 @@ func (e *Engine) CheckTool(ev *HookEvent, state string) ToolCheck {
 					Reason: fmt.Sprintf("hook-loop blocked a risky command (%s). Find a safer way, or ask the person to run it.", why)}
 			}
 		}
-		if dropSQL.MatchString(ev.Command) {
+		if dropSQL().MatchString(ev.Command) {
 			return ToolCheck{Blocked: true, Rule: "risky_command",
 				Reason: "hook-loop blocked a risky command (it drops a database object). Ask the person to run it."}
 		}
@@ -107,7 +108,11 @@ func (e *Engine) CheckTool(ev *HookEvent, state string) ToolCheck {
 	return ToolCheck{}
 }
 
-var dropSQL = regexp.MustCompile(`(?i)\bdrop\s+(table|database|schema)\b`)
+// dropSQL is compiled on first use: only tool requests need it, and every hook
+// process would otherwise pay for it at start-up.
+var dropSQL = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\bdrop\s+(table|database|schema)\b`)
+})
 
 func (p StatePolicy) refuses(ev *HookEvent, targets []string, root string) string {
 	tool := ev.ToolName

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/hook-loop/hook-loop/loop"
 )
@@ -121,13 +122,16 @@ func RemovePiExtension(path string, write bool) (bool, error) {
 	return true, nil
 }
 
-var piConstRe = regexp.MustCompile(`(?m)^const (HOOK_LOOP|CONFIG|EVENT_LOG): string = ("(?:[^"\\]|\\.)*");$`)
+// piConstRe is compiled on first use, by pi install only (not at hook start-up).
+var piConstRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^const (HOOK_LOOP|CONFIG|EVENT_LOG): string = ("(?:[^"\\]|\\.)*");$`)
+})
 
 // PiExtensionSettings reads back the binary, loop file and log an installed
 // extension uses (for doctor).
 func PiExtensionSettings(data []byte) (binary, config, eventLog string, ok bool) {
 	found := 0
-	for _, m := range piConstRe.FindAllSubmatch(data, -1) {
+	for _, m := range piConstRe().FindAllSubmatch(data, -1) {
 		var v string
 		if err := jsonUnquote(m[2], &v); err != nil {
 			continue

@@ -8,11 +8,15 @@
 #   scripts/bench.sh                 # the full table (docs/bench.md)
 #   RUNS=20 SIZES=0,10000 scripts/bench.sh
 #   scripts/bench.sh -json samples.json   # extra flags go to scripts/benchrun
+#   BUILD_FLAGS='-tags urfave_cli_no_docs' CGO_ENABLED=0 scripts/bench.sh
+#
+# By default the binary is built exactly as `go build .` builds it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hook-loop-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-go build -trimpath -o "$tmp/hook-loop" .
+# shellcheck disable=SC2086
+go build ${BUILD_FLAGS:-} -o "$tmp/hook-loop" .
 go build -o "$tmp/benchrun" ./scripts/benchrun
 "$tmp/benchrun" -bin "$tmp/hook-loop" -work "$tmp/work" \
   -runs "${RUNS:-50}" -sizes "${SIZES:-0,10000,100000,1000000}" "$@"

@@ -295,3 +295,21 @@ try { await hooks["tool.execute.before"]({ tool: "bash", sessionID: "ses_child",
 		t.Fatalf("only the child's tool call is reported, with its parent: %q", calls)
 	}
 }
+
+func TestPluginReportsSessionStartOnceBeforeTheFirstPrompt(t *testing.T) {
+	h := newPluginHarness(t, "", false, `{"action":"allow"}`)
+	h.run("run", `
+// The prompt hook runs before the (asynchronous) session.created bus event.
+await hooks["chat.message"]({ sessionID: "ses_5" }, { message: { id: "u", role: "user", sessionID: "ses_5" }, parts: [{ type: "text", text: "hi" }] })
+await hooks.event({ event: { type: "session.created", properties: { info: { id: "ses_5" } } } })
+await hooks["chat.message"]({ sessionID: "ses_5" }, { message: { id: "u2", role: "user", sessionID: "ses_5" }, parts: [{ type: "text", text: "again" }] })
+`)
+	var events []string
+	for _, c := range h.calls() {
+		f := strings.Fields(c)
+		events = append(events, f[2])
+	}
+	if strings.Join(events, ",") != "session.created,chat.message,chat.message" {
+		t.Fatalf("events reported: %v", events)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tidwall/gjson"
 
@@ -200,7 +201,9 @@ func successResult(tool string, root gjson.Result) *loop.ToolResult {
 	return r
 }
 
-var exitCodeRE = regexp.MustCompile(`^Exit code (-?\d+)\b`)
+// exitCodeRE is compiled on first use: every hook-loop process links this
+// package, and only claude-hook needs it.
+var exitCodeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Exit code (-?\d+)\b`) })
 
 // failureResult builds the result of a PostToolUseFailure. Bash failures say
 // "Exit code N\n<output>" in error; that N is the exit code. Every other failure
@@ -213,7 +216,7 @@ func failureResult(tool string, root gjson.Result) *loop.ToolResult {
 	if root.Get("is_interrupt").Bool() {
 		return r
 	}
-	if m := exitCodeRE.FindStringSubmatch(msg); m != nil {
+	if m := exitCodeRE().FindStringSubmatch(msg); m != nil {
 		if n, err := strconv.Atoi(m[1]); err == nil {
 			r.ExitCode = loop.IntPtr(n)
 			rest := strings.TrimPrefix(strings.TrimPrefix(msg, m[0]), "\n")

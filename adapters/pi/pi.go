@@ -18,6 +18,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/hook-loop/hook-loop/internal/hookrun"
 	"github.com/hook-loop/hook-loop/loop"
@@ -74,7 +75,11 @@ func CanonicalTool(name string) string {
 
 // pi's bash tool merges stdout and stderr and, on a non-zero exit, ends the text
 // with this line (captured: "out\nerr\n\n\nCommand exited with code 3").
-var exitTrailer = regexp.MustCompile(`(?:^|\n)Command exited with code (-?\d+)\s*$`)
+// exitTrailer and unicodeSpaces are compiled on first use: every hook-loop
+// process links this package, and only pi-hook needs them.
+var exitTrailer = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|\n)Command exited with code (-?\d+)\s*$`)
+})
 
 // Adapter implements hookrun.Adapter for pi.
 type Adapter struct{}
@@ -206,14 +211,16 @@ func decodeTool(ev *loop.HookEvent, payload gjson.Result) error {
 }
 
 // unicodeSpaces are the characters pi's path-utils turns into plain spaces.
-var unicodeSpaces = regexp.MustCompile("[\u00A0\u2000-\u200A\u202F\u205F\u3000]")
+var unicodeSpaces = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("[\u00A0\u2000-\u200A\u202F\u205F\u3000]")
+})
 
 // resolve makes a tool path absolute exactly as pi's resolveToCwd does, so that a
 // protected-path check sees the file pi will write: a leading "@" is dropped,
 // unicode spaces become spaces, "~" is the home directory (pi's, which the hook
 // process inherits), and a relative path is relative to pi's cwd.
 func resolve(cwd, p string) string {
-	p = unicodeSpaces.ReplaceAllString(strings.TrimPrefix(p, "@"), " ")
+	p = unicodeSpaces().ReplaceAllString(strings.TrimPrefix(p, "@"), " ")
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		if home, err := os.UserHomeDir(); err == nil {
 			p = home + p[1:]
@@ -247,7 +254,7 @@ func decodeResult(tool string, payload gjson.Result) (*loop.ToolResult, error) {
 // like Claude Code's PostToolUse for its file tools.
 func exitCode(tool string, isError bool, text string) *int {
 	if tool == "Bash" {
-		if m := exitTrailer.FindStringSubmatch(text); m != nil {
+		if m := exitTrailer().FindStringSubmatch(text); m != nil {
 			if n, err := strconv.Atoi(m[1]); err == nil {
 				return loop.IntPtr(n)
 			}

@@ -10,6 +10,7 @@ package replay_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -26,6 +27,8 @@ import (
 	"github.com/hook-loop/hook-loop/internal/hookrun"
 	"github.com/hook-loop/hook-loop/internal/replay"
 	"github.com/hook-loop/hook-loop/loop"
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
 )
 
 // traceProject is the placeholder the recorder writes for the scratch project.
@@ -81,11 +84,14 @@ type replayed struct {
 	sessions map[string]eventlog.Summary
 }
 
-func replayTrace(t *testing.T, tf traceFile) replayed {
+func replayTrace(t *testing.T, tf traceFile, edit func([]byte) []byte) replayed {
 	t.Helper()
 	data, err := gallery.Get(tf.loop)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if edit != nil {
+		data = edit(data)
 	}
 	spec, _, err := loop.Parse("gallery/"+tf.loop+".json", data)
 	if err != nil {
@@ -131,17 +137,12 @@ func (r replayed) transcript() string {
 func TestGalleryTracesReplay(t *testing.T) {
 	for _, tf := range listTraces(t) {
 		t.Run(tf.loop+"/"+tf.harness+"-"+tf.kind, func(t *testing.T) {
-			r := replayTrace(t, tf)
+			r := replayTrace(t, tf, nil)
 			if len(r.steps) == 0 {
 				t.Fatalf("%s: empty trace", tf.path)
 			}
-			success := successState(r.spec)
-			done := false
-			for _, s := range r.sessions {
-				done = done || (s.State == success && s.Outcome == "completed")
-			}
-			if !done {
-				t.Errorf("%s: no session reached %q with outcome completed; sessions %+v\n%s", tf.path, success, r.sessions, r.transcript())
+			if !r.completed() {
+				t.Errorf("%s: no session reached %q with outcome completed; sessions %+v\n%s", tf.path, successState(r.spec), r.sessions, r.transcript())
 			}
 			if tf.kind != "early-stop" {
 				return
@@ -157,6 +158,40 @@ func TestGalleryTracesReplay(t *testing.T) {
 			}
 			t.Errorf("%s: no Stop was refused before the loop became terminal\n%s", tf.path, r.transcript())
 		})
+	}
+}
+
+// completed reports whether a session reached the loop's success state with
+// the outcome completed.
+func (r replayed) completed() bool {
+	success := successState(r.spec)
+	for _, s := range r.sessions {
+		if s.State == success && s.Outcome == "completed" {
+			return true
+		}
+	}
+	return false
+}
+
+// TestGalleryReplayFailsForABrokenLoop: the replay test can fail. plan_execute
+// without its rule for a passing verification no longer reaches done on the
+// recorded Codex session.
+func TestGalleryReplayFailsForABrokenLoop(t *testing.T) {
+	tf := traceFile{loop: "plan_execute", harness: "codex", kind: "complete", path: filepath.Join(tracesDir(), "plan_execute", "codex-complete.jsonl")}
+	if r := replayTrace(t, tf, nil); !r.completed() {
+		t.Fatalf("the unedited loop does not complete:\n%s", r.transcript())
+	}
+	broken := func(b []byte) []byte {
+		n := len(gjson.GetBytes(b, "codex.event_map").Array())
+		for i := n - 1; i >= 0; i-- {
+			if gjson.GetBytes(b, fmt.Sprintf("codex.event_map.%d.emit", i)).String() == "step_done" {
+				b, _ = sjson.DeleteBytes(b, fmt.Sprintf("codex.event_map.%d", i))
+			}
+		}
+		return b
+	}
+	if r := replayTrace(t, tf, broken); r.completed() {
+		t.Fatalf("plan_execute without its step_done rule still completes:\n%s", r.transcript())
 	}
 }
 

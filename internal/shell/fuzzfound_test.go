@@ -1,6 +1,9 @@
 package shell
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Found by FuzzShellParse (seed testdata/fuzz/FuzzShellParse/90cb7438629e58e6):
 // a byte that is not UTF-8 made the parser give up, and the blank-splitting
@@ -16,5 +19,37 @@ func TestRiskyCommandFoundDespiteBadInput(t *testing.T) {
 		if !hasRm(Parse(src)) {
 			t.Errorf("rm -rf not found in %q: %#v", src, Parse(src))
 		}
+	}
+}
+
+// Deep nesting takes the linear fallback instead of the parser (whose time grew
+// with the square of the depth: 100,000 "(" took 14 s, past any hook timeout),
+// and what the command runs is still found.
+func TestDeepNestingStillFindsRiskyCommand(t *testing.T) {
+	deep := strings.Repeat("(", 100_000)
+	for _, src := range []string{
+		"bash -c 'rm -rf /' " + deep,
+		deep + " ; sudo rm -rf /",
+		strings.Repeat("{ ", 50_000) + "rm -rf x",
+		strings.Repeat(`"$(`, 50_000) + " && rm -rf x",
+	} {
+		if !nestsDeeper(src, maxParseDepth) {
+			t.Fatalf("%.20q... not seen as deep", src)
+		}
+		if !hasRm(Parse(src)) {
+			t.Errorf("rm -rf not found in %.30q...", src)
+		}
+	}
+	for _, src := range []string{"f() { (cd a && (make)); }; f", `echo "$(date) $(pwd)"`, "a[1]=2"} {
+		if nestsDeeper(src, maxParseDepth) {
+			t.Errorf("%q seen as deep", src)
+		}
+	}
+}
+
+func BenchmarkParseDeep(b *testing.B) {
+	src := strings.Repeat("(", 100_000)
+	for b.Loop() {
+		Parse(src)
 	}
 }

@@ -35,6 +35,12 @@ func parse(src string, depth int) []Call {
 	// The parser refuses invalid UTF-8 outright, and the fallback does not look
 	// inside `sh -c` strings: one stray byte must not hide what a command runs.
 	src = strings.ToValidUTF8(src, "\uFFFD")
+	if nestsDeeper(src, maxParseDepth) {
+		// The parser's time grows with the square of the nesting (100,000 "("
+		// took 14 s): past a depth no real command reaches, the blank-splitting
+		// fallback still sees every word, in linear time.
+		return fallback(src, depth)
+	}
 	f, err := syntax.NewParser(syntax.KeepComments(false)).Parse(strings.NewReader(src), "")
 	if err != nil {
 		return fallback(src, depth)
@@ -119,6 +125,42 @@ func parse(src string, depth int) []Call {
 	return calls
 }
 
+// maxParseDepth bounds the bracket nesting handed to the shell parser.
+const maxParseDepth = 64
+
+// nestsDeeper reports whether src opens more than max brackets ( { [ or
+// backquotes without closing them at some point, quotes ignored: an
+// overestimate is harmless (the fallback still sees every word).
+func nestsDeeper(src string, max int) bool {
+	depth, ticks := 0, 0
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case '(', '{', '[':
+			depth++
+		case ')', '}', ']':
+			if depth > 0 {
+				depth--
+			}
+		case '`':
+			ticks++
+		}
+		if depth > max || ticks > 2*max {
+			return true
+		}
+	}
+	return false
+}
+
+// reservedWord reports whether a word that starts a command in the fallback is
+// shell grammar rather than the command (`{ rm -rf x; }`, `if true; then rm ...`).
+func reservedWord(w string) bool {
+	switch w {
+	case "{", "}", "!", "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "time":
+		return true
+	}
+	return false
+}
+
 // isCommandFlag reports whether a shell option introduces the command string:
 // -c, or a cluster ending in c such as -lc.
 func isCommandFlag(a string) bool {
@@ -195,6 +237,9 @@ func fallback(src string, depth int) []Call {
 			}
 			if strings.HasPrefix(f, ">") {
 				c.Writes = append(c.Writes, strings.TrimLeft(f, ">"))
+				continue
+			}
+			if len(c.Args) == 0 && reservedWord(f) {
 				continue
 			}
 			if len(c.Args) == 0 && strings.Contains(f, "=") && !strings.HasPrefix(f, "=") {

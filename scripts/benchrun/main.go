@@ -141,7 +141,19 @@ func run(o options, stdout, stderr io.Writer) error {
 		}
 	}
 
-	var cells []*cell
+	// The floor: the same binary doing nothing but start and exit, so a reader
+	// can tell hook-loop's work from the machine's process start-up cost.
+	floor := &cell{Event: "(start-up only: --version)", Size: -1}
+	for i := 0; i < o.warmup+o.runs; i++ {
+		s, err := once(bin, []string{"--version"}, project, nil)
+		if err != nil {
+			return fmt.Errorf("--version: %w", err)
+		}
+		if i >= o.warmup {
+			floor.Wall, floor.CPU, floor.RSS = append(floor.Wall, s.wall), append(floor.CPU, s.cpu), append(floor.RSS, s.rss)
+		}
+	}
+	cells := []*cell{floor}
 	for _, size := range o.sizes {
 		base := filepath.Join(o.work, fmt.Sprintf("base-%d.jsonl", size))
 		start := time.Now()
@@ -332,12 +344,16 @@ func quantile(xs []float64, q float64) float64 {
 }
 
 func report(w io.Writer, o options, cells []*cell) {
-	fmt.Fprintf(w, "hook-loop codex-hook, %d runs per cell after %d warm-up runs, logs of %d interleaved sessions; %s/%s, %d CPUs, %s.\n\n",
-		o.runs, o.warmup, o.sessions, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), time.Now().UTC().Format("2006-01-02"))
+	fmt.Fprintf(w, "hook-loop codex-hook, %d runs per cell after %d warm-up runs, logs of %d interleaved sessions; %s/%s, %d CPUs%s, %s.\n\n",
+		o.runs, o.warmup, o.sessions, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), loadAverage(), time.Now().UTC().Format("2006-01-02"))
 	fmt.Fprintln(w, "| event | log events | answer | median wall (ms) | p95 wall (ms) | median CPU (ms) | peak RSS (MiB) |")
 	fmt.Fprintln(w, "| --- | ---: | --- | ---: | ---: | ---: | ---: |")
 	for _, c := range cells {
-		fmt.Fprintf(w, "| %s | %s | %s | %.2f | %.2f | %.2f | %s |\n", c.Event, thousands(c.Size), strings.Join(c.Outputs, ", "),
+		size := thousands(c.Size)
+		if c.Size < 0 {
+			size = "–"
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %.2f | %.2f | %.2f | %s |\n", c.Event, size, strings.Join(c.Outputs, ", "),
 			median(c.Wall), quantile(c.Wall, 0.95), median(c.CPU), rssMiB(c.RSS))
 	}
 	fmt.Fprintln(w)
@@ -373,6 +389,20 @@ func report(w io.Writer, o options, cells []*cell) {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, strings.Join(notes, "\n"))
 	}
+}
+
+// loadAverage is the 1-minute load average where /proc says it, because a busy
+// machine inflates every wall time in the table.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return ""
+	}
+	return ", load average " + f[0] + " at the start"
 }
 
 func verdict(ok bool) string {
