@@ -78,10 +78,17 @@ type traceScenario struct {
 
 const earlyStop = "I am done."
 
-// scenarioFor is each gallery loop's path to done. early puts a premature
-// "I am done." first: the gate must refuse it and the run then goes on to done.
-func scenarioFor(loopName string, early bool) traceScenario {
+// scenarioFor is each gallery loop's path to done for a kind of trace:
+// "complete"; "early-stop" puts a premature "I am done." first, which the gate
+// must refuse before the run goes on to done; "complete-subagent" takes the
+// verdict from a real evaluator subagent instead of the person (loops whose
+// evaluator may be a subagent; none otherwise).
+func scenarioFor(loopName, kind string) traceScenario {
+	early := kind == "early-stop"
 	var s traceScenario
+	if kind == "complete-subagent" {
+		return subagentScenario(loopName)
+	}
 	first := func(acts ...tAct) []tAct {
 		if early {
 			return append([]tAct{tSay(earlyStop)}, acts...)
@@ -141,6 +148,31 @@ func scenarioFor(loopName string, early bool) traceScenario {
 	return s
 }
 
+// subagentScenario: the evaluator is a fresh-context subagent whose final
+// message carries the verdict (SubagentStop), all in one session.
+func subagentScenario(loopName string) traceScenario {
+	switch loopName {
+	case "rework_loop":
+		return traceScenario{needs: []string{"subagent"}, turns: []tTurn{
+			{"Build the greeting feature and have it evaluated", []tAct{tWrite("greet.txt", "hello\n"), tBash("make test"),
+				tSpawn("evaluate greet.txt against the task; answer PASS or NEEDS_WORK on the first line", "PASS\ngreet.txt exists and make test passes."),
+				tSay("The evaluator passed the build.")}},
+		}}
+	case "builder_evaluator", "software_delivery":
+		verdict := "PASS\nthe tests cover the feature."
+		if loopName == "software_delivery" {
+			verdict = "VERDICT: PASS\nthe tests cover the feature."
+		}
+		return traceScenario{needs: []string{"subagent"}, turns: []tTurn{
+			{"Add a greeting feature", []tAct{tWrite("greet.txt", "hello\n"), tBash("make test"), tSay("make test passes. READY FOR REVIEW")}},
+			{"Have a fresh evaluator subagent review it", []tAct{
+				tSpawn("review greet.txt and the passing make test; answer with the verdict on the first line", verdict),
+				tSay("The evaluator passed it.")}},
+		}}
+	}
+	return traceScenario{}
+}
+
 // traceFiles are the scratch repo's files: a Makefile whose test target
 // passes, a handoff note, an experiment script.
 var traceFiles = map[string]string{
@@ -173,10 +205,13 @@ func TestRecordTraces(t *testing.T) {
 		t.Run(loopName, func(t *testing.T) {
 			for _, h := range traceHarnesses {
 				t.Run(h.name, func(t *testing.T) {
-					for _, kind := range []string{"complete", "early-stop"} {
+					for _, kind := range []string{"complete", "early-stop", "complete-subagent"} {
 						t.Run(kind, func(t *testing.T) {
-							sc := scenarioFor(loopName, kind == "early-stop")
+							sc := scenarioFor(loopName, kind)
 							if len(sc.turns) == 0 {
+								if kind == "complete-subagent" {
+									t.Skipf("%s: no evaluator subagent in this loop", loopName)
+								}
 								t.Fatalf("no scenario for %s", loopName)
 							}
 							for _, n := range sc.needs {
@@ -375,6 +410,17 @@ func recordCodex(t *testing.T, loopName string, sc traceScenario) ([]byte, strin
 		if !spawned {
 			if ans, ok := st.subAnswer(strings.Join(userText, "\n")); ok {
 				return responses.Step{Message: ans}
+			}
+		}
+		// spawn_agent returns at once: wait for the subagent, as a model would,
+		// so that its SubagentStop comes before the main agent goes on.
+		if in := req.Input(); len(in) > 0 && in[len(in)-1]["type"] == "function_call_output" {
+			var out struct {
+				AgentID string `json:"agent_id"`
+			}
+			if o, ok := in[len(in)-1]["output"].(string); ok && json.Unmarshal([]byte(o), &out) == nil && out.AgentID != "" {
+				return responses.Step{Function: &responses.FunctionCall{Name: "wait_agent", Namespace: "multi_agent_v1",
+					Arguments: map[string]any{"targets": []string{out.AgentID}, "timeout_ms": 30000}}}
 			}
 		}
 		a := st.next()

@@ -256,7 +256,12 @@ func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
 		if _, err := f.Write(buf); err != nil {
 			// Take back a partial write so the log keeps only whole events; we hold
 			// the lock, so nobody appended after us.
-			if terr := f.Truncate(size); terr != nil {
+			terr := f.Truncate(size)
+			if terr != nil {
+				// Windows opens an O_APPEND file without the right to truncate it.
+				terr = os.Truncate(l.path, size)
+			}
+			if terr != nil {
 				return fmt.Errorf("append %d events to %s: %w (and could not remove the partial write: %v)", tx.staged, l.path, err, terr)
 			}
 			return fmt.Errorf("append %d events to %s: %w", tx.staged, l.path, err)

@@ -34,7 +34,9 @@ import (
 // traceProject is the placeholder the recorder writes for the scratch project.
 const traceProject = "/work/trace-project"
 
-var traceName = regexp.MustCompile(`^(codex|claude|opencode|pi)-(complete|early-stop)\.jsonl$`)
+// <harness>-<kind>.jsonl; complete-subagent is a complete trace whose verdict
+// came from a real evaluator subagent.
+var traceName = regexp.MustCompile(`^(codex|claude|opencode|pi)-(complete|early-stop|complete-subagent)\.jsonl$`)
 
 func tracesDir() string { return filepath.Join("..", "..", "testdata", "traces") }
 

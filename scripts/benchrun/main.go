@@ -52,6 +52,13 @@ type cell struct {
 }
 
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == "-spawn" {
+		if err := spawn(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "benchrun -spawn:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	o, err := parseFlags(os.Args[1:])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchrun:", err)
@@ -144,14 +151,8 @@ func run(o options, stdout, stderr io.Writer) error {
 	// The floor: the same binary doing nothing but start and exit, so a reader
 	// can tell hook-loop's work from the machine's process start-up cost.
 	floor := &cell{Event: "(start-up only: --version)", Size: -1}
-	for i := 0; i < o.warmup+o.runs; i++ {
-		s, err := once(bin, []string{"--version"}, project, nil)
-		if err != nil {
-			return fmt.Errorf("--version: %w", err)
-		}
-		if i >= o.warmup {
-			floor.Wall, floor.CPU, floor.RSS = append(floor.Wall, s.wall), append(floor.CPU, s.cpu), append(floor.RSS, s.rss)
-		}
+	if err := measure(floor, job{Bin: bin, Args: []string{"--version"}, Dir: project, Warmup: o.warmup, Runs: o.runs}); err != nil {
+		return fmt.Errorf("--version: %w", err)
 	}
 	cells := []*cell{floor}
 	for _, size := range o.sizes {
@@ -169,23 +170,8 @@ func run(o options, stdout, stderr io.Writer) error {
 			}
 			c := &cell{Event: ev, Size: size}
 			args := []string{"codex-hook", "--event", ev, "--config", config, "--event-log", logPath}
-			for i := 0; i < o.warmup+o.runs; i++ {
-				s, err := once(bin, args, project, payloads[ev])
-				if err != nil {
-					return fmt.Errorf("%s at %d events: %w", ev, size, err)
-				}
-				if i < o.warmup {
-					continue
-				}
-				c.Wall = append(c.Wall, s.wall)
-				c.CPU = append(c.CPU, s.cpu)
-				c.RSS = append(c.RSS, s.rss)
-				if s.stderr != "" && !slices.Contains(c.Stderr, s.stderr) {
-					c.Stderr = append(c.Stderr, s.stderr)
-				}
-				if !slices.Contains(c.Outputs, s.kind) {
-					c.Outputs = append(c.Outputs, s.kind)
-				}
+			if err := measure(c, job{Bin: bin, Args: args, Dir: project, Stdin: payloads[ev], Warmup: o.warmup, Runs: o.runs}); err != nil {
+				return fmt.Errorf("%s at %d events: %w", ev, size, err)
 			}
 			fmt.Fprintf(stderr, "%-16s %8d events: median %.2f ms\n", ev, size, median(c.Wall))
 			cells = append(cells, c)
@@ -274,10 +260,80 @@ func copyLog(src, dst string) error {
 }
 
 type sample struct {
-	wall, cpu float64
-	rss       int64
-	stderr    string
-	kind      string
+	Wall   float64 `json:"wall"`
+	CPU    float64 `json:"cpu"`
+	RSS    int64   `json:"rss"`
+	Stderr string  `json:"stderr"`
+	Kind   string  `json:"kind"`
+}
+
+// job is one cell's runs, handed to a spawner process.
+type job struct {
+	Bin    string   `json:"bin"`
+	Args   []string `json:"args"`
+	Dir    string   `json:"dir"`
+	Stdin  []byte   `json:"stdin"`
+	Warmup int      `json:"warmup"`
+	Runs   int      `json:"runs"`
+}
+
+// measure runs j in a fresh, small spawner process (this program with -spawn)
+// and adds its samples to c. On Linux a child's ru_maxrss starts at the peak
+// RSS of the process it was forked from, and this process holds megabytes after
+// folding a large log; a spawner that has done nothing else keeps that floor
+// below the hook's own peak, so the table shows the hook's memory.
+func measure(c *cell, j job) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	in, err := json.Marshal(j)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(self, "-spawn")
+	cmd.Stdin = bytes.NewReader(in)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%v: %s", err, strings.TrimSpace(errOut.String()))
+	}
+	var samples []sample
+	if err := json.Unmarshal(out.Bytes(), &samples); err != nil {
+		return err
+	}
+	for _, s := range samples {
+		c.Wall = append(c.Wall, s.Wall)
+		c.CPU = append(c.CPU, s.CPU)
+		c.RSS = append(c.RSS, s.RSS)
+		if s.Stderr != "" && !slices.Contains(c.Stderr, s.Stderr) {
+			c.Stderr = append(c.Stderr, s.Stderr)
+		}
+		if s.Kind != "" && !slices.Contains(c.Outputs, s.Kind) {
+			c.Outputs = append(c.Outputs, s.Kind)
+		}
+	}
+	return nil
+}
+
+// spawn is the spawner: it reads a job on stdin, runs it and prints the samples
+// of the timed runs as JSON.
+func spawn(stdin io.Reader, stdout io.Writer) error {
+	var j job
+	if err := json.NewDecoder(stdin).Decode(&j); err != nil {
+		return err
+	}
+	samples := make([]sample, 0, j.Runs)
+	for i := 0; i < j.Warmup+j.Runs; i++ {
+		s, err := once(j.Bin, j.Args, j.Dir, j.Stdin)
+		if err != nil {
+			return err
+		}
+		if i >= j.Warmup {
+			samples = append(samples, s)
+		}
+	}
+	return json.NewEncoder(stdout).Encode(samples)
 }
 
 // once runs the hook one time. A non-zero exit is an error: every answer Codex
@@ -296,11 +352,11 @@ func once(bin string, args []string, dir string, in []byte) (sample, error) {
 	}
 	ps := cmd.ProcessState
 	s := sample{
-		wall:   float64(wall) / float64(time.Millisecond),
-		cpu:    float64(ps.UserTime()+ps.SystemTime()) / float64(time.Millisecond),
-		rss:    maxRSS(ps),
-		stderr: strings.TrimSpace(errOut.String()),
-		kind:   outputKind(out.Bytes()),
+		Wall:   float64(wall) / float64(time.Millisecond),
+		CPU:    float64(ps.UserTime()+ps.SystemTime()) / float64(time.Millisecond),
+		RSS:    maxRSS(ps),
+		Stderr: strings.TrimSpace(errOut.String()),
+		Kind:   outputKind(out.Bytes()),
 	}
 	return s, nil
 }
@@ -349,11 +405,11 @@ func report(w io.Writer, o options, cells []*cell) {
 	fmt.Fprintln(w, "| event | log events | answer | median wall (ms) | p95 wall (ms) | median CPU (ms) | peak RSS (MiB) |")
 	fmt.Fprintln(w, "| --- | ---: | --- | ---: | ---: | ---: | ---: |")
 	for _, c := range cells {
-		size := thousands(c.Size)
+		size, answer := thousands(c.Size), strings.Join(c.Outputs, ", ")
 		if c.Size < 0 {
-			size = "–"
+			size, answer = "–", "–"
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %.2f | %.2f | %.2f | %s |\n", c.Event, size, strings.Join(c.Outputs, ", "),
+		fmt.Fprintf(w, "| %s | %s | %s | %.2f | %.2f | %.2f | %s |\n", c.Event, size, answer,
 			median(c.Wall), quantile(c.Wall, 0.95), median(c.CPU), rssMiB(c.RSS))
 	}
 	fmt.Fprintln(w)
