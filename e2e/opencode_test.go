@@ -320,7 +320,11 @@ func TestOpencodeExitCodeRules(t *testing.T) {
 	var afterFail []string
 	var afterFailErr error
 	p := newOCProject(t, []chat.Step{
-		chat.ToolCall("bash", map[string]any{"command": "sh verify.sh; exit 3", "description": "verify (fails)"}),
+		// Text before a tool call in the same step is not a final answer: no stop.
+		chat.Func(func(*chat.Request) chat.Reply {
+			return chat.Reply{Text: "Let me verify first.", ToolCalls: []chat.Call{
+				chat.NewCall("bash", map[string]any{"command": "sh verify.sh; exit 3", "description": "verify (fails)"})}}
+		}),
 		chat.Func(func(r *chat.Request) chat.Reply {
 			afterFail, afterFailErr = ocReadTransitions(logPath)
 			return chat.Reply{ToolCalls: []chat.Call{chat.NewCall("bash", map[string]any{"command": "sh verify.sh", "description": "verify"})}}
@@ -349,8 +353,16 @@ func TestOpencodeExitCodeRules(t *testing.T) {
 	if got := p.mock.AgentRequests()[1].LastToolResult(); !strings.Contains(got, "verifying") {
 		t.Fatalf("the exit-3 call's output %q", got)
 	}
+	if n := len(p.mock.AgentRequests()); n != 3 {
+		p.dump()
+		t.Fatalf("%d model requests; want 3 (no follow-up: the text before the tool call was not taken for a stop)", n)
+	}
 	posts := 0
 	for _, e := range p.events() {
+		if e.EventType == "stop_contract_failed" {
+			p.dump()
+			t.Fatalf("a stop was refused in a run that only stopped once the loop was done")
+		}
 		if strings.Contains(string(e.Payload), "PostToolUse") || strings.Contains(e.EventType, "tool") {
 			posts++
 		}

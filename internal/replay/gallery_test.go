@@ -55,6 +55,9 @@ func listTraces(t *testing.T) []traceFile {
 	}
 	var out []traceFile
 	for _, l := range loops {
+		if l.Name() == "README.md" {
+			continue
+		}
 		if !l.IsDir() {
 			t.Errorf("%s: unexpected file %s (want <loop>/<harness>-<kind>.jsonl)", tracesDir(), l.Name())
 			continue
@@ -145,6 +148,14 @@ func TestGalleryTracesReplay(t *testing.T) {
 			}
 			if !r.completed() {
 				t.Errorf("%s: no session reached %q with outcome completed; sessions %+v\n%s", tf.path, successState(r.spec), r.sessions, r.transcript())
+			}
+			// A person's NEEDS_WORK must send the loop to rework: opencode run
+			// delivers a multi-word prompt wrapped in quotes, which the gallery's
+			// anchored prompt rules must still match.
+			for i, s := range r.steps {
+				if s.Event == loop.EventUserPromptSubmit && strings.Contains(s.Detail, "NEEDS_WORK") && s.State != "rework" {
+					t.Errorf("%s: step %d, the person's NEEDS_WORK left the loop in %q, want rework\n%s", tf.path, i+1, s.State, r.transcript())
+				}
 			}
 			if tf.kind != "early-stop" {
 				return

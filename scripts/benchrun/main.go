@@ -368,8 +368,9 @@ func outputKind(b []byte) string {
 		return "allow"
 	}
 	var v struct {
-		Decision string `json:"decision"`
-		HSO      *struct {
+		Decision      string `json:"decision"`
+		SystemMessage string `json:"systemMessage"`
+		HSO           *struct {
 			AdditionalContext string `json:"additionalContext"`
 		} `json:"hookSpecificOutput"`
 	}
@@ -381,6 +382,8 @@ func outputKind(b []byte) string {
 		return "block"
 	case v.HSO != nil && v.HSO.AdditionalContext != "":
 		return "steer"
+	case v.SystemMessage != "":
+		return "allow + message"
 	}
 	return "other"
 }
