@@ -39,6 +39,8 @@ type handling struct {
 	// context for the model (steer).
 	steer   []string
 	matched []int
+	// outcome is set when this event ended the loop (completed, stopped, forced).
+	outcome string
 }
 
 // Handle decides ev. It must run inside the log's exclusive transaction so that
@@ -58,6 +60,9 @@ func (e *Engine) Handle(ctx context.Context, tx *eventlog.Tx, ev HookEvent) (Dec
 	}
 	d.State = h.state
 	d.MatchedRules = h.matched
+	if d.Outcome == "" {
+		d.Outcome = h.outcome
+	}
 	d.MaxStopBlocks = e.Spec.Definition.EffectiveMaxStopBlocks()
 	if d.SystemMessage == "" && len(h.system) > 0 {
 		d.SystemMessage = strings.Join(h.system, "\n")
@@ -413,6 +418,7 @@ func (h *handling) completeWith(outcome string, extra map[string]any) error {
 	for k, v := range extra {
 		payload[k] = v
 	}
+	h.outcome = outcome
 	if err := h.append(eventlog.TypeLoopOutcome, "hook-loop", payload); err != nil {
 		return err
 	}

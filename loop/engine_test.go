@@ -189,7 +189,7 @@ func TestFullRunCompletesAndAllowsStop(t *testing.T) {
 	f.handle(loop.HookEvent{Name: loop.EventPostToolUse, ToolName: "apply_patch", TargetPaths: []string{filepath.Join(f.root, "PLAN.md")}})
 	f.handle(bash("go test ./...", loop.IntPtr(0)))
 	d := f.handle(stop("All steps pass."))
-	if d.Action == loop.Block || d.State != "done" {
+	if d.Action == loop.Block || d.State != "done" || d.Outcome != "completed" {
 		t.Fatalf("final stop: %s in %s (%s)", d.Action, d.State, d.Reason)
 	}
 	if s := f.session("s1"); s.Outcome != "completed" {
