@@ -186,6 +186,10 @@ func printSession(s *IOStreams, r sessionStatus) {
 func outcomeText(r sessionStatus) string {
 	switch r.Outcome {
 	case "":
+		if r.Terminal {
+			// A simulation, or a session whose agent has not tried to stop since.
+			return "reached " + r.State + "; no stop decided yet"
+		}
 		return "none yet"
 	case "completed":
 		return "completed — the loop reached " + r.State + " and allowed the stop"

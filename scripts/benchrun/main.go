@@ -155,6 +155,14 @@ func run(o options, stdout, stderr io.Writer) error {
 		return fmt.Errorf("--version: %w", err)
 	}
 	cells := []*cell{floor}
+	if _, err := os.Stat("/bin/true"); err == nil {
+		// The machine's floor for any process at all.
+		trueFloor := &cell{Event: "(any process: /bin/true)", Size: -1}
+		if err := measure(trueFloor, job{Bin: "/bin/true", Dir: project, Warmup: o.warmup, Runs: o.runs}); err != nil {
+			return fmt.Errorf("/bin/true: %w", err)
+		}
+		cells = []*cell{trueFloor, floor}
+	}
 	for _, size := range o.sizes {
 		base := filepath.Join(o.work, fmt.Sprintf("base-%d.jsonl", size))
 		start := time.Now()
