@@ -120,7 +120,6 @@ func (h *handling) append(eventType, actor string, payload map[string]any) error
 }
 
 func (h *handling) decide() (Decision, error) {
-	def := h.e.Spec.Definition
 	if !h.tx.Session(h.sid).Started {
 		armed, why, err := h.startLoop()
 		if err != nil {
@@ -210,7 +209,6 @@ func (h *handling) decide() (Decision, error) {
 		if err := h.applyRules(); err != nil {
 			return Decision{}, err
 		}
-		_ = def
 		return Decision{Action: Allow}, nil
 	}
 }
