@@ -34,12 +34,10 @@ type claudeInstallOptions struct {
 func newClaudeCommand(s *IOStreams) *cli.Command {
 	var o claudeInstallOptions
 	common := func() []cli.Flag {
-		return []cli.Flag{
+		return append([]cli.Flag{
 			&cli.StringFlag{Name: "scope", Value: scaffold.ClaudeScopeProject, Usage: "settings file: project (.claude/settings.json), local (.claude/settings.local.json) or user (~/.claude/settings.json)", Destination: &o.Scope},
 			&cli.StringFlag{Name: "destination", Usage: "project directory (default: the current directory)", Destination: &o.Destination},
-			&cli.BoolFlag{Name: "dry-run", Value: true, Usage: "print the files and changes without writing (the default)", Destination: &o.DryRun},
-			&cli.BoolFlag{Name: "write", Usage: "write the changes", Destination: &o.Write},
-		}
+		}, dryRunWriteFlags(&o.DryRun, &o.Write)...)
 	}
 	return &cli.Command{
 		Name:  "claude",
@@ -52,7 +50,7 @@ func newClaudeCommand(s *IOStreams) *cli.Command {
 				Flags: append(common(),
 					&cli.StringFlag{Name: "dsl", Usage: "loop file the hooks use (default: hook-loop.json in the project)", Destination: &o.DSL},
 					&cli.StringFlag{Name: "profile", Usage: "write the gallery loop NAME as the project's hook-loop.json", Destination: &o.Profile},
-					&cli.BoolFlag{Name: "record", Usage: "hooks also keep every raw input in .hook-loop/trace.jsonl, for hook-loop replay", Destination: &o.Record},
+					recordFlag(&o.Record),
 				),
 				Action: func(c *cli.Context) error { return runClaudeInstall(s, o) },
 			},
@@ -69,13 +67,7 @@ func newClaudeCommand(s *IOStreams) *cli.Command {
 
 // claudeTarget resolves the project directory, home and settings path.
 func claudeTarget(o claudeInstallOptions) (projectDir, settings string, err error) {
-	projectDir = o.Destination
-	if projectDir == "" {
-		if projectDir, err = os.Getwd(); err != nil {
-			return "", "", err
-		}
-	}
-	if projectDir, err = filepath.Abs(projectDir); err != nil {
+	if projectDir, err = projectDirOf(o.Destination); err != nil {
 		return "", "", err
 	}
 	home := o.Home

@@ -33,15 +33,13 @@ type codexInstallOptions struct {
 func newCodexCommand(s *IOStreams) *cli.Command {
 	var o codexInstallOptions
 	common := func() []cli.Flag {
-		return []cli.Flag{
+		return append([]cli.Flag{
 			&cli.StringFlag{Name: "target", Value: scaffold.CodexTargetProject, Usage: "project (<dest>/.codex/hooks.json), user ($CODEX_HOME/hooks.json) or directory", Destination: &o.Target},
 			&cli.StringFlag{Name: "destination", Value: ".", Usage: "project directory", Destination: &o.Destination},
-			&cli.BoolFlag{Name: "dry-run", Value: true, Usage: "print the files and the exact changes without writing (the default)", Destination: &o.DryRun},
-			&cli.BoolFlag{Name: "write", Usage: "write the changes", Destination: &o.Write},
 			&cli.StringFlag{Name: "codex-home", Usage: "Codex's home directory (default: $CODEX_HOME or ~/.codex)", Destination: &o.CodexHome},
 			&cli.StringFlag{Name: "codex-bin", Usage: "codex executable used for trust (default: codex on PATH)", Destination: &o.CodexBin},
 			&cli.StringFlag{Name: "binary", Hidden: true, Destination: &o.Binary},
-		}
+		}, dryRunWriteFlags(&o.DryRun, &o.Write)...)
 	}
 	return &cli.Command{
 		Name:  "codex",
@@ -54,7 +52,7 @@ func newCodexCommand(s *IOStreams) *cli.Command {
 				Flags: append(common(),
 					&cli.StringFlag{Name: "profile", Value: gallery.Default, Usage: "gallery loop written as hook-loop.json (" + joinNames() + ")", Destination: &o.Profile},
 					&cli.StringFlag{Name: "dsl", Usage: "copy this loop file instead of the profile", Destination: &o.DSL},
-					&cli.BoolFlag{Name: "record", Usage: "hooks also keep every raw input in .hook-loop/trace.jsonl, for hook-loop replay", Destination: &o.Record},
+					recordFlag(&o.Record),
 					&cli.BoolFlag{Name: "trust", Usage: "mark the project and exactly hook-loop's hooks trusted through codex app-server, so Codex runs them", Destination: &o.Trust},
 				),
 				Action: func(c *cli.Context) error { return runCodexInstall(c.Context, s, o) },

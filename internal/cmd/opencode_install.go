@@ -27,12 +27,10 @@ type opencodeInstallOptions struct {
 func newOpencodeCommand(s *IOStreams) *cli.Command {
 	var o opencodeInstallOptions
 	common := func() []cli.Flag {
-		return []cli.Flag{
+		return append([]cli.Flag{
 			&cli.StringFlag{Name: "destination", Value: ".", Usage: "project directory", Destination: &o.Destination},
-			&cli.BoolFlag{Name: "dry-run", Value: true, Usage: "print the files and the exact changes without writing (the default)", Destination: &o.DryRun},
-			&cli.BoolFlag{Name: "write", Usage: "write the changes", Destination: &o.Write},
 			&cli.StringFlag{Name: "binary", Hidden: true, Destination: &o.Binary},
-		}
+		}, dryRunWriteFlags(&o.DryRun, &o.Write)...)
 	}
 	return &cli.Command{
 		Name:  "opencode",
@@ -46,7 +44,7 @@ func newOpencodeCommand(s *IOStreams) *cli.Command {
 					&cli.StringFlag{Name: "profile", Value: gallery.Default, Usage: "gallery loop written as hook-loop.json (" + joinNames() + ")", Destination: &o.Profile},
 					&cli.StringFlag{Name: "dsl", Usage: "copy this loop file instead of the profile", Destination: &o.DSL},
 					&cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration the plugin passes to hook-loop (default: the user's)", Destination: &o.HooksConfig},
-					&cli.BoolFlag{Name: "record", Usage: "hooks also keep every raw input in .hook-loop/trace.jsonl, for hook-loop replay", Destination: &o.Record},
+					recordFlag(&o.Record),
 				),
 				Action: func(c *cli.Context) error { return runOpencodeInstall(s, o) },
 			},

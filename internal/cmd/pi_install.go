@@ -36,12 +36,10 @@ type piInstallOptions struct {
 func newPiCommand(s *IOStreams) *cli.Command {
 	var o piInstallOptions
 	common := func() []cli.Flag {
-		return []cli.Flag{
+		return append([]cli.Flag{
 			&cli.StringFlag{Name: "scope", Value: scaffold.PiScopeProject, Usage: "where the extension goes: project (.pi/extensions/) or user (~/.pi/agent/extensions/, every project)", Destination: &o.Scope},
 			&cli.StringFlag{Name: "destination", Usage: "project directory (default: the current directory)", Destination: &o.Destination},
-			&cli.BoolFlag{Name: "dry-run", Value: true, Usage: "print what would be written without writing (the default)", Destination: &o.DryRun},
-			&cli.BoolFlag{Name: "write", Usage: "write the changes", Destination: &o.Write},
-		}
+		}, dryRunWriteFlags(&o.DryRun, &o.Write)...)
 	}
 	return &cli.Command{
 		Name:  "pi",
@@ -55,7 +53,7 @@ func newPiCommand(s *IOStreams) *cli.Command {
 					&cli.StringFlag{Name: "dsl", Usage: "loop file the extension uses (default: hook-loop.json in the project)", Destination: &o.DSL},
 					&cli.StringFlag{Name: "profile", Usage: "write the gallery loop NAME as the project's hook-loop.json", Destination: &o.Profile},
 					&cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration pi-hook passes on (default: the user's config.json)", Destination: &o.HooksConfig},
-					&cli.BoolFlag{Name: "record", Usage: "hooks also keep every raw input in .hook-loop/trace.jsonl, for hook-loop replay", Destination: &o.Record},
+					recordFlag(&o.Record),
 				),
 				Action: func(c *cli.Context) error { return runPiInstall(s, o) },
 			},
@@ -72,13 +70,7 @@ func newPiCommand(s *IOStreams) *cli.Command {
 
 // piTarget resolves the project directory and the extension's path.
 func piTarget(o piInstallOptions) (projectDir, extPath string, err error) {
-	projectDir = o.Destination
-	if projectDir == "" {
-		if projectDir, err = os.Getwd(); err != nil {
-			return "", "", err
-		}
-	}
-	if projectDir, err = filepath.Abs(projectDir); err != nil {
+	if projectDir, err = projectDirOf(o.Destination); err != nil {
 		return "", "", err
 	}
 	agentDir := ""
