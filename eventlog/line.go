@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hook-loop/hook-loop/internal/jsonkind"
 	"io"
 	"math"
 	"strconv"
@@ -62,7 +63,7 @@ func parseLine(line []byte, full bool) (Event, error) {
 	root.ForEach(func(k, v gjson.Result) bool {
 		str := func(dst *string) bool {
 			if v.Type != gjson.String {
-				err = fmt.Errorf("%s: expected a string, got %s", k.Str, jsonKind(v))
+				err = fmt.Errorf("%s: expected a string, got %s", k.Str, jsonkind.Of(v))
 				return false
 			}
 			*dst = decodeString(v)
@@ -97,7 +98,7 @@ func parseLine(line []byte, full bool) (Event, error) {
 			return str(&e.PrevHash)
 		case "payload":
 			if v.Type != gjson.Null && !v.IsObject() {
-				err = fmt.Errorf("payload: expected an object, got %s", jsonKind(v))
+				err = fmt.Errorf("payload: expected an object, got %s", jsonkind.Of(v))
 				return false
 			}
 			payload = v
@@ -197,23 +198,6 @@ func floatNumbers(v any) any {
 		}
 	}
 	return v
-}
-
-func jsonKind(v gjson.Result) string {
-	switch v.Type {
-	case gjson.Null:
-		return "null"
-	case gjson.False, gjson.True:
-		return "a boolean"
-	case gjson.Number:
-		return "a number"
-	case gjson.String:
-		return "a string"
-	}
-	if v.IsArray() {
-		return "an array"
-	}
-	return "an object"
 }
 
 // lineReader splits a byte stream into lines. It keeps memory bounded: a line

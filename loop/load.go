@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hook-loop/hook-loop/internal/jsonkind"
 	"io/fs"
 	"os"
 	"regexp"
@@ -64,7 +65,7 @@ func DefinitionFromJSON(data []byte) (*Definition, error) {
 	}
 	root := gjson.ParseBytes(data)
 	if !root.IsObject() {
-		p.errorf(CodeBadType, "", "", "loop definition must be an object (got %s)", kind(root))
+		p.errorf(CodeBadType, "", "", "loop definition must be an object (got %s)", jsonkind.Name(root))
 		return nil, &LoadError{Diagnostics: p.diags}
 	}
 	def := p.definition(root, "")
@@ -166,7 +167,7 @@ func (p *parser) document(data []byte) *Spec {
 	root := gjson.ParseBytes(data)
 	if !root.IsObject() {
 		p.errorf(CodeBadType, "", "a hook-loop file is {\"loop\": {...}, \"simulation\": {...}, \"codex\": {...}}",
-			"top-level DSL document must be an object (got %s)", kind(root))
+			"top-level DSL document must be an object (got %s)", jsonkind.Name(root))
 		return nil
 	}
 	top := p.object(root, "")
@@ -176,7 +177,7 @@ func (p *parser) document(data []byte) *Spec {
 		return nil
 	}
 	if !loopRaw.IsObject() {
-		p.errorf(CodeBadType, "loop", "", "DSL document must contain a loop object (got %s)", kind(loopRaw))
+		p.errorf(CodeBadType, "loop", "", "DSL document must contain a loop object (got %s)", jsonkind.Name(loopRaw))
 		return nil
 	}
 	spec := &Spec{}
@@ -229,24 +230,6 @@ func (o obj) get(key string) (gjson.Result, bool) {
 func (o obj) has(key string) bool { _, ok := o.vals[key]; return ok }
 
 // kind names a JSON value's type for "expected X (got Y)" messages.
-func kind(r gjson.Result) string {
-	switch r.Type {
-	case gjson.Null:
-		return "null"
-	case gjson.False, gjson.True:
-		return "boolean"
-	case gjson.Number:
-		return "number"
-	case gjson.String:
-		return "string"
-	case gjson.JSON:
-		if r.IsArray() {
-			return "array"
-		}
-		return "object"
-	}
-	return "nothing"
-}
 
 var identRe = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$-]*$`)
 
@@ -285,7 +268,7 @@ func (p *parser) optionalString(o obj, key, path string) (string, bool) {
 
 func (p *parser) stringValue(r gjson.Result, label, at string) (string, bool) {
 	if r.Type != gjson.String {
-		p.errorf(CodeBadType, at, "", "%s must be a non-empty string (got %s)", label, kind(r))
+		p.errorf(CodeBadType, at, "", "%s must be a non-empty string (got %s)", label, jsonkind.Name(r))
 		return "", false
 	}
 	if r.String() == "" {
@@ -299,14 +282,14 @@ func (p *parser) stringValue(r gjson.Result, label, at string) (string, bool) {
 // was wrong (each wrong item has its own diagnostic).
 func (p *parser) stringList(r gjson.Result, label, at string) ([]string, bool) {
 	if !r.IsArray() {
-		p.errorf(CodeBadType, at, "", "%s must be a list of non-empty strings (got %s)", label, kind(r))
+		p.errorf(CodeBadType, at, "", "%s must be a list of non-empty strings (got %s)", label, jsonkind.Name(r))
 		return nil, false
 	}
 	out := []string{}
 	ok := true
 	for i, item := range r.Array() {
 		if item.Type != gjson.String {
-			p.errorf(CodeBadType, index(at, i), "", "%s must be a list of non-empty strings (item %d is %s)", label, i, kind(item))
+			p.errorf(CodeBadType, index(at, i), "", "%s must be a list of non-empty strings (item %d is %s)", label, i, jsonkind.Name(item))
 			ok = false
 			continue
 		}
@@ -358,7 +341,7 @@ func (p *parser) optionalBool(o obj, key, path string, def bool) bool {
 		return def
 	}
 	if !r.IsBool() {
-		p.errorf(CodeBadType, child(path, key), "", "%s must be true or false (got %s)", key, kind(r))
+		p.errorf(CodeBadType, child(path, key), "", "%s must be true or false (got %s)", key, jsonkind.Name(r))
 		return def
 	}
 	return r.Bool()
@@ -368,9 +351,9 @@ func (p *parser) optionalBool(o obj, key, path string, def bool) bool {
 func describe(r gjson.Result) string {
 	switch r.Type {
 	case gjson.Number, gjson.True, gjson.False:
-		return kind(r) + " " + r.Raw
+		return jsonkind.Name(r) + " " + r.Raw
 	}
-	return kind(r)
+	return jsonkind.Name(r)
 }
 
 // regex compiles an optional pattern field with Go's RE2.
@@ -381,7 +364,7 @@ func (p *parser) regex(o obj, key, path, owner string) *regexp.Regexp {
 	}
 	at := child(path, key)
 	if r.Type != gjson.String {
-		p.errorf(CodeBadType, at, "", "%s must be a string (a regular expression) (got %s)", key, kind(r))
+		p.errorf(CodeBadType, at, "", "%s must be a string (a regular expression) (got %s)", key, jsonkind.Name(r))
 		return nil
 	}
 	re, err := regexp.Compile(r.String())
@@ -395,7 +378,7 @@ func (p *parser) regex(o obj, key, path, owner string) *regexp.Regexp {
 
 func (p *parser) payload(r gjson.Result, label, at string) map[string]any {
 	if !r.IsObject() {
-		p.errorf(CodeBadType, at, "", "%s must be an object (got %s)", label, kind(r))
+		p.errorf(CodeBadType, at, "", "%s must be an object (got %s)", label, jsonkind.Name(r))
 		return map[string]any{}
 	}
 	m := map[string]any{}
@@ -512,14 +495,14 @@ func (p *parser) transitions(o obj, path string, def *Definition) {
 		return
 	}
 	if !r.IsArray() {
-		p.errorf(CodeBadType, at, "", "transitions must be a list of objects (got %s)", kind(r))
+		p.errorf(CodeBadType, at, "", "transitions must be a list of objects (got %s)", jsonkind.Name(r))
 		return
 	}
 	seen := map[[2]string]int{}
 	for i, tr := range r.Array() {
 		tp := index(at, i)
 		if !tr.IsObject() {
-			p.errorf(CodeBadType, tp, "", "transition must be an object with from, event and to (got %s)", kind(tr))
+			p.errorf(CodeBadType, tp, "", "transition must be an object with from, event and to (got %s)", jsonkind.Name(tr))
 			continue
 		}
 		to := p.object(tr, tp)
@@ -573,7 +556,7 @@ func (p *parser) extensions(o obj, path string, def *Definition) {
 	if r, ok := o.get("instructions"); ok {
 		at := child(path, "instructions")
 		if !r.IsObject() {
-			p.errorf(CodeBadType, at, "", "instructions must be an object mapping a state to its instructions (got %s)", kind(r))
+			p.errorf(CodeBadType, at, "", "instructions must be an object mapping a state to its instructions (got %s)", jsonkind.Name(r))
 		} else {
 			def.Instructions = map[string]string{}
 			io := p.object(r, at)
@@ -593,7 +576,7 @@ func (p *parser) extensions(o obj, path string, def *Definition) {
 		at := child(path, "scope")
 		switch {
 		case r.Type != gjson.String:
-			p.errorf(CodeBadType, at, "", "scope must be \"session\" or \"project\" (got %s)", kind(r))
+			p.errorf(CodeBadType, at, "", "scope must be \"session\" or \"project\" (got %s)", jsonkind.Name(r))
 		case r.String() != ScopeSession && r.String() != ScopeProject:
 			p.errorf(CodeBadValue, at, "", "scope must be \"session\" or \"project\" (got %q)", r.String())
 		default:
@@ -603,7 +586,7 @@ func (p *parser) extensions(o obj, path string, def *Definition) {
 	if r, ok := o.get("policies"); ok {
 		at := child(path, "policies")
 		if !r.IsObject() {
-			p.errorf(CodeBadType, at, "", "policies must be an object mapping a state to its tool policy (got %s)", kind(r))
+			p.errorf(CodeBadType, at, "", "policies must be an object mapping a state to its tool policy (got %s)", jsonkind.Name(r))
 		} else {
 			def.Policies = map[string]StatePolicy{}
 			po := p.object(r, at)
@@ -615,7 +598,7 @@ func (p *parser) extensions(o obj, path string, def *Definition) {
 					continue
 				}
 				if !pr.IsObject() {
-					p.errorf(CodeBadType, sp, "", "policy for state %s must be an object (got %s)", s, kind(pr))
+					p.errorf(CodeBadType, sp, "", "policy for state %s must be an object (got %s)", s, jsonkind.Name(pr))
 					continue
 				}
 				fo := p.object(pr, sp)
@@ -627,7 +610,7 @@ func (p *parser) extensions(o obj, path string, def *Definition) {
 				}
 				if rr, ok := fo.get("reason"); ok {
 					if rr.Type != gjson.String {
-						p.errorf(CodeBadType, child(sp, "reason"), "", "reason must be a string (got %s)", kind(rr))
+						p.errorf(CodeBadType, child(sp, "reason"), "", "reason must be a string (got %s)", jsonkind.Name(rr))
 					} else {
 						pol.Reason = rr.String()
 					}
@@ -652,7 +635,7 @@ func (p *parser) extensions(o obj, path string, def *Definition) {
 	if r, ok := o.get("guardrails"); ok {
 		at := child(path, "guardrails")
 		if !r.IsObject() {
-			p.errorf(CodeBadType, at, "", "guardrails must be an object (got %s)", kind(r))
+			p.errorf(CodeBadType, at, "", "guardrails must be an object (got %s)", jsonkind.Name(r))
 		} else {
 			g := p.object(r, at)
 			def.Guardrails.RiskyCommands = p.optionalBool(g, "risky_commands", at, true)
@@ -669,14 +652,14 @@ func (p *parser) extensions(o obj, path string, def *Definition) {
 func (p *parser) simulation(r gjson.Result, path string, def *Definition) Simulation {
 	sim := Simulation{Budget: Budget{MaxTurns: 10, MaxNoProgressTurns: 2}, AgentSteps: map[string][]AgentStep{}}
 	if !r.IsObject() {
-		p.errorf(CodeBadType, path, "", "simulation must be an object (got %s)", kind(r))
+		p.errorf(CodeBadType, path, "", "simulation must be an object (got %s)", jsonkind.Name(r))
 		return sim
 	}
 	o := p.object(r, path)
 	if br, ok := o.get("budget"); ok {
 		bp := child(path, "budget")
 		if !br.IsObject() {
-			p.errorf(CodeBadType, bp, "", "simulation.budget must be an object (got %s)", kind(br))
+			p.errorf(CodeBadType, bp, "", "simulation.budget must be an object (got %s)", jsonkind.Name(br))
 		} else {
 			bo := p.object(br, bp)
 			sim.Budget.MaxTurns = p.positiveInt(bo, "max_turns", bp, 10)
@@ -686,7 +669,7 @@ func (p *parser) simulation(r gjson.Result, path string, def *Definition) Simula
 	if ar, ok := o.get("agent_steps"); ok {
 		ap := child(path, "agent_steps")
 		if !ar.IsObject() {
-			p.errorf(CodeBadType, ap, "", "simulation.agent_steps must be an object mapping a state to its steps (got %s)", kind(ar))
+			p.errorf(CodeBadType, ap, "", "simulation.agent_steps must be an object mapping a state to its steps (got %s)", jsonkind.Name(ar))
 		} else {
 			ao := p.object(ar, ap)
 			for _, state := range ao.keys {
@@ -701,14 +684,14 @@ func (p *parser) simulation(r gjson.Result, path string, def *Definition) Simula
 				}
 				lr := ao.vals[state]
 				if !lr.IsArray() {
-					p.errorf(CodeBadType, sp, "", "simulation.agent_steps.%s must be a list (got %s)", state, kind(lr))
+					p.errorf(CodeBadType, sp, "", "simulation.agent_steps.%s must be a list (got %s)", state, jsonkind.Name(lr))
 					continue
 				}
 				steps := []AgentStep{}
 				for i, step := range lr.Array() {
 					ip := index(sp, i)
 					if !step.IsObject() {
-						p.errorf(CodeBadType, ip, "", "simulation.agent_steps.%s entries must be objects (got %s)", state, kind(step))
+						p.errorf(CodeBadType, ip, "", "simulation.agent_steps.%s entries must be objects (got %s)", state, jsonkind.Name(step))
 						continue
 					}
 					so := p.object(step, ip)
@@ -735,12 +718,12 @@ func (p *parser) simulation(r gjson.Result, path string, def *Definition) Simula
 	if vr, ok := o.get("verdicts"); ok {
 		vp := child(path, "verdicts")
 		if !vr.IsArray() {
-			p.errorf(CodeBadType, vp, "", "simulation.verdicts must be a list (got %s)", kind(vr))
+			p.errorf(CodeBadType, vp, "", "simulation.verdicts must be a list (got %s)", jsonkind.Name(vr))
 		} else {
 			for i, item := range vr.Array() {
 				ip := index(vp, i)
 				if !item.IsObject() {
-					p.errorf(CodeBadType, ip, "", "simulation.verdicts entries must be objects (got %s)", kind(item))
+					p.errorf(CodeBadType, ip, "", "simulation.verdicts entries must be objects (got %s)", jsonkind.Name(item))
 					continue
 				}
 				vo := p.object(item, ip)
@@ -759,7 +742,7 @@ func (p *parser) simulation(r gjson.Result, path string, def *Definition) Simula
 				}
 				if dr, ok := vo.get("details"); ok {
 					if dr.Type != gjson.String {
-						p.errorf(CodeBadType, child(ip, "details"), "", "simulation.verdicts.details must be a string (got %s)", kind(dr))
+						p.errorf(CodeBadType, child(ip, "details"), "", "simulation.verdicts.details must be a string (got %s)", jsonkind.Name(dr))
 					} else {
 						v.Details = dr.String()
 					}
@@ -783,7 +766,7 @@ func describeValue(r gjson.Result, present bool) string {
 
 func (p *parser) codex(r gjson.Result, path string, def *Definition) []Rule {
 	if !r.IsObject() {
-		p.errorf(CodeBadType, path, "", "codex must be an object (got %s)", kind(r))
+		p.errorf(CodeBadType, path, "", "codex must be an object (got %s)", jsonkind.Name(r))
 		return nil
 	}
 	o := p.object(r, path)
@@ -793,7 +776,7 @@ func (p *parser) codex(r gjson.Result, path string, def *Definition) []Rule {
 	}
 	at := child(path, "event_map")
 	if !er.IsArray() {
-		p.errorf(CodeBadType, at, "", "codex.event_map must be a list (got %s)", kind(er))
+		p.errorf(CodeBadType, at, "", "codex.event_map must be a list (got %s)", jsonkind.Name(er))
 		return nil
 	}
 	p.hasEventMap = true
@@ -805,7 +788,7 @@ func (p *parser) codex(r gjson.Result, path string, def *Definition) []Rule {
 	for i, rr := range er.Array() {
 		rp := index(at, i)
 		if !rr.IsObject() {
-			p.errorf(CodeBadType, rp, "", "codex.event_map[%d] must be an object (got %s)", i, kind(rr))
+			p.errorf(CodeBadType, rp, "", "codex.event_map[%d] must be an object (got %s)", i, jsonkind.Name(rr))
 			continue
 		}
 		ro := p.object(rr, rp)
@@ -865,7 +848,7 @@ func (p *parser) codex(r gjson.Result, path string, def *Definition) []Rule {
 func (p *parser) matcher(r gjson.Result, at, owner string) Matcher {
 	var m Matcher
 	if !r.IsObject() {
-		p.errorf(CodeBadType, at, "", "when must be an object (got %s)", kind(r))
+		p.errorf(CodeBadType, at, "", "when must be an object (got %s)", jsonkind.Name(r))
 		return m
 	}
 	o := p.object(r, at)
@@ -886,7 +869,7 @@ func (p *parser) matcher(r gjson.Result, at, owner string) Matcher {
 			// "0" meant 0.
 			lit = er.String()
 		default:
-			p.errorf(CodeBadType, ep, "", "exit_code must be an integer (got %s)", kind(er))
+			p.errorf(CodeBadType, ep, "", "exit_code must be an integer (got %s)", jsonkind.Name(er))
 			return m
 		}
 		n, err := strconv.Atoi(lit)
@@ -914,7 +897,7 @@ func (p *parser) matcher(r gjson.Result, at, owner string) Matcher {
 
 func (p *parser) record(r gjson.Result, at string) *RecordSpec {
 	if !r.IsObject() {
-		p.errorf(CodeBadType, at, "", "record must be an object (got %s)", kind(r))
+		p.errorf(CodeBadType, at, "", "record must be an object (got %s)", jsonkind.Name(r))
 		return nil
 	}
 	o := p.object(r, at)

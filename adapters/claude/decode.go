@@ -8,6 +8,7 @@ package claude
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/hook-loop/hook-loop/internal/jsonkind"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -277,24 +278,10 @@ func str(obj gjson.Result, path string) (string, error) {
 	return v.Str, nil
 }
 
+// kind says "missing" for an absent value: Claude's errors read "$.x is missing".
 func kind(v gjson.Result) string {
-	switch {
-	case !v.Exists():
+	if !v.Exists() {
 		return "missing"
-	case v.IsObject():
-		return "an object"
-	case v.IsArray():
-		return "an array"
 	}
-	switch v.Type {
-	case gjson.String:
-		return "a string"
-	case gjson.Number:
-		return "a number"
-	case gjson.True, gjson.False:
-		return "a boolean"
-	case gjson.Null:
-		return "null"
-	}
-	return "invalid"
+	return jsonkind.Of(v)
 }

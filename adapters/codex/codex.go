@@ -7,6 +7,7 @@ package codex
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/hook-loop/hook-loop/internal/jsonkind"
 	"strings"
 	"time"
 
@@ -72,7 +73,7 @@ func (a *Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	}
 	root := gjson.Parse(trimmed)
 	if !root.IsObject() {
-		return ev, fmt.Errorf("codex hook input: $: expected an object, got %s", kind(root))
+		return ev, fmt.Errorf("codex hook input: $: expected an object, got %s", jsonkind.Of(root))
 	}
 	native := event
 	if native == "" {
@@ -122,7 +123,7 @@ func (a *Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	}
 	if v := root.Get("stop_hook_active"); v.Exists() && v.Type != gjson.Null {
 		if !v.IsBool() {
-			return ev, fmt.Errorf("codex hook input: $.stop_hook_active: expected a boolean, got %s", kind(v))
+			return ev, fmt.Errorf("codex hook input: $.stop_hook_active: expected a boolean, got %s", jsonkind.Of(v))
 		}
 		ev.StopHookActive = v.Bool()
 	}
@@ -135,7 +136,7 @@ func (a *Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	}
 	if input2.Exists() && input2.Type != gjson.Null {
 		if !input2.IsObject() {
-			return ev, fmt.Errorf("codex hook input: $.%s: expected an object, got %s", inputKey, kind(input2))
+			return ev, fmt.Errorf("codex hook input: $.%s: expected an object, got %s", inputKey, jsonkind.Of(input2))
 		}
 		ev.ToolInput = json.RawMessage(input2.Raw)
 	}
@@ -274,25 +275,7 @@ func str(root gjson.Result, key string) (string, error) {
 		return "", nil
 	}
 	if v.Type != gjson.String {
-		return "", fmt.Errorf("codex hook input: $.%s: expected a string, got %s", key, kind(v))
+		return "", fmt.Errorf("codex hook input: $.%s: expected a string, got %s", key, jsonkind.Of(v))
 	}
 	return v.Str, nil
-}
-
-func kind(v gjson.Result) string {
-	switch {
-	case v.IsObject():
-		return "an object"
-	case v.IsArray():
-		return "an array"
-	case v.IsBool():
-		return "a boolean"
-	case v.Type == gjson.Number:
-		return "a number"
-	case v.Type == gjson.String:
-		return "a string"
-	case v.Type == gjson.Null:
-		return "null"
-	}
-	return "nothing"
 }

@@ -22,6 +22,7 @@ package opencode
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/hook-loop/hook-loop/internal/jsonkind"
 	"path/filepath"
 	"strings"
 
@@ -120,7 +121,7 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	}
 	root := gjson.Parse(trimmed)
 	if !root.IsObject() {
-		return ev, fmt.Errorf("$: expected an object, got %s", kind(root))
+		return ev, fmt.Errorf("$: expected an object, got %s", jsonkind.Of(root))
 	}
 	ev.Raw = json.RawMessage(trimmed)
 
@@ -191,7 +192,7 @@ func decodeTool(root gjson.Result, ev *loop.HookEvent) error {
 		ev.ToolUseID = first(root, "callID", "call_id", "tool_use_id")
 	}
 	if tool.Type != gjson.String || tool.String() == "" {
-		return fmt.Errorf("$.input.tool: expected the opencode tool id (a string such as \"bash\"), got %s", kind(tool))
+		return fmt.Errorf("$.input.tool: expected the opencode tool id (a string such as \"bash\"), got %s", jsonkind.Of(tool))
 	}
 	ev.ToolName = CanonicalTool(tool.String())
 	if args.IsObject() {
@@ -296,23 +297,4 @@ func first(root gjson.Result, paths ...string) string {
 		}
 	}
 	return ""
-}
-
-func kind(v gjson.Result) string {
-	switch {
-	case !v.Exists():
-		return "nothing"
-	case v.IsObject():
-		return "an object"
-	case v.IsArray():
-		return "an array"
-	case v.Type == gjson.String:
-		return "a string"
-	case v.Type == gjson.Number:
-		return "a number"
-	case v.Type == gjson.True, v.Type == gjson.False:
-		return "a boolean"
-	default:
-		return "null"
-	}
 }

@@ -13,6 +13,7 @@ package pi
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/hook-loop/hook-loop/internal/jsonkind"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -100,12 +101,12 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	}
 	root := gjson.ParseBytes(input)
 	if !root.IsObject() {
-		return loop.HookEvent{}, fmt.Errorf("pi hook input: expected a JSON object, got %s", kind(root))
+		return loop.HookEvent{}, fmt.Errorf("pi hook input: expected a JSON object, got %s", jsonkind.Of(root))
 	}
 	native := event
 	if w := root.Get("event"); w.Exists() {
 		if w.Type != gjson.String {
-			return loop.HookEvent{}, fmt.Errorf("pi hook input $.event: expected a string, got %s", kind(w))
+			return loop.HookEvent{}, fmt.Errorf("pi hook input $.event: expected a string, got %s", jsonkind.Of(w))
 		}
 		if native == "" {
 			native = w.String()
@@ -133,7 +134,7 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	}
 	payload := root.Get("payload")
 	if !payload.IsObject() {
-		return loop.HookEvent{}, fmt.Errorf("pi hook input $.payload: expected the %s event object, got %s", native, kind(payload))
+		return loop.HookEvent{}, fmt.Errorf("pi hook input $.payload: expected the %s event object, got %s", native, jsonkind.Of(payload))
 	}
 	ev := loop.HookEvent{
 		Harness:    "pi",
@@ -151,7 +152,7 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	case NativeInput:
 		text := payload.Get("text")
 		if text.Type != gjson.String {
-			return loop.HookEvent{}, fmt.Errorf("pi hook input $.payload.text: expected the prompt string, got %s", kind(text))
+			return loop.HookEvent{}, fmt.Errorf("pi hook input $.payload.text: expected the prompt string, got %s", jsonkind.Of(text))
 		}
 		ev.Prompt = text.String()
 	case NativeToolCall, NativeToolResult:
@@ -168,7 +169,7 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	case NativeMessageEnd:
 		msg := payload.Get("message")
 		if !msg.IsObject() {
-			return loop.HookEvent{}, fmt.Errorf("pi hook input $.payload.message: expected the message object, got %s", kind(msg))
+			return loop.HookEvent{}, fmt.Errorf("pi hook input $.payload.message: expected the message object, got %s", jsonkind.Of(msg))
 		}
 		if role := msg.Get("role").String(); role != "assistant" {
 			return loop.HookEvent{}, fmt.Errorf("pi hook input $.payload.message.role: expected \"assistant\" (only the final assistant message is a stop), got %q", role)
@@ -188,7 +189,7 @@ func decodeTool(ev *loop.HookEvent, payload gjson.Result) error {
 	ev.ToolUseID = payload.Get("toolCallId").String()
 	in := payload.Get("input")
 	if in.Exists() && !in.IsObject() {
-		return fmt.Errorf("pi hook input $.payload.input: expected the tool's argument object, got %s", kind(in))
+		return fmt.Errorf("pi hook input $.payload.input: expected the tool's argument object, got %s", jsonkind.Of(in))
 	}
 	if in.Exists() {
 		ev.ToolInput = json.RawMessage(in.Raw)
@@ -197,13 +198,13 @@ func decodeTool(ev *loop.HookEvent, payload gjson.Result) error {
 	case "bash":
 		cmd := in.Get("command")
 		if cmd.Type != gjson.String {
-			return fmt.Errorf("pi hook input $.payload.input.command: expected the bash command string, got %s", kind(cmd))
+			return fmt.Errorf("pi hook input $.payload.input.command: expected the bash command string, got %s", jsonkind.Of(cmd))
 		}
 		ev.Command = cmd.String()
 	case "write", "edit":
 		p := in.Get("path")
 		if p.Type != gjson.String || p.String() == "" {
-			return fmt.Errorf("pi hook input $.payload.input.path: expected the %s target path, got %s", tool, kind(p))
+			return fmt.Errorf("pi hook input $.payload.input.path: expected the %s target path, got %s", tool, jsonkind.Of(p))
 		}
 		ev.TargetPaths = []string{resolve(ev.Cwd, p.String())}
 	}
@@ -235,11 +236,11 @@ func resolve(cwd, p string) string {
 func decodeResult(tool string, payload gjson.Result) (*loop.ToolResult, error) {
 	content := payload.Get("content")
 	if content.Exists() && !content.IsArray() {
-		return nil, fmt.Errorf("pi hook input $.payload.content: expected an array of content parts, got %s", kind(content))
+		return nil, fmt.Errorf("pi hook input $.payload.content: expected an array of content parts, got %s", jsonkind.Of(content))
 	}
 	isErr := payload.Get("isError")
 	if isErr.Exists() && !(isErr.Type == gjson.True || isErr.Type == gjson.False) {
-		return nil, fmt.Errorf("pi hook input $.payload.isError: expected a boolean, got %s", kind(isErr))
+		return nil, fmt.Errorf("pi hook input $.payload.isError: expected a boolean, got %s", jsonkind.Of(isErr))
 	}
 	out := textOf(content)
 	res := &loop.ToolResult{Output: out, Stdout: out}
@@ -294,7 +295,7 @@ func str(obj gjson.Result, key string, required bool) (string, error) {
 		return "", nil
 	}
 	if v.Type != gjson.String {
-		return "", fmt.Errorf("pi hook input $.%s: expected a string, got %s", key, kind(v))
+		return "", fmt.Errorf("pi hook input $.%s: expected a string, got %s", key, jsonkind.Of(v))
 	}
 	if required && v.String() == "" {
 		return "", fmt.Errorf("pi hook input $.%s: expected a non-empty string", key)
@@ -304,28 +305,6 @@ func str(obj gjson.Result, key string, required bool) (string, error) {
 
 func prefix(p string, err error) error {
 	return fmt.Errorf("%s", strings.Replace(err.Error(), "$.", "$."+p, 1))
-}
-
-func kind(v gjson.Result) string {
-	switch {
-	case !v.Exists():
-		return "nothing"
-	case v.IsObject():
-		return "an object"
-	case v.IsArray():
-		return "an array"
-	}
-	switch v.Type {
-	case gjson.String:
-		return "a string"
-	case gjson.Number:
-		return "a number"
-	case gjson.True, gjson.False:
-		return "a boolean"
-	case gjson.Null:
-		return "null"
-	}
-	return "an unknown value"
 }
 
 // Reply is what pi-hook prints; the extension acts on it. Field names are part of
