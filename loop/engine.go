@@ -391,15 +391,19 @@ func (h *handling) transition(t Transition) error {
 		}
 	}
 	if def.IsTerminal(t.To) {
-		outcome := "completed"
-		if t.To == def.StopState {
-			outcome = "stopped"
-		}
-		if err := h.complete(outcome, false); err != nil {
+		if err := h.complete(terminalOutcome(def, t.To), false); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// terminalOutcome names how a loop that reached state ended.
+func terminalOutcome(def *Definition, state string) string {
+	if state == def.StopState {
+		return "stopped"
+	}
+	return "completed"
 }
 
 // complete records the session's outcome and fires loop_complete.
@@ -428,11 +432,7 @@ func (h *handling) stopGate() (Decision, error) {
 	def := h.e.Spec.Definition
 	if def.IsTerminal(h.state) {
 		if s := h.tx.Session(h.sid); s.Outcome == "" || s.OutcomeForced {
-			outcome := "completed"
-			if h.state == def.StopState {
-				outcome = "stopped"
-			}
-			if err := h.complete(outcome, false); err != nil {
+			if err := h.complete(terminalOutcome(def, h.state), false); err != nil {
 				return Decision{}, err
 			}
 		}

@@ -77,9 +77,10 @@ func (e *Engine) CheckTool(ev *HookEvent, state string) ToolCheck {
 		}
 	}
 	targets := e.writeTargets(ev, calls)
-	if g.ProtectLoopFiles {
+	if g.ProtectLoopFiles && len(targets) > 0 {
+		loopFiles := e.loopFiles()
 		for _, t := range targets {
-			if f := underAny(t, e.loopFiles()); f != "" {
+			if f := underAny(t, loopFiles); f != "" {
 				return ToolCheck{Blocked: true, Rule: "loop_file",
 					Reason: fmt.Sprintf("hook-loop blocked a change to %s: the loop's own files (its definition, log and hook configuration) are not the agent's to edit. Work on the task instead.", e.display(t))}
 			}
@@ -204,7 +205,7 @@ func riskyCall(c shell.Call) string {
 				}
 			}
 		case "checkout", "restore":
-			if slices.Contains(subArgs, ".") || slices.Contains(subArgs, "--") && slices.Contains(subArgs, ".") {
+			if slices.Contains(subArgs, ".") {
 				return "git " + sub + " . discards every local change"
 			}
 		case "branch":

@@ -100,22 +100,9 @@ func Run(ctx context.Context, o Options) Output {
 	log := eventlog.Open(paths.log)
 	var d loop.Decision
 	err = log.Update(func(tx *eventlog.Tx) error {
-		if loadRecord != nil {
-			sid := ev.SessionID
-			if sid == "" {
-				sid = "default"
-			}
-			// Said once per session: the session then runs hookless, and a
-			// broken declaration should not double every hook's log lines.
-			if tx.Session(sid).Events > 0 {
-				loadRecord = nil
-			}
-		}
-		if loadRecord != nil {
-			sid := ev.SessionID
-			if sid == "" {
-				sid = "default"
-			}
+		// Said once per session: the session then runs hookless, and a broken
+		// declaration should not double every hook's log lines.
+		if sid := sessionKey(ev); loadRecord != nil && tx.Session(sid).Events == 0 {
 			if _, aerr := tx.Append(eventlog.Event{SessionID: sid, RunID: ev.TurnID, State: tx.Session(sid).State,
 				EventType: loadRecord.Type, Actor: "lifecycle", Payload: loadRecord.Payload}); aerr != nil {
 				return aerr
@@ -133,6 +120,15 @@ func Run(ctx context.Context, o Options) Output {
 		out.Stderr = appendLine(out.Stderr, "hook-loop: warning: "+strings.Join(w, "; "))
 	}
 	return out
+}
+
+// sessionKey is the session an event belongs to; the engine files events without
+// one under "default", and so must everything logged beside them.
+func sessionKey(ev loop.HookEvent) string {
+	if ev.SessionID == "" {
+		return "default"
+	}
+	return ev.SessionID
 }
 
 type resolved struct{ root, config, log string }
@@ -198,16 +194,18 @@ func eventLabel(e string) string {
 func failure(o Options, ev loop.HookEvent, spec *loop.Spec, err error) Output {
 	msg := "hook-loop: " + oneLine(err.Error())
 	d := loop.Decision{Action: loop.Allow, SystemMessage: msg + " (the agent proceeds)"}
-	if spec != nil && spec.Definition.FailClosed {
-		switch ev.Name {
-		case loop.EventStop, loop.EventPreToolUse, loop.EventPermissionRequest:
-			d = loop.Decision{Action: loop.Block, Reason: msg + " (this loop is fail_closed, so hook-loop refuses until it is fixed)", SystemMessage: msg}
+	switch ev.Name {
+	case loop.EventStop, loop.EventPreToolUse, loop.EventPermissionRequest:
+		why := ""
+		switch {
+		case spec != nil && spec.Definition.FailClosed:
+			why = " (this loop is fail_closed, so hook-loop refuses until it is fixed)"
+		case spec == nil && failClosedHint(o):
+			// The loop did not load, but its file asks to fail closed.
+			why = " (fail_closed: refusing until it is fixed)"
 		}
-	}
-	if spec == nil && failClosedHint(o) {
-		switch ev.Name {
-		case loop.EventStop, loop.EventPreToolUse, loop.EventPermissionRequest:
-			d = loop.Decision{Action: loop.Block, Reason: msg + " (fail_closed: refusing until it is fixed)", SystemMessage: msg}
+		if why != "" {
+			d = loop.Decision{Action: loop.Block, Reason: msg + why, SystemMessage: msg}
 		}
 	}
 	out := o.Adapter.Encode(ev, d)
