@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -344,38 +343,9 @@ func ClaudeHooksDisabled(doc []byte) bool {
 	return gjson.GetBytes(doc, "disableAllHooks").Bool()
 }
 
-// writeClaudeFile writes data to path through a temporary file in the same
-// directory, so a crash never leaves a half-written settings file.
-func writeClaudeFile(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	mode := os.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
-		mode = st.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".hook-loop-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
-
 // WriteClaudeSettings writes a settings document (see MergeClaudeSettings).
 func WriteClaudeSettings(path string, data []byte) error {
-	if err := writeClaudeFile(path, data); err != nil {
+	if err := writeFileAtomic(path, data); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/hook-loop/hook-loop/gallery"
 	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/hook-loop/hook-loop/loop"
 	"github.com/tidwall/gjson"
@@ -176,25 +175,9 @@ func PlanCodexInstall(o CodexOptions) (*CodexPlan, error) {
 		return nil, err
 	}
 	// The DSL: --dsl FILE, else the profile. Either must load cleanly.
-	var dsl []byte
-	var source string
-	if o.DSLPath != "" {
-		if dsl, err = os.ReadFile(o.DSLPath); err != nil {
-			return nil, fmt.Errorf("--dsl: %w", err)
-		}
-		source = o.DSLPath
-		if _, _, err := loop.Load(o.DSLPath); err != nil {
-			return nil, fmt.Errorf("--dsl %s: %w", o.DSLPath, err)
-		}
-	} else {
-		name := o.Profile
-		if name == "" {
-			name = gallery.Default
-		}
-		if dsl, err = gallery.Get(name); err != nil {
-			return nil, fmt.Errorf("--profile: %w", err)
-		}
-		source = "profile " + name
+	dsl, source, err := loopSource(o.DSLPath, o.Profile)
+	if err != nil {
+		return nil, err
 	}
 	if cur, err := os.ReadFile(p.ConfigPath); err == nil {
 		if bytes.Equal(cur, dsl) {
@@ -465,39 +448,10 @@ func (p *CodexPlan) Apply() error {
 				return fmt.Errorf("remove %s: %w", c.Path, err)
 			}
 		default:
-			if err := codexWriteFile(c.Path, c.After); err != nil {
+			if err := writeFileAtomic(c.Path, c.After); err != nil {
 				return fmt.Errorf("write %s: %w", c.Path, err)
 			}
 		}
 	}
 	return nil
-}
-
-// codexWriteFile writes through a temporary file in the same directory, so a
-// crash never leaves a half-written hooks.json.
-func codexWriteFile(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	mode := os.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
-		mode = st.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".hook-loop-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

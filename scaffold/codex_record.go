@@ -32,7 +32,7 @@ func WriteCodexRecord(dest string, r CodexInstallRecord) error {
 		r.ProjectTrustAdded = true
 	}
 	b, _ := json.MarshalIndent(r, "", "  ")
-	if err := codexWriteFile(CodexRecordPath(dest), append(b, '\n')); err != nil {
+	if err := writeFileAtomic(CodexRecordPath(dest), append(b, '\n')); err != nil {
 		return fmt.Errorf("write %s: %w", CodexRecordPath(dest), err)
 	}
 	return nil

@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/hook-loop/hook-loop/gallery"
 	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/hook-loop/hook-loop/loop"
 	"github.com/hook-loop/hook-loop/templates"
@@ -133,25 +132,10 @@ func PlanOpencodeInstall(o OpencodeOptions) (*OpencodePlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	var dsl []byte
-	var source string
-	if o.DSLPath != "" {
-		if dsl, err = os.ReadFile(o.DSLPath); err != nil {
-			return nil, fmt.Errorf("--dsl: %w", err)
-		}
-		source = o.DSLPath
-		if _, _, err := loop.Load(o.DSLPath); err != nil {
-			return nil, fmt.Errorf("--dsl %s: %w", o.DSLPath, err)
-		}
-	} else {
-		name := o.Profile
-		if name == "" {
-			name = gallery.Default
-		}
-		if dsl, err = gallery.Get(name); err != nil {
-			return nil, fmt.Errorf("--profile: %w", err)
-		}
-		source = "profile " + name
+	// The DSL: --dsl FILE, else the profile. Either must load cleanly.
+	dsl, source, err := loopSource(o.DSLPath, o.Profile)
+	if err != nil {
+		return nil, err
 	}
 	// The plugin's fallbacks (fail_closed, the stop cap) come from the loop that
 	// will be in force: the existing file when it is kept.

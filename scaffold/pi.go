@@ -95,7 +95,7 @@ func PlanPiInstall(path string, x PiExtension, spec *loop.Spec) (PiInstall, erro
 // Write writes the extension atomically (temporary file, then rename): pi may
 // start while install runs and must never load half a file.
 func (p PiInstall) Write() error {
-	if err := piWriteFile(p.Path, p.Content); err != nil {
+	if err := writeFileAtomic(p.Path, p.Content); err != nil {
 		return fmt.Errorf("write %s: %w", p.Path, err)
 	}
 	return nil
@@ -147,27 +147,4 @@ func PiExtensionSettings(data []byte) (binary, config, eventLog string, ok bool)
 		}
 	}
 	return binary, config, eventLog, found == 3
-}
-
-func piWriteFile(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".hook-loop-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -1,0 +1,62 @@
+package scaffold
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/hook-loop/hook-loop/gallery"
+	"github.com/hook-loop/hook-loop/loop"
+)
+
+// writeFileAtomic writes data to path through a temporary file in the same
+// directory, so a crash never leaves a half-written hook configuration. An
+// existing file keeps its permissions; a new one is 0644.
+func writeFileAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	mode := os.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		mode = st.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".hook-loop-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// loopSource is the loop file an install writes: --dsl FILE (which must load
+// cleanly), else the gallery profile (default: gallery.Default). source says
+// which, for the install's report.
+func loopSource(dslPath, profile string) (dsl []byte, source string, err error) {
+	if dslPath != "" {
+		if dsl, err = os.ReadFile(dslPath); err != nil {
+			return nil, "", fmt.Errorf("--dsl: %w", err)
+		}
+		if _, _, err := loop.Load(dslPath); err != nil {
+			return nil, "", fmt.Errorf("--dsl %s: %w", dslPath, err)
+		}
+		return dsl, dslPath, nil
+	}
+	if profile == "" {
+		profile = gallery.Default
+	}
+	if dsl, err = gallery.Get(profile); err != nil {
+		return nil, "", fmt.Errorf("--profile: %w", err)
+	}
+	return dsl, "profile " + profile, nil
+}
