@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/internal/shell"
 )
 
 // Engine decides one hook event against a loop. It is harness-neutral: adapters
@@ -41,6 +42,8 @@ type handling struct {
 	matched []int
 	// outcome is set when this event ended the loop (completed, stopped, forced).
 	outcome string
+	// calls is the parsed shell command of a Bash call.
+	calls []shell.Call
 }
 
 // Handle decides ev. It must run inside the log's exclusive transaction so that
@@ -54,6 +57,13 @@ func (e *Engine) Handle(ctx context.Context, tx *eventlog.Tx, ev HookEvent) (Dec
 		h.runID = uuid.NewString()
 	}
 	h.refresh()
+	if ev.ToolName != "" {
+		// Every path the call writes, whichever harness sent it: the adapter's
+		// (file_path, patch headers) and the shell's (redirections, cp, sed -i,
+		// ...). path_match rules and the tool policy judge the same list.
+		h.calls = parseCommand(h.ev)
+		h.ev.TargetPaths = e.writeTargets(h.ev, h.calls)
+	}
 	d, err := h.decide()
 	if err != nil {
 		return Decision{}, err
@@ -172,7 +182,7 @@ func (h *handling) decide() (Decision, error) {
 		if err := h.applyRules(); err != nil {
 			return Decision{}, err
 		}
-		chk := h.e.CheckTool(h.ev, h.state)
+		chk := h.e.checkTool(h.ev, h.calls, h.ev.TargetPaths, h.state)
 		if chk.Blocked {
 			if err := h.append("tool_blocked", "hook-loop", map[string]any{
 				"tool_name": h.ev.ToolName, "rule": chk.Rule, "reason": chk.Reason, "command": h.ev.Command,

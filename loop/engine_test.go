@@ -444,3 +444,46 @@ func TestSessionEndReasonIsRecorded(t *testing.T) {
 		t.Fatal("forced outcome lacks the end reason")
 	}
 }
+
+// A shell write counts as writing its target for path_match, whichever harness
+// sent the command: the engine derives shell targets itself, adapters need not.
+func TestPathMatchSeesShellWrites(t *testing.T) {
+	f := newFixture(t, planLoop)
+	f.handle(prompt("go"))
+	ev := bash("cat > PLAN.md <<'EOF'\n1. write the code\nEOF", loop.IntPtr(0))
+	f.handle(ev)
+	if s := f.session("s1").State; s != "executing" {
+		t.Fatalf("a heredoc write of PLAN.md left the loop in %s", s)
+	}
+}
+
+// TestShellWriteTargets: the paths a Bash call writes, as tool_requested and
+// path_match see them, come from the parsed command for every harness.
+func TestShellWriteTargets(t *testing.T) {
+	f := newFixture(t, planLoop)
+	var got [][]string
+	f.eng.Lifecycle = &recorder{apply: func(p string, c any) {
+		if x, ok := c.(*hooks.ToolRequestedContext); ok {
+			got = append(got, x.Paths)
+		}
+	}}
+	f.handle(prompt("go"))
+	f.handle(loop.HookEvent{Name: loop.EventPostToolUse, ToolName: "Write", TargetPaths: []string{filepath.Join(f.root, "PLAN.md")}})
+	cases := []struct {
+		cmd  string
+		want []string
+	}{
+		{"echo a > one.txt && cat x >> /tmp/two.txt 2>/dev/null", []string{filepath.Join(f.root, "one.txt"), "/tmp/two.txt"}},
+		{"echo hi > 'with space.txt'", []string{filepath.Join(f.root, "with space.txt")}},
+		{"cp a.txt b.txt", []string{filepath.Join(f.root, "a.txt"), filepath.Join(f.root, "b.txt")}},
+		{"ls 2>&1 | grep x", nil},
+		{"if [ ; then", nil},
+	}
+	for _, c := range cases {
+		got = nil
+		f.handle(pre("Bash", c.cmd))
+		if len(got) != 1 || strings.Join(got[0], "|") != strings.Join(c.want, "|") {
+			t.Errorf("%q: paths %q, want %q", c.cmd, got, c.want)
+		}
+	}
+}

@@ -58,12 +58,22 @@ func LoopFiles(root, configPath, logPath string) []string {
 // CheckTool applies the built-in guardrails and the state's policy to a tool
 // request. cwd resolves relative paths found in shell commands.
 func (e *Engine) CheckTool(ev *HookEvent, state string) ToolCheck {
+	calls := parseCommand(ev)
+	return e.checkTool(ev, calls, e.writeTargets(ev, calls), state)
+}
+
+// parseCommand parses a Bash call's command once per event: the risky-command
+// check and the write targets both read it.
+func parseCommand(ev *HookEvent) []shell.Call {
+	if ev.Command == "" {
+		return nil
+	}
+	return shell.Parse(ev.Command)
+}
+
+func (e *Engine) checkTool(ev *HookEvent, calls []shell.Call, targets []string, state string) ToolCheck {
 	d := e.Spec.Definition
 	g := d.Guardrails
-	calls := []shell.Call(nil)
-	if ev.Command != "" {
-		calls = shell.Parse(ev.Command)
-	}
 	if g.RiskyCommands {
 		for _, c := range calls {
 			if why := riskyCall(c); why != "" {
@@ -76,7 +86,6 @@ func (e *Engine) CheckTool(ev *HookEvent, state string) ToolCheck {
 				Reason: "hook-loop blocked a risky command (it drops a database object). Ask the person to run it."}
 		}
 	}
-	targets := e.writeTargets(ev, calls)
 	if g.ProtectLoopFiles && len(targets) > 0 {
 		loopFiles := e.loopFiles()
 		for _, t := range targets {
@@ -315,7 +324,16 @@ func (e *Engine) writeTargets(ev *HookEvent, calls []shell.Call) []string {
 			}
 		}
 	}
-	return out
+	// The adapter may already name a path the command also writes.
+	seen := make(map[string]bool, len(out))
+	uniq := out[:0]
+	for _, p := range out {
+		if !seen[p] {
+			seen[p] = true
+			uniq = append(uniq, p)
+		}
+	}
+	return uniq
 }
 
 func (e *Engine) loopFiles() []string {

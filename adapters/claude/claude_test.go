@@ -69,7 +69,7 @@ func TestDecodeRealPayloads(t *testing.T) {
 		{file: "PreToolUse-NotebookEdit.json", want: loop.HookEvent{Name: "PreToolUse", ToolName: "NotebookEdit",
 			TargetPaths: []string{"/home/dev/project/nb.ipynb"}}},
 		{file: "PreToolUse-Bash-shell-write.json", want: loop.HookEvent{Name: "PreToolUse", ToolName: "Bash",
-			Command: "echo x > shell-written.txt", TargetPaths: []string{"/home/dev/project/shell-written.txt"}}},
+			Command: "echo x > shell-written.txt"}},
 		{file: "PermissionRequest.json", want: loop.HookEvent{Name: "PermissionRequest", ToolName: "Bash",
 			Command: "touch probe-file.txt"}},
 		{file: "PermissionRequest-Write.json", want: loop.HookEvent{Name: "PermissionRequest", ToolName: "Write"}},
@@ -181,11 +181,8 @@ func TestDecodeTargetPaths(t *testing.T) {
 		{"MultiEdit", `{"file_path":"../up.txt"}`, []string{"/up.txt"}},
 		{"NotebookEdit", `{"notebook_path":"nb.ipynb"}`, []string{"/proj/nb.ipynb"}},
 		{"Read", `{"file_path":"/abs/read-only.txt"}`, nil},
-		{"Bash", `{"command":"echo a > one.txt && cat x >> /tmp/two.txt 2>/dev/null"}`, []string{"/proj/one.txt", "/tmp/two.txt"}},
-		{"Bash", `{"command":"printf '%s' \"$X\" > \"$OUT\""}`, nil},
-		{"Bash", `{"command":"echo hi > 'with space.txt'"}`, []string{"/proj/with space.txt"}},
-		{"Bash", `{"command":"ls 2>&1 | grep x"}`, nil},
-		{"Bash", `{"command":"if [ ; then"}`, nil},
+		// What a Bash command writes is read by the engine (loop.TestShellWriteTargets).
+		{"Bash", `{"command":"echo a > one.txt"}`, nil},
 	}
 	for _, tt := range tests {
 		in := `{"session_id":"s","cwd":"/proj","hook_event_name":"PreToolUse","tool_name":"` + tt.tool + `","tool_input":` + tt.input + `}`

@@ -160,7 +160,7 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 		if ev.ToolName != "Bash" {
 			ev.Command = ""
 		}
-		ev.TargetPaths = targetPaths(ev.ToolName, ti, ev.Command, ev.Cwd)
+		ev.TargetPaths = targetPaths(ev.ToolName, ti, ev.Cwd)
 	}
 	if IsToolEvent(native) && ev.ToolName == "" {
 		return loop.HookEvent{}, fmt.Errorf("claude hook input: $.tool_name is missing: expected the tool's name for %s", native)
@@ -239,9 +239,9 @@ func joinOutput(stdout, stderr string) string {
 
 // targetPaths returns the files a tool call writes. Write/Edit/MultiEdit name it
 // in file_path, NotebookEdit in notebook_path; Claude already resolves them
-// against cwd, but a relative one is resolved here too. A Bash command's
-// redirection targets are the only paths a shell write names outside its text.
-func targetPaths(tool string, input gjson.Result, command, cwd string) []string {
+// against cwd, but a relative one is resolved here too. What a Bash command
+// writes is the engine's to read from the command, as for every harness.
+func targetPaths(tool string, input gjson.Result, cwd string) []string {
 	var out []string
 	add := func(p string) {
 		if p == "" {
@@ -257,10 +257,6 @@ func targetPaths(tool string, input gjson.Result, command, cwd string) []string 
 		add(input.Get("file_path").String())
 	case "NotebookEdit":
 		add(input.Get("notebook_path").String())
-	case "Bash":
-		for _, p := range redirectTargets(command) {
-			add(p)
-		}
 	}
 	return out
 }
