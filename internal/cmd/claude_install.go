@@ -6,13 +6,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/hook-loop/hook-loop/gallery"
 	"github.com/hook-loop/hook-loop/internal/project"
-	"github.com/hook-loop/hook-loop/loop"
 	"github.com/hook-loop/hook-loop/scaffold"
 )
 
@@ -86,49 +83,13 @@ func runClaudeInstall(s *IOStreams, o claudeInstallOptions) error {
 	if err != nil {
 		return fmt.Errorf("claude install: %w", err)
 	}
-	binary := o.Binary
-	if binary == "" {
-		if binary, err = os.Executable(); err != nil {
-			return fmt.Errorf("claude install: find the hook-loop binary: %w", err)
-		}
-		if r, err := filepath.EvalSymlinks(binary); err == nil {
-			binary = r
-		}
-	}
-
-	// The loop file: --dsl in place, --profile written into the project, or the
-	// project's own hook-loop.json.
-	var loopPath string
-	var loopData []byte // non-nil when install writes the loop file
-	switch {
-	case o.DSL != "":
-		if loopPath, err = filepath.Abs(o.DSL); err != nil {
-			return err
-		}
-	case o.Profile != "":
-		loopPath = project.ConfigPath(projectDir)
-		if loopData, err = gallery.Get(o.Profile); err != nil {
-			return fmt.Errorf("claude install: --profile %s: %w", o.Profile, err)
-		}
-		if old, err := os.ReadFile(loopPath); err == nil && !bytes.Equal(old, loopData) {
-			return fmt.Errorf("claude install: %s already exists and differs from profile %s: keep it with --dsl %s, or move it away", loopPath, o.Profile, loopPath)
-		} else if err == nil {
-			loopData = nil // already there, unchanged
-		}
-	default:
-		loopPath = project.ConfigPath(projectDir)
-		if _, err := os.Stat(loopPath); errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("claude install: no loop file at %s: pass --dsl FILE or --profile NAME", loopPath)
-		}
-	}
-	var spec *loop.Spec
-	if loopData != nil {
-		spec, _, err = loop.Parse(loopPath, loopData)
-	} else {
-		spec, _, err = loop.Load(loopPath)
-	}
+	binary, err := hookLoopBinary(o.Binary)
 	if err != nil {
-		return fmt.Errorf("claude install: the loop is not valid, nothing written: %w", err)
+		return fmt.Errorf("claude install: %w", err)
+	}
+	loopPath, loopData, spec, err := installLoop(projectDir, o.DSL, o.Profile)
+	if err != nil {
+		return fmt.Errorf("claude install: %w", err)
 	}
 
 	hooks := scaffold.ClaudeHooks{Binary: binary, Matcher: scaffold.ClaudeMatcher(spec), Record: o.Record}

@@ -1,8 +1,16 @@
 package cmd
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/hook-loop/hook-loop/gallery"
+	"github.com/hook-loop/hook-loop/internal/project"
+	"github.com/hook-loop/hook-loop/loop"
 
 	"github.com/urfave/cli/v2"
 )
@@ -31,4 +39,56 @@ func projectDirOf(destination string) (string, error) {
 		destination = wd
 	}
 	return filepath.Abs(destination)
+}
+
+// hookLoopBinary is the executable the installed hooks run: override, else this
+// very binary with symlinks resolved, so the hooks never depend on PATH.
+func hookLoopBinary(override string) (string, error) {
+	if override != "" {
+		return override, nil
+	}
+	bin, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find the hook-loop binary: %w", err)
+	}
+	if r, err := filepath.EvalSymlinks(bin); err == nil {
+		bin = r
+	}
+	return bin, nil
+}
+
+// installLoop resolves the loop file an install points its hooks at: --dsl in
+// place, --profile written into the project (data non-nil when it must be
+// written), or the project's own hook-loop.json. It must load cleanly.
+func installLoop(projectDir, dsl, profile string) (path string, data []byte, spec *loop.Spec, err error) {
+	switch {
+	case dsl != "":
+		if path, err = filepath.Abs(dsl); err != nil {
+			return "", nil, nil, err
+		}
+	case profile != "":
+		path = project.ConfigPath(projectDir)
+		if data, err = gallery.Get(profile); err != nil {
+			return "", nil, nil, fmt.Errorf("--profile %s: %w", profile, err)
+		}
+		if old, err := os.ReadFile(path); err == nil && !bytes.Equal(old, data) {
+			return "", nil, nil, fmt.Errorf("%s already exists and differs from profile %s: keep it with --dsl %s, or move it away", path, profile, path)
+		} else if err == nil {
+			data = nil // already there, unchanged
+		}
+	default:
+		path = project.ConfigPath(projectDir)
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return "", nil, nil, fmt.Errorf("no loop file at %s: pass --dsl FILE or --profile NAME", path)
+		}
+	}
+	if data != nil {
+		spec, _, err = loop.Parse(path, data)
+	} else {
+		spec, _, err = loop.Load(path)
+	}
+	if err != nil {
+		return "", nil, nil, fmt.Errorf("the loop is not valid, nothing written: %w", err)
+	}
+	return path, data, spec, nil
 }

@@ -1,18 +1,13 @@
 package cmd
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/hook-loop/hook-loop/gallery"
 	"github.com/hook-loop/hook-loop/internal/project"
-	"github.com/hook-loop/hook-loop/loop"
 	"github.com/hook-loop/hook-loop/scaffold"
 )
 
@@ -99,49 +94,13 @@ func runPiInstall(s *IOStreams, o piInstallOptions) error {
 	if err != nil {
 		return fmt.Errorf("pi install: %w", err)
 	}
-	binary := o.Binary
-	if binary == "" {
-		if binary, err = os.Executable(); err != nil {
-			return fmt.Errorf("pi install: find the hook-loop binary: %w", err)
-		}
-		if r, err := filepath.EvalSymlinks(binary); err == nil {
-			binary = r
-		}
-	}
-
-	// The loop file: --dsl in place, --profile written into the project, or the
-	// project's own hook-loop.json.
-	var loopPath string
-	var loopData []byte // non-nil when install writes the loop file
-	switch {
-	case o.DSL != "":
-		if loopPath, err = filepath.Abs(o.DSL); err != nil {
-			return err
-		}
-	case o.Profile != "":
-		loopPath = project.ConfigPath(projectDir)
-		if loopData, err = gallery.Get(o.Profile); err != nil {
-			return fmt.Errorf("pi install: --profile %s: %w", o.Profile, err)
-		}
-		if old, err := os.ReadFile(loopPath); err == nil && !bytes.Equal(old, loopData) {
-			return fmt.Errorf("pi install: %s already exists and differs from profile %s: keep it with --dsl %s, or move it away", loopPath, o.Profile, loopPath)
-		} else if err == nil {
-			loopData = nil
-		}
-	default:
-		loopPath = project.ConfigPath(projectDir)
-		if _, err := os.Stat(loopPath); errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("pi install: no loop file at %s: pass --dsl FILE or --profile NAME", loopPath)
-		}
-	}
-	var spec *loop.Spec
-	if loopData != nil {
-		spec, _, err = loop.Parse(loopPath, loopData)
-	} else {
-		spec, _, err = loop.Load(loopPath)
-	}
+	binary, err := hookLoopBinary(o.Binary)
 	if err != nil {
-		return fmt.Errorf("pi install: the loop is not valid, nothing written: %w", err)
+		return fmt.Errorf("pi install: %w", err)
+	}
+	loopPath, loopData, spec, err := installLoop(projectDir, o.DSL, o.Profile)
+	if err != nil {
+		return fmt.Errorf("pi install: %w", err)
 	}
 	hooksConfig := o.HooksConfig
 	if hooksConfig != "" {
