@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/hook-loop/hook-loop/internal/shell"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -237,7 +238,7 @@ func TestClaudePathsAndQuoting(t *testing.T) {
 		t.Errorf("Command = %s", got)
 	}
 	// The doctor reads the command back the way /bin/sh will.
-	words := shellWords(expandClaudeProjectDir(testHooks.Command("Stop"), "/my proj"))
+	words := shell.Words(expandClaudeProjectDir(testHooks.Command("Stop"), "/my proj"))
 	want := []string{"/opt/hook loop/bin/hook-loop", "claude-hook", "--event", "Stop", "--config", "/my proj/hook-loop.json", "--event-log", "/my proj/.hook-loop/events.jsonl"}
 	if !reflect.DeepEqual(words, want) {
 		t.Errorf("command words = %q\nwant %q", words, want)

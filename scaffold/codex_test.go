@@ -2,6 +2,7 @@ package scaffold
 
 import (
 	"context"
+	"github.com/hook-loop/hook-loop/internal/shell"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,7 +41,7 @@ func TestMergeKeepsForeignAndReplacesOwn(t *testing.T) {
 		if cs[0] != want {
 			t.Errorf("%s command %q, want %q", ev, cs[0], want)
 		}
-		if got := shellWords(cs[0]); got[0] != "/bin dir/hook-loop" || flagValue(got, "--config") != "/p q/hook-loop.json" {
+		if got := shell.Words(cs[0]); got[0] != "/bin dir/hook-loop" || flagValue(got, "--config") != "/p q/hook-loop.json" {
 			t.Errorf("command does not parse back: %q", got)
 		}
 	}

@@ -2,6 +2,7 @@ package scaffold
 
 import (
 	"fmt"
+	"github.com/hook-loop/hook-loop/internal/shell"
 	"os"
 	"path/filepath"
 	"sort"
@@ -92,7 +93,7 @@ func CheckClaude(env *DoctorEnv) []Finding {
 		sort.Strings(events)
 		for _, e := range events {
 			for _, c := range l.cmds[e] {
-				args := shellWords(expandClaudeProjectDir(c, env.Dir))
+				args := shell.Words(expandClaudeProjectDir(c, env.Dir))
 				if len(args) == 0 {
 					add(LevelFail, fmt.Sprintf("%s: the %s hook command cannot be parsed: %s", l.path, e, c), claudeReinstall)
 					continue

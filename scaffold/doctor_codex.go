@@ -3,13 +3,13 @@ package scaffold
 import (
 	"context"
 	"fmt"
+	"github.com/hook-loop/hook-loop/internal/shell"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/hook-loop/hook-loop/loop"
-	"mvdan.cc/sh/v3/syntax"
 )
 
 const codexReinstall = "hook-loop codex install --write --trust"
@@ -68,7 +68,7 @@ func CheckCodex(env *DoctorEnv) []Finding {
 		add(LevelOK, fmt.Sprintf("%s has hook-loop hooks for %s", l.path, strings.Join(events, ", ")), "")
 		for _, e := range events {
 			for _, c := range l.cmds[e] {
-				args := shellWords(c)
+				args := shell.Words(c)
 				if len(args) == 0 {
 					add(LevelFail, fmt.Sprintf("%s: the %s hook command cannot be parsed: %s", l.path, e, c), codexReinstall)
 					continue
@@ -176,43 +176,6 @@ func checkCodexHashes(env *DoctorEnv, home string, hooksPaths []string) []Findin
 		} else {
 			out = append(out, Finding{Level: LevelOK, What: fmt.Sprintf("codex trusts all %d hook-loop hooks in %s", len(mine), p)})
 		}
-	}
-	return out
-}
-
-// shellWords splits a hook command into words the way bash would (quotes
-// removed); nil when it is not a simple command.
-func shellWords(cmd string) []string {
-	f, err := syntax.NewParser().Parse(strings.NewReader(cmd), "")
-	if err != nil || len(f.Stmts) != 1 {
-		return nil
-	}
-	call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
-	if !ok {
-		return nil
-	}
-	var out []string
-	for _, w := range call.Args {
-		lit := w.Lit()
-		if lit == "" {
-			var sb strings.Builder
-			for _, part := range w.Parts {
-				switch p := part.(type) {
-				case *syntax.Lit:
-					sb.WriteString(p.Value)
-				case *syntax.SglQuoted:
-					sb.WriteString(p.Value)
-				case *syntax.DblQuoted:
-					for _, q := range p.Parts {
-						if l, ok := q.(*syntax.Lit); ok {
-							sb.WriteString(l.Value)
-						}
-					}
-				}
-			}
-			lit = sb.String()
-		}
-		out = append(out, lit)
 	}
 	return out
 }

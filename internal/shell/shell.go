@@ -18,6 +18,58 @@ type Call struct {
 	Env []string
 }
 
+// word is a word's value with its quotes removed, so 'rm' "-rf" reads as rm -rf;
+// a word with expansions ($X, $(...)) is kept as written.
+func word(w *syntax.Word) string {
+	if lit := w.Lit(); lit != "" {
+		return lit
+	}
+	var b strings.Builder
+	ok := true
+	for _, p := range w.Parts {
+		switch x := p.(type) {
+		case *syntax.Lit:
+			b.WriteString(x.Value)
+		case *syntax.SglQuoted:
+			b.WriteString(x.Value)
+		case *syntax.DblQuoted:
+			for _, q := range x.Parts {
+				if l, isLit := q.(*syntax.Lit); isLit {
+					b.WriteString(l.Value)
+				} else {
+					ok = false
+				}
+			}
+		default:
+			ok = false
+		}
+	}
+	if ok {
+		return b.String()
+	}
+	var sb strings.Builder
+	_ = syntax.NewPrinter().Print(&sb, w)
+	return sb.String()
+}
+
+// Words splits src into words the way bash would (quotes removed) when it is one
+// simple command, and returns nil otherwise (a list, a pipeline, a syntax error).
+func Words(src string) []string {
+	f, err := syntax.NewParser().Parse(strings.NewReader(src), "")
+	if err != nil || len(f.Stmts) != 1 {
+		return nil
+	}
+	call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok {
+		return nil
+	}
+	out := make([]string, 0, len(call.Args))
+	for _, w := range call.Args {
+		out = append(out, word(w))
+	}
+	return out
+}
+
 // maxNesting bounds recursion into `bash -c '...'` strings.
 const maxNesting = 4
 
@@ -46,39 +98,6 @@ func parse(src string, depth int) []Call {
 		return fallback(src, depth)
 	}
 	var calls []Call
-	printer := syntax.NewPrinter()
-	word := func(w *syntax.Word) string {
-		if lit := w.Lit(); lit != "" {
-			return lit
-		}
-		// Quoted words: join the literal parts so 'rm' "-rf" still reads as rm -rf.
-		var b strings.Builder
-		ok := true
-		for _, p := range w.Parts {
-			switch x := p.(type) {
-			case *syntax.Lit:
-				b.WriteString(x.Value)
-			case *syntax.SglQuoted:
-				b.WriteString(x.Value)
-			case *syntax.DblQuoted:
-				for _, q := range x.Parts {
-					if l, isLit := q.(*syntax.Lit); isLit {
-						b.WriteString(l.Value)
-					} else {
-						ok = false
-					}
-				}
-			default:
-				ok = false
-			}
-		}
-		if ok {
-			return b.String()
-		}
-		var sb strings.Builder
-		_ = printer.Print(&sb, w)
-		return sb.String()
-	}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		stmt, isStmt := n.(*syntax.Stmt)
 		if !isStmt {
