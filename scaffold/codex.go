@@ -124,17 +124,9 @@ func (o *CodexOptions) resolve() (*CodexPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	bin := o.Binary
-	if bin == "" {
-		if bin, err = os.Executable(); err != nil {
-			return nil, fmt.Errorf("find the hook-loop binary: %w", err)
-		}
-	}
-	if bin, err = filepath.Abs(bin); err != nil {
+	bin, err := HookLoopBinary(o.Binary)
+	if err != nil {
 		return nil, err
-	}
-	if r, err := filepath.EvalSymlinks(bin); err == nil {
-		bin = r
 	}
 	p := &CodexPlan{
 		Target:     target,

@@ -60,3 +60,24 @@ func loopSource(dslPath, profile string) (dsl []byte, source string, err error) 
 	}
 	return dsl, "profile " + profile, nil
 }
+
+// HookLoopBinary is the executable installed hooks run: override, else this very
+// binary; absolute, with symlinks resolved, so the hooks never depend on PATH or
+// on the directory the harness starts them in.
+func HookLoopBinary(override string) (string, error) {
+	bin := override
+	if bin == "" {
+		var err error
+		if bin, err = os.Executable(); err != nil {
+			return "", fmt.Errorf("find the hook-loop binary: %w", err)
+		}
+	}
+	bin, err := filepath.Abs(bin)
+	if err != nil {
+		return "", err
+	}
+	if r, err := filepath.EvalSymlinks(bin); err == nil {
+		bin = r
+	}
+	return bin, nil
+}

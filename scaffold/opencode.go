@@ -104,17 +104,9 @@ func (o OpencodeOptions) resolve() (*OpencodePlan, error) {
 	if st, err := os.Stat(dest); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("destination %s: not a directory", dest)
 	}
-	bin := o.Binary
-	if bin == "" {
-		if bin, err = os.Executable(); err != nil {
-			return nil, fmt.Errorf("find the hook-loop binary: %w", err)
-		}
-	}
-	if bin, err = filepath.Abs(bin); err != nil {
+	bin, err := HookLoopBinary(o.Binary)
+	if err != nil {
 		return nil, err
-	}
-	if r, err := filepath.EvalSymlinks(bin); err == nil {
-		bin = r
 	}
 	return &OpencodePlan{
 		Dest:       dest,

@@ -83,7 +83,7 @@ func runClaudeInstall(s *IOStreams, o claudeInstallOptions) error {
 	if err != nil {
 		return fmt.Errorf("claude install: %w", err)
 	}
-	binary, err := hookLoopBinary(o.Binary)
+	binary, err := scaffold.HookLoopBinary(o.Binary)
 	if err != nil {
 		return fmt.Errorf("claude install: %w", err)
 	}

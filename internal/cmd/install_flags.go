@@ -41,22 +41,6 @@ func projectDirOf(destination string) (string, error) {
 	return filepath.Abs(destination)
 }
 
-// hookLoopBinary is the executable the installed hooks run: override, else this
-// very binary with symlinks resolved, so the hooks never depend on PATH.
-func hookLoopBinary(override string) (string, error) {
-	if override != "" {
-		return override, nil
-	}
-	bin, err := os.Executable()
-	if err != nil {
-		return "", fmt.Errorf("find the hook-loop binary: %w", err)
-	}
-	if r, err := filepath.EvalSymlinks(bin); err == nil {
-		bin = r
-	}
-	return bin, nil
-}
-
 // installLoop resolves the loop file an install points its hooks at: --dsl in
 // place, --profile written into the project (data non-nil when it must be
 // written), or the project's own hook-loop.json. It must load cleanly.

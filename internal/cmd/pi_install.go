@@ -94,7 +94,7 @@ func runPiInstall(s *IOStreams, o piInstallOptions) error {
 	if err != nil {
 		return fmt.Errorf("pi install: %w", err)
 	}
-	binary, err := hookLoopBinary(o.Binary)
+	binary, err := scaffold.HookLoopBinary(o.Binary)
 	if err != nil {
 		return fmt.Errorf("pi install: %w", err)
 	}
