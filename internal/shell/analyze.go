@@ -1,0 +1,711 @@
+package shell
+
+// Analyze reads a command line for the files it will write, as the shell would
+// run it rather than as it is spelled: globs and braces expand against the real
+// files, $PWD, $(pwd), `pwd`, ~ and $HOME expand, cd/pushd/popd and subshells
+// move the working directory through lists, symlinks on existing path prefixes
+// resolve, and the write operands of the usual file tools (rm, mv, cp, sed -i,
+// find -delete, git checkout/rm/stash -u, rsync, dd of=, ...) are read from
+// their options. Interpreter inline code (python -c, node -e, perl -e, ruby -e,
+// heredocs fed to an interpreter) is exposed with the strings it names, and
+// sh -c strings are analysed as shell.
+//
+// Limits. This is a first line, not the boundary: a program may write any file
+// by its own logic (a script file, a compiled tool, inline code that builds a
+// path from pieces such as 'hook-' + 'loop.json', a variable read from a file),
+// and no parser sees that; a write sandbox outside the workspace does. Where a
+// target cannot be known statically (an unknown variable or command
+// substitution in a write operand, xargs operands from standard input, an
+// interpreter reading code from standard input, a cd to an unknown directory)
+// Analysis.Uncertain says why, so a guard can refuse or ask. Expansion is
+// capped: maxFields fields per word (brace and glob results), maxGlobReads
+// directory reads per command line, maxFindEntries entries per find walk,
+// maxSteps commands per command line, maxLinkHops symlinks per path; past a cap
+// the analysis keeps what it has and marks the result Uncertain. Nesting deeper
+// than maxParseDepth is read word by word (no expansion, no cd tracking) and
+// marked Uncertain, so a deeply nested line costs linear time.
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Caps on the work one command line may cause (see the package comment above
+// Analyze): past any of them the result is marked Uncertain.
+const (
+	maxFields      = 256   // fields one word may expand to (braces, globs)
+	maxGlobReads   = 512   // directory reads for globbing per command line
+	maxFindEntries = 10000 // entries one find walk visits
+	maxSteps       = 10000 // statements analysed per command line
+	maxLinkHops    = 40    // symlinks followed per path, as Linux does
+	maxNames       = 1024  // strings kept from one inline code text
+)
+
+// FS is the file-system access Analyze needs: listing for globs and find,
+// Lstat and Readlink for symlinks. OSFS is the real one.
+type FS interface {
+	ReadDir(name string) ([]fs.DirEntry, error)
+	Lstat(name string) (fs.FileInfo, error)
+	Readlink(name string) (string, error)
+}
+
+// OSFS is the real file system.
+type OSFS struct{}
+
+func (OSFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
+func (OSFS) Lstat(name string) (fs.FileInfo, error)     { return os.Lstat(name) }
+func (OSFS) Readlink(name string) (string, error)       { return os.Readlink(name) }
+
+// Env is where a command line starts.
+type Env struct {
+	Dir  string            // absolute working directory the command starts in
+	Root string            // project root; git's worktree when no .git is found above Dir
+	Home string            // home directory for ~ and $HOME (Vars["HOME"] when empty)
+	Vars map[string]string // environment variables (PWD and HOME are derived when missing)
+	FS   FS                // nil means OSFS
+}
+
+// Target is one path a command writes.
+type Target struct {
+	Path string // absolute, cleaned, symlinks on existing prefixes resolved
+	Op   string // what writes it: "rm", "sed -i", "redirect", "git stash -u", ...
+	Word string // the word as written in the command
+	// Tree means anything under Path may be written (find roots without a
+	// name filter, git stash/clean/checkout -f, rsync destinations).
+	Tree bool
+}
+
+// Inline is code handed to an interpreter on its command line or in a heredoc.
+type Inline struct {
+	Lang  string   // python, node, perl, ruby, php, awk, sh
+	Code  string   // the code text
+	Dir   string   // working directory the interpreter starts in
+	Names []string // string literals and path-like tokens in Code
+}
+
+// Analysis is what a command line writes.
+type Analysis struct {
+	Writes    []Target
+	Inline    []Inline
+	Uncertain []string // why some target could not be known statically
+}
+
+// Analyze reports the files command writes when run from env.
+func Analyze(command string, env Env) Analysis {
+	a := newAnalyzer(env)
+	st := &state{dir: a.env.Dir, vars: &scope{}}
+	a.script(command, st, 0)
+	return a.out
+}
+
+type analyzer struct {
+	env       Env
+	out       Analysis
+	steps     int
+	globReads int
+	seen      map[Target]bool
+	reasons   map[string]bool
+}
+
+func newAnalyzer(env Env) *analyzer {
+	if env.FS == nil {
+		env.FS = OSFS{}
+	}
+	vars := make(map[string]string, len(env.Vars)+2)
+	for k, v := range env.Vars {
+		vars[k] = v
+	}
+	if env.Home == "" {
+		env.Home = vars["HOME"]
+	}
+	if env.Home != "" {
+		vars["HOME"] = env.Home
+	}
+	if env.Dir == "" {
+		env.Dir = env.Root
+	}
+	env.Dir = filepath.Clean(env.Dir)
+	env.Vars = vars
+	return &analyzer{env: env, seen: map[Target]bool{}, reasons: map[string]bool{}}
+}
+
+func (a *analyzer) uncertain(why string) {
+	if !a.reasons[why] {
+		a.reasons[why] = true
+		a.out.Uncertain = append(a.out.Uncertain, why)
+	}
+}
+
+// scope holds shell variables; a subshell gets a child scope, so entering one
+// costs O(1) however many variables exist.
+type scope struct {
+	parent *scope
+	vars   map[string]string
+}
+
+func (s *scope) get(name string) (string, bool) {
+	for ; s != nil; s = s.parent {
+		if v, ok := s.vars[name]; ok {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+func (s *scope) set(name, v string) {
+	if s.vars == nil {
+		s.vars = map[string]string{}
+	}
+	s.vars[name] = v
+}
+
+// state is the shell's state as a command line runs: working directory, the
+// pushd stack and variables.
+type state struct {
+	dir, oldpwd string
+	stack       []string
+	lostDir     bool // a cd went somewhere unknown
+	vars        *scope
+}
+
+// sub is a subshell's copy: changes inside do not leak out.
+func (s *state) sub() *state {
+	c := *s
+	c.stack = slices.Clip(s.stack)
+	c.vars = &scope{parent: s.vars}
+	return &c
+}
+
+// script analyses src as shell. Nesting deeper than the parser handles in
+// linear time, or text that does not parse, is read word by word.
+func (a *analyzer) script(src string, st *state, depth int) {
+	src = strings.ToValidUTF8(src, "\uFFFD")
+	if nestsDeeper(src, maxParseDepth) {
+		a.uncertain("nested deeper than the parser reads: words taken literally")
+		a.literal(src, st, depth)
+		return
+	}
+	f, err := syntax.NewParser(syntax.KeepComments(false)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		a.uncertain("does not parse as shell: words taken literally")
+		a.literal(src, st, depth)
+		return
+	}
+	a.stmts(f.Stmts, st, depth)
+}
+
+// literal reads the blank-split calls of the fallback parser with no
+// expansion and no directory tracking.
+func (a *analyzer) literal(src string, st *state, depth int) {
+	for _, c := range fallback(src, depth) {
+		if a.step() {
+			return
+		}
+		for _, w := range c.Writes {
+			a.write(st, w, "redirect", w, false)
+		}
+		args := make([]arg, len(c.Args))
+		for i, w := range c.Args {
+			args[i] = arg{val: w, raw: w}
+		}
+		a.command(args, st, "", depth)
+	}
+}
+
+func (a *analyzer) step() bool {
+	a.steps++
+	if a.steps > maxSteps {
+		a.uncertain("more statements than analysed")
+		return true
+	}
+	return false
+}
+
+func (a *analyzer) stmts(list []*syntax.Stmt, st *state, depth int) {
+	for _, s := range list {
+		a.stmt(s, st, depth)
+	}
+}
+
+func (a *analyzer) stmt(s *syntax.Stmt, st *state, depth int) {
+	if s == nil || a.step() {
+		return
+	}
+	heredoc := ""
+	for _, r := range s.Redirs {
+		switch r.Op {
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob, syntax.RdrInOut, syntax.DplOut:
+			if r.Word == nil {
+				continue
+			}
+			for _, f := range a.fields(r.Word, st, depth) {
+				if r.Op == syntax.DplOut && (f.val == "-" || isDigits(f.val)) {
+					continue // >&2 duplicates a descriptor
+				}
+				if f.unknown {
+					a.uncertain("redirection target not known: " + f.raw)
+				}
+				a.write(st, f.val, "redirect", f.raw, false)
+			}
+		case syntax.Hdoc, syntax.DashHdoc:
+			if r.Hdoc != nil {
+				heredoc = printWord(r.Hdoc)
+			}
+		case syntax.WordHdoc:
+			if r.Word != nil {
+				heredoc = a.literalWord(r.Word, st, depth)
+			}
+		}
+	}
+	switch c := s.Cmd.(type) {
+	case *syntax.CallExpr:
+		a.call(c, st, heredoc, depth)
+	case *syntax.BinaryCmd:
+		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
+			a.stmt(c.X, st.sub(), depth)
+			a.stmt(c.Y, st.sub(), depth)
+			return
+		}
+		a.stmt(c.X, st, depth)
+		a.stmt(c.Y, st, depth)
+	case *syntax.Subshell:
+		a.stmts(c.Stmts, st.sub(), depth)
+	case *syntax.Block:
+		a.stmts(c.Stmts, st, depth)
+	case *syntax.IfClause:
+		for ; c != nil; c = c.Else {
+			a.stmts(c.Cond, st, depth)
+			a.stmts(c.Then, st, depth)
+		}
+	case *syntax.WhileClause:
+		a.stmts(c.Cond, st, depth)
+		a.stmts(c.Do, st, depth)
+	case *syntax.ForClause:
+		a.forClause(c, st, depth)
+	case *syntax.CaseClause:
+		a.substs(c.Word, st, depth)
+		for _, it := range c.Items {
+			a.stmts(it.Stmts, st, depth)
+		}
+	case *syntax.FuncDecl:
+		// The body runs whenever the function is called: judge it once here.
+		a.stmt(c.Body, st.sub(), depth)
+	case *syntax.DeclClause:
+		for _, as := range c.Args {
+			a.assign(as, st, depth)
+		}
+	case *syntax.TimeClause:
+		a.stmt(c.Stmt, st, depth)
+	case *syntax.CoprocClause:
+		a.stmt(c.Stmt, st.sub(), depth)
+	default:
+		a.substs(s.Cmd, st, depth)
+	}
+}
+
+// substs analyses the command substitutions inside a node that is not
+// otherwise expanded ([[ $(rm x) ]], (( ... ))).
+func (a *analyzer) substs(n syntax.Node, st *state, depth int) {
+	if n == nil {
+		return
+	}
+	syntax.Walk(n, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.CmdSubst:
+			a.stmts(x.Stmts, st.sub(), depth)
+			return false
+		case *syntax.ProcSubst:
+			a.stmts(x.Stmts, st.sub(), depth)
+			return false
+		}
+		return true
+	})
+}
+
+func (a *analyzer) forClause(c *syntax.ForClause, st *state, depth int) {
+	it, ok := c.Loop.(*syntax.WordIter)
+	if !ok {
+		a.substs(c.Loop, st, depth)
+		a.stmts(c.Do, st, depth)
+		return
+	}
+	var items []arg
+	for _, w := range it.Items {
+		items = append(items, a.fields(w, st, depth)...)
+	}
+	if len(items) == 0 {
+		a.stmts(c.Do, st, depth)
+		return
+	}
+	// Each value runs the body once; the step budget bounds nested loops.
+	for _, v := range items {
+		if v.unknown {
+			st.vars.set(it.Name.Value, "")
+			a.unknownVar(st, it.Name.Value)
+		} else {
+			st.vars.set(it.Name.Value, v.val)
+		}
+		a.stmts(c.Do, st, depth)
+		if a.steps > maxSteps {
+			return
+		}
+	}
+}
+
+// unknownVar marks a variable whose value analysis cannot know.
+func (a *analyzer) unknownVar(st *state, name string) {
+	st.vars.set(unknownKey+name, "1")
+}
+
+// unknownKey prefixes a marker variable: a name no shell variable can have.
+const unknownKey = "\x00?"
+
+func (a *analyzer) assign(as *syntax.Assign, st *state, depth int) {
+	if as.Name == nil {
+		return
+	}
+	if as.Value == nil {
+		if as.Naked {
+			return // export X keeps X's value
+		}
+		st.vars.set(as.Name.Value, "")
+		return
+	}
+	v, unknown := a.wordValue(as.Value, st, depth)
+	if as.Append {
+		old, _ := st.vars.get(as.Name.Value)
+		v = old + v
+	}
+	st.vars.set(as.Name.Value, v)
+	if unknown {
+		a.unknownVar(st, as.Name.Value)
+	} else {
+		st.vars.set(unknownKey+as.Name.Value, "")
+	}
+}
+
+func (a *analyzer) call(c *syntax.CallExpr, st *state, heredoc string, depth int) {
+	if len(c.Args) == 0 {
+		for _, as := range c.Assigns {
+			a.assign(as, st, depth)
+		}
+		return
+	}
+	// VAR=x cmd: the value only reaches cmd's environment.
+	inner := st.sub()
+	for _, as := range c.Assigns {
+		a.assign(as, inner, depth)
+	}
+	var args []arg
+	for _, w := range c.Args {
+		args = append(args, a.fields(w, inner, depth)...)
+	}
+	a.command(args, st, heredoc, depth)
+}
+
+// arg is one field of a command after expansion.
+type arg struct {
+	val     string // expanded
+	raw     string // as written
+	unknown bool   // held an expansion analysis cannot know
+}
+
+func vals(args []arg) []string {
+	out := make([]string, len(args))
+	for i, x := range args {
+		out[i] = x.val
+	}
+	return out
+}
+
+// fields expands one word into the fields the shell would pass.
+func (a *analyzer) fields(w *syntax.Word, st *state, depth int) []arg {
+	raw := printWord(w)
+	unknown := false
+	cfg := a.config(st, depth, &unknown)
+	var out []arg
+	for f, err := range expand.FieldsSeq(cfg, w) {
+		if err != nil {
+			unknown = true
+			break
+		}
+		if len(out) == maxFields {
+			a.uncertain("a word expands to more than the analysed fields: " + clip(raw))
+			break
+		}
+		out = append(out, arg{val: f, raw: raw})
+	}
+	if unknown {
+		if len(out) == 0 {
+			out = append(out, arg{val: literalText(w), raw: raw})
+		}
+		for i := range out {
+			out[i].unknown = true
+		}
+	}
+	if a.unknownParams(w, st) {
+		for i := range out {
+			out[i].unknown = true
+		}
+	}
+	return out
+}
+
+// wordValue expands a word without splitting or globbing (an assignment's
+// value, a heredoc on <<<).
+func (a *analyzer) wordValue(w *syntax.Word, st *state, depth int) (string, bool) {
+	unknown := false
+	v, err := expand.Literal(a.config(st, depth, &unknown), w)
+	if err != nil {
+		return literalText(w), true
+	}
+	return v, unknown || a.unknownParams(w, st)
+}
+
+func (a *analyzer) literalWord(w *syntax.Word, st *state, depth int) string {
+	v, _ := a.wordValue(w, st, depth)
+	return v
+}
+
+// unknownParams reports a $VAR in w that analysis has no value for.
+func (a *analyzer) unknownParams(w *syntax.Word, st *state) bool {
+	found := false
+	syntax.Walk(w, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.ParamExp:
+			if x.Param == nil {
+				return true
+			}
+			name := x.Param.Value
+			if u, _ := st.vars.get(unknownKey + name); u != "" {
+				found = true
+			} else if _, ok := st.vars.get(name); !ok && a.env.Vars[name] == "" && name != "PWD" && name != "OLDPWD" {
+				found = true
+			}
+		case *syntax.CmdSubst, *syntax.ProcSubst:
+			return false
+		}
+		return !found
+	})
+	return found
+}
+
+func (a *analyzer) config(st *state, depth int, unknown *bool) *expand.Config {
+	return &expand.Config{
+		Env: environ{a: a, st: st},
+		CmdSubst: func(w io.Writer, cs *syntax.CmdSubst) error {
+			if isPwd(cs.Stmts) {
+				_, err := io.WriteString(w, st.dir)
+				return err
+			}
+			// What it prints is unknown; what it writes is still judged.
+			a.stmts(cs.Stmts, st.sub(), depth)
+			*unknown = true
+			return nil
+		},
+		ProcSubst: func(ps *syntax.ProcSubst) (string, error) {
+			a.stmts(ps.Stmts, st.sub(), depth)
+			return "/dev/fd/63", nil
+		},
+		ReadDir2: func(dir string) ([]fs.DirEntry, error) {
+			a.globReads++
+			if a.globReads > maxGlobReads {
+				a.uncertain("globbing read more directories than analysed")
+				return nil, errGlobCap
+			}
+			return a.env.FS.ReadDir(dir)
+		},
+	}
+}
+
+var errGlobCap = errors.New("glob cap reached")
+
+// isPwd: $(pwd), `pwd`, $(builtin pwd), $(pwd -L).
+func isPwd(stmts []*syntax.Stmt) bool {
+	if len(stmts) != 1 {
+		return false
+	}
+	c, ok := stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) == 0 {
+		return false
+	}
+	args := Unwrap(wordsLit(c.Args))
+	return len(args) >= 1 && args[0] == "pwd" && (len(args) == 1 || args[1] == "-L")
+}
+
+func wordsLit(ws []*syntax.Word) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = word(w)
+	}
+	return out
+}
+
+// environ gives expand the state's variables with PWD following cd.
+type environ struct {
+	a  *analyzer
+	st *state
+}
+
+func (e environ) Get(name string) expand.Variable {
+	switch name {
+	case "PWD":
+		return strVar(e.st.dir)
+	case "OLDPWD":
+		if e.st.oldpwd != "" {
+			return strVar(e.st.oldpwd)
+		}
+	}
+	if v, ok := e.st.vars.get(name); ok {
+		return strVar(v)
+	}
+	if v, ok := e.a.env.Vars[name]; ok {
+		return strVar(v)
+	}
+	return expand.Variable{}
+}
+
+func (e environ) Each(fn func(string, expand.Variable) bool) {
+	for k, v := range e.a.env.Vars {
+		if !fn(k, strVar(v)) {
+			return
+		}
+	}
+}
+
+func strVar(v string) expand.Variable {
+	return expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: v}
+}
+
+func printWord(w *syntax.Word) string {
+	var b bytes.Buffer
+	_ = syntax.NewPrinter().Print(&b, w)
+	return b.String()
+}
+
+// literalText is a word's text with quotes removed where it has no expansion,
+// else as written.
+func literalText(w *syntax.Word) string { return word(w) }
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "…"
+	}
+	return s
+}
+
+// abs makes p absolute against the state's directory.
+func (a *analyzer) abs(st *state, p string) string {
+	if strings.HasPrefix(p, "~/") || p == "~" {
+		p = a.env.Home + p[1:]
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(st.dir, p)
+	}
+	return filepath.Clean(p)
+}
+
+// write records a target; p is relative to the state's directory.
+func (a *analyzer) write(st *state, p, op, raw string, tree bool) {
+	if p == "" || p == "-" {
+		return
+	}
+	if !filepath.IsAbs(p) && st.lostDir {
+		a.uncertain("relative path after cd to an unknown directory: " + clip(raw))
+	}
+	abs := a.abs(st, p)
+	if abs == "/dev/null" || strings.HasPrefix(abs, "/dev/") {
+		return
+	}
+	full, parents := a.resolve(abs)
+	a.add(Target{Path: full, Op: op, Word: raw, Tree: tree})
+	if parents != full {
+		// The last part is a symlink: writing through it writes full, removing
+		// or replacing it changes the link itself.
+		a.add(Target{Path: parents, Op: op, Word: raw, Tree: tree})
+	}
+}
+
+func (a *analyzer) add(t Target) {
+	if !a.seen[t] {
+		a.seen[t] = true
+		a.out.Writes = append(a.out.Writes, t)
+	}
+}
+
+// resolve follows symlinks on the existing prefix of an absolute path. It
+// returns the path with every link resolved and the path with only its
+// parents resolved (they differ when the last part is itself a link).
+func (a *analyzer) resolve(p string) (full, parents string) {
+	dir, base := filepath.Split(p)
+	if base == "" {
+		r := a.resolveAll(p)
+		return r, r
+	}
+	pd := a.resolveAll(filepath.Clean(dir))
+	parents = filepath.Join(pd, base)
+	return a.resolveAll(parents), parents
+}
+
+func (a *analyzer) resolveAll(p string) string {
+	rest := splitPath(p)
+	cur := "/"
+	hops := 0
+	for len(rest) > 0 {
+		c := rest[0]
+		rest = rest[1:]
+		next := filepath.Join(cur, c)
+		fi, err := a.env.FS.Lstat(next)
+		if err != nil {
+			return filepath.Join(append([]string{next}, rest...)...)
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		hops++
+		target, err := a.env.FS.Readlink(next)
+		if err != nil || hops > maxLinkHops {
+			if hops > maxLinkHops {
+				a.uncertain("too many symlinks: " + clip(p))
+			}
+			return filepath.Join(append([]string{next}, rest...)...)
+		}
+		if filepath.IsAbs(target) {
+			cur = "/"
+		}
+		rest = append(splitPath(target), rest...)
+	}
+	return cur
+}
+
+func splitPath(p string) []string {
+	var out []string
+	for _, s := range strings.Split(p, "/") {
+		if s != "" && s != "." {
+			out = append(out, s)
+		}
+	}
+	return out
+}
