@@ -19,7 +19,7 @@ package shell
 // interpreter reading code from standard input, a cd to an unknown directory)
 // Analysis.Uncertain says why, so a guard can refuse or ask. Expansion is
 // capped: maxFields fields per word (brace and glob results), maxGlobReads
-// directory reads per command line, maxFindEntries entries per find walk,
+// directory reads and maxFindEntries entries walked by find per command line,
 // maxSteps commands per command line, maxLinkHops symlinks per path; past a cap
 // the analysis keeps what it has and marks the result Uncertain. Nesting deeper
 // than maxParseDepth is read word by word (no expansion, no cd tracking) and
@@ -44,7 +44,7 @@ import (
 const (
 	maxFields      = 256   // fields one word may expand to (braces, globs)
 	maxGlobReads   = 512   // directory reads for globbing per command line
-	maxFindEntries = 10000 // entries one find walk visits
+	maxFindEntries = 10000 // entries find walks visit per command line
 	maxSteps       = 10000 // statements analysed per command line
 	maxLinkHops    = 40    // symlinks followed per path, as Linux does
 	maxNames       = 1024  // strings kept from one inline code text
@@ -108,12 +108,15 @@ func Analyze(command string, env Env) Analysis {
 }
 
 type analyzer struct {
-	env       Env
-	out       Analysis
-	steps     int
-	globReads int
-	seen      map[Target]bool
-	reasons   map[string]bool
+	env         Env
+	out         Analysis
+	steps       int
+	globReads   int
+	findEntries int
+	printer     *syntax.Printer
+	dirs        map[string]string // directory -> its symlink-resolved form
+	seen        map[Target]bool
+	reasons     map[string]bool
 }
 
 func newAnalyzer(env Env) *analyzer {
@@ -135,7 +138,7 @@ func newAnalyzer(env Env) *analyzer {
 	}
 	env.Dir = filepath.Clean(env.Dir)
 	env.Vars = vars
-	return &analyzer{env: env, seen: map[Target]bool{}, reasons: map[string]bool{}}
+	return &analyzer{env: env, seen: map[Target]bool{}, reasons: map[string]bool{}, dirs: map[string]string{}}
 }
 
 func (a *analyzer) uncertain(why string) {
@@ -258,7 +261,7 @@ func (a *analyzer) stmt(s *syntax.Stmt, st *state, depth int) {
 			}
 		case syntax.Hdoc, syntax.DashHdoc:
 			if r.Hdoc != nil {
-				heredoc = printWord(r.Hdoc)
+				heredoc = a.printWord(r.Hdoc)
 			}
 		case syntax.WordHdoc:
 			if r.Word != nil {
@@ -429,7 +432,7 @@ func vals(args []arg) []string {
 
 // fields expands one word into the fields the shell would pass.
 func (a *analyzer) fields(w *syntax.Word, st *state, depth int) []arg {
-	raw := printWord(w)
+	raw := a.printWord(w)
 	unknown := false
 	cfg := a.config(st, depth, &unknown)
 	var out []arg
@@ -444,6 +447,8 @@ func (a *analyzer) fields(w *syntax.Word, st *state, depth int) []arg {
 		}
 		out = append(out, arg{val: f, raw: raw})
 	}
+	// Fields count as work too, so loops over expansions stay bounded.
+	a.steps += len(out)
 	if unknown {
 		if len(out) == 0 {
 			out = append(out, arg{val: literalText(w), raw: raw})
@@ -586,9 +591,17 @@ func strVar(v string) expand.Variable {
 	return expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: v}
 }
 
-func printWord(w *syntax.Word) string {
+// printWord is a word as written; the printer (and its buffer) is made once
+// per analysis, not per word.
+func (a *analyzer) printWord(w *syntax.Word) string {
+	if lit := w.Lit(); lit != "" {
+		return lit
+	}
+	if a.printer == nil {
+		a.printer = syntax.NewPrinter()
+	}
 	var b bytes.Buffer
-	_ = syntax.NewPrinter().Print(&b, w)
+	_ = a.printer.Print(&b, w)
 	return b.String()
 }
 
@@ -663,9 +676,23 @@ func (a *analyzer) resolve(p string) (full, parents string) {
 		r := a.resolveAll(p)
 		return r, r
 	}
-	pd := a.resolveAll(filepath.Clean(dir))
-	parents = filepath.Join(pd, base)
+	parents = filepath.Join(a.resolveDir(filepath.Clean(dir)), base)
+	fi, err := a.env.FS.Lstat(parents)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return parents, parents
+	}
 	return a.resolveAll(parents), parents
+}
+
+// resolveDir is resolveAll cached: the writes of one command line share
+// their directories.
+func (a *analyzer) resolveDir(dir string) string {
+	if r, ok := a.dirs[dir]; ok {
+		return r
+	}
+	r := a.resolveAll(dir)
+	a.dirs[dir] = r
+	return r
 }
 
 func (a *analyzer) resolveAll(p string) string {

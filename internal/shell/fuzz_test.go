@@ -1,6 +1,9 @@
 package shell
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -84,4 +87,48 @@ func seedCommands() ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// FuzzAnalyze checks that Analyze never panics on any input, and that a file
+// removed through the forms an agent uses (a cd, a subshell, $PWD, braces,
+// bash -c) is reported at its real path whatever its name.
+func FuzzAnalyze(f *testing.F) {
+	for _, s := range []string{
+		"rm *.json", "mv hook-loop.json{,.bak}", "cd sub && rm ../x", "(cd sub; rm f)",
+		"pushd a && rm b && popd", "rm $PWD/x $(pwd)/y `pwd`/z ~/w", "find . -name '*.go' -delete",
+		"git stash -u", "sed -Ei s/a/b/ f", "python3 -c \"os.remove('x')\"", "bash <<EOF\nrm x\nEOF",
+		"for f in *; do rm $f; done", "x{1..100000}", strings.Repeat("{a,b}", 30),
+		strings.Repeat("(", 10000), strings.Repeat("$(", 3000), strings.Repeat("{ ", 10000),
+		strings.Repeat("(cd a; rm b); ", 2000), strings.Repeat("bash -c '", 50), "\x00", "",
+	} {
+		f.Add(s, "target")
+	}
+	dir := f.TempDir()
+	for _, d := range []string{"sub", "a"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			f.Fatal(err)
+		}
+	}
+	env := Env{Dir: dir, Root: dir, Home: "/home/u"}
+	f.Fuzz(func(t *testing.T, src, target string) {
+		_ = Analyze(src, env)
+		if target == "" || strings.ContainsAny(target, "\x00/~") || strings.HasPrefix(target, "-") || target == "." || target == ".." {
+			return
+		}
+		q := quote(target)
+		for _, c := range []struct{ form, want string }{
+			{"rm -- " + q, filepath.Join(dir, target)},
+			{"cd sub && rm -- " + q, filepath.Join(dir, "sub", target)},
+			{"(cd sub; rm -- " + q + "); ls", filepath.Join(dir, "sub", target)},
+			{"pushd a && popd && rm -- " + q, filepath.Join(dir, target)},
+			{"rm -- \"$PWD\"/" + q, filepath.Join(dir, target)},
+			{"rm -- " + q + "{,.bak}", filepath.Join(dir, target+".bak")},
+			{"bash -c " + quote("cd a; rm -- "+q), filepath.Join(dir, "a", target)},
+		} {
+			an := Analyze(c.form, env)
+			if !slices.ContainsFunc(an.Writes, func(w Target) bool { return w.Path == c.want }) {
+				t.Fatalf("%q: %s not among %+v", c.form, c.want, an.Writes)
+			}
+		}
+	})
 }

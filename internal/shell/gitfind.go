@@ -102,10 +102,9 @@ func (a *analyzer) execWrites(cmd []arg, st *state, depth int) bool {
 }
 
 // findMatches walks root (without following links) and records entries whose
-// name or path matches a pattern, up to maxFindEntries.
+// name or path matches a pattern, up to maxFindEntries per command line.
 func (a *analyzer) findMatches(st *state, root arg, patterns []string) {
 	start := a.abs(st, root.val)
-	visited := 0
 	queue := []string{start}
 	for len(queue) > 0 {
 		dir := queue[0]
@@ -115,8 +114,8 @@ func (a *analyzer) findMatches(st *state, root arg, patterns []string) {
 			continue
 		}
 		for _, e := range entries {
-			visited++
-			if visited > maxFindEntries {
+			a.findEntries++
+			if a.findEntries > maxFindEntries {
 				a.uncertain("find walk larger than analysed: " + clip(root.raw))
 				a.write(st, root.val, "find", root.raw, true)
 				return

@@ -176,7 +176,7 @@ func (a *analyzer) chdir(name string, ops []arg, st *state) {
 			return
 		}
 		to = st.stack[len(st.stack)-1]
-		st.stack = st.stack[:len(st.stack)-1:len(st.stack)-1]
+		st.stack = st.stack[: len(st.stack)-1 : len(st.stack)-1]
 	case len(ops) == 0 && name == "pushd":
 		if len(st.stack) == 0 {
 			return

@@ -1,0 +1,32 @@
+package shell
+
+import (
+	"strings"
+	"testing"
+)
+
+// BenchmarkAnalyze: deep nesting and expansion bombs must cost time linear in
+// the input (compare ns/op of the 1k and 10k forms: ~10x, not ~100x).
+func BenchmarkAnalyze(b *testing.B) {
+	dir := b.TempDir()
+	env := Env{Dir: dir, Root: dir, Home: "/home/u"}
+	for _, c := range []struct{ name, src string }{
+		{"typical", "cd sub && rm -f *.o build/{a,b}.o && sed -i s/a/b/ x.txt > out.log"},
+		{"subshells1k", strings.Repeat("(", 1000) + "rm x" + strings.Repeat(")", 1000)},
+		{"subshells10k", strings.Repeat("(", 10000) + "rm x" + strings.Repeat(")", 10000)},
+		{"blocks10k", strings.Repeat("{ ", 10000) + "rm x;" + strings.Repeat(" }", 10000)},
+		{"cmdsubst10k", strings.Repeat("$(", 10000) + "rm x" + strings.Repeat(")", 10000)},
+		{"sequence1k", strings.Repeat("(cd a; rm b); ", 1000)},
+		{"sequence10k", strings.Repeat("(cd a; rm b); ", 10000)},
+		{"nested60", strings.Repeat("(", 60) + "rm x" + strings.Repeat(")", 60)},
+		{"braceBomb", "rm " + strings.Repeat("{a,b}", 40)},
+		{"braceRange", "rm x{1..10000000}"},
+		{"loops", strings.Repeat("for i in {1..200}; do ", 8) + "rm $i" + strings.Repeat("; done", 8)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				Analyze(c.src, env)
+			}
+		})
+	}
+}
