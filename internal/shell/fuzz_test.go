@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/hook-loop/hook-loop/internal/fuzzseed"
 )
@@ -112,7 +113,9 @@ func FuzzAnalyze(f *testing.F) {
 	env := Env{Dir: dir, Root: dir, Home: "/home/u"}
 	f.Fuzz(func(t *testing.T, src, target string) {
 		_ = Analyze(src, env)
-		if target == "" || strings.ContainsAny(target, "\x00/~") || strings.HasPrefix(target, "-") || target == "." || target == ".." {
+		// Invalid UTF-8 is read as U+FFFD (see parse), so such a name is not
+		// reported byte for byte.
+		if target == "" || !utf8.ValidString(target) || strings.ContainsAny(target, "\x00/~") || strings.HasPrefix(target, "-") || target == "." || target == ".." {
 			return
 		}
 		q := quote(target)
