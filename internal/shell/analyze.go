@@ -1,30 +1,5 @@
 package shell
 
-// Analyze reads a command line for the files it will write, as the shell would
-// run it rather than as it is spelled: globs and braces expand against the real
-// files, $PWD, $(pwd), `pwd`, ~ and $HOME expand, cd/pushd/popd and subshells
-// move the working directory through lists, symlinks on existing path prefixes
-// resolve, and the write operands of the usual file tools (rm, mv, cp, sed -i,
-// find -delete, git checkout/rm/stash -u, rsync, dd of=, ...) are read from
-// their options. Interpreter inline code (python -c, node -e, perl -e, ruby -e,
-// heredocs fed to an interpreter) is exposed with the strings it names, and
-// sh -c strings are analysed as shell.
-//
-// Limits. This is a first line, not the boundary: a program may write any file
-// by its own logic (a script file, a compiled tool, inline code that builds a
-// path from pieces such as 'hook-' + 'loop.json', a variable read from a file),
-// and no parser sees that; a write sandbox outside the workspace does. Where a
-// target cannot be known statically (an unknown variable or command
-// substitution in a write operand, xargs operands from standard input, an
-// interpreter reading code from standard input, a cd to an unknown directory)
-// Analysis.Uncertain says why, so a guard can refuse or ask. Expansion is
-// capped: maxFields fields per word (brace and glob results), maxGlobReads
-// directory reads and maxFindEntries entries walked by find per command line,
-// maxSteps commands per command line, maxLinkHops symlinks per path; past a cap
-// the analysis keeps what it has and marks the result Uncertain. Nesting deeper
-// than maxParseDepth is read word by word (no expansion, no cd tracking) and
-// marked Uncertain, so a deeply nested line costs linear time.
-
 import (
 	"bytes"
 	"errors"

@@ -158,6 +158,9 @@ func TestAnalyzeIssue13(t *testing.T) {
 		{cmd: "rm \"$UNSET_VAR\"/x", uncertain: true},
 		{cmd: "rm $(cat list.txt)", uncertain: true},
 		{cmd: "cat script.py | python3", uncertain: true},
+		{cmd: "tar xzf /tmp/a.tgz", uncertain: true},
+		{cmd: "curl -so hook-loop.json http://127.0.0.1/x", want: "hook-loop.json"},
+		{cmd: "wget -O .codex/hooks.json http://127.0.0.1/x", want: ".codex/"},
 		// Allowed: reading, and writing elsewhere.
 		{cmd: "cat hook-loop.json .hook-loop/events.jsonl ~/.claude/settings.json"},
 		{cmd: "jq . hook-loop.json > /tmp/out.json"},
@@ -183,6 +186,8 @@ func TestAnalyzeIssue13(t *testing.T) {
 		{cmd: "echo hi > sub/out.txt 2>&1"},
 		{cmd: "dd if=hook-loop.json of=/tmp/copy"},
 		{cmd: "tar czf /tmp/b.tgz .hook-loop"},
+		{cmd: "python3 --version && node --version && bash --version && perl -v"},
+		{cmd: "curl -s http://127.0.0.1/x -o /tmp/x"},
 	}
 	for _, c := range cases {
 		an := Analyze(c.cmd, env)

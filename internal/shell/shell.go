@@ -1,5 +1,43 @@
 // Package shell parses shell command lines into the simple commands they run, so
 // that tool policies judge what a command does rather than the text it contains.
+//
+// Analyze reads a command line for the files it will write, as the shell would
+// run it rather than as it is spelled: globs and braces expand against the real
+// files, $PWD, $(pwd), `pwd`, ~ and $HOME expand, cd/pushd/popd and subshells
+// move the working directory through lists, symlinks on existing path prefixes
+// resolve, and the write operands of the usual file tools (rm, mv, cp, sed -i,
+// find -delete, git checkout/rm/stash -u, rsync, dd of=, ...) are read from
+// their options. Interpreter inline code (python -c, node -e, perl -e, ruby -e,
+// heredocs fed to an interpreter) is exposed with the strings it names, and
+// sh -c strings are analysed as shell.
+//
+// Limits. This is a first line, not the boundary: a program may write any file
+// by its own logic (a script file, a compiled tool, inline code that builds a
+// path from pieces such as 'hook-' + 'loop.json', a path read from a file),
+// and no parser sees that; a write sandbox around state kept outside the
+// workspace does. Inline code is only searched for the strings it names
+// (NamesPath), never run or parsed as its language.
+//
+// Where a target cannot be known statically Analysis.Uncertain says why, so a
+// guard can refuse or ask: an unknown variable or command substitution in a
+// write operand, xargs operands from standard input, an interpreter reading
+// code from standard input, a cd to an unknown directory, tar -x/unzip/patch
+// (the archive names the paths). Not judged at all: git pull/merge/rebase/
+// apply (they rewrite tracked files from history), `source file`, programs
+// run from script files. The analysis is conservative where the shell's
+// control flow is not known: every branch of if/case/||/&& is judged, a cd is
+// assumed to succeed, a function body is judged where it is declared, and a
+// path whose last part is a symlink is reported both as the link and as what
+// it points to.
+//
+// Work is capped so that any line costs time linear in its length (see the
+// benchmarks): 256 fields per word (brace and glob results; {1..100000}
+// stops there), 512 directory reads for globs and 10,000 entries walked by
+// find per command line, 10,000 statements plus expanded fields per command
+// line, 40 symlinks per path, 4 levels of sh -c/eval strings. Past a cap the
+// analysis keeps what it has and marks the result Uncertain. Nesting deeper
+// than 64 brackets is read word by word (no expansion, no cd tracking) and
+// marked Uncertain. Invalid UTF-8 is read as U+FFFD.
 package shell
 
 import (

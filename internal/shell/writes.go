@@ -86,6 +86,20 @@ func (a *analyzer) command(all []arg, st *state, heredoc string, depth int) {
 		a.rsync(args[1:], st)
 	case "node", "nodejs", "bun", "deno":
 		a.node(args[1:], st, heredoc)
+	case "curl", "wget":
+		_, opts = options(args[1:], "oOdHXuAeErTbcKw", []string{"output", "output-document", "data", "header", "request", "user", "referer", "upload-file", "cookie", "config", "write-out"})
+		for _, o := range optArgs(opts, "o", "output", "output-document") {
+			w(o, name)
+		}
+		if name == "wget" {
+			for _, o := range opts["O"] {
+				w(o, name)
+			}
+		}
+	case "tar", "unzip", "patch", "cpio", "bsdtar":
+		if name != "tar" && name != "bsdtar" || tarExtracts(args[1:]) {
+			a.uncertain(name + " writes the paths its input names")
+		}
 	case "php":
 		a.flagCode("php", args[1:], st, heredoc, "r")
 	default:
@@ -96,6 +110,18 @@ func (a *analyzer) command(all []arg, st *state, heredoc string, depth int) {
 			a.python(args[1:], st, heredoc)
 		}
 	}
+}
+
+// tarExtracts: -x, --extract, --get, or x in the old-style first cluster.
+func tarExtracts(args []arg) bool {
+	for i, x := range args {
+		s := x.val
+		if s == "--extract" || s == "--get" || (i == 0 && !strings.HasPrefix(s, "-") && strings.Contains(s, "x")) ||
+			(len(s) > 1 && s[0] == '-' && s[1] != '-' && strings.Contains(s, "x")) {
+			return true
+		}
+	}
+	return false
 }
 
 // writers are the commands whose operands are written.
@@ -364,7 +390,7 @@ func (a *analyzer) perlRuby(name string, args []arg, st *state, heredoc string) 
 	}
 	if len(code) == 0 {
 		if len(ops) == 0 {
-			a.stdinCode(name, st, heredoc)
+			a.stdinCode(name, st, heredoc, args)
 			return
 		}
 		ops = ops[1:] // the script file
@@ -414,7 +440,7 @@ func (a *analyzer) python(args []arg, st *state, heredoc string) {
 		s := args[i].val
 		if s == "-" || len(s) < 2 || s[0] != '-' {
 			if s == "-" {
-				a.stdinCode("python", st, heredoc)
+				a.stdinCode("python", st, heredoc, args)
 			}
 			return // a script file
 		}
@@ -440,7 +466,7 @@ func (a *analyzer) python(args []arg, st *state, heredoc string) {
 			}
 		}
 	}
-	a.stdinCode("python", st, heredoc)
+	a.stdinCode("python", st, heredoc, args)
 }
 
 func (a *analyzer) node(args []arg, st *state, heredoc string) {
@@ -460,12 +486,12 @@ func (a *analyzer) node(args []arg, st *state, heredoc string) {
 			i++
 		case s == "-" || !strings.HasPrefix(s, "-"):
 			if s == "-" {
-				a.stdinCode("node", st, heredoc)
+				a.stdinCode("node", st, heredoc, args)
 			}
 			return
 		}
 	}
-	a.stdinCode("node", st, heredoc)
+	a.stdinCode("node", st, heredoc, args)
 }
 
 // flagCode reads code given after one of flags (php -r).
@@ -479,7 +505,7 @@ func (a *analyzer) flagCode(lang string, args []arg, st *state, heredoc string, 
 			return
 		}
 	}
-	a.stdinCode(lang, st, heredoc)
+	a.stdinCode(lang, st, heredoc, args)
 }
 
 // shellCode analyses sh -c strings and heredocs fed to a shell as shell.
@@ -510,17 +536,27 @@ func (a *analyzer) shellCode(args []arg, st *state, heredoc string, depth int) {
 		}
 		return
 	}
-	a.uncertain("shell reads its commands from standard input")
+	if stdinArgs(args) {
+		a.uncertain("shell reads its commands from standard input")
+	}
 }
 
 // stdinCode: an interpreter with no code argument reads its program from
 // standard input, a heredoc when there is one.
-func (a *analyzer) stdinCode(lang string, st *state, heredoc string) {
+func (a *analyzer) stdinCode(lang string, st *state, heredoc string, args []arg) {
 	if heredoc != "" {
 		a.inline(lang, heredoc, st)
 		return
 	}
-	a.uncertain(lang + " reads its code from standard input")
+	if stdinArgs(args) {
+		a.uncertain(lang + " reads its code from standard input")
+	}
+}
+
+// stdinArgs: an interpreter run bare, or with "-", reads code from standard
+// input; one run with only options (--version, -V) does not run code.
+func stdinArgs(args []arg) bool {
+	return len(args) == 0 || slices.ContainsFunc(args, func(x arg) bool { return x.val == "-" || x.val == "-s" })
 }
 
 func (a *analyzer) inline(lang, code string, st *state) {
