@@ -378,14 +378,14 @@ func (a *analyzer) call(c *syntax.CallExpr, st *state, heredoc string, depth int
 		}
 		return
 	}
-	// VAR=x cmd: the value only reaches cmd's environment.
-	inner := st.sub()
+	// VAR=x cmd: the value only reaches cmd's environment; cmd's own words
+	// expand with the old value. The values are still judged ($(rm x)).
 	for _, as := range c.Assigns {
-		a.assign(as, inner, depth)
+		a.assign(as, st.sub(), depth)
 	}
 	var args []arg
 	for _, w := range c.Args {
-		args = append(args, a.fields(w, inner, depth)...)
+		args = append(args, a.fields(w, st, depth)...)
 	}
 	a.command(args, st, heredoc, depth)
 }
@@ -622,11 +622,17 @@ func (a *analyzer) write(st *state, p, op, raw string, tree bool) {
 	if !filepath.IsAbs(p) && st.lostDir {
 		a.uncertain("relative path after cd to an unknown directory: " + clip(raw))
 	}
-	abs := a.abs(st, p)
-	if abs == "/dev/null" || strings.HasPrefix(abs, "/dev/") {
+	if strings.HasPrefix(p, "~/") {
+		p = a.env.Home + p[1:]
+	}
+	if !filepath.IsAbs(p) {
+		// Not cleaned: the kernel reads ".." after a symlink physically.
+		p = st.dir + "/" + p
+	}
+	if c := filepath.Clean(p); strings.HasPrefix(c, "/dev/") {
 		return
 	}
-	full, parents := a.resolve(abs)
+	full, parents := a.resolve(p)
 	a.add(Target{Path: full, Op: op, Word: raw, Tree: tree})
 	if parents != full {
 		// The last part is a symlink: writing through it writes full, removing
@@ -642,16 +648,18 @@ func (a *analyzer) add(t Target) {
 	}
 }
 
-// resolve follows symlinks on the existing prefix of an absolute path. It
-// returns the path with every link resolved and the path with only its
+// resolve follows symlinks on the existing prefix of an absolute path, and
+// its ".." physically, as the kernel does. It returns the path with every link resolved and the path with only its
 // parents resolved (they differ when the last part is itself a link).
 func (a *analyzer) resolve(p string) (full, parents string) {
-	dir, base := filepath.Split(p)
-	if base == "" {
-		r := a.resolveAll(p)
+	p = strings.TrimRight(p, "/")
+	i := strings.LastIndexByte(p, '/')
+	dir, base := p[:i], p[i+1:]
+	if base == "" || base == "." || base == ".." || dir == "" {
+		r := a.resolveAll(p + "/")
 		return r, r
 	}
-	parents = filepath.Join(a.resolveDir(filepath.Clean(dir)), base)
+	parents = filepath.Join(a.resolveDir(dir), base)
 	fi, err := a.env.FS.Lstat(parents)
 	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 		return parents, parents
@@ -708,6 +716,20 @@ func splitPath(p string) []string {
 		if s != "" && s != "." {
 			out = append(out, s)
 		}
+	}
+	return out
+}
+
+// Resolve returns p (absolute, or relative to env.Dir) the way Analyze reports
+// targets: symlinks on its existing prefix resolved, and when its last part is
+// itself a symlink, the link's own path as a second entry. A guard resolves
+// its protected paths with it so that both sides compare alike.
+func Resolve(p string, env Env) []string {
+	a := newAnalyzer(env)
+	a.write(&state{dir: a.env.Dir, vars: &scope{}}, p, "", p, false)
+	out := make([]string, len(a.out.Writes))
+	for i, t := range a.out.Writes {
+		out[i] = t.Path
 	}
 	return out
 }

@@ -34,6 +34,10 @@ func project(t *testing.T) (Env, []string) {
 	if err := os.Symlink(filepath.Join(root, ".hook-loop"), filepath.Join(root, "sub", "state")); err != nil {
 		t.Fatal(err)
 	}
+	// ~/codex -> proj/.codex: ~/codex/.. is the project, not the home.
+	if err := os.Symlink(filepath.Join(root, ".codex"), filepath.Join(home, "codex")); err != nil {
+		t.Fatal(err)
+	}
 	protected := []string{
 		filepath.Join(root, "hook-loop.json"), filepath.Join(root, ".hook-loop") + "/",
 		filepath.Join(root, ".codex") + "/", filepath.Join(root, ".claude", "settings.json"),
@@ -92,6 +96,9 @@ func TestAnalyzeIssue13(t *testing.T) {
 		// Symlinks on existing prefixes, and a symlinked file.
 		{cmd: "rm sub/state/events.jsonl", want: ".hook-loop/"},
 		{cmd: "echo x > cfg.json", want: "hook-loop.json"},
+		{cmd: "rm ~/codex/../hook-loop.json", want: "hook-loop.json"},
+		{cmd: "cd sub/state && rm ../hook-loop.json", want: "hook-loop.json"},
+		{cmd: "f=hook-loop.json; f=x.txt echo; rm $f", want: "hook-loop.json"},
 		// Write operands of file tools.
 		{cmd: "perl -pi -e 's/a/b/' hook-loop.json", want: "hook-loop.json"},
 		{cmd: "perl -i.bak -pe 's/a/b/' hook-loop.json", want: "hook-loop.json"},
@@ -186,6 +193,8 @@ func TestAnalyzeIssue13(t *testing.T) {
 		{cmd: "echo hi > sub/out.txt 2>&1"},
 		{cmd: "dd if=hook-loop.json of=/tmp/copy"},
 		{cmd: "tar czf /tmp/b.tgz .hook-loop"},
+		{cmd: "f=a.txt; f=hook-loop.json rm $f"},
+		{cmd: "rm ~/hook-loop.json"},
 		{cmd: "python3 --version && node --version && bash --version && perl -v"},
 		{cmd: "curl -s http://127.0.0.1/x -o /tmp/x"},
 	}
@@ -243,5 +252,17 @@ func TestAnalyzeCaps(t *testing.T) {
 	an = Analyze(deep, env)
 	if len(an.Uncertain) == 0 || verdict(an, env, protected) != "hook-loop.json" {
 		t.Errorf("deep nesting: %q %+v", an.Uncertain, an.Writes)
+	}
+}
+
+func TestResolve(t *testing.T) {
+	env, _ := project(t)
+	r := env.Root
+	got := Resolve("cfg.json", env)
+	if !slices.Equal(got, []string{r + "/hook-loop.json", r + "/cfg.json"}) {
+		t.Errorf("Resolve(cfg.json) = %q", got)
+	}
+	if got := Resolve(r+"/sub/state/events.jsonl", env); !slices.Equal(got, []string{r + "/.hook-loop/events.jsonl"}) {
+		t.Errorf("Resolve(sub/state/events.jsonl) = %q", got)
 	}
 }
