@@ -89,6 +89,7 @@ type analyzer struct {
 	globReads   int
 	findEntries int
 	printer     *syntax.Printer
+	noGlob      bool              // the words being expanded are a reader's
 	dirs        map[string]string // directory -> its symlink-resolved form
 	seen        map[Target]bool
 	reasons     map[string]bool
@@ -383,11 +384,26 @@ func (a *analyzer) call(c *syntax.CallExpr, st *state, heredoc string, depth int
 	for _, as := range c.Assigns {
 		a.assign(as, st.sub(), depth)
 	}
+	// A reader's globs are not expanded: their matches are never judged, and
+	// reading directories on every ls or grep would cost the hot path.
+	saved := a.noGlob
+	a.noGlob = readers[word(c.Args[0])]
 	var args []arg
 	for _, w := range c.Args {
 		args = append(args, a.fields(w, st, depth)...)
 	}
+	a.noGlob = saved
 	a.command(args, st, heredoc, depth)
+}
+
+// readers only read their operands; anything else has its globs expanded.
+var readers = map[string]bool{
+	"ls": true, "cat": true, "grep": true, "egrep": true, "fgrep": true, "rg": true, "echo": true,
+	"printf": true, "head": true, "tail": true, "wc": true, "less": true, "more": true, "diff": true,
+	"stat": true, "file": true, "du": true, "jq": true, "sort": true, "uniq": true, "cut": true,
+	"nl": true, "od": true, "xxd": true, "hexdump": true, "md5sum": true, "sha256sum": true,
+	"sha1sum": true, "test": true, "[": true, "realpath": true, "readlink": true, "basename": true,
+	"dirname": true, "gofmt": true, "go": true, "bat": true, "tree": true,
 }
 
 // arg is one field of a command after expansion.
@@ -480,7 +496,7 @@ func (a *analyzer) unknownParams(w *syntax.Word, st *state) bool {
 }
 
 func (a *analyzer) config(st *state, depth int, unknown *bool) *expand.Config {
-	return &expand.Config{
+	cfg := &expand.Config{
 		Env: environ{a: a, st: st},
 		CmdSubst: func(w io.Writer, cs *syntax.CmdSubst) error {
 			if isPwd(cs.Stmts) {
@@ -505,6 +521,10 @@ func (a *analyzer) config(st *state, depth int, unknown *bool) *expand.Config {
 			return a.env.FS.ReadDir(dir)
 		},
 	}
+	if a.noGlob {
+		cfg.ReadDir2 = nil
+	}
+	return cfg
 }
 
 var errGlobCap = errors.New("glob cap reached")
@@ -654,6 +674,9 @@ func (a *analyzer) add(t Target) {
 func (a *analyzer) resolve(p string) (full, parents string) {
 	p = strings.TrimRight(p, "/")
 	i := strings.LastIndexByte(p, '/')
+	if i < 0 {
+		return "/", "/" // p was all slashes
+	}
 	dir, base := p[:i], p[i+1:]
 	if base == "" || base == "." || base == ".." || dir == "" {
 		r := a.resolveAll(p + "/")

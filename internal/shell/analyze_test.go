@@ -266,3 +266,13 @@ func TestResolve(t *testing.T) {
 		t.Errorf("Resolve(sub/state/events.jsonl) = %q", got)
 	}
 }
+
+// TestAnalyzeRoot: the file-system root as a target (a slice bound bug once).
+func TestAnalyzeRoot(t *testing.T) {
+	env, protected := project(t)
+	for _, c := range []string{"rm -rf /", "rm -rf //", "cd / && rm -rf .", "find / -maxdepth 0 -delete"} {
+		if got := verdict(Analyze(c, env), env, protected); got == "" {
+			t.Errorf("%q touches nothing protected", c)
+		}
+	}
+}

@@ -101,6 +101,7 @@ func FuzzAnalyze(f *testing.F) {
 		"for f in *; do rm $f; done", "x{1..100000}", strings.Repeat("{a,b}", 30),
 		strings.Repeat("(", 10000), strings.Repeat("$(", 3000), strings.Repeat("{ ", 10000),
 		strings.Repeat("(cd a; rm b); ", 2000), strings.Repeat("bash -c '", 50), "\x00", "",
+		"rm / // /. /.. . ..", "find / -maxdepth 0 -delete", "cd / && rm -rf *", "cd; rm x",
 	} {
 		f.Add(s, "target")
 	}
