@@ -442,7 +442,9 @@ func (a *analyzer) fields(w *syntax.Word, st *state, depth int) []arg {
 	a.steps += len(out)
 	if unknown {
 		if len(out) == 0 {
-			out = append(out, arg{val: literalText(w), raw: raw})
+			// A glob past the cap stands for everything under its fixed
+			// prefix (/*/*/* for /).
+			out = append(out, arg{val: globPrefix(literalText(w)), raw: raw})
 		}
 		for i := range out {
 			out[i].unknown = true
@@ -603,6 +605,27 @@ func (a *analyzer) printWord(w *syntax.Word) string {
 // literalText is a word's text with quotes removed where it has no expansion,
 // else as written.
 func literalText(w *syntax.Word) string { return word(w) }
+
+// globPrefix is the directory part of p before its first glob pattern; p
+// itself when it has none.
+func globPrefix(p string) string {
+	if !hasMeta(p) {
+		return p
+	}
+	parts := strings.Split(p, "/")
+	for i, part := range parts {
+		if hasMeta(part) {
+			if i == 0 {
+				return "."
+			}
+			if i == 1 && parts[0] == "" {
+				return "/"
+			}
+			return strings.Join(parts[:i], "/")
+		}
+	}
+	return p
+}
 
 func isDigits(s string) bool {
 	if s == "" {

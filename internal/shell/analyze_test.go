@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -248,6 +249,14 @@ func TestAnalyzeCaps(t *testing.T) {
 	if len(an.Uncertain) == 0 || verdict(an, env, protected) != "hook-loop.json" {
 		t.Errorf("brace cap: %q %d writes", an.Uncertain, len(an.Writes))
 	}
+	// A glob that cannot be read (the read cap, a permission error) stands
+	// for everything under its fixed prefix.
+	denied := env
+	denied.FS = denyFS{}
+	an = Analyze("rm -f */x", denied)
+	if len(an.Uncertain) == 0 || verdict(an, env, protected) != "hook-loop.json" {
+		t.Errorf("unreadable glob: %q %+v", an.Uncertain, an.Writes)
+	}
 	deep := strings.Repeat("(", 10000) + "rm hook-loop.json" + strings.Repeat(")", 10000)
 	an = Analyze(deep, env)
 	if len(an.Uncertain) == 0 || verdict(an, env, protected) != "hook-loop.json" {
@@ -276,3 +285,8 @@ func TestAnalyzeRoot(t *testing.T) {
 		}
 	}
 }
+
+// denyFS refuses every directory listing.
+type denyFS struct{ OSFS }
+
+func (denyFS) ReadDir(string) ([]fs.DirEntry, error) { return nil, fs.ErrPermission }
