@@ -91,6 +91,7 @@ type analyzer struct {
 	printer     *syntax.Printer
 	noGlob      bool              // the words being expanded are a reader's
 	dirs        map[string]string // directory -> its symlink-resolved form
+	missing     map[string]bool   // resolved directories that do not exist
 	seen        map[Target]bool
 	reasons     map[string]bool
 }
@@ -114,7 +115,7 @@ func newAnalyzer(env Env) *analyzer {
 	}
 	env.Dir = filepath.Clean(env.Dir)
 	env.Vars = vars
-	return &analyzer{env: env, seen: map[Target]bool{}, reasons: map[string]bool{}, dirs: map[string]string{}}
+	return &analyzer{env: env, seen: map[Target]bool{}, reasons: map[string]bool{}, dirs: map[string]string{}, missing: map[string]bool{}}
 }
 
 func (a *analyzer) uncertain(why string) {
@@ -705,7 +706,11 @@ func (a *analyzer) resolve(p string) (full, parents string) {
 		r := a.resolveAll(p + "/")
 		return r, r
 	}
-	parents = filepath.Join(a.resolveDir(dir), base)
+	rd := a.resolveDir(dir)
+	parents = filepath.Join(rd, base)
+	if a.missing[rd] {
+		return parents, parents
+	}
 	fi, err := a.env.FS.Lstat(parents)
 	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 		return parents, parents
@@ -713,13 +718,36 @@ func (a *analyzer) resolve(p string) (full, parents string) {
 	return a.resolveAll(parents), parents
 }
 
-// resolveDir is resolveAll cached: the writes of one command line share
-// their directories.
+// resolveDir is resolveAll cached per prefix: the writes of one command line
+// share their directories, and below a missing directory nothing is looked up.
 func (a *analyzer) resolveDir(dir string) string {
 	if r, ok := a.dirs[dir]; ok {
 		return r
 	}
-	r := a.resolveAll(dir)
+	i := strings.LastIndexByte(dir, '/')
+	base := dir[i+1:]
+	var r string
+	switch {
+	case i < 0 || base == "." || base == ".." || base == "":
+		r = a.resolveAll(dir)
+	default:
+		parent := "/"
+		if i > 0 {
+			parent = a.resolveDir(dir[:i])
+		}
+		r = filepath.Join(parent, base)
+		if a.missing[parent] {
+			a.missing[r] = true
+			break
+		}
+		fi, err := a.env.FS.Lstat(r)
+		switch {
+		case err != nil:
+			a.missing[r] = true
+		case fi.Mode()&fs.ModeSymlink != 0:
+			r = a.resolveAll(r)
+		}
+	}
 	a.dirs[dir] = r
 	return r
 }

@@ -19,6 +19,8 @@ func BenchmarkAnalyze(b *testing.B) {
 		{"sequence1k", strings.Repeat("(cd a; rm b); ", 1000)},
 		{"sequence10k", strings.Repeat("(cd a; rm b); ", 10000)},
 		{"nested60", strings.Repeat("(", 60) + "rm x" + strings.Repeat(")", 60)},
+		{"braceNest10k", "rm " + strings.Repeat("{a,", 10000) + "b" + strings.Repeat("}", 10000)},
+		{"braceNest60", "rm " + strings.Repeat("{a,", 60) + "b" + strings.Repeat("}", 60)},
 		{"braceBomb", "rm " + strings.Repeat("{a,b}", 40)},
 		{"braceRange", "rm x{1..10000000}"},
 		{"loops", strings.Repeat("for i in {1..200}; do ", 8) + "rm $i" + strings.Repeat("; done", 8)},

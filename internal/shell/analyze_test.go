@@ -198,6 +198,8 @@ func TestAnalyzeIssue13(t *testing.T) {
 		{cmd: "rm ~/hook-loop.json"},
 		{cmd: "python3 --version && node --version && bash --version && perl -v"},
 		{cmd: "curl -s http://127.0.0.1/x -o /tmp/x"},
+		{cmd: "bash -c 'cat hook-loop.json; echo ok > /tmp/log'"},
+		{cmd: "awk '{print $1}' hook-loop.json | sort"},
 	}
 	for _, c := range cases {
 		an := Analyze(c.cmd, env)

@@ -69,7 +69,13 @@ func isPathByte(c byte) bool {
 // code's directory, it is the path, lies under a protected folder, is a
 // folder holding the path, or is a glob matching it; or when the path ends in
 // the name (code may chdir first).
+//
+// Shell code (Lang "sh") is skipped: Analyze already judged it as shell, so
+// `bash -c 'cat hook-loop.json'` reads like cat does.
 func NamesPath(in Inline, protected []string) (string, bool) {
+	if in.Lang == "sh" {
+		return "", false
+	}
 	for _, n := range in.Names {
 		if n == "." || n == ".." || n == "/" || n == "./" {
 			continue
