@@ -200,6 +200,11 @@ func TestAnalyzeIssue13(t *testing.T) {
 		{cmd: "curl -s http://127.0.0.1/x -o /tmp/x"},
 		{cmd: "bash -c 'cat hook-loop.json; echo ok > /tmp/log'"},
 		{cmd: "awk '{print $1}' hook-loop.json | sort"},
+		{cmd: "git checkout -b feature && git add . && git commit -qm x"},
+		{cmd: "mkdir -p build && cp a.txt build/ && rm -rf node_modules build"},
+		{cmd: "go test ./... 2>&1 | tail -20 > /tmp/test.log"},
+		{cmd: "sed -i 's/a/b/' sub/*.txt"},
+		{cmd: "for f in sub/*.txt; do mv \"$f\" \"$f.bak\"; done"},
 	}
 	for _, c := range cases {
 		an := Analyze(c.cmd, env)
