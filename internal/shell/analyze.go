@@ -90,6 +90,7 @@ type analyzer struct {
 	findEntries int
 	printer     *syntax.Printer
 	noGlob      bool              // the words being expanded are a reader's
+	pipeIn      string            // literal text piped into the next statement
 	dirs        map[string]string // directory -> its symlink-resolved form
 	missing     map[string]bool   // resolved directories that do not exist
 	seen        map[Target]bool
@@ -217,10 +218,13 @@ func (a *analyzer) stmts(list []*syntax.Stmt, st *state, depth int) {
 }
 
 func (a *analyzer) stmt(s *syntax.Stmt, st *state, depth int) {
+	// Standard input from a heredoc, or from a literal the pipe's left side
+	// prints (echo 'code' | python3).
+	heredoc := a.pipeIn
+	a.pipeIn = ""
 	if s == nil || a.step() {
 		return
 	}
-	heredoc := ""
 	for _, r := range s.Redirs {
 		switch r.Op {
 		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob, syntax.RdrInOut, syntax.DplOut:
@@ -252,6 +256,7 @@ func (a *analyzer) stmt(s *syntax.Stmt, st *state, depth int) {
 	case *syntax.BinaryCmd:
 		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
 			a.stmt(c.X, st.sub(), depth)
+			a.pipeIn = a.printed(c.X)
 			a.stmt(c.Y, st.sub(), depth)
 			return
 		}
@@ -290,6 +295,37 @@ func (a *analyzer) stmt(s *syntax.Stmt, st *state, depth int) {
 	default:
 		a.substs(s.Cmd, st, depth)
 	}
+}
+
+// printed is what a statement prints when that is literal text: cat of a
+// heredoc, echo or printf of literal words.
+func (a *analyzer) printed(s *syntax.Stmt) string {
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) == 0 {
+		return ""
+	}
+	words := wordsLit(c.Args)
+	switch words[0] {
+	case "cat":
+		if len(words) > 1 {
+			return ""
+		}
+		for _, r := range s.Redirs {
+			if (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) && r.Hdoc != nil {
+				return a.printWord(r.Hdoc)
+			}
+			if r.Op == syntax.WordHdoc && r.Word != nil {
+				return word(r.Word)
+			}
+		}
+	case "echo", "printf":
+		args := words[1:]
+		for len(args) > 0 && (args[0] == "-e" || args[0] == "-n" || args[0] == "-E") {
+			args = args[1:]
+		}
+		return strings.Join(args, " ")
+	}
+	return ""
 }
 
 // substs analyses the command substitutions inside a node that is not
