@@ -89,10 +89,11 @@ type analyzer struct {
 	globReads   int
 	findEntries int
 	printer     *syntax.Printer
-	noGlob      bool              // the words being expanded are a reader's
-	pipeIn      string            // literal text piped into the next statement
-	dirs        map[string]string // directory -> its symlink-resolved form
-	missing     map[string]bool   // resolved directories that do not exist
+	noGlob      bool                 // the words being expanded are a reader's
+	pipeIn      string               // literal text piped into the next statement
+	dirs        map[string]string    // directory -> its symlink-resolved form
+	missing     map[string]bool      // resolved directories that do not exist
+	resolved    map[string][2]string // write path -> resolve's answer
 	seen        map[Target]bool
 	reasons     map[string]bool
 }
@@ -116,7 +117,7 @@ func newAnalyzer(env Env) *analyzer {
 	}
 	env.Dir = filepath.Clean(env.Dir)
 	env.Vars = vars
-	return &analyzer{env: env, seen: map[Target]bool{}, reasons: map[string]bool{}, dirs: map[string]string{}, missing: map[string]bool{}}
+	return &analyzer{env: env, seen: map[Target]bool{}, reasons: map[string]bool{}, dirs: map[string]string{}, missing: map[string]bool{}, resolved: map[string][2]string{}}
 }
 
 func (a *analyzer) uncertain(why string) {
@@ -712,7 +713,12 @@ func (a *analyzer) write(st *state, p, op, raw string, tree bool) {
 	if c := filepath.Clean(p); strings.HasPrefix(c, "/dev/") {
 		return
 	}
-	full, parents := a.resolve(p)
+	r, ok := a.resolved[p]
+	if !ok {
+		r[0], r[1] = a.resolve(p)
+		a.resolved[p] = r
+	}
+	full, parents := r[0], r[1]
 	a.add(Target{Path: full, Op: op, Word: raw, Tree: tree})
 	if parents != full {
 		// The last part is a symlink: writing through it writes full, removing
