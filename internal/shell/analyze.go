@@ -94,6 +94,7 @@ type analyzer struct {
 	dirs        map[string]string    // directory -> its symlink-resolved form
 	missing     map[string]bool      // resolved directories that do not exist
 	resolved    map[string][2]string // write path -> resolve's answer
+	unknownVals map[string]bool      // expanded values that held an unknown expansion
 	seen        map[Target]bool
 	reasons     map[string]bool
 }
@@ -117,7 +118,7 @@ func newAnalyzer(env Env) *analyzer {
 	}
 	env.Dir = filepath.Clean(env.Dir)
 	env.Vars = vars
-	return &analyzer{env: env, seen: map[Target]bool{}, reasons: map[string]bool{}, dirs: map[string]string{}, missing: map[string]bool{}, resolved: map[string][2]string{}}
+	return &analyzer{env: env, seen: map[Target]bool{}, reasons: map[string]bool{}, dirs: map[string]string{}, missing: map[string]bool{}, resolved: map[string][2]string{}, unknownVals: map[string]bool{}}
 }
 
 func (a *analyzer) uncertain(why string) {
@@ -235,9 +236,6 @@ func (a *analyzer) stmt(s *syntax.Stmt, st *state, depth int) {
 			for _, f := range a.fields(r.Word, st, depth) {
 				if r.Op == syntax.DplOut && (f.val == "-" || isDigits(f.val)) {
 					continue // >&2 duplicates a descriptor
-				}
-				if f.unknown {
-					a.uncertain("redirection target not known: " + f.raw)
 				}
 				a.write(st, f.val, "redirect", f.raw, false)
 			}
@@ -493,6 +491,11 @@ func (a *analyzer) fields(w *syntax.Word, st *state, depth int) []arg {
 			out[i].unknown = true
 		}
 	}
+	for _, x := range out {
+		if x.unknown {
+			a.unknownVals[x.val] = true
+		}
+	}
 	return out
 }
 
@@ -699,6 +702,9 @@ func (a *analyzer) abs(st *state, p string) string {
 func (a *analyzer) write(st *state, p, op, raw string, tree bool) {
 	if p == "" || p == "-" {
 		return
+	}
+	if a.unknownVals[p] {
+		a.uncertain(op + " target not known: " + clip(raw))
 	}
 	if !filepath.IsAbs(p) && st.lostDir {
 		a.uncertain("relative path after cd to an unknown directory: " + clip(raw))

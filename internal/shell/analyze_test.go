@@ -203,6 +203,7 @@ func TestAnalyzeIssue13(t *testing.T) {
 		{cmd: "curl -s http://127.0.0.1/x -o /tmp/x"},
 		{cmd: "bash -c 'cat hook-loop.json; echo ok > /tmp/log'"},
 		{cmd: "awk '{print $1}' hook-loop.json | sort"},
+		{cmd: "git commit -m \"$(date)\" && sed \"s/$X/y/\" a.txt"},
 		{cmd: "git checkout -b feature && git add . && git commit -qm x"},
 		{cmd: "mkdir -p build && cp a.txt build/ && rm -rf node_modules build"},
 		{cmd: "go test ./... 2>&1 | tail -20 > /tmp/test.log"},

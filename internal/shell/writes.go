@@ -25,11 +25,6 @@ func (a *analyzer) command(all []arg, st *state, heredoc string, depth int) {
 	if viaXargs && writers[name] {
 		a.uncertain("xargs passes " + name + " operands from standard input")
 	}
-	for _, o := range ops {
-		if o.unknown && writers[name] {
-			a.uncertain(name + " operand not known: " + clip(o.raw))
-		}
-	}
 	w := func(x arg, op string) { a.write(st, x.val, op, x.raw, false) }
 	switch name {
 	case "cd", "pushd", "popd":
