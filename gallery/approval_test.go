@@ -7,6 +7,8 @@ import (
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/loop"
+	"github.com/hook-loop/hook-loop/loop/dsl"
+	"github.com/hook-loop/hook-loop/loop/engine"
 )
 
 // TestApprovalGateRejectionPath walks approval_gate through a rejection, a
@@ -17,13 +19,13 @@ func TestApprovalGateRejectionPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, _, err := loop.Parse("approval_gate.json", raw)
+	spec, _, err := dsl.Parse("approval_gate.json", raw)
 	if err != nil {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
 	log := eventlog.Open(filepath.Join(root, ".hook-loop", "events.jsonl"))
-	eng := &loop.Engine{Spec: spec, Root: root}
+	eng := &engine.Engine{Spec: spec, Root: root}
 	step := func(ev loop.HookEvent, wantState string) loop.Decision {
 		t.Helper()
 		ev.SessionID, ev.Harness, ev.Cwd = "s", "test", root

@@ -8,7 +8,8 @@ import (
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/internal/project"
-	"github.com/hook-loop/hook-loop/loop"
+	"github.com/hook-loop/hook-loop/loop/dsl"
+	"github.com/hook-loop/hook-loop/loop/engine"
 	"github.com/urfave/cli/v2"
 )
 
@@ -80,10 +81,10 @@ func statusRun(o *statusOptions) error {
 		}
 		return fmt.Errorf("status: %w", err)
 	}
-	var eng *loop.Engine
-	spec, _, loadErr := loop.Load(cfg)
+	var eng *engine.Engine
+	spec, _, loadErr := dsl.Load(cfg)
 	if loadErr == nil {
-		eng = &loop.Engine{Spec: spec, Root: root}
+		eng = &engine.Engine{Spec: spec, Root: root}
 	} else if o.config != "" {
 		return fmt.Errorf("status: %w", loadErr)
 	}
@@ -96,7 +97,7 @@ func statusRun(o *statusOptions) error {
 				continue
 			}
 			s := tx.Session(id)
-			if eng != nil && spec.Definition.Scope == loop.ScopeProject {
+			if eng != nil && spec.Definition.Scope == dsl.ScopeProject {
 				p := tx.Project()
 				s.State, s.Evidence = p.State, p.Evidence
 			}
@@ -133,7 +134,7 @@ func statusRun(o *statusOptions) error {
 	return nil
 }
 
-func describeSession(id string, s eventlog.Summary, eng *loop.Engine) sessionStatus {
+func describeSession(id string, s eventlog.Summary, eng *engine.Engine) sessionStatus {
 	r := sessionStatus{Session: id, State: s.State, Evidence: s.Evidence, StopBlocks: s.StopBlocks,
 		Outcome: s.Outcome, Disarmed: s.Disarmed, Events: s.Events, LastEventAt: s.LastTimestamp}
 	if s.OutcomeForced {
@@ -146,7 +147,7 @@ func describeSession(id string, s eventlog.Summary, eng *loop.Engine) sessionSta
 		}
 		r.Terminal = def.IsTerminal(r.State)
 		for _, t := range def.Outgoing(r.State) {
-			ways := eng.DescribeEmitters(t.Event)
+			ways := eng.Spec.DescribeEmitters(t.Event)
 			line := t.Event + " → " + t.To
 			if len(t.Guards) > 0 {
 				line += " [" + strings.Join(t.Guards, ", ") + "]"

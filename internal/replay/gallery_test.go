@@ -27,6 +27,7 @@ import (
 	"github.com/hook-loop/hook-loop/internal/hookrun"
 	"github.com/hook-loop/hook-loop/internal/replay"
 	"github.com/hook-loop/hook-loop/loop"
+	"github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -84,7 +85,7 @@ func listTraces(t *testing.T) []traceFile {
 
 // replayed is what a trace did to the loop.
 type replayed struct {
-	spec     *loop.Spec
+	spec     *dsl.Spec
 	steps    []replay.Step
 	sessions map[string]eventlog.Summary
 }
@@ -98,7 +99,7 @@ func replayTrace(t *testing.T, tf traceFile, edit func([]byte) []byte) replayed 
 	if edit != nil {
 		data = edit(data)
 	}
-	spec, _, err := loop.Parse("gallery/"+tf.loop+".json", data)
+	spec, _, err := dsl.Parse("gallery/"+tf.loop+".json", data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +211,7 @@ func TestGalleryReplayFailsForABrokenLoop(t *testing.T) {
 
 // successState is the loop's terminal state that is not its stop state ("done"
 // in every gallery loop).
-func successState(spec *loop.Spec) string {
+func successState(spec *dsl.Spec) string {
 	for _, s := range spec.Definition.TerminalStates {
 		if s != spec.Definition.StopState {
 			return s

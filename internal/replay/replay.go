@@ -15,6 +15,8 @@ import (
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/internal/hookrun"
 	"github.com/hook-loop/hook-loop/loop"
+	"github.com/hook-loop/hook-loop/loop/dsl"
+	"github.com/hook-loop/hook-loop/loop/engine"
 )
 
 // Step is one replayed event and what hook-loop decided.
@@ -33,7 +35,7 @@ type Step struct {
 
 // Options configure a replay.
 type Options struct {
-	Spec     *loop.Spec
+	Spec     *dsl.Spec
 	Adapters map[string]hookrun.Adapter // by harness name
 	Harness  string                     // default harness for lines that name none
 	LogPath  string                     // event log to write ("" = a fresh temp file)
@@ -93,7 +95,7 @@ func Run(ctx context.Context, o Options, lines []hookrun.TraceLine, emit func(St
 		logPath = filepath.Join(dir, "events.jsonl")
 	}
 	log := eventlog.Open(logPath)
-	eng := &loop.Engine{Spec: o.Spec, Root: o.Root, ConfigPath: o.Spec.Path, LogPath: logPath}
+	eng := &engine.Engine{Spec: o.Spec, Root: o.Root, ConfigPath: o.Spec.Path, LogPath: logPath, OwnedPaths: hookrun.OwnedPaths}
 	var last string
 	for i, l := range lines {
 		h := l.Harness
@@ -127,10 +129,7 @@ func Run(ctx context.Context, o Options, lines []hookrun.TraceLine, emit func(St
 		if err != nil {
 			return eventlog.Summary{}, fmt.Errorf("trace line %d: %w", i+1, err)
 		}
-		last = ev.SessionID
-		if last == "" {
-			last = "default"
-		}
+		last = engine.SessionKey(ev.SessionID)
 		if emit != nil {
 			emit(Step{N: i + 1, Harness: h, Event: ev.Name, Session: last, Detail: detail(ev, o.Root),
 				Rules: d.MatchedRules, Decision: d, Action: string(d.Action), Reason: d.Reason, State: d.State})

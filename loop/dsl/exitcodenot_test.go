@@ -1,10 +1,12 @@
-package loop
+package dsl
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hook-loop/hook-loop/loop"
 )
 
 const exitNotLoop = `{"loop": {"id": "x", "initial_state": "a", "states": ["a", "b", "done", "stopped"],
@@ -33,14 +35,14 @@ func TestExitCodeNot(t *testing.T) {
 	if r.When.ExitCodeNot == nil || *r.When.ExitCodeNot != 0 {
 		t.Fatalf("exit_code_not not loaded: %+v", r.When)
 	}
-	ev := func(code *int) *HookEvent {
-		return &HookEvent{Name: EventPostToolUse, ToolName: "Bash", Command: "make test", Result: &ToolResult{ExitCode: code}}
+	ev := func(code *int) *loop.HookEvent {
+		return &loop.HookEvent{Name: loop.EventPostToolUse, ToolName: "Bash", Command: "make test", Result: &loop.ToolResult{ExitCode: code}}
 	}
 	for _, c := range []struct {
 		code *int
 		want bool
-	}{{IntPtr(3), true}, {IntPtr(1), true}, {IntPtr(0), false}, {nil, false}} {
-		if got := r.Matches(ev(c.code), ""); got != c.want {
+	}{{loop.IntPtr(3), true}, {loop.IntPtr(1), true}, {loop.IntPtr(0), false}, {nil, false}} {
+		if got := r.Matches(ev(c.code), nil, ""); got != c.want {
 			t.Errorf("exit code %v: match %v, want %v", c.code, got, c.want)
 		}
 	}

@@ -1,28 +1,24 @@
-package loop
+package sim
 
 import (
 	"errors"
 	"strings"
-)
 
-// Verdict statuses.
-const (
-	VerdictPass      = "PASS"
-	VerdictNeedsWork = "NEEDS_WORK"
+	"github.com/hook-loop/hook-loop/loop/dsl"
 )
 
 // ParseVerdict reads an evaluator's answer: the first line is PASS or NEEDS_WORK,
 // the rest (trimmed) are the details.
-func ParseVerdict(text string) (Verdict, error) {
+func ParseVerdict(text string) (dsl.Verdict, error) {
 	lines := splitLines(text)
 	first := ""
 	if len(lines) > 0 {
 		first = strings.TrimSpace(lines[0])
 	}
-	if first != VerdictPass && first != VerdictNeedsWork {
-		return Verdict{}, errors.New("verdict must start with PASS or NEEDS_WORK")
+	if first != dsl.VerdictPass && first != dsl.VerdictNeedsWork {
+		return dsl.Verdict{}, errors.New("verdict must start with PASS or NEEDS_WORK")
 	}
-	return Verdict{Status: first, Details: strings.TrimSpace(strings.Join(lines[1:], "\n"))}, nil
+	return dsl.Verdict{Status: first, Details: strings.TrimSpace(strings.Join(lines[1:], "\n"))}, nil
 }
 
 // splitLines splits on \n, \r\n and \r, without a trailing empty line, as
@@ -39,20 +35,20 @@ func splitLines(s string) []string {
 // FakeAgent plays scripted steps: each turn in a state it takes that state's
 // next step, until the state's script runs out.
 type FakeAgent struct {
-	steps map[string][]AgentStep
+	steps map[string][]dsl.AgentStep
 }
 
 // NewFakeAgent copies the scripts, so running the agent never changes the Spec.
-func NewFakeAgent(steps map[string][]AgentStep) *FakeAgent {
-	a := &FakeAgent{steps: map[string][]AgentStep{}}
+func NewFakeAgent(steps map[string][]dsl.AgentStep) *FakeAgent {
+	a := &FakeAgent{steps: map[string][]dsl.AgentStep{}}
 	for state, list := range steps {
-		a.steps[state] = append([]AgentStep(nil), list...)
+		a.steps[state] = append([]dsl.AgentStep(nil), list...)
 	}
 	return a
 }
 
 // NextSteps returns the steps the agent takes this turn in state (zero or one).
-func (a *FakeAgent) NextSteps(state string) []AgentStep {
+func (a *FakeAgent) NextSteps(state string) []dsl.AgentStep {
 	list := a.steps[state]
 	if len(list) == 0 {
 		return nil
@@ -63,7 +59,7 @@ func (a *FakeAgent) NextSteps(state string) []AgentStep {
 
 // FakeEvaluator returns scripted verdicts in order.
 type FakeEvaluator struct {
-	verdicts []Verdict
+	verdicts []dsl.Verdict
 }
 
 // ErrNoVerdicts is returned when the evaluator is asked once more than it has
@@ -71,15 +67,15 @@ type FakeEvaluator struct {
 var ErrNoVerdicts = errors.New("FakeEvaluator has no remaining verdicts")
 
 // NewFakeEvaluator copies the verdicts.
-func NewFakeEvaluator(verdicts []Verdict) *FakeEvaluator {
-	return &FakeEvaluator{verdicts: append([]Verdict(nil), verdicts...)}
+func NewFakeEvaluator(verdicts []dsl.Verdict) *FakeEvaluator {
+	return &FakeEvaluator{verdicts: append([]dsl.Verdict(nil), verdicts...)}
 }
 
 // Evaluate returns the next verdict. context is what the runtime knows (the
 // state); a scripted evaluator ignores it.
-func (e *FakeEvaluator) Evaluate(context map[string]any) (Verdict, error) {
+func (e *FakeEvaluator) Evaluate(context map[string]any) (dsl.Verdict, error) {
 	if len(e.verdicts) == 0 {
-		return Verdict{}, ErrNoVerdicts
+		return dsl.Verdict{}, ErrNoVerdicts
 	}
 	v := e.verdicts[0]
 	e.verdicts = e.verdicts[1:]

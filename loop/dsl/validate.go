@@ -1,9 +1,11 @@
-package loop
+package dsl
 
 import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/hook-loop/hook-loop/loop"
 )
 
 // graphWarnings reports states the machine can never enter and states it can
@@ -109,12 +111,12 @@ func (p *parser) eventMapWarnings(spec *Spec, path string) {
 // carries lists, per canonical event, the facts a HookEvent of that name has.
 // A matcher on a fact the event lacks sees "" (or an unknown exit code).
 var carries = map[string][]string{
-	EventPreToolUse:        {"tool_name", "command", "paths"},
-	EventPermissionRequest: {"tool_name", "command", "paths"},
-	EventPostToolUse:       {"tool_name", "command", "paths", "exit_code"},
-	EventUserPromptSubmit:  {"prompt"},
-	EventStop:              {"last_message"},
-	EventSubagentStop:      {"last_message"},
+	loop.EventPreToolUse:        {"tool_name", "command", "paths"},
+	loop.EventPermissionRequest: {"tool_name", "command", "paths"},
+	loop.EventPostToolUse:       {"tool_name", "command", "paths", "exit_code"},
+	loop.EventUserPromptSubmit:  {"prompt"},
+	loop.EventStop:              {"last_message"},
+	loop.EventSubagentStop:      {"last_message"},
 }
 
 func (p *parser) matcherWarnings(r Rule, rulePath string) {

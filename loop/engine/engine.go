@@ -1,4 +1,9 @@
-package loop
+// Package engine decides one hook event against a loop: it reads the session's
+// view from the event log, applies the loop's event map, runs the tool policy
+// and the stop gate, fires the user's lifecycle hooks, appends what happened and
+// returns one Decision. It never knows which harness sent the event: adapters
+// decode into loop.HookEvent and encode the loop.Decision.
+package engine
 
 import (
 	"context"
@@ -9,28 +14,51 @@ import (
 	"github.com/google/uuid"
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/internal/shell"
+	"github.com/hook-loop/hook-loop/loop"
+	"github.com/hook-loop/hook-loop/loop/dsl"
+	"github.com/hook-loop/hook-loop/loop/guard"
 )
 
+// DefaultSession is the session key of an event whose harness gave no session id.
+const DefaultSession = "default"
+
 // Engine decides one hook event against a loop. It is harness-neutral: adapters
-// decode into HookEvent and encode the Decision.
+// decode into loop.HookEvent and encode the loop.Decision.
 type Engine struct {
-	Spec *Spec
+	Spec *dsl.Spec
 	// Root is the project root: relative paths in policies are judged against it.
 	Root string
 	// ConfigPath and LogPath are the DSL file and event log in use; the agent may
 	// not write them.
 	ConfigPath string
 	LogPath    string
+	// OwnedPaths are more paths the agent may not write (the hook configurations
+	// that call hook-loop): absolute or relative to Root, a trailing "/" meaning
+	// the folder and everything under it. The engine does not know harnesses; its
+	// caller says which files they own.
+	OwnedPaths []string
 	// Lifecycle runs the user's lifecycle hooks; nil means none.
 	Lifecycle Lifecycle
 }
+
+// Tx is what the engine needs of the event log during one decision: the views of
+// a session and of the whole project (events appended in the transaction
+// included), and a way to append. *eventlog.Tx implements it.
+type Tx interface {
+	Session(id string) eventlog.Summary
+	Project() eventlog.Summary
+	SessionIDs() []string
+	Append(e eventlog.Event) (eventlog.Event, error)
+}
+
+var _ Tx = (*eventlog.Tx)(nil)
 
 // handling is the state of one Handle call.
 type handling struct {
 	e       *Engine
 	ctx     context.Context
-	tx      *eventlog.Tx
-	ev      *HookEvent
+	tx      Tx
+	ev      *loop.HookEvent
 	sid     string
 	runID   string
 	state   string
@@ -44,15 +72,14 @@ type handling struct {
 	outcome string
 	// calls is the parsed shell command of a Bash call.
 	calls []shell.Call
+	// targets are the paths the call writes, as the engine judges them.
+	targets []string
 }
 
 // Handle decides ev. It must run inside the log's exclusive transaction so that
 // concurrent hook processes see each other's transitions exactly once.
-func (e *Engine) Handle(ctx context.Context, tx *eventlog.Tx, ev HookEvent) (Decision, error) {
-	h := &handling{e: e, ctx: ctx, tx: tx, ev: &ev, sid: ev.SessionID, runID: ev.TurnID}
-	if h.sid == "" {
-		h.sid = "default"
-	}
+func (e *Engine) Handle(ctx context.Context, tx Tx, ev loop.HookEvent) (loop.Decision, error) {
+	h := &handling{e: e, ctx: ctx, tx: tx, ev: &ev, sid: SessionKey(ev.SessionID), runID: ev.TurnID}
 	if h.runID == "" {
 		h.runID = uuid.NewString()
 	}
@@ -61,13 +88,32 @@ func (e *Engine) Handle(ctx context.Context, tx *eventlog.Tx, ev HookEvent) (Dec
 		// Every path the call writes, whichever harness sent it: the adapter's
 		// (file_path, patch headers) and the shell's (redirections, cp, sed -i,
 		// ...). path_match rules and the tool policy judge the same list.
-		h.calls = parseCommand(h.ev)
-		h.ev.TargetPaths = e.writeTargets(h.ev, h.calls)
+		h.calls = guard.ParseCommand(ev.Command)
+		h.targets = guard.WriteTargets(h.ev, ev.TargetPaths, h.calls, e.Root)
 	}
 	d, err := h.decide()
 	if err != nil {
-		return Decision{}, err
+		return loop.Decision{}, err
 	}
+	d = h.finish(d)
+	if err := h.recordHookFired(d); err != nil {
+		return loop.Decision{}, err
+	}
+	return d, nil
+}
+
+// SessionKey is the log's session id for a harness's session id.
+func SessionKey(sessionID string) string {
+	if sessionID == "" {
+		return DefaultSession
+	}
+	return sessionID
+}
+
+// finish completes the decision of one event with what the handling collected:
+// the state, the matched rules, the outcome, the messages and the steer text.
+func (h *handling) finish(d loop.Decision) loop.Decision {
+	e := h.e
 	d.State = h.state
 	d.MatchedRules = h.matched
 	if d.Outcome == "" {
@@ -77,19 +123,16 @@ func (e *Engine) Handle(ctx context.Context, tx *eventlog.Tx, ev HookEvent) (Dec
 	if d.SystemMessage == "" && len(h.system) > 0 {
 		d.SystemMessage = strings.Join(h.system, "\n")
 	}
-	if len(h.steer) > 0 && d.Action != Block {
+	if len(h.steer) > 0 && d.Action != loop.Block {
 		extra := strings.Join(h.steer, "\n")
 		if d.Context != "" {
 			d.Context += "\n" + extra
 		} else {
 			d.Context = extra
 		}
-		d.Action = Steer
+		d.Action = loop.Steer
 	}
-	if err := h.recordHookFired(d); err != nil {
-		return Decision{}, err
-	}
-	return d, nil
+	return d
 }
 
 // refresh reloads the summary that drives decisions: the session's, or the whole
@@ -97,7 +140,7 @@ func (e *Engine) Handle(ctx context.Context, tx *eventlog.Tx, ev HookEvent) (Dec
 func (h *handling) refresh() {
 	def := h.e.Spec.Definition
 	sess := h.tx.Session(h.sid)
-	if def.Scope == ScopeProject {
+	if def.Scope == dsl.ScopeProject {
 		h.summary = h.tx.Project()
 		// Per-session facts still come from the session itself.
 		h.summary.Disarmed = sess.Disarmed
@@ -129,97 +172,97 @@ func (h *handling) append(eventType, actor string, payload map[string]any) error
 	return nil
 }
 
-func (h *handling) decide() (Decision, error) {
+func (h *handling) decide() (loop.Decision, error) {
 	if !h.tx.Session(h.sid).Started {
 		armed, why, err := h.startLoop()
 		if err != nil {
-			return Decision{}, err
+			return loop.Decision{}, err
 		}
 		if !armed {
-			return Decision{Action: Allow, SystemMessage: "hook-loop: this session is not gated: " + why}, nil
+			return loop.Decision{Action: loop.Allow, SystemMessage: "hook-loop: this session is not gated: " + why}, nil
 		}
 	}
 	if d := h.tx.Session(h.sid).Disarmed; d != "" {
-		return Decision{Action: Allow}, nil
+		return loop.Decision{Action: loop.Allow}, nil
 	}
 	switch h.ev.Name {
-	case EventSessionStart:
+	case loop.EventSessionStart:
 		if err := h.applyRules(); err != nil {
-			return Decision{}, err
+			return loop.Decision{}, err
 		}
 		text := h.contract()
 		proceed, reason, text, err := h.fireSessionStart(text)
 		if err != nil {
-			return Decision{}, err
+			return loop.Decision{}, err
 		}
 		if !proceed {
-			return Decision{Action: Block, Reason: reason}, nil
+			return loop.Decision{Action: loop.Block, Reason: reason}, nil
 		}
-		return Decision{Action: Steer, Context: text}, nil
+		return loop.Decision{Action: loop.Steer, Context: text}, nil
 
-	case EventUserPromptSubmit:
+	case loop.EventUserPromptSubmit:
 		if err := h.noteForcedStop(); err != nil {
-			return Decision{}, err
+			return loop.Decision{}, err
 		}
 		proceed, reason, extra, err := h.fireInputReceived()
 		if err != nil {
-			return Decision{}, err
+			return loop.Decision{}, err
 		}
 		if !proceed {
-			return Decision{Action: Block, Reason: reason}, nil
+			return loop.Decision{Action: loop.Block, Reason: reason}, nil
 		}
 		if err := h.applyRules(); err != nil {
-			return Decision{}, err
+			return loop.Decision{}, err
 		}
 		if extra != "" {
-			return Decision{Action: Steer, Context: extra}, nil
+			return loop.Decision{Action: loop.Steer, Context: extra}, nil
 		}
-		return Decision{Action: Allow}, nil
+		return loop.Decision{Action: loop.Allow}, nil
 
-	case EventPreToolUse, EventPermissionRequest:
+	case loop.EventPreToolUse, loop.EventPermissionRequest:
 		// Rules record and transition before a block, as in the prototype, so a
 		// PreToolUse rule still sees an attempted action.
 		if err := h.applyRules(); err != nil {
-			return Decision{}, err
+			return loop.Decision{}, err
 		}
-		chk := h.e.checkTool(h.ev, h.calls, h.ev.TargetPaths, h.state)
+		chk := h.e.policy().Check(h.ev, h.calls, h.targets, h.state)
 		if chk.Blocked {
 			if err := h.append("tool_blocked", "hook-loop", map[string]any{
 				"tool_name": h.ev.ToolName, "rule": chk.Rule, "reason": chk.Reason, "command": h.ev.Command,
 			}); err != nil {
-				return Decision{}, err
+				return loop.Decision{}, err
 			}
-			return Decision{Action: Block, Reason: chk.Reason}, nil
+			return loop.Decision{Action: loop.Block, Reason: chk.Reason}, nil
 		}
 		proceed, reason, err := h.fireToolRequested()
 		if err != nil {
-			return Decision{}, err
+			return loop.Decision{}, err
 		}
 		if !proceed {
-			return Decision{Action: Block, Reason: reason}, nil
+			return loop.Decision{Action: loop.Block, Reason: reason}, nil
 		}
-		return Decision{Action: Allow}, nil
+		return loop.Decision{Action: loop.Allow}, nil
 
-	case EventStop:
+	case loop.EventStop:
 		if err := h.applyRules(); err != nil {
-			return Decision{}, err
+			return loop.Decision{}, err
 		}
 		return h.stopGate()
 
-	case EventSessionEnd:
+	case loop.EventSessionEnd:
 		if err := h.noteForcedStop(); err != nil {
-			return Decision{}, err
+			return loop.Decision{}, err
 		}
 		if err := h.applyRules(); err != nil {
-			return Decision{}, err
+			return loop.Decision{}, err
 		}
-		return Decision{Action: Allow}, nil
+		return loop.Decision{Action: loop.Allow}, nil
 
 	default:
 		if err := h.applyRules(); err != nil {
-			return Decision{}, err
+			return loop.Decision{}, err
 		}
-		return Decision{Action: Allow}, nil
+		return loop.Decision{Action: loop.Allow}, nil
 	}
 }
 
@@ -251,7 +294,7 @@ func (h *handling) startLoop() (bool, string, error) {
 
 func scopeName(s string) string {
 	if s == "" {
-		return ScopeSession
+		return dsl.ScopeSession
 	}
 	return s
 }
@@ -265,12 +308,12 @@ func (h *handling) applyRules() error {
 	var rejected []string
 	for i := range spec.EventMap {
 		r := &spec.EventMap[i]
-		if !r.Matches(h.ev, h.e.Root) {
+		if !r.Matches(h.ev, h.targets, h.e.Root) {
 			continue
 		}
 		h.matched = append(h.matched, r.Index)
 		if r.Record != nil {
-			if err := h.append(r.Record.EventType, r.Record.actor(), h.recordPayload(r.Record)); err != nil {
+			if err := h.append(r.Record.EventType, actor(r.Record), h.recordPayload(r.Record)); err != nil {
 				return err
 			}
 		}
@@ -302,7 +345,7 @@ func (h *handling) applyRules() error {
 	return nil
 }
 
-func (r *RecordSpec) actor() string {
+func actor(r *dsl.RecordSpec) string {
 	if r.Actor == "" {
 		return "hook-loop"
 	}
@@ -312,7 +355,7 @@ func (r *RecordSpec) actor() string {
 // maxRecorded bounds text copied into a record, as the prototype did.
 const maxRecorded = 2000
 
-func (h *handling) recordPayload(r *RecordSpec) map[string]any {
+func (h *handling) recordPayload(r *dsl.RecordSpec) map[string]any {
 	p := make(map[string]any, len(r.Payload)+len(r.Include))
 	for k, v := range r.Payload {
 		p[k] = v
@@ -321,7 +364,7 @@ func (h *handling) recordPayload(r *RecordSpec) map[string]any {
 	for _, key := range r.Include {
 		switch key {
 		case "command":
-			p["command"] = commandText(ev)
+			p["command"] = dsl.CommandText(ev)
 		case "exit_code":
 			if ev.Result != nil && ev.Result.ExitCode != nil {
 				p["exit_code"] = *ev.Result.ExitCode
@@ -342,7 +385,7 @@ func (h *handling) recordPayload(r *RecordSpec) map[string]any {
 		case "tool_name":
 			p["tool_name"] = ev.ToolName
 		case "paths":
-			p["paths"] = ev.TargetPaths
+			p["paths"] = h.targets
 		case "last_message":
 			p["last_message"] = clip(ev.LastAssistantMessage)
 		}
@@ -357,16 +400,13 @@ func clip(s string) string {
 	return s
 }
 
-// Guard names with built-in meaning.
-const GuardEvidence = "evidence_bound_to_criteria"
-
-func (h *handling) missingGuards(t Transition, granted []string) []string {
+func (h *handling) missingGuards(t dsl.Transition, granted []string) []string {
 	var missing []string
 	for _, g := range t.Guards {
 		if slices.Contains(granted, g) {
 			continue
 		}
-		if g == GuardEvidence && h.evidence() > 0 {
+		if g == dsl.GuardEvidenceBound && h.evidence() > 0 {
 			continue
 		}
 		missing = append(missing, g)
@@ -376,14 +416,14 @@ func (h *handling) missingGuards(t Transition, granted []string) []string {
 }
 
 func (h *handling) evidence() int {
-	if h.e.Spec.Definition.Scope == ScopeProject {
+	if h.e.Spec.Definition.Scope == dsl.ScopeProject {
 		return h.tx.Project().Evidence
 	}
 	return h.tx.Session(h.sid).Evidence
 }
 
 // transition applies t, records it and fires the lifecycle points it reaches.
-func (h *handling) transition(t Transition) error {
+func (h *handling) transition(t dsl.Transition) error {
 	from := h.state
 	h.state = t.To
 	if err := h.append(eventlog.TypeStateTransitioned, "driver", map[string]any{
@@ -409,7 +449,7 @@ func (h *handling) transition(t Transition) error {
 }
 
 // terminalOutcome names how a loop that reached state ended.
-func terminalOutcome(def *Definition, state string) string {
+func terminalOutcome(def *dsl.Definition, state string) string {
 	if state == def.StopState {
 		return "stopped"
 	}
@@ -438,19 +478,19 @@ func (h *handling) completeWith(outcome string, extra map[string]any) error {
 }
 
 // stopGate refuses a stop until the loop is terminal, within the loop's cap.
-func (h *handling) stopGate() (Decision, error) {
+func (h *handling) stopGate() (loop.Decision, error) {
 	def := h.e.Spec.Definition
 	if def.IsTerminal(h.state) {
 		if s := h.tx.Session(h.sid); s.Outcome == "" || s.OutcomeForced {
 			if err := h.complete(terminalOutcome(def, h.state), false); err != nil {
-				return Decision{}, err
+				return loop.Decision{}, err
 			}
 		}
-		return Decision{Action: Allow}, nil
+		return loop.Decision{Action: loop.Allow}, nil
 	}
 	if def.WaitsForHumanIn(h.state) {
 		// The loop waits for a person: stopping to ask is the right move.
-		return Decision{Action: Allow}, nil
+		return loop.Decision{Action: loop.Allow}, nil
 	}
 	blocks := h.tx.Session(h.sid).StopBlocks
 	max := def.EffectiveMaxStopBlocks()
@@ -459,18 +499,18 @@ func (h *handling) stopGate() (Decision, error) {
 		if err := h.append(eventlog.TypeLoopOutcome, "hook-loop", map[string]any{
 			"outcome": "capped", "final_state": h.state, "loop_id": def.ID, "stop_blocks": blocks,
 		}); err != nil {
-			return Decision{}, err
+			return loop.Decision{}, err
 		}
-		return Decision{Action: Allow, Outcome: "capped", SystemMessage: msg, StopBlocks: blocks}, nil
+		return loop.Decision{Action: loop.Allow, Outcome: "capped", SystemMessage: msg, StopBlocks: blocks}, nil
 	}
 	reason := h.e.StopMessage(h.state, h.evidence())
 	if err := h.append(eventlog.TypeStopRefused, "hook-loop", map[string]any{
 		"message": reason, "messages": []string{reason}, "stop_blocks": blocks + 1,
 		"stop_hook_active": h.ev.StopHookActive,
 	}); err != nil {
-		return Decision{}, err
+		return loop.Decision{}, err
 	}
-	return Decision{Action: Block, Reason: reason, StopBlocks: blocks + 1}, nil
+	return loop.Decision{Action: loop.Block, Reason: reason, StopBlocks: blocks + 1}, nil
 }
 
 // noteForcedStop detects that the harness ended a session we were refusing to let
@@ -485,9 +525,9 @@ func (h *handling) noteForcedStop() error {
 	}
 	var endedBy string
 	switch h.ev.Name {
-	case EventSessionEnd:
+	case loop.EventSessionEnd:
 		endedBy = "session_end"
-	case EventUserPromptSubmit:
+	case loop.EventUserPromptSubmit:
 		// In an interactive session a harness that overrides the refusals (Claude
 		// Code after 8) ends the turn without a SessionEnd; the person's next
 		// prompt is the first sign, and it must not inherit the old count.
@@ -500,7 +540,7 @@ func (h *handling) noteForcedStop() error {
 	})
 }
 
-func (h *handling) recordHookFired(d Decision) error {
+func (h *handling) recordHookFired(d loop.Decision) error {
 	var msgs []string
 	if d.Reason != "" {
 		msgs = append(msgs, d.Reason)
@@ -525,4 +565,16 @@ func nilIfEmpty(s string) any {
 		return nil
 	}
 	return s
+}
+
+// policy is the loop's built-in tool policy in this project.
+func (e *Engine) policy() *guard.Policy {
+	return &guard.Policy{Def: e.Spec.Definition, Root: e.Root, LoopFiles: guard.LoopFiles(e.Root, e.ConfigPath, e.LogPath, e.OwnedPaths)}
+}
+
+// CheckTool applies the built-in guardrails and the state's policy to a tool
+// request, as Handle does before it lets a tool run.
+func (e *Engine) CheckTool(ev *loop.HookEvent, state string) guard.Check {
+	calls := guard.ParseCommand(ev.Command)
+	return e.policy().Check(ev, calls, guard.WriteTargets(ev, ev.TargetPaths, calls, e.Root), state)
 }

@@ -1,4 +1,4 @@
-package loop
+package dsl
 
 import (
 	"os"
@@ -9,7 +9,7 @@ import (
 // FuzzParse: loading a DSL file never panics, whatever the bytes, and a file
 // that loads can be drawn and has a consistent error/diagnostics answer.
 func FuzzParse(f *testing.F) {
-	if dir, err := filepath.Abs(filepath.Join("..", "..", "shared", "reference", "python-hook-loop")); err == nil {
+	if dir, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "reference", "python-hook-loop")); err == nil {
 		for _, pattern := range []string{"gallery/*.json", "examples/*.json", "hook-loop.json"} {
 			m, _ := filepath.Glob(filepath.Join(dir, pattern))
 			for _, file := range m {

@@ -1,4 +1,4 @@
-package loop
+package sim
 
 // Stages at which the simulation runtime fires its HookBus.
 const (

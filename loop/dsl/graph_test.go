@@ -1,4 +1,4 @@
-package loop
+package dsl
 
 import (
 	"path/filepath"

@@ -1,4 +1,4 @@
-package loop_test
+package engine_test
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"github.com/hook-loop/hook-loop/gallery"
 	"github.com/hook-loop/hook-loop/internal/benchgen"
 	"github.com/hook-loop/hook-loop/loop"
+	"github.com/hook-loop/hook-loop/loop/dsl"
+	"github.com/hook-loop/hook-loop/loop/engine"
 )
 
 // benchSessions is how many sessions the fixtures interleave: a project log
@@ -39,7 +41,7 @@ func BenchmarkHandle(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/events=%d", name, size), func(b *testing.B) {
 				root := b.TempDir()
 				cfg := filepath.Join(root, "hook-loop.json")
-				spec, _, err := loop.Parse(cfg, data)
+				spec, _, err := dsl.Parse(cfg, data)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -47,7 +49,7 @@ func BenchmarkHandle(b *testing.B) {
 				if _, err := benchgen.Write(logPath, benchgen.Options{Events: size, Sessions: benchSessions, Focus: "focus"}); err != nil {
 					b.Fatal(err)
 				}
-				eng := &loop.Engine{Spec: spec, Root: root, ConfigPath: cfg, LogPath: logPath}
+				eng := &engine.Engine{Spec: spec, Root: root, ConfigPath: cfg, LogPath: logPath}
 				ev := events[name]
 				ev.Harness, ev.NativeName, ev.SessionID, ev.TurnID, ev.Cwd = "codex", ev.Name, "focus", "turn-1", root
 				log := eventlog.Open(logPath)
@@ -83,7 +85,7 @@ func BenchmarkHandleNoWrite(b *testing.B) {
 	}
 	root := b.TempDir()
 	cfg := filepath.Join(root, "hook-loop.json")
-	spec, _, err := loop.Parse(cfg, data)
+	spec, _, err := dsl.Parse(cfg, data)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -91,7 +93,7 @@ func BenchmarkHandleNoWrite(b *testing.B) {
 	if _, err := benchgen.Write(logPath, benchgen.Options{Events: 1000, Sessions: benchSessions, Focus: "focus"}); err != nil {
 		b.Fatal(err)
 	}
-	eng := &loop.Engine{Spec: spec, Root: root, ConfigPath: cfg, LogPath: logPath}
+	eng := &engine.Engine{Spec: spec, Root: root, ConfigPath: cfg, LogPath: logPath}
 	log := eventlog.Open(logPath)
 	discard := fmt.Errorf("discard")
 	for _, ev := range []loop.HookEvent{

@@ -1,4 +1,4 @@
-package loop
+package dsl_test
 
 import (
 	"path/filepath"
@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/loop/dsl"
+	"github.com/hook-loop/hook-loop/loop/sim"
 )
 
 // prototypeFinalState is what the prototype's `hook-loop simulate` prints for
@@ -39,23 +41,23 @@ var prototypeFinalState = map[string]string{
 // TestReferenceFilesLikeThePrototype loads, validates and simulates every
 // reference file and compares the final state with the prototype's.
 func TestReferenceFilesLikeThePrototype(t *testing.T) {
-	dir, files := referenceFiles(t)
+	dir, files := dsl.ReferenceFiles(t)
 	for _, rel := range files {
 		t.Run(rel, func(t *testing.T) {
 			want, ok := prototypeFinalState[rel]
 			if !ok {
 				t.Fatalf("new reference file %s: work out the prototype's final state and add it to prototypeFinalState", rel)
 			}
-			spec, ds, err := Load(filepath.Join(dir, rel))
+			spec, ds, err := dsl.Load(filepath.Join(dir, rel))
 			if err != nil {
-				t.Fatalf("Load: %v\n%s", err, describeDiagnostics(ds))
+				t.Fatalf("Load: %v\n%s", err, dsl.DescribeDiagnostics(ds))
 			}
 			// The prototype's files are clean: a warning here means a false alarm.
 			if len(ds) != 0 {
-				t.Errorf("unexpected diagnostics:\n%s", describeDiagnostics(ds))
+				t.Errorf("unexpected diagnostics:\n%s", dsl.DescribeDiagnostics(ds))
 			}
 			log := eventlog.Open(filepath.Join(t.TempDir(), "events.jsonl"))
-			rt := NewRuntime(spec.Definition, log, NewFakeAgent(spec.Simulation.AgentSteps), NewFakeEvaluator(spec.Simulation.Verdicts))
+			rt := sim.NewRuntime(spec.Definition, log, sim.NewFakeAgent(spec.Simulation.AgentSteps), sim.NewFakeEvaluator(spec.Simulation.Verdicts))
 			final, err := rt.RunUntilStop(spec.Simulation.Budget)
 			if err != nil {
 				t.Fatalf("RunUntilStop: %v", err)

@@ -1,4 +1,4 @@
-package loop
+package engine
 
 import (
 	"fmt"
@@ -34,34 +34,34 @@ func (h *handling) fire(point string, c any) error {
 
 func (h *handling) fireLoopStart() (bool, string, error) {
 	c := &hooks.LoopStartContext{Facts: h.facts(), Proceed: true}
-	err := h.fire(PointLoopStart, c)
+	err := h.fire(hooks.PointLoopStart, c)
 	return c.Proceed, c.Reason, err
 }
 
 func (h *handling) fireSessionStart(text string) (proceed bool, reason, context string, err error) {
 	c := &hooks.SessionStartContext{Facts: h.facts(), Source: h.ev.Source, Context: text, Proceed: true}
-	err = h.fire(PointSessionStart, c)
-	return c.Proceed, refusal(c.Reason, PointSessionStart), c.Context, err
+	err = h.fire(hooks.PointSessionStart, c)
+	return c.Proceed, refusal(c.Reason, hooks.PointSessionStart), c.Context, err
 }
 
 func (h *handling) fireInputReceived() (proceed bool, reason, context string, err error) {
 	c := &hooks.InputReceivedContext{Facts: h.facts(), Prompt: h.ev.Prompt, Proceed: true}
-	err = h.fire(PointInputReceived, c)
-	return c.Proceed, refusal(c.Reason, PointInputReceived), c.Context, err
+	err = h.fire(hooks.PointInputReceived, c)
+	return c.Proceed, refusal(c.Reason, hooks.PointInputReceived), c.Context, err
 }
 
 func (h *handling) fireToolRequested() (bool, string, error) {
 	c := &hooks.ToolRequestedContext{
 		Facts: h.facts(), ToolName: h.ev.ToolName, ToolInput: h.ev.ToolInput,
-		Command: h.ev.Command, Paths: h.ev.TargetPaths, Proceed: true,
+		Command: h.ev.Command, Paths: h.targets, Proceed: true,
 	}
-	err := h.fire(PointToolRequested, c)
-	return c.Proceed, refusal(c.Reason, PointToolRequested), err
+	err := h.fire(hooks.PointToolRequested, c)
+	return c.Proceed, refusal(c.Reason, hooks.PointToolRequested), err
 }
 
 func (h *handling) firePhaseChanged(from, to, event string) error {
 	c := &hooks.PhaseChangedContext{Facts: h.facts(), From: from, To: to, Event: event, Notify: true}
-	if err := h.fire(PointPhaseChanged, c); err != nil {
+	if err := h.fire(hooks.PointPhaseChanged, c); err != nil {
 		return err
 	}
 	if c.Notify {
@@ -81,7 +81,7 @@ func (h *handling) fireWaiting() error {
 	if c.Question == "" {
 		c.Question = fmt.Sprintf("The loop %q waits for you in state %q.", def.ID, h.state)
 	}
-	if err := h.fire(PointWaitingForInput, c); err != nil {
+	if err := h.fire(hooks.PointWaitingForInput, c); err != nil {
 		return err
 	}
 	if err := h.append("waiting_for_input", "hook-loop", map[string]any{
@@ -99,7 +99,7 @@ func (h *handling) fireWaiting() error {
 
 func (h *handling) fireLoopComplete(outcome string) error {
 	c := &hooks.LoopCompleteContext{Facts: h.facts(), FinalState: h.state, Outcome: outcome, Announce: true}
-	if err := h.fire(PointLoopComplete, c); err != nil {
+	if err := h.fire(hooks.PointLoopComplete, c); err != nil {
 		return err
 	}
 	if c.Announce && outcome != "forced" {

@@ -1,16 +1,18 @@
-package loop
+package dsl
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/hook-loop/hook-loop/internal/jsonkind"
 	"io/fs"
 	"os"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/hook-loop/hook-loop/internal/jsonkind"
+	"github.com/hook-loop/hook-loop/loop"
 
 	"github.com/tidwall/gjson"
 )
@@ -795,7 +797,7 @@ func (p *parser) codex(r gjson.Result, path string, def *Definition) []Rule {
 		rule := Rule{Index: i}
 		okRule := true
 		if ev, ok := p.requiredString(ro, "codex_event", rp); ok {
-			if !IsCanonicalEvent(ev) {
+			if !loop.IsCanonicalEvent(ev) {
 				p.errorf(CodeUnknownCodexEvent, child(rp, "codex_event"), "",
 					"codex.event_map[%d].codex_event is not a supported hook event: %s", i, ev)
 				okRule = false

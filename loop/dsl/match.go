@@ -1,28 +1,31 @@
-package loop
+package dsl
 
 import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hook-loop/hook-loop/loop"
+
 	"github.com/tidwall/gjson"
 )
 
 // Matches reports whether the rule fires for ev: the event name is the rule's
-// codex_event and every condition of its "when" holds.
-func (r *Rule) Matches(ev *HookEvent, root string) bool {
+// codex_event and every condition of its "when" holds. targets are the paths
+// the call writes, as the engine judges them (path_match reads them).
+func (r *Rule) Matches(ev *loop.HookEvent, targets []string, root string) bool {
 	if r.CodexEvent != ev.Name {
 		return false
 	}
-	return r.When.Matches(ev, root)
+	return r.When.Matches(ev, targets, root)
 }
 
 // Matches applies every set condition (logical AND). Regexes search, as Python's
 // re.search did in the prototype.
-func (m *Matcher) Matches(ev *HookEvent, root string) bool {
+func (m *Matcher) Matches(ev *loop.HookEvent, targets []string, root string) bool {
 	if m.ToolName != "" && ev.ToolName != m.ToolName {
 		return false
 	}
-	if m.CommandMatch != nil && !m.CommandMatch.MatchString(commandText(ev)) {
+	if m.CommandMatch != nil && !m.CommandMatch.MatchString(CommandText(ev)) {
 		return false
 	}
 	if m.PromptMatch != nil && !m.PromptMatch.MatchString(ev.Prompt) {
@@ -34,7 +37,7 @@ func (m *Matcher) Matches(ev *HookEvent, root string) bool {
 	if m.LastMessageMatch != nil && !m.LastMessageMatch.MatchString(ev.LastAssistantMessage) {
 		return false
 	}
-	if m.PathMatch != nil && !anyPathMatches(m, ev.TargetPaths, root) {
+	if m.PathMatch != nil && !anyPathMatches(m, targets, root) {
 		return false
 	}
 	if m.ExitCode != nil {
@@ -56,7 +59,7 @@ func (m *Matcher) Matches(ev *HookEvent, root string) bool {
 
 func anyPathMatches(m *Matcher, paths []string, root string) bool {
 	for _, p := range paths {
-		for _, form := range pathForms(p, root) {
+		for _, form := range PathForms(p, root) {
 			if m.PathMatch.MatchString(form) {
 				return true
 			}
@@ -65,9 +68,9 @@ func anyPathMatches(m *Matcher, paths []string, root string) bool {
 	return false
 }
 
-// pathForms gives the ways a user may have written a path pattern against: the
+// PathForms gives the ways a user may have written a path pattern against: the
 // path as the tool named it, and relative to the project root with slashes.
-func pathForms(p, root string) []string {
+func PathForms(p, root string) []string {
 	forms := []string{filepath.ToSlash(p)}
 	if root != "" && filepath.IsAbs(p) {
 		if rel, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(rel, "..") {
@@ -77,9 +80,9 @@ func pathForms(p, root string) []string {
 	return forms
 }
 
-// commandText is what command_match searches: the shell command of a Bash call,
+// CommandText is what command_match searches: the shell command of a Bash call,
 // else tool_input.command (the patch text of apply_patch, as in the prototype).
-func commandText(ev *HookEvent) string {
+func CommandText(ev *loop.HookEvent) string {
 	if ev.Command != "" {
 		return ev.Command
 	}

@@ -1,4 +1,4 @@
-package loop
+package sim
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/loop/dsl"
 )
 
 // DefaultSimulationSession is the session id simulate uses unless told otherwise,
@@ -34,7 +35,7 @@ var ErrNoStopState = errors.New("loop.stop_state is required for DSL simulation"
 // in an event log: a deterministic way to try a loop without a model. It keeps
 // the prototype's LoopRuntime semantics (see RunUntilStop).
 type Runtime struct {
-	Definition *Definition
+	Definition *dsl.Definition
 	Log        *eventlog.Log
 	Agent      *FakeAgent
 	Evaluator  *FakeEvaluator
@@ -47,7 +48,7 @@ type Runtime struct {
 
 // NewRuntime builds a runtime for session DefaultSimulationSession; set the
 // exported fields to change the session or add hooks before running it.
-func NewRuntime(def *Definition, log *eventlog.Log, agent *FakeAgent, evaluator *FakeEvaluator) *Runtime {
+func NewRuntime(def *dsl.Definition, log *eventlog.Log, agent *FakeAgent, evaluator *FakeEvaluator) *Runtime {
 	return &Runtime{Definition: def, Log: log, Agent: agent, Evaluator: evaluator}
 }
 
@@ -71,7 +72,7 @@ func (r *Runtime) State() string { return r.state }
 //
 // Stopping moves the loop to the stop state. An error means the log could not be
 // written or the evaluator ran out of verdicts.
-func (r *Runtime) RunUntilStop(b Budget) (string, error) {
+func (r *Runtime) RunUntilStop(b dsl.Budget) (string, error) {
 	if r.Definition == nil || r.Log == nil {
 		return "", errors.New("simulation needs a loop definition and an event log")
 	}
@@ -105,7 +106,7 @@ func (r *Runtime) RunUntilStop(b Budget) (string, error) {
 			}
 			progressed = ok
 		} else {
-			var steps []AgentStep
+			var steps []dsl.AgentStep
 			if r.Agent != nil {
 				steps = r.Agent.NextSteps(r.state)
 			}
@@ -179,13 +180,13 @@ func (r *Runtime) evaluate() (bool, error) {
 		return false, err
 	}
 	event, guards := "evaluator_failed", []string(nil)
-	if v.Status == VerdictPass {
-		event, guards = "evaluator_passed", []string{GuardEvidenceBound}
+	if v.Status == dsl.VerdictPass {
+		event, guards = "evaluator_passed", []string{dsl.GuardEvidenceBound}
 	}
 	return r.transition(event, map[string]any{"verdict": v.Status}, guards)
 }
 
-func (r *Runtime) applyStep(step AgentStep) (bool, error) {
+func (r *Runtime) applyStep(step dsl.AgentStep) (bool, error) {
 	if step.Event == "evidence_recorded" {
 		if err := r.append(eventlog.TypeEvidenceRegistered, "agent", copyPayload(step.Payload)); err != nil {
 			return false, err
@@ -217,7 +218,7 @@ func (r *Runtime) transition(event string, payload map[string]any, guards []stri
 
 // simulationApply is the prototype's StateMachine.apply: the transition's target,
 // or the reason it is refused (in the prototype's words).
-func simulationApply(d *Definition, state, event string, satisfied []string) (string, string) {
+func simulationApply(d *dsl.Definition, state, event string, satisfied []string) (string, string) {
 	t, ok := d.TransitionFor(state, event)
 	if !ok {
 		return "", fmt.Sprintf("No transition for state='%s', event='%s'", state, event)

@@ -1,4 +1,4 @@
-package loop
+package sim
 
 import (
 	"errors"
@@ -8,11 +8,12 @@ import (
 	"testing"
 
 	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/loop/dsl"
 )
 
 // deliveryDefinition is the prototype runtime tests' loop.
-func deliveryDefinition() *Definition {
-	return MustDefinitionFromJSON(`{
+func deliveryDefinition() *dsl.Definition {
+	return dsl.MustDefinitionFromJSON(`{
 		"id": "software_delivery",
 		"initial_state": "backlog",
 		"states": ["backlog", "building", "evidence_ready", "evaluating", "needs_work", "done", "stopped"],
@@ -28,8 +29,8 @@ func deliveryDefinition() *Definition {
 	}`)
 }
 
-func happySteps() map[string][]AgentStep {
-	return map[string][]AgentStep{
+func happySteps() map[string][]dsl.AgentStep {
+	return map[string][]dsl.AgentStep{
 		"backlog":        {{Event: "feature_selected"}},
 		"building":       {{Event: "evidence_recorded", Payload: map[string]any{"evidence_id": "e1"}}},
 		"evidence_ready": {{Event: "review_requested"}},
@@ -63,8 +64,8 @@ func newLog(t *testing.T) *eventlog.Log {
 
 func TestRuntimeReachesDoneOnPass(t *testing.T) {
 	log := newLog(t)
-	rt := NewRuntime(deliveryDefinition(), log, NewFakeAgent(happySteps()), NewFakeEvaluator([]Verdict{{Status: "PASS", Details: "evidence checked"}}))
-	final, err := rt.RunUntilStop(Budget{MaxTurns: 5})
+	rt := NewRuntime(deliveryDefinition(), log, NewFakeAgent(happySteps()), NewFakeEvaluator([]dsl.Verdict{{Status: "PASS", Details: "evidence checked"}}))
+	final, err := rt.RunUntilStop(dsl.Budget{MaxTurns: 5})
 	if err != nil || final != "done" {
 		t.Fatalf("RunUntilStop = %q, %v", final, err)
 	}
@@ -105,8 +106,8 @@ func TestRuntimeReachesDoneOnPass(t *testing.T) {
 // The last turn reaching done is not a budget exhaustion.
 func TestRuntimeFinalTurnReachesDone(t *testing.T) {
 	log := newLog(t)
-	rt := NewRuntime(deliveryDefinition(), log, NewFakeAgent(happySteps()), NewFakeEvaluator([]Verdict{{Status: "PASS"}}))
-	final, err := rt.RunUntilStop(Budget{MaxTurns: 3})
+	rt := NewRuntime(deliveryDefinition(), log, NewFakeAgent(happySteps()), NewFakeEvaluator([]dsl.Verdict{{Status: "PASS"}}))
+	final, err := rt.RunUntilStop(dsl.Budget{MaxTurns: 3})
 	if err != nil || final != "done" {
 		t.Fatalf("RunUntilStop = %q, %v", final, err)
 	}
@@ -116,27 +117,27 @@ func TestRuntimeFinalTurnReachesDone(t *testing.T) {
 }
 
 func TestRuntimeUsesTerminalStates(t *testing.T) {
-	def := MustDefinitionFromJSON(`{"id": "approval_loop", "initial_state": "draft",
+	def := dsl.MustDefinitionFromJSON(`{"id": "approval_loop", "initial_state": "draft",
 		"states": ["draft", "evaluating", "accepted", "stopped"], "terminal_states": ["accepted", "stopped"], "stop_state": "stopped",
 		"events": ["submit", "evaluator_passed"],
 		"transitions": [{"from": "draft", "event": "submit", "to": "evaluating"},
 			{"from": "evaluating", "event": "evaluator_passed", "to": "accepted", "guards": ["evidence_bound_to_criteria"]}]}`)
-	rt := NewRuntime(def, newLog(t), NewFakeAgent(map[string][]AgentStep{"draft": {{Event: "submit"}}}), NewFakeEvaluator([]Verdict{{Status: "PASS"}}))
-	if final, err := rt.RunUntilStop(Budget{MaxTurns: 2}); err != nil || final != "accepted" {
+	rt := NewRuntime(def, newLog(t), NewFakeAgent(map[string][]dsl.AgentStep{"draft": {{Event: "submit"}}}), NewFakeEvaluator([]dsl.Verdict{{Status: "PASS"}}))
+	if final, err := rt.RunUntilStop(dsl.Budget{MaxTurns: 2}); err != nil || final != "accepted" {
 		t.Fatalf("RunUntilStop = %q, %v", final, err)
 	}
 }
 
 func TestRuntimeReworksAfterNeedsWork(t *testing.T) {
 	log := newLog(t)
-	agent := NewFakeAgent(map[string][]AgentStep{
+	agent := NewFakeAgent(map[string][]dsl.AgentStep{
 		"backlog":        {{Event: "feature_selected"}},
 		"needs_work":     {{Event: "feature_selected"}},
 		"building":       {{Event: "evidence_recorded", Payload: map[string]any{"evidence_id": "first"}}, {Event: "evidence_recorded", Payload: map[string]any{"evidence_id": "second"}}},
 		"evidence_ready": {{Event: "review_requested"}, {Event: "review_requested"}},
 	})
-	eval := NewFakeEvaluator([]Verdict{{Status: "NEEDS_WORK", Details: "- missing screenshot"}, {Status: "PASS", Details: "fixed"}})
-	final, err := NewRuntime(deliveryDefinition(), log, agent, eval).RunUntilStop(Budget{MaxTurns: 8})
+	eval := NewFakeEvaluator([]dsl.Verdict{{Status: "NEEDS_WORK", Details: "- missing screenshot"}, {Status: "PASS", Details: "fixed"}})
+	final, err := NewRuntime(deliveryDefinition(), log, agent, eval).RunUntilStop(dsl.Budget{MaxTurns: 8})
 	if err != nil || final != "done" {
 		t.Fatalf("RunUntilStop = %q, %v", final, err)
 	}
@@ -162,9 +163,9 @@ func TestRuntimeResumesEvaluatingWithoutAgentStep(t *testing.T) {
 		eventlog.Event{SessionID: "s1", RunID: "r1", State: "evaluating", EventType: "state_transitioned", Actor: "runtime",
 			Payload: map[string]any{"from": "evidence_ready", "event": "review_requested", "to": "evaluating"}},
 	)
-	rt := NewRuntime(deliveryDefinition(), log, NewFakeAgent(nil), NewFakeEvaluator([]Verdict{{Status: "PASS", Details: "resumed evaluation passed"}}))
+	rt := NewRuntime(deliveryDefinition(), log, NewFakeAgent(nil), NewFakeEvaluator([]dsl.Verdict{{Status: "PASS", Details: "resumed evaluation passed"}}))
 	rt.SessionID = "s1"
-	final, err := rt.RunUntilStop(Budget{MaxTurns: 1})
+	final, err := rt.RunUntilStop(dsl.Budget{MaxTurns: 1})
 	if err != nil || final != "done" {
 		t.Fatalf("RunUntilStop = %q, %v", final, err)
 	}
@@ -177,9 +178,9 @@ func TestRuntimeResumesEvaluatingWithoutAgentStep(t *testing.T) {
 func TestRuntimeRecoversOnlyMatchingSession(t *testing.T) {
 	log := newLog(t)
 	seed(t, log, eventlog.Event{SessionID: "other", RunID: "r1", State: "done", EventType: "state_transitioned", Actor: "runtime", Payload: map[string]any{"to": "done"}})
-	rt := NewRuntime(deliveryDefinition(), log, NewFakeAgent(map[string][]AgentStep{"backlog": {}}), NewFakeEvaluator(nil))
+	rt := NewRuntime(deliveryDefinition(), log, NewFakeAgent(map[string][]dsl.AgentStep{"backlog": {}}), NewFakeEvaluator(nil))
 	rt.SessionID = "s1"
-	final, err := rt.RunUntilStop(Budget{MaxTurns: 1, MaxNoProgressTurns: 1})
+	final, err := rt.RunUntilStop(dsl.Budget{MaxTurns: 1, MaxNoProgressTurns: 1})
 	if err != nil || final != "stopped" {
 		t.Fatalf("RunUntilStop = %q, %v (the other session's done must not count)", final, err)
 	}
@@ -194,8 +195,8 @@ func TestRuntimeRecoversOnlyMatchingSession(t *testing.T) {
 
 func TestRuntimeStopsOnNoProgress(t *testing.T) {
 	log := newLog(t)
-	rt := NewRuntime(deliveryDefinition(), log, NewFakeAgent(map[string][]AgentStep{"backlog": {}}), NewFakeEvaluator(nil))
-	final, err := rt.RunUntilStop(Budget{MaxTurns: 2, MaxNoProgressTurns: 1})
+	rt := NewRuntime(deliveryDefinition(), log, NewFakeAgent(map[string][]dsl.AgentStep{"backlog": {}}), NewFakeEvaluator(nil))
+	final, err := rt.RunUntilStop(dsl.Budget{MaxTurns: 2, MaxNoProgressTurns: 1})
 	if err != nil || final != "stopped" {
 		t.Fatalf("RunUntilStop = %q, %v", final, err)
 	}
@@ -208,7 +209,7 @@ func TestRuntimeStopsOnNoProgress(t *testing.T) {
 func TestRuntimeNoProgressDefaultIsTwo(t *testing.T) {
 	log := newLog(t)
 	rt := NewRuntime(deliveryDefinition(), log, NewFakeAgent(nil), NewFakeEvaluator(nil))
-	if final, err := rt.RunUntilStop(Budget{MaxTurns: 1}); err != nil || final != "stopped" {
+	if final, err := rt.RunUntilStop(dsl.Budget{MaxTurns: 1}); err != nil || final != "stopped" {
 		t.Fatalf("RunUntilStop = %q, %v", final, err)
 	}
 	if ev := readLog(t, log); ev[len(ev)-1].Payload["reason"] != "max_turns" {
@@ -219,8 +220,8 @@ func TestRuntimeNoProgressDefaultIsTwo(t *testing.T) {
 func TestRuntimeBudgetExhaustion(t *testing.T) {
 	log := newLog(t)
 	// Progress every turn, but the loop needs four turns and gets two.
-	rt := NewRuntime(deliveryDefinition(), log, NewFakeAgent(happySteps()), NewFakeEvaluator([]Verdict{{Status: "PASS"}}))
-	final, err := rt.RunUntilStop(Budget{MaxTurns: 2, MaxNoProgressTurns: 2})
+	rt := NewRuntime(deliveryDefinition(), log, NewFakeAgent(happySteps()), NewFakeEvaluator([]dsl.Verdict{{Status: "PASS"}}))
+	final, err := rt.RunUntilStop(dsl.Budget{MaxTurns: 2, MaxNoProgressTurns: 2})
 	if err != nil || final != "stopped" {
 		t.Fatalf("RunUntilStop = %q, %v", final, err)
 	}
@@ -235,8 +236,8 @@ func TestRuntimeRejectedTransitionStops(t *testing.T) {
 	log := newLog(t)
 	// Straight to review without evidence: the evaluator PASSes, the guard is
 	// granted, but the agent's step has no transition from backlog.
-	rt := NewRuntime(deliveryDefinition(), log, NewFakeAgent(map[string][]AgentStep{"backlog": {{Event: "review_requested"}}}), NewFakeEvaluator(nil))
-	final, err := rt.RunUntilStop(Budget{MaxTurns: 3})
+	rt := NewRuntime(deliveryDefinition(), log, NewFakeAgent(map[string][]dsl.AgentStep{"backlog": {{Event: "review_requested"}}}), NewFakeEvaluator(nil))
+	final, err := rt.RunUntilStop(dsl.Budget{MaxTurns: 3})
 	if err != nil || final != "stopped" {
 		t.Fatalf("RunUntilStop = %q, %v", final, err)
 	}
@@ -251,7 +252,7 @@ func TestRuntimeMissingGuardStops(t *testing.T) {
 	def := deliveryDefinition()
 	def.Transitions[1].Guards = []string{"reviewed", "approved"}
 	log := newLog(t)
-	final, err := NewRuntime(def, log, NewFakeAgent(happySteps()), NewFakeEvaluator(nil)).RunUntilStop(Budget{MaxTurns: 5})
+	final, err := NewRuntime(def, log, NewFakeAgent(happySteps()), NewFakeEvaluator(nil)).RunUntilStop(dsl.Budget{MaxTurns: 5})
 	if err != nil || final != "stopped" {
 		t.Fatalf("RunUntilStop = %q, %v", final, err)
 	}
@@ -270,9 +271,9 @@ func TestRuntimeHookBlocksTransition(t *testing.T) {
 		return NewHookDecision(HookAllow)
 	})
 	log := newLog(t)
-	rt := NewRuntime(deliveryDefinition(), log, NewFakeAgent(happySteps()), NewFakeEvaluator([]Verdict{{Status: "PASS", Details: "claimed pass"}}))
+	rt := NewRuntime(deliveryDefinition(), log, NewFakeAgent(happySteps()), NewFakeEvaluator([]dsl.Verdict{{Status: "PASS", Details: "claimed pass"}}))
 	rt.Hooks = hooks
-	final, err := rt.RunUntilStop(Budget{MaxTurns: 5})
+	final, err := rt.RunUntilStop(dsl.Budget{MaxTurns: 5})
 	if err != nil || final != "stopped" {
 		t.Fatalf("RunUntilStop = %q, %v", final, err)
 	}
@@ -287,9 +288,9 @@ func TestRuntimeBlockReasonSurvivesNoProgressBudgetOfOne(t *testing.T) {
 	hooks := NewHookBus()
 	hooks.Register(StageBeforeStateTransition, func(HookContext) HookDecision { return NewHookDecision(HookBlock, "blocked") })
 	log := newLog(t)
-	rt := NewRuntime(deliveryDefinition(), log, NewFakeAgent(map[string][]AgentStep{"backlog": {{Event: "feature_selected"}}}), NewFakeEvaluator(nil))
+	rt := NewRuntime(deliveryDefinition(), log, NewFakeAgent(map[string][]dsl.AgentStep{"backlog": {{Event: "feature_selected"}}}), NewFakeEvaluator(nil))
 	rt.Hooks = hooks
-	if final, err := rt.RunUntilStop(Budget{MaxTurns: 1, MaxNoProgressTurns: 1}); err != nil || final != "stopped" {
+	if final, err := rt.RunUntilStop(dsl.Budget{MaxTurns: 1, MaxNoProgressTurns: 1}); err != nil || final != "stopped" {
 		t.Fatalf("RunUntilStop = %q, %v", final, err)
 	}
 	if ev := readLog(t, log); ev[len(ev)-1].EventType != "transition_blocked" {
@@ -308,7 +309,7 @@ func TestRuntimeBeforeTurnPauseStops(t *testing.T) {
 	log := newLog(t)
 	rt := NewRuntime(deliveryDefinition(), log, NewFakeAgent(happySteps()), NewFakeEvaluator(nil))
 	rt.Hooks = hooks
-	if final, err := rt.RunUntilStop(Budget{MaxTurns: 5}); err != nil || final != "stopped" {
+	if final, err := rt.RunUntilStop(dsl.Budget{MaxTurns: 5}); err != nil || final != "stopped" {
 		t.Fatalf("RunUntilStop = %q, %v", final, err)
 	}
 	ev := readLog(t, log)
@@ -319,16 +320,16 @@ func TestRuntimeBeforeTurnPauseStops(t *testing.T) {
 
 func TestRuntimeEvaluatorOutOfVerdicts(t *testing.T) {
 	rt := NewRuntime(deliveryDefinition(), newLog(t), NewFakeAgent(happySteps()), NewFakeEvaluator(nil))
-	if _, err := rt.RunUntilStop(Budget{MaxTurns: 5}); !errors.Is(err, ErrNoVerdicts) {
+	if _, err := rt.RunUntilStop(dsl.Budget{MaxTurns: 5}); !errors.Is(err, ErrNoVerdicts) {
 		t.Fatalf("err = %v, want ErrNoVerdicts", err)
 	}
 }
 
 func TestRuntimeNeedsStopStateToStop(t *testing.T) {
-	def := MustDefinitionFromJSON(`{"id": "x", "initial_state": "a", "states": ["a", "done"], "events": ["go"],
+	def := dsl.MustDefinitionFromJSON(`{"id": "x", "initial_state": "a", "states": ["a", "done"], "events": ["go"],
 		"transitions": [{"from": "a", "event": "go", "to": "done"}]}`)
 	rt := NewRuntime(def, newLog(t), NewFakeAgent(nil), NewFakeEvaluator(nil))
-	if _, err := rt.RunUntilStop(Budget{MaxTurns: 1, MaxNoProgressTurns: 1}); !errors.Is(err, ErrNoStopState) {
+	if _, err := rt.RunUntilStop(dsl.Budget{MaxTurns: 1, MaxNoProgressTurns: 1}); !errors.Is(err, ErrNoStopState) {
 		t.Fatalf("err = %v, want ErrNoStopState", err)
 	}
 }
@@ -431,7 +432,7 @@ func TestParseVerdict(t *testing.T) {
 }
 
 func TestFakeEvaluatorInOrder(t *testing.T) {
-	e := NewFakeEvaluator([]Verdict{{Status: "NEEDS_WORK", Details: "- first"}, {Status: "PASS", Details: "all good"}})
+	e := NewFakeEvaluator([]dsl.Verdict{{Status: "NEEDS_WORK", Details: "- first"}, {Status: "PASS", Details: "all good"}})
 	for _, want := range []string{"NEEDS_WORK", "PASS"} {
 		if v, err := e.Evaluate(nil); err != nil || v.Status != want {
 			t.Fatalf("Evaluate = %+v, %v; want %s", v, err, want)

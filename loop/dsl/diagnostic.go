@@ -1,8 +1,10 @@
-package loop
+package dsl
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/hook-loop/hook-loop/loop"
 )
 
 // Severity of a Diagnostic.
@@ -132,7 +134,7 @@ var defaultHints = map[string]string{
 	CodeBadValue:               "use one of the allowed values",
 	CodeUnknownState:           "declare the state in loop.states or fix the name",
 	CodeUnknownEvent:           "declare the event in loop.events or fix the name",
-	CodeUnknownCodexEvent:      "use one of: " + strings.Join(CanonicalEvents, ", "),
+	CodeUnknownCodexEvent:      "use one of: " + strings.Join(loop.CanonicalEvents, ", "),
 	CodeDuplicateState:         "remove the repeated state",
 	CodeDuplicateEvent:         "remove the repeated event",
 	CodeDuplicateTerminalState: "remove the repeated terminal state",

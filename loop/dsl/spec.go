@@ -1,4 +1,4 @@
-package loop
+package dsl
 
 import (
 	"encoding/json"
@@ -91,6 +91,12 @@ type AgentStep struct {
 	Event   string
 	Payload map[string]any
 }
+
+// Verdict statuses.
+const (
+	VerdictPass      = "PASS"
+	VerdictNeedsWork = "NEEDS_WORK"
+)
 
 // Verdict is an evaluator verdict ("PASS" / "NEEDS_WORK") with its details.
 type Verdict struct {

@@ -1,4 +1,4 @@
-package loop_test
+package sim_test
 
 import (
 	"fmt"
@@ -6,7 +6,8 @@ import (
 	"path/filepath"
 
 	"github.com/hook-loop/hook-loop/eventlog"
-	"github.com/hook-loop/hook-loop/loop"
+	"github.com/hook-loop/hook-loop/loop/dsl"
+	"github.com/hook-loop/hook-loop/loop/sim"
 )
 
 // ExampleRuntime is the prototype README's snippet in Go: a four-step delivery
@@ -18,7 +19,7 @@ func ExampleRuntime() {
 	}
 	defer os.RemoveAll(dir)
 
-	definition, err := loop.DefinitionFromJSON([]byte(`{
+	definition, err := dsl.DefinitionFromJSON([]byte(`{
 		"id": "software_delivery",
 		"initial_state": "backlog",
 		"states": ["backlog", "building", "evidence_ready", "evaluating", "done", "stopped"],
@@ -34,18 +35,18 @@ func ExampleRuntime() {
 		panic(err)
 	}
 
-	runtime := loop.NewRuntime(
+	runtime := sim.NewRuntime(
 		definition,
 		eventlog.Open(filepath.Join(dir, "events.jsonl")),
-		loop.NewFakeAgent(map[string][]loop.AgentStep{
+		sim.NewFakeAgent(map[string][]dsl.AgentStep{
 			"backlog":        {{Event: "feature_selected"}},
 			"building":       {{Event: "evidence_recorded", Payload: map[string]any{"evidence_id": "e1"}}},
 			"evidence_ready": {{Event: "review_requested"}},
 		}),
-		loop.NewFakeEvaluator([]loop.Verdict{{Status: "PASS", Details: "evidence checked"}}),
+		sim.NewFakeEvaluator([]dsl.Verdict{{Status: "PASS", Details: "evidence checked"}}),
 	)
 
-	final, err := runtime.RunUntilStop(loop.Budget{MaxTurns: 3})
+	final, err := runtime.RunUntilStop(dsl.Budget{MaxTurns: 3})
 	if err != nil {
 		panic(err)
 	}

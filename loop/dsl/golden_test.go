@@ -1,4 +1,4 @@
-package loop
+package dsl
 
 import (
 	"bytes"
@@ -40,7 +40,7 @@ func checkGolden(t *testing.T, name string, got []byte) {
 // skip with a message when it is absent.
 func referenceDir(t testing.TB) string {
 	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "..", "shared", "reference", "python-hook-loop"))
+	dir, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "reference", "python-hook-loop"))
 	if err == nil {
 		if _, err = os.Stat(dir); err == nil {
 			return dir

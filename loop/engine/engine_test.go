@@ -1,4 +1,4 @@
-package loop_test
+package engine_test
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/loop"
+	"github.com/hook-loop/hook-loop/loop/dsl"
+	"github.com/hook-loop/hook-loop/loop/engine"
 	"github.com/hook-loop/hook-loop/sdk/hooks"
 )
 
@@ -41,21 +43,22 @@ const planLoop = `{
 
 type fixture struct {
 	t    *testing.T
-	eng  *loop.Engine
+	eng  *engine.Engine
 	log  *eventlog.Log
 	root string
 }
 
-func newFixture(t *testing.T, dsl string) *fixture {
+func newFixture(t *testing.T, text string) *fixture {
 	t.Helper()
 	root := t.TempDir()
-	spec, _, err := loop.Parse(filepath.Join(root, "hook-loop.json"), []byte(dsl))
+	spec, _, err := dsl.Parse(filepath.Join(root, "hook-loop.json"), []byte(text))
 	if err != nil {
 		t.Fatalf("parse: %v", err)
 	}
 	logPath := filepath.Join(root, ".hook-loop", "events.jsonl")
 	return &fixture{t: t, root: root, log: eventlog.Open(logPath),
-		eng: &loop.Engine{Spec: spec, Root: root, ConfigPath: filepath.Join(root, "hook-loop.json"), LogPath: logPath}}
+		eng: &engine.Engine{Spec: spec, Root: root, ConfigPath: filepath.Join(root, "hook-loop.json"), LogPath: logPath,
+			OwnedPaths: []string{".codex/hooks.json", ".harness/", filepath.Join(filepath.Dir(root), "owned.json")}}}
 }
 
 func (f *fixture) handle(ev loop.HookEvent) loop.Decision {
@@ -163,8 +166,8 @@ func TestGuardRejectionDoesNotStopTheLoop(t *testing.T) {
 	f := newFixture(t, planLoop)
 	// Reach verifying without evidence by editing the summary path: use a loop
 	// whose step_done needs no evidence record.
-	dsl := strings.Replace(planLoop, `"record": {"event_type": "evidence_registered", "actor": "codex", "payload": {"kind": "verification"}, "include": ["command", "exit_code"]},`, "", 1)
-	f = newFixture(t, dsl)
+	text := strings.Replace(planLoop, `"record": {"event_type": "evidence_registered", "actor": "codex", "payload": {"kind": "verification"}, "include": ["command", "exit_code"]},`, "", 1)
+	f = newFixture(t, text)
 	f.handle(prompt("go"))
 	f.handle(loop.HookEvent{Name: loop.EventPostToolUse, ToolName: "Write", TargetPaths: []string{"PLAN.md"}})
 	f.handle(bash("go test", loop.IntPtr(0)))
@@ -282,6 +285,11 @@ func TestProtectedPathsFromRealTargets(t *testing.T) {
 		{pre("Write", "", filepath.Join(f.root, "hook-loop.json")), true},
 		{pre("Edit", "", filepath.Join(f.root, ".hook-loop", "events.jsonl")), true},
 		{pre("Write", "", filepath.Join(f.root, ".codex", "hooks.json")), true},
+		{pre("Write", "", filepath.Join(f.root, ".codex", "notes.md")), false},
+		{pre("Write", "", filepath.Join(f.root, ".harness", "hooks", "x.json")), true},
+		{pre("Bash", "rm .harness/x.json"), true},
+		{pre("Write", "", filepath.Join(f.root, ".harnessy", "x.json")), false},
+		{pre("Write", "", filepath.Join(filepath.Dir(f.root), "owned.json")), true},
 		{pre("Bash", "echo '{}' > hook-loop.json"), true},
 		{pre("Bash", "sed -i s/a/b/ .hook-loop/events.jsonl"), true},
 		{pre("Bash", "cat hook-loop.json"), false},
@@ -334,12 +342,12 @@ type recorder struct {
 	apply func(point string, c any)
 }
 
-func (r *recorder) Fire(_ context.Context, point string, c any) []loop.LifecycleRecord {
+func (r *recorder) Fire(_ context.Context, point string, c any) []engine.LifecycleRecord {
 	r.fired = append(r.fired, point)
 	if r.apply != nil {
 		r.apply(point, c)
 	}
-	return []loop.LifecycleRecord{{Type: "hooks.seen", Payload: map[string]any{"point": point}}}
+	return []engine.LifecycleRecord{{Type: "hooks.seen", Payload: map[string]any{"point": point}}}
 }
 
 func TestLifecycleLoopStartRefusalDisarms(t *testing.T) {
