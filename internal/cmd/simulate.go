@@ -6,8 +6,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/loop/dsl"
+	"github.com/hook-loop/hook-loop/loop/session"
 	"github.com/hook-loop/hook-loop/loop/sim"
 )
 
@@ -53,7 +53,7 @@ func runSimulate(s *IOStreams, o simulateOptions) error {
 		fmt.Fprintf(s.ErrOut, "invalid: %s: loop.stop_state: %s\n", o.File, sim.ErrNoStopState)
 		return exitf(1, "")
 	}
-	log := eventlog.Open(o.EventLog)
+	log := session.Open(o.EventLog)
 	rt := sim.NewRuntime(spec.Definition, log,
 		sim.NewFakeAgent(spec.Simulation.AgentSteps), sim.NewFakeEvaluator(spec.Simulation.Verdicts))
 	rt.SessionID = o.SessionID

@@ -6,10 +6,10 @@ import (
 	"os"
 	"strings"
 
-	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/loop/engine"
+	"github.com/hook-loop/hook-loop/loop/session"
 	"github.com/urfave/cli/v2"
 )
 
@@ -90,17 +90,13 @@ func statusRun(o *statusOptions) error {
 	}
 
 	var rows []sessionStatus
-	log := eventlog.Open(logPath)
-	err := log.View(func(tx *eventlog.Tx) error {
+	log := session.Open(logPath)
+	err := log.View(func(tx session.Tx) error {
 		for _, id := range tx.SessionIDs() {
 			if o.sessionID != "" && id != o.sessionID {
 				continue
 			}
-			s := tx.Session(id)
-			if eng != nil && spec.Definition.Scope == dsl.ScopeProject {
-				p := tx.Project()
-				s.State, s.Evidence = p.State, p.Evidence
-			}
+			s := session.Scoped(tx, id, eng != nil && spec.Definition.Scope == dsl.ScopeProject)
 			rows = append(rows, describeSession(id, s, eng))
 		}
 		return nil
@@ -134,7 +130,7 @@ func statusRun(o *statusOptions) error {
 	return nil
 }
 
-func describeSession(id string, s eventlog.Summary, eng *engine.Engine) sessionStatus {
+func describeSession(id string, s session.View, eng *engine.Engine) sessionStatus {
 	r := sessionStatus{Session: id, State: s.State, Evidence: s.Evidence, StopBlocks: s.StopBlocks,
 		Outcome: s.Outcome, Disarmed: s.Disarmed, Events: s.Events, LastEventAt: s.LastTimestamp}
 	if s.OutcomeForced {

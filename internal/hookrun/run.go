@@ -18,6 +18,7 @@ import (
 	"github.com/hook-loop/hook-loop/loop"
 	"github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/loop/engine"
+	"github.com/hook-loop/hook-loop/loop/session"
 )
 
 // MaxInput caps what a hook reads from stdin. Real payloads are a few KiB; a
@@ -99,9 +100,9 @@ func Run(ctx context.Context, o Options) Output {
 		}
 		eng.Lifecycle, loadRecord = load(o.HooksConfig)
 	}
-	log := eventlog.Open(paths.log)
+	log := session.Open(paths.log)
 	var d loop.Decision
-	err = log.Update(func(tx *eventlog.Tx) error {
+	err = log.Update(func(tx session.Tx) error {
 		// Said once per session: the session then runs hookless, and a broken
 		// declaration should not double every hook's log lines.
 		if sid := engine.SessionKey(ev.SessionID); loadRecord != nil && tx.Session(sid).Events == 0 {

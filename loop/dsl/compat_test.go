@@ -7,6 +7,7 @@ import (
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/loop/dsl"
+	"github.com/hook-loop/hook-loop/loop/session"
 	"github.com/hook-loop/hook-loop/loop/sim"
 )
 
@@ -56,7 +57,7 @@ func TestReferenceFilesLikeThePrototype(t *testing.T) {
 			if len(ds) != 0 {
 				t.Errorf("unexpected diagnostics:\n%s", dsl.DescribeDiagnostics(ds))
 			}
-			log := eventlog.Open(filepath.Join(t.TempDir(), "events.jsonl"))
+			log := session.Open(filepath.Join(t.TempDir(), "events.jsonl"))
 			rt := sim.NewRuntime(spec.Definition, log, sim.NewFakeAgent(spec.Simulation.AgentSteps), sim.NewFakeEvaluator(spec.Simulation.Verdicts))
 			final, err := rt.RunUntilStop(spec.Simulation.Budget)
 			if err != nil {

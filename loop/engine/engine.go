@@ -17,6 +17,7 @@ import (
 	"github.com/hook-loop/hook-loop/loop"
 	"github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/loop/guard"
+	"github.com/hook-loop/hook-loop/loop/session"
 )
 
 // DefaultSession is the session key of an event whose harness gave no session id.
@@ -43,26 +44,25 @@ type Engine struct {
 
 // Tx is what the engine needs of the event log during one decision: the views of
 // a session and of the whole project (events appended in the transaction
-// included), and a way to append. *eventlog.Tx implements it.
+// included), and a way to append. session.Tx implements it over the JSONL log;
+// another store of the log implements the same four methods.
 type Tx interface {
-	Session(id string) eventlog.Summary
-	Project() eventlog.Summary
+	session.Reader
 	SessionIDs() []string
 	Append(e eventlog.Event) (eventlog.Event, error)
 }
 
-var _ Tx = (*eventlog.Tx)(nil)
+var _ Tx = session.Tx{}
 
 // handling is the state of one Handle call.
 type handling struct {
-	e       *Engine
-	ctx     context.Context
-	tx      Tx
-	ev      *loop.HookEvent
-	sid     string
-	runID   string
-	state   string
-	summary eventlog.Summary
+	e     *Engine
+	ctx   context.Context
+	tx    Tx
+	ev    *loop.HookEvent
+	sid   string
+	runID string
+	state string
 	// messages collected for the person (phase changes, completion, waiting).
 	system []string
 	// context for the model (steer).
@@ -135,23 +135,20 @@ func (h *handling) finish(d loop.Decision) loop.Decision {
 	return d
 }
 
-// refresh reloads the summary that drives decisions: the session's, or the whole
+// refresh reads the state that drives decisions: the session's, or the whole
 // log's when the loop is project-scoped.
 func (h *handling) refresh() {
 	def := h.e.Spec.Definition
-	sess := h.tx.Session(h.sid)
-	if def.Scope == dsl.ScopeProject {
-		h.summary = h.tx.Project()
-		// Per-session facts still come from the session itself.
-		h.summary.Disarmed = sess.Disarmed
-		h.summary.Started = sess.Started
-	} else {
-		h.summary = sess
-	}
-	h.state = h.summary.State
+	h.state = h.view().State
 	if h.state == "" || !def.HasState(h.state) {
 		h.state = def.InitialState
 	}
+}
+
+// view is the session's view as decisions read it, events appended so far by
+// this handling included.
+func (h *handling) view() session.View {
+	return session.Scoped(h.tx, h.sid, h.e.Spec.Definition.Scope == dsl.ScopeProject)
 }
 
 func (h *handling) append(eventType, actor string, payload map[string]any) error {
@@ -406,20 +403,13 @@ func (h *handling) missingGuards(t dsl.Transition, granted []string) []string {
 		if slices.Contains(granted, g) {
 			continue
 		}
-		if g == dsl.GuardEvidenceBound && h.evidence() > 0 {
+		if g == dsl.GuardEvidenceBound && h.view().Evidence > 0 {
 			continue
 		}
 		missing = append(missing, g)
 	}
 	slices.Sort(missing)
 	return missing
-}
-
-func (h *handling) evidence() int {
-	if h.e.Spec.Definition.Scope == dsl.ScopeProject {
-		return h.tx.Project().Evidence
-	}
-	return h.tx.Session(h.sid).Evidence
 }
 
 // transition applies t, records it and fires the lifecycle points it reaches.
@@ -503,7 +493,7 @@ func (h *handling) stopGate() (loop.Decision, error) {
 		}
 		return loop.Decision{Action: loop.Allow, Outcome: "capped", SystemMessage: msg, StopBlocks: blocks}, nil
 	}
-	reason := h.e.StopMessage(h.state, h.evidence())
+	reason := h.e.StopMessage(h.state, h.view().Evidence)
 	if err := h.append(eventlog.TypeStopRefused, "hook-loop", map[string]any{
 		"message": reason, "messages": []string{reason}, "stop_blocks": blocks + 1,
 		"stop_hook_active": h.ev.StopHookActive,

@@ -7,12 +7,12 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/gallery"
 	"github.com/hook-loop/hook-loop/internal/benchgen"
 	"github.com/hook-loop/hook-loop/loop"
 	"github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/loop/engine"
+	"github.com/hook-loop/hook-loop/loop/session"
 )
 
 // benchSessions is how many sessions the fixtures interleave: a project log
@@ -52,12 +52,12 @@ func BenchmarkHandle(b *testing.B) {
 				eng := &engine.Engine{Spec: spec, Root: root, ConfigPath: cfg, LogPath: logPath}
 				ev := events[name]
 				ev.Harness, ev.NativeName, ev.SessionID, ev.TurnID, ev.Cwd = "codex", ev.Name, "focus", "turn-1", root
-				log := eventlog.Open(logPath)
+				log := session.Open(logPath)
 				ctx := context.Background()
 				b.ReportAllocs()
 				b.ResetTimer()
 				for b.Loop() {
-					err := log.Update(func(tx *eventlog.Tx) error {
+					err := log.Update(func(tx session.Tx) error {
 						_, err := eng.Handle(ctx, tx, ev)
 						return err
 					})
@@ -94,7 +94,7 @@ func BenchmarkHandleNoWrite(b *testing.B) {
 		b.Fatal(err)
 	}
 	eng := &engine.Engine{Spec: spec, Root: root, ConfigPath: cfg, LogPath: logPath}
-	log := eventlog.Open(logPath)
+	log := session.Open(logPath)
 	discard := fmt.Errorf("discard")
 	for _, ev := range []loop.HookEvent{
 		{Name: loop.EventPreToolUse, ToolName: "Bash", Command: "cd sub && FOO=1 sudo rm -rf build && go test ./..."},
@@ -106,7 +106,7 @@ func BenchmarkHandleNoWrite(b *testing.B) {
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {
-				err := log.Update(func(tx *eventlog.Tx) error {
+				err := log.Update(func(tx session.Tx) error {
 					if _, err := eng.Handle(ctx, tx, ev); err != nil {
 						return err
 					}

@@ -11,6 +11,7 @@ import (
 	"github.com/hook-loop/hook-loop/loop"
 	"github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/loop/engine"
+	"github.com/hook-loop/hook-loop/loop/session"
 	"github.com/hook-loop/hook-loop/sdk/hooks"
 )
 
@@ -44,7 +45,7 @@ const planLoop = `{
 type fixture struct {
 	t    *testing.T
 	eng  *engine.Engine
-	log  *eventlog.Log
+	log  *session.Log
 	root string
 }
 
@@ -56,7 +57,7 @@ func newFixture(t *testing.T, text string) *fixture {
 		t.Fatalf("parse: %v", err)
 	}
 	logPath := filepath.Join(root, ".hook-loop", "events.jsonl")
-	return &fixture{t: t, root: root, log: eventlog.Open(logPath),
+	return &fixture{t: t, root: root, log: session.Open(logPath),
 		eng: &engine.Engine{Spec: spec, Root: root, ConfigPath: filepath.Join(root, "hook-loop.json"), LogPath: logPath,
 			OwnedPaths: []string{".codex/hooks.json", ".harness/", filepath.Join(filepath.Dir(root), "owned.json")}}}
 }
@@ -71,7 +72,7 @@ func (f *fixture) handle(ev loop.HookEvent) loop.Decision {
 	}
 	ev.Harness = "test"
 	var d loop.Decision
-	err := f.log.Update(func(tx *eventlog.Tx) error {
+	err := f.log.Update(func(tx session.Tx) error {
 		var err error
 		d, err = f.eng.Handle(context.Background(), tx, ev)
 		return err
@@ -82,9 +83,9 @@ func (f *fixture) handle(ev loop.HookEvent) loop.Decision {
 	return d
 }
 
-func (f *fixture) session(id string) eventlog.Summary {
-	var s eventlog.Summary
-	_ = f.log.View(func(tx *eventlog.Tx) error { s = tx.Session(id); return nil })
+func (f *fixture) session(id string) session.View {
+	var s session.View
+	_ = f.log.View(func(tx session.Tx) error { s = tx.Session(id); return nil })
 	return s
 }
 

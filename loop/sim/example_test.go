@@ -5,8 +5,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/loop/dsl"
+	"github.com/hook-loop/hook-loop/loop/session"
 	"github.com/hook-loop/hook-loop/loop/sim"
 )
 
@@ -37,7 +37,7 @@ func ExampleRuntime() {
 
 	runtime := sim.NewRuntime(
 		definition,
-		eventlog.Open(filepath.Join(dir, "events.jsonl")),
+		session.Open(filepath.Join(dir, "events.jsonl")),
 		sim.NewFakeAgent(map[string][]dsl.AgentStep{
 			"backlog":        {{Event: "feature_selected"}},
 			"building":       {{Event: "evidence_recorded", Payload: map[string]any{"evidence_id": "e1"}}},

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/loop/dsl"
+	"github.com/hook-loop/hook-loop/loop/session"
 )
 
 // DefaultSimulationSession is the session id simulate uses unless told otherwise,
@@ -36,7 +37,7 @@ var ErrNoStopState = errors.New("loop.stop_state is required for DSL simulation"
 // the prototype's LoopRuntime semantics (see RunUntilStop).
 type Runtime struct {
 	Definition *dsl.Definition
-	Log        *eventlog.Log
+	Log        *session.Log
 	Agent      *FakeAgent
 	Evaluator  *FakeEvaluator
 	Hooks      *HookBus // nil: no hooks
@@ -48,7 +49,7 @@ type Runtime struct {
 
 // NewRuntime builds a runtime for session DefaultSimulationSession; set the
 // exported fields to change the session or add hooks before running it.
-func NewRuntime(def *dsl.Definition, log *eventlog.Log, agent *FakeAgent, evaluator *FakeEvaluator) *Runtime {
+func NewRuntime(def *dsl.Definition, log *session.Log, agent *FakeAgent, evaluator *FakeEvaluator) *Runtime {
 	return &Runtime{Definition: def, Log: log, Agent: agent, Evaluator: evaluator}
 }
 
@@ -152,7 +153,7 @@ func (r *Runtime) RunUntilStop(b dsl.Budget) (string, error) {
 // begin recovers the session's state and initializes a new session, in one
 // locked step so two runtimes on one session cannot both initialize it.
 func (r *Runtime) begin() error {
-	return r.Log.Update(func(tx *eventlog.Tx) error {
+	return r.Log.Update(func(tx session.Tx) error {
 		s := tx.Session(r.SessionID)
 		r.state = s.State
 		if r.state == "" {
@@ -265,7 +266,7 @@ func (r *Runtime) event(eventType, actor string, payload map[string]any) eventlo
 }
 
 func (r *Runtime) append(eventType, actor string, payload map[string]any) error {
-	return r.Log.Update(func(tx *eventlog.Tx) error {
+	return r.Log.Update(func(tx session.Tx) error {
 		_, err := tx.Append(r.event(eventType, actor, payload))
 		return err
 	})

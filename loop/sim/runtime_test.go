@@ -9,6 +9,7 @@ import (
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/loop/dsl"
+	"github.com/hook-loop/hook-loop/loop/session"
 )
 
 // deliveryDefinition is the prototype runtime tests' loop.
@@ -37,7 +38,7 @@ func happySteps() map[string][]dsl.AgentStep {
 	}
 }
 
-func readLog(t *testing.T, log *eventlog.Log) []eventlog.Event {
+func readLog(t *testing.T, log *session.Log) []eventlog.Event {
 	t.Helper()
 	var out []eventlog.Event
 	err := log.Scan(func(w string) { t.Errorf("log warning: %s", w) }, func(_ int, e eventlog.Event) error {
@@ -58,8 +59,8 @@ func types(events []eventlog.Event) []string {
 	return out
 }
 
-func newLog(t *testing.T) *eventlog.Log {
-	return eventlog.Open(filepath.Join(t.TempDir(), "events.jsonl"))
+func newLog(t *testing.T) *session.Log {
+	return session.Open(filepath.Join(t.TempDir(), "events.jsonl"))
 }
 
 func TestRuntimeReachesDoneOnPass(t *testing.T) {
@@ -96,8 +97,8 @@ func TestRuntimeReachesDoneOnPass(t *testing.T) {
 	if e := events[6]; e.Payload["verdict"] != "PASS" || e.Payload["to"] != "done" {
 		t.Errorf("final transition = %+v", e)
 	}
-	var s eventlog.Summary
-	_ = log.View(func(tx *eventlog.Tx) error { s = tx.Session(DefaultSimulationSession); return nil })
+	var s session.View
+	_ = log.View(func(tx session.Tx) error { s = tx.Session(DefaultSimulationSession); return nil })
 	if s.State != "done" {
 		t.Errorf("recovered state = %q, want done", s.State)
 	}
@@ -345,9 +346,9 @@ func TestFakeAgentCopiesScripts(t *testing.T) {
 	}
 }
 
-func seed(t *testing.T, log *eventlog.Log, events ...eventlog.Event) {
+func seed(t *testing.T, log *session.Log, events ...eventlog.Event) {
 	t.Helper()
-	err := log.Update(func(tx *eventlog.Tx) error {
+	err := log.Update(func(tx session.Tx) error {
 		for _, e := range events {
 			if _, err := tx.Append(e); err != nil {
 				return err
