@@ -1,13 +1,15 @@
 // Package eventlog is hook-loop's append-only JSONL event log: one JSON object per
-// line with the prototype's fields, an exclusive lock around every
-// read-decide-append, an index of per-session summaries beside the log, recovery
-// from torn lines, and a per-session hash chain.
+// line with the fields the Python original wrote (docs/dsl-origin.md), an
+// exclusive lock around every read-decide-append, an index beside the log that
+// caches per-session views folded by a caller's Folder, recovery from torn
+// lines, and a per-session hash chain. It stores, locks, indexes and replays;
+// what a view means belongs to the Folder (the loop's is loop/session).
 package eventlog
 
-// SchemaVersion is written into every event, as the prototype did.
+// SchemaVersion is written into every event, as the Python original did.
 const SchemaVersion = 1
 
-// Event is one line of the log. The first nine fields are the prototype's, so its
+// Event is one line of the log. The first nine fields are the Python original's, so its
 // readers keep working; the rest are additions.
 type Event struct {
 	SchemaVersion int            `json:"schema_version"`
@@ -31,7 +33,7 @@ const (
 	TypeTransitionRejected = "transition_rejected"
 	TypeEvidenceRegistered = "evidence_registered"
 	TypeHookFired          = "hook_fired"
-	TypeStopRefused        = "stop_contract_failed" // the prototype's name for a refused stop
+	TypeStopRefused        = "stop_contract_failed" // the Python original's name for a refused stop
 	TypeLoopOutcome        = "loop_outcome"         // payload.outcome: completed|stopped|capped
 	TypeLoopStarted        = "loop_started"
 	TypeLoopDisarmed       = "loop_disarmed" // payload.reason: the session is not gated

@@ -20,7 +20,7 @@ import (
 
 // TimestampLayout is how Append writes Event.Timestamp: what Python's
 // datetime.now(UTC).isoformat() gives (microseconds, "+00:00"), which is also valid
-// RFC 3339, so the prototype's readers and Go's time.Parse both accept it.
+// RFC 3339, so the Python original's readers and Go's time.Parse both accept it.
 const TimestampLayout = "2006-01-02T15:04:05.000000-07:00"
 
 // Log is one JSONL event log file. It holds no open files between calls; every

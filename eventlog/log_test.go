@@ -315,7 +315,7 @@ func TestIndexRebuild(t *testing.T) {
 		return l
 	}
 	appendRaw := func(t *testing.T, l *Log, e Event) {
-		// Another writer that does not maintain the index (e.g. the prototype).
+		// Another writer that does not maintain the index (e.g. the Python original).
 		b, _ := json.Marshal(e)
 		f, _ := os.OpenFile(l.Path(), os.O_APPEND|os.O_WRONLY, 0)
 		f.Write(append(b, '\n'))

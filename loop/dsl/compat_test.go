@@ -11,7 +11,7 @@ import (
 	"github.com/hook-loop/hook-loop/loop/sim"
 )
 
-// prototypeFinalState is what the prototype's `hook-loop simulate` prints for
+// prototypeFinalState is what the Python original's `hook-loop simulate` prints for
 // each reference file, worked out from its runtime (LoopRuntime.run_until_stop):
 //
 //   - The eight gallery loops script one agent step per non-terminal state along
@@ -40,7 +40,7 @@ var prototypeFinalState = map[string]string{
 }
 
 // TestReferenceFilesLikeThePrototype loads, validates and simulates every
-// reference file and compares the final state with the prototype's.
+// reference file and compares the final state with the Python original's.
 func TestReferenceFilesLikeThePrototype(t *testing.T) {
 	dir, files := dsl.ReferenceFiles(t)
 	for _, rel := range files {
@@ -53,7 +53,7 @@ func TestReferenceFilesLikeThePrototype(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Load: %v\n%s", err, dsl.DescribeDiagnostics(ds))
 			}
-			// The prototype's files are clean: a warning here means a false alarm.
+			// The Python original's files are clean: a warning here means a false alarm.
 			if len(ds) != 0 {
 				t.Errorf("unexpected diagnostics:\n%s", dsl.DescribeDiagnostics(ds))
 			}

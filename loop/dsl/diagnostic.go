@@ -92,7 +92,7 @@ func (ds Diagnostics) filter(sev string) Diagnostics {
 
 // LoadError is returned by Load and Parse when a file has error diagnostics. Its
 // text is the first error, prefixed with the file and the JSON path, in the
-// prototype's wording ("transition references unknown state: x").
+// Python original's wording ("transition references unknown state: x").
 type LoadError struct {
 	File        string
 	Diagnostics Diagnostics // every diagnostic, warnings included
@@ -162,5 +162,5 @@ var RecordIncludes = []string{"command", "exit_code", "stdout", "prompt", "tool_
 // it on an evaluator PASS).
 var BuiltinGuards = []string{GuardEvidenceBound}
 
-// GuardEvidenceBound is the prototype's built-in guard.
+// GuardEvidenceBound is the Python original's built-in guard.
 const GuardEvidenceBound = "evidence_bound_to_criteria"

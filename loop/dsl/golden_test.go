@@ -35,7 +35,7 @@ func checkGolden(t *testing.T, name string, got []byte) {
 	}
 }
 
-// referenceDir is the prototype's DSL files, beside the repository
+// referenceDir is the Python original's DSL files, beside the repository
 // (../shared/reference/python-hook-loop from the repo root). Tests that need it
 // skip with a message when it is absent.
 func referenceDir(t testing.TB) string {

@@ -58,7 +58,7 @@ func Parse(name string, data []byte) (*Spec, Diagnostics, error) {
 }
 
 // DefinitionFromJSON builds a Definition from a bare "loop" object, as the
-// prototype's LoopDefinition.from_dict did; paths in its errors are relative to
+// Python original's LoopDefinition.from_dict did; paths in its errors are relative to
 // that object ("transitions[2].to").
 func DefinitionFromJSON(data []byte) (*Definition, error) {
 	p := &parser{}
@@ -198,7 +198,7 @@ func (p *parser) document(data []byte) *Spec {
 }
 
 // obj is a JSON object with its keys in document order. A repeated key keeps its
-// first position and its last value, as Python's json module (the prototype) did.
+// first position and its last value, as Python's json module (the Python original) did.
 type obj struct {
 	keys []string
 	vals map[string]gjson.Result
@@ -219,7 +219,7 @@ func (p *parser) object(r gjson.Result, path string) obj {
 	return o
 }
 
-// get returns a key's value; a null value counts as absent, as the prototype's
+// get returns a key's value; a null value counts as absent, as the Python original's
 // raw.get(key) or default did.
 func (o obj) get(key string) (gjson.Result, bool) {
 	v, ok := o.vals[key]
@@ -228,8 +228,6 @@ func (o obj) get(key string) (gjson.Result, bool) {
 	}
 	return v, true
 }
-
-func (o obj) has(key string) bool { _, ok := o.vals[key]; return ok }
 
 // kind names a JSON value's type for "expected X (got Y)" messages.
 
@@ -317,7 +315,7 @@ func (p *parser) optionalStringList(o obj, key, path string) []string {
 var intLiteral = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
 
 // positiveInt reads an optional positive integer (a JSON integer literal: 3.0 is
-// refused, as the prototype's isinstance(value, int) did).
+// refused, as the Python original's isinstance(value, int) did).
 func (p *parser) positiveInt(o obj, key, path string, def int) int {
 	r, ok := o.get(key)
 	if !ok {
@@ -544,7 +542,7 @@ func (p *parser) transitions(o obj, path string, def *Definition) {
 	}
 }
 
-// extensions reads the optional keys hook-loop added to the prototype's loop
+// extensions reads the optional keys hook-loop added to the Python original's loop
 // object. Absent keys keep the defaults definition() set.
 func (p *parser) extensions(o obj, path string, def *Definition) {
 	stateKey := func(label, at, s string) bool {
@@ -829,7 +827,7 @@ func (p *parser) codex(r gjson.Result, path string, def *Definition) []Rule {
 			rule.Emit = emit
 		} else if !hasRecord {
 			// A rule with a record may only record (an extension); one with
-			// neither does nothing, which the prototype refused.
+			// neither does nothing, which the Python original refused.
 			p.errorf(CodeMissingField, child(rp, "emit"), "give the loop event this rule emits, or a record for a record-only rule",
 				"codex.event_map[%d].emit must be a non-empty string", i)
 			okRule = false
@@ -867,7 +865,7 @@ func (p *parser) matcher(r gjson.Result, at, owner string) Matcher {
 		case gjson.Number:
 			lit = er.Raw
 		case gjson.String:
-			// The prototype compared str(exit_code) with str(the real code), so
+			// The Python original compared str(exit_code) with str(the real code), so
 			// "0" meant 0.
 			lit = er.String()
 		default:

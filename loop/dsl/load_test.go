@@ -13,7 +13,7 @@ import (
 	"github.com/tidwall/sjson"
 )
 
-// baseDSL is a small valid file using every section, the prototype's keys and
+// baseDSL is a small valid file using every section, the Python original's keys and
 // hook-loop's extensions.
 const baseDSL = `{
   "$schema": "https://example.invalid/hook-loop.schema.json",

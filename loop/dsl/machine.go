@@ -1,6 +1,9 @@
 package dsl
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // TransitionFor returns the transition leaving state on event.
 func (d *Definition) TransitionFor(state, event string) (Transition, bool) {
@@ -45,4 +48,23 @@ func (d *Definition) EffectiveMaxStopBlocks() int {
 		return d.MaxStopBlocks
 	}
 	return DefaultMaxStopBlocks
+}
+
+// MissingGuards are the guards of t that granted does not grant, sorted, each
+// once. The engine and the simulator both judge a transition by it.
+func (t Transition) MissingGuards(granted func(guard string) bool) []string {
+	var missing []string
+	for _, g := range t.Guards {
+		if !granted(g) && !slices.Contains(missing, g) {
+			missing = append(missing, g)
+		}
+	}
+	slices.Sort(missing)
+	return missing
+}
+
+// MissingGuardsReason is the reason recorded when a transition is refused for
+// missing guards (the wording of the DSL's original runtime, which logs read).
+func MissingGuardsReason(missing []string) string {
+	return "Missing guards for transition: " + strings.Join(missing, ", ")
 }

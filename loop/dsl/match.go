@@ -20,7 +20,7 @@ func (r *Rule) Matches(ev *loop.HookEvent, targets []string, root string) bool {
 }
 
 // Matches applies every set condition (logical AND). Regexes search, as Python's
-// re.search did in the prototype.
+// re.search did in the Python original.
 func (m *Matcher) Matches(ev *loop.HookEvent, targets []string, root string) bool {
 	if m.ToolName != "" && ev.ToolName != m.ToolName {
 		return false
@@ -41,7 +41,7 @@ func (m *Matcher) Matches(ev *loop.HookEvent, targets []string, root string) boo
 		return false
 	}
 	if m.ExitCode != nil {
-		// An unknown exit code never matches: the prototype's exit_code rules
+		// An unknown exit code never matches: the Python original's exit_code rules
 		// "matched" nothing on Codex for exactly this reason, and guessing 0 would
 		// let a failing command advance the loop.
 		if ev.Result == nil || ev.Result.ExitCode == nil || *ev.Result.ExitCode != *m.ExitCode {
@@ -81,7 +81,7 @@ func PathForms(p, root string) []string {
 }
 
 // CommandText is what command_match searches: the shell command of a Bash call,
-// else tool_input.command (the patch text of apply_patch, as in the prototype).
+// else tool_input.command (the patch text of apply_patch, as in the Python original).
 func CommandText(ev *loop.HookEvent) string {
 	if ev.Command != "" {
 		return ev.Command

@@ -24,7 +24,7 @@ type Definition struct {
 	TerminalStates []string // default: the "done"/"stopped" states present
 	StopState      string   // default: "stopped" when it is a terminal state
 
-	// Extensions (optional keys the prototype did not have).
+	// Extensions (optional keys the Python original did not have).
 	Instructions  map[string]string          // state -> what the agent must do there
 	MaxStopBlocks int                        // default DefaultMaxStopBlocks
 	Scope         string                     // "session" (default) or "project"

@@ -217,7 +217,7 @@ func (h *handling) decide() (loop.Decision, error) {
 		return loop.Decision{Action: loop.Allow}, nil
 
 	case loop.EventPreToolUse, loop.EventPermissionRequest:
-		// Rules record and transition before a block, as in the prototype, so a
+		// Rules record and transition before a block, as in the Python original, so a
 		// PreToolUse rule still sees an attempted action.
 		if err := h.applyRules(); err != nil {
 			return loop.Decision{}, err
@@ -323,7 +323,7 @@ func (h *handling) applyRules() error {
 		}
 		missing := h.missingGuards(t, r.GuardSatisfied)
 		if len(missing) > 0 {
-			reason := "Missing guards for transition: " + strings.Join(missing, ", ")
+			reason := dsl.MissingGuardsReason(missing)
 			if err := h.append(eventlog.TypeTransitionRejected, "driver", map[string]any{
 				"from": h.state, "event": r.Emit, "reason": reason,
 			}); err != nil {
@@ -349,7 +349,7 @@ func actor(r *dsl.RecordSpec) string {
 	return r.Actor
 }
 
-// maxRecorded bounds text copied into a record, as the prototype did.
+// maxRecorded bounds text copied into a record, as the Python original did.
 const maxRecorded = 2000
 
 func (h *handling) recordPayload(r *dsl.RecordSpec) map[string]any {
@@ -398,18 +398,9 @@ func clip(s string) string {
 }
 
 func (h *handling) missingGuards(t dsl.Transition, granted []string) []string {
-	var missing []string
-	for _, g := range t.Guards {
-		if slices.Contains(granted, g) {
-			continue
-		}
-		if g == dsl.GuardEvidenceBound && h.view().Evidence > 0 {
-			continue
-		}
-		missing = append(missing, g)
-	}
-	slices.Sort(missing)
-	return missing
+	return t.MissingGuards(func(g string) bool {
+		return slices.Contains(granted, g) || g == dsl.GuardEvidenceBound && h.view().Evidence > 0
+	})
 }
 
 // transition applies t, records it and fires the lifecycle points it reaches.

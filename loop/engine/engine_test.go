@@ -164,11 +164,9 @@ func TestRepeatedEventsDoNotStorm(t *testing.T) {
 }
 
 func TestGuardRejectionDoesNotStopTheLoop(t *testing.T) {
-	f := newFixture(t, planLoop)
-	// Reach verifying without evidence by editing the summary path: use a loop
-	// whose step_done needs no evidence record.
+	// Reach verifying without evidence: a loop whose step_done records none.
 	text := strings.Replace(planLoop, `"record": {"event_type": "evidence_registered", "actor": "codex", "payload": {"kind": "verification"}, "include": ["command", "exit_code"]},`, "", 1)
-	f = newFixture(t, text)
+	f := newFixture(t, text)
 	f.handle(prompt("go"))
 	f.handle(loop.HookEvent{Name: loop.EventPostToolUse, ToolName: "Write", TargetPaths: []string{"PLAN.md"}})
 	f.handle(bash("go test", loop.IntPtr(0)))

@@ -10,7 +10,8 @@ import (
 // StopMessage is what the agent reads when hook-loop refuses to let it stop. It
 // is built from the DSL — the current state, the events that would leave it and
 // what would emit them, the guards still missing and the state's instructions —
-// never a fixed sentence (the prototype's lesson 10).
+// never a fixed sentence: the Python original learned that a fixed sentence
+// does not tell the agent what to do.
 func (e *Engine) StopMessage(state string, evidence int) string {
 	def := e.Spec.Definition
 	var b strings.Builder

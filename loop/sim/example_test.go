@@ -10,7 +10,7 @@ import (
 	"github.com/hook-loop/hook-loop/loop/sim"
 )
 
-// ExampleRuntime is the prototype README's snippet in Go: a four-step delivery
+// ExampleRuntime is the Python original README's snippet in Go: a four-step delivery
 // loop, a scripted agent and a PASSing evaluator reach "done" in three turns.
 func ExampleRuntime() {
 	dir, err := os.MkdirTemp("", "hook-loop-example")

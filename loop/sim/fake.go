@@ -22,7 +22,7 @@ func ParseVerdict(text string) (dsl.Verdict, error) {
 }
 
 // splitLines splits on \n, \r\n and \r, without a trailing empty line, as
-// Python's str.splitlines did in the prototype.
+// Python's str.splitlines did in the Python original.
 func splitLines(s string) []string {
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	s = strings.ReplaceAll(s, "\r", "\n")

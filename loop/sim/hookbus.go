@@ -48,7 +48,7 @@ func NewHookDecision(v HookVerdict, messages ...string) HookDecision {
 type HookFunc func(HookContext) HookDecision
 
 // HookBus runs in-process hooks registered per stage, in registration order. It
-// is the prototype's contract for tests and embedders, not a security boundary.
+// is the Python original's contract for tests and embedders, not a security boundary.
 type HookBus struct {
 	hooks map[string][]HookFunc
 }
@@ -64,7 +64,7 @@ func (b *HookBus) Register(stage string, fn HookFunc) {
 	b.hooks[stage] = append(b.hooks[stage], fn)
 }
 
-// Fire runs every hook of stage and combines their answers as the prototype did:
+// Fire runs every hook of stage and combines their answers as the Python original did:
 // the first non-allow verdict replaces allow, a later block/pause/replan replaces
 // whatever came before (so a stopping verdict always wins over steer/redact),
 // the last patch wins, and all messages are kept in order.

@@ -3,8 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
-	"sort"
-	"strings"
+	"slices"
 
 	"github.com/google/uuid"
 
@@ -14,11 +13,11 @@ import (
 )
 
 // DefaultSimulationSession is the session id simulate uses unless told otherwise,
-// as the prototype did.
+// as the Python original did.
 const DefaultSimulationSession = "session-1"
 
 // EvaluatingState is the state in which the simulation asks the evaluator for a
-// verdict instead of the agent for a step (the prototype's convention).
+// verdict instead of the agent for a step (the Python original's convention).
 const EvaluatingState = "evaluating"
 
 // Simulation event types the runtime writes besides eventlog's own.
@@ -34,7 +33,7 @@ var ErrNoStopState = errors.New("loop.stop_state is required for DSL simulation"
 
 // Runtime drives a loop with a scripted agent and evaluator, recording every step
 // in an event log: a deterministic way to try a loop without a model. It keeps
-// the prototype's LoopRuntime semantics (see RunUntilStop).
+// the Python original's LoopRuntime semantics (see RunUntilStop).
 type Runtime struct {
 	Definition *dsl.Definition
 	Log        *session.Log
@@ -57,7 +56,7 @@ func NewRuntime(def *dsl.Definition, log *session.Log, agent *FakeAgent, evaluat
 func (r *Runtime) State() string { return r.state }
 
 // RunUntilStop runs turns until the loop reaches a terminal state or the budget
-// runs out, and returns the final state. Like the prototype:
+// runs out, and returns the final state. Like the Python original:
 //   - the state is recovered from the log's events of this session only; a session
 //     without events starts with session_initialized;
 //   - each turn fires before_turn, then either asks the evaluator (in the
@@ -88,7 +87,7 @@ func (r *Runtime) RunUntilStop(b dsl.Budget) (string, error) {
 	}
 	maxNoProgress := b.MaxNoProgressTurns
 	if maxNoProgress <= 0 {
-		maxNoProgress = 2 // the prototype's RuntimeBudget default
+		maxNoProgress = 2 // the Python original's RuntimeBudget default
 	}
 	noProgress := 0
 	for turn := 0; turn < b.MaxTurns; turn++ {
@@ -210,44 +209,25 @@ func (r *Runtime) transition(event string, payload map[string]any, guards []stri
 	from := r.state
 	r.state = next
 	p := map[string]any{"from": from, "event": event, "to": next}
-	// The prototype built {"from", "event", "to", **payload}: payload keys win.
+	// The Python original built {"from", "event", "to", **payload}: payload keys win.
 	for k, v := range payload {
 		p[k] = v
 	}
 	return true, r.append(eventlog.TypeStateTransitioned, "runtime", p)
 }
 
-// simulationApply is the prototype's StateMachine.apply: the transition's target,
-// or the reason it is refused (in the prototype's words).
+// simulationApply is the Python original's StateMachine.apply: the transition's target,
+// or the reason it is refused (in the Python original's words).
 func simulationApply(d *dsl.Definition, state, event string, satisfied []string) (string, string) {
 	t, ok := d.TransitionFor(state, event)
 	if !ok {
 		return "", fmt.Sprintf("No transition for state='%s', event='%s'", state, event)
 	}
-	var missing []string
-	for _, g := range t.Guards {
-		found := false
-		for _, s := range satisfied {
-			found = found || s == g
-		}
-		if !found && !containsString(missing, g) {
-			missing = append(missing, g)
-		}
-	}
+	missing := t.MissingGuards(func(g string) bool { return slices.Contains(satisfied, g) })
 	if len(missing) > 0 {
-		sort.Strings(missing)
-		return "", "Missing guards for transition: " + strings.Join(missing, ", ")
+		return "", dsl.MissingGuardsReason(missing)
 	}
 	return t.To, ""
-}
-
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 func (r *Runtime) stop(eventType string, payload map[string]any) (string, error) {

@@ -12,7 +12,7 @@ import (
 	"github.com/hook-loop/hook-loop/loop/session"
 )
 
-// deliveryDefinition is the prototype runtime tests' loop.
+// deliveryDefinition is the Python original runtime tests' loop.
 func deliveryDefinition() *dsl.Definition {
 	return dsl.MustDefinitionFromJSON(`{
 		"id": "software_delivery",
@@ -81,7 +81,7 @@ func TestRuntimeReachesDoneOnPass(t *testing.T) {
 			t.Errorf("event lacks the prototype's fields: %+v", e)
 		}
 	}
-	// The prototype's field values, event by event.
+	// The Python original's field values, event by event.
 	if e := events[0]; e.State != "backlog" || e.Actor != "runtime" || e.Payload["initial_state"] != "backlog" {
 		t.Errorf("session_initialized = %+v", e)
 	}
