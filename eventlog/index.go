@@ -47,14 +47,17 @@ type indexHeader struct {
 	FileID    string `json:"file_id,omitempty"`
 	Sessions  int    `json:"sessions"`
 	// Folder is the Name of the Folder whose views the index holds.
-	Folder  string          `json:"folder"`
-	Project json.RawMessage `json:"project,omitempty"`
+	Folder  string `json:"folder"`
+	Project any    `json:"project,omitempty"` // a View when written; json.RawMessage when read
 }
 
+// indexSession is one session line. View is a View when written (encoded with
+// the line, no second pass) and a json.RawMessage when read (decoded into the
+// Folder's view type).
 type indexSession struct {
-	ID   string          `json:"id"`
-	Head Head            `json:"head"`
-	View json.RawMessage `json:"view,omitempty"`
+	ID   string `json:"id"`
+	Head Head   `json:"head"`
+	View any    `json:"view,omitempty"`
 }
 
 // state is the fold of the log's first Offset bytes.
@@ -100,13 +103,14 @@ func (st *state) session(id string, create bool) *entry {
 		return s
 	}
 	if sp, ok := st.span[id]; ok {
-		var is indexSession
-		err := json.Unmarshal(st.raw[sp.start:sp.end], &is)
 		s := st.newEntry()
-		s.Head = is.Head
-		if err == nil && s.view != nil {
-			err = json.Unmarshal(is.View, s.view)
+		// One decode: the line's view goes straight into the Folder's type.
+		is := indexSession{View: s.view}
+		if s.view == nil {
+			is.View = &json.RawMessage{}
 		}
+		err := json.Unmarshal(st.raw[sp.start:sp.end], &is)
+		s.Head = is.Head
 		if (err != nil || is.ID != id) && st.corrupt == nil {
 			st.corrupt = fmt.Errorf("index entry of session %q does not decode: %v", id, err)
 		}
@@ -182,17 +186,17 @@ func readIndex(path string, f Folder) (*state, string, error) {
 		return nil, "index has no header line", nil
 	}
 	st := newState(f)
-	st.hdr = indexHeader{}
-	if err := json.Unmarshal(rest[:nl], &st.hdr); err != nil {
-		return nil, fmt.Sprintf("index header: %v", err), nil
+	st.hdr = indexHeader{Project: st.project}
+	if f == nil {
+		st.hdr.Project = &json.RawMessage{}
 	}
-	if f != nil {
-		if st.hdr.Folder != f.Name() {
-			return nil, fmt.Sprintf("index holds views folded by %q, not %q", st.hdr.Folder, f.Name()), nil
-		}
-		if err := json.Unmarshal(st.hdr.Project, st.project); err != nil {
-			return nil, fmt.Sprintf("index header: project view: %v", err), nil
-		}
+	err = json.Unmarshal(rest[:nl], &st.hdr)
+	st.hdr.Project = nil
+	if f != nil && st.hdr.Folder != f.Name() {
+		return nil, fmt.Sprintf("index holds views folded by %q, not %q", st.hdr.Folder, f.Name()), nil
+	}
+	if err != nil {
+		return nil, fmt.Sprintf("index header: %v", err), nil
 	}
 	rest = rest[nl+1:]
 	if st.hdr.Offset < 0 || st.hdr.Lines < 0 || (st.hdr.Offset == 0) != (st.hdr.Lines == 0) {
@@ -232,11 +236,7 @@ func (st *state) encodeIndex() ([]byte, error) {
 	hdr := st.hdr
 	hdr.Sessions = len(st.order)
 	if st.project != nil {
-		raw, err := json.Marshal(st.project)
-		if err != nil {
-			return nil, err
-		}
-		hdr.Project = raw
+		hdr.Project = st.project
 	}
 	if err := enc.Encode(&hdr); err != nil {
 		return nil, err
@@ -245,13 +245,9 @@ func (st *state) encodeIndex() ([]byte, error) {
 		if s, ok := st.sess[id]; ok {
 			is := indexSession{ID: id, Head: s.Head}
 			if s.view != nil {
-				raw, err := json.Marshal(s.view)
-				if err != nil {
-					return nil, err
-				}
-				is.View = raw
+				is.View = s.view
 			}
-			if err := enc.Encode(is); err != nil {
+			if err := enc.Encode(&is); err != nil {
 				return nil, err
 			}
 			continue

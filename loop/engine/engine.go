@@ -550,7 +550,7 @@ func nilIfEmpty(s string) any {
 
 // policy is the loop's built-in tool policy in this project.
 func (e *Engine) policy() *guard.Policy {
-	return &guard.Policy{Def: e.Spec.Definition, Root: e.Root, LoopFiles: guard.LoopFiles(e.Root, e.ConfigPath, e.LogPath, e.OwnedPaths)}
+	return &guard.Policy{Def: e.Spec.Definition, Root: e.Root, ConfigPath: e.ConfigPath, LogPath: e.LogPath, OwnedPaths: e.OwnedPaths}
 }
 
 // CheckTool applies the built-in guardrails and the state's policy to a tool

@@ -30,9 +30,10 @@ type Policy struct {
 	Def *dsl.Definition
 	// Root is the project root: relative paths are judged against it.
 	Root string
-	// LoopFiles are the files the agent must not change (see LoopFiles); an entry
-	// ending in a separator is a directory and everything under it.
-	LoopFiles []string
+	// ConfigPath, LogPath and OwnedPaths name the files the agent must not
+	// change (see LoopFiles).
+	ConfigPath, LogPath string
+	OwnedPaths          []string
 }
 
 // LoopFiles are the files the agent must not change, given the project root, the
@@ -96,9 +97,10 @@ func (p *Policy) Check(ev *loop.HookEvent, calls []shell.Call, targets []string,
 				Reason: "hook-loop blocked a risky command (it drops a database object). Ask the person to run it."}
 		}
 	}
-	if g.ProtectLoopFiles {
+	if g.ProtectLoopFiles && len(targets) > 0 {
+		loopFiles := LoopFiles(p.Root, p.ConfigPath, p.LogPath, p.OwnedPaths)
 		for _, t := range targets {
-			if f := underAny(t, p.LoopFiles); f != "" {
+			if f := underAny(t, loopFiles); f != "" {
 				return Check{Blocked: true, Rule: "loop_file",
 					Reason: fmt.Sprintf("hook-loop blocked a change to %s: the loop's own files (its definition, log and hook configuration) are not the agent's to edit. Work on the task instead.", p.display(t))}
 			}
