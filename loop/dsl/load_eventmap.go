@@ -10,6 +10,8 @@ import (
 	"github.com/tidwall/gjson"
 )
 
+// codex reads the "codex" object: its event_map, the rules every harness's events
+// are matched against (the key keeps the Python original's name).
 func (p *parser) codex(r gjson.Result, path string, def *Definition) []Rule {
 	if !r.IsObject() {
 		p.errorf(CodeBadType, path, "", "codex must be an object (got %s)", jsonkind.Name(r))

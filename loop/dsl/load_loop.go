@@ -7,6 +7,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
+// definition reads the "loop" object: the machine, then hook-loop's extensions.
 func (p *parser) definition(r gjson.Result, path string) *Definition {
 	o := p.object(r, path)
 	def := &Definition{

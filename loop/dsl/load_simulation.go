@@ -7,6 +7,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
+// simulation reads the "simulation" object: budget, scripted agent steps, verdicts.
 func (p *parser) simulation(r gjson.Result, path string, def *Definition) Simulation {
 	sim := Simulation{Budget: Budget{MaxTurns: 10, MaxNoProgressTurns: 2}, AgentSteps: map[string][]AgentStep{}}
 	if !r.IsObject() {
