@@ -15,6 +15,7 @@ import (
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/gallery"
+	"github.com/hook-loop/hook-loop/loop/session"
 )
 
 const crossLoop = "plan_execute"
@@ -62,7 +63,7 @@ func TestCrossHarnessOneLoopToDone(t *testing.T) {
 				t.Errorf("%s: %d stops refused in planning, want 1", h.name, refused)
 			}
 			done := false
-			err = eventlog.Open(logPath).View(func(tx *eventlog.Tx) error {
+			err = session.Open(logPath).View(func(tx session.Tx) error {
 				for sid := range sessions {
 					s := tx.Session(sid)
 					done = done || (s.State == "done" && s.Outcome == "completed")

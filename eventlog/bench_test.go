@@ -13,7 +13,7 @@ import (
 // current, as a long-running project would have.
 func benchLog(b *testing.B, n int) *Log {
 	b.Helper()
-	l := Open(filepath.Join(b.TempDir(), ".hook-loop", "events.jsonl"))
+	l := openTest(filepath.Join(b.TempDir(), ".hook-loop", "events.jsonl"))
 	const batch = 5000
 	for done := 0; done < n; {
 		err := l.Update(func(tx *Tx) error {
@@ -66,9 +66,9 @@ func BenchmarkUpdate(b *testing.B) {
 			cpu0 := cpuTime()
 			defer func() { reportCPU(b, cpuTime()-cpu0) }()
 			for b.Loop() {
-				l := Open(path) // a hook process starts with nothing cached
+				l := openTest(path) // a hook process starts with nothing cached
 				err := l.Update(func(tx *Tx) error {
-					s := tx.Session(session)
+					s := sessionOf(tx, session)
 					if _, err := tx.Append(Event{SessionID: session, State: s.State, EventType: TypeHookFired, Actor: "codex", Payload: map[string]any{"codex_event": "PreToolUse", "tool_name": "Bash"}}); err != nil {
 						return err
 					}
@@ -93,8 +93,8 @@ func BenchmarkView(b *testing.B) {
 			cpu0 := cpuTime()
 			defer func() { reportCPU(b, cpuTime()-cpu0) }()
 			for b.Loop() {
-				l := Open(path)
-				if err := l.View(func(tx *Tx) error { _ = tx.Session("x"); return nil }); err != nil {
+				l := openTest(path)
+				if err := l.View(func(tx *Tx) error { _ = sessionOf(tx, "x"); return nil }); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -27,7 +27,7 @@ func childFsize() int {
 		fmt.Fprintln(os.Stderr, "setrlimit:", err)
 		return 1
 	}
-	l := Open(os.Getenv("EL_LOG"))
+	l := openTest(os.Getenv("EL_LOG"))
 	for i := 0; i < 10000; i++ {
 		err := l.Update(func(tx *Tx) error {
 			for j := range 3 {

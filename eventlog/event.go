@@ -1,13 +1,15 @@
 // Package eventlog is hook-loop's append-only JSONL event log: one JSON object per
-// line with the prototype's fields, an exclusive lock around every
-// read-decide-append, an index of per-session summaries beside the log, recovery
-// from torn lines, and a per-session hash chain.
+// line with the fields the Python original wrote (docs/dsl-origin.md), an
+// exclusive lock around every read-decide-append, an index beside the log that
+// caches per-session views folded by a caller's Folder, recovery from torn
+// lines, and a per-session hash chain. It stores, locks, indexes and replays;
+// what a view means belongs to the Folder (the loop's is loop/session).
 package eventlog
 
-// SchemaVersion is written into every event, as the prototype did.
+// SchemaVersion is written into every event, as the Python original did.
 const SchemaVersion = 1
 
-// Event is one line of the log. The first nine fields are the prototype's, so its
+// Event is one line of the log. The first nine fields are the Python original's, so its
 // readers keep working; the rest are additions.
 type Event struct {
 	SchemaVersion int            `json:"schema_version"`
@@ -31,80 +33,8 @@ const (
 	TypeTransitionRejected = "transition_rejected"
 	TypeEvidenceRegistered = "evidence_registered"
 	TypeHookFired          = "hook_fired"
-	TypeStopRefused        = "stop_contract_failed" // the prototype's name for a refused stop
+	TypeStopRefused        = "stop_contract_failed" // the Python original's name for a refused stop
 	TypeLoopOutcome        = "loop_outcome"         // payload.outcome: completed|stopped|capped
 	TypeLoopStarted        = "loop_started"
 	TypeLoopDisarmed       = "loop_disarmed" // payload.reason: the session is not gated
 )
-
-// Summary is what the engine needs to know about a session (or, for project scope,
-// the whole log) without re-reading it. Apply folds one event into it; the index
-// stores it; it can always be rebuilt by folding the log from the start.
-type Summary struct {
-	// State follows the prototype's recover_current_state: the last event decides —
-	// session_initialized → payload.initial_state, state_transitioned → payload.to,
-	// anything else → the event's own state field. "" when there are no events.
-	State          string `json:"state"`
-	Events         int    `json:"events"`
-	Evidence       int    `json:"evidence"`        // evidence_registered events
-	StopBlocks     int    `json:"stop_blocks"`     // refused stops since the last transition
-	Transitions    int    `json:"transitions"`     // applied transitions
-	Outcome        string `json:"outcome"`         // last loop_outcome payload.outcome
-	OutcomeForced  bool   `json:"outcome_forced"`  // loop_outcome payload.forced_by_harness
-	Started        bool   `json:"started"`         // a loop_started event exists
-	Disarmed       string `json:"disarmed"`        // loop_disarmed payload.reason ("" = armed)
-	LastHash       string `json:"last_hash"`       // hash of the session's last line (chain head)
-	LastType       string `json:"last_type"`       // event_type of the last event
-	FirstTimestamp string `json:"first_timestamp"` // of the first event
-	LastTimestamp  string `json:"last_timestamp"`  // of the last event
-}
-
-// Apply folds one event (and the hash of its line) into s.
-func (s *Summary) Apply(e *Event, lineHash string) {
-	s.Events++
-	switch e.EventType {
-	case TypeSessionInitialized:
-		if v, ok := e.Payload["initial_state"].(string); ok && v != "" {
-			s.State = v
-		} else {
-			s.State = e.State
-		}
-	case TypeStateTransitioned:
-		if v, ok := e.Payload["to"].(string); ok && v != "" {
-			s.State = v
-		} else {
-			s.State = e.State
-		}
-		s.Transitions++
-		s.StopBlocks = 0
-	default:
-		s.State = e.State
-	}
-	switch e.EventType {
-	case TypeEvidenceRegistered:
-		s.Evidence++
-	case TypeStopRefused:
-		s.StopBlocks++
-	case TypeLoopOutcome:
-		s.Outcome, _ = e.Payload["outcome"].(string)
-		s.OutcomeForced, _ = e.Payload["forced_by_harness"].(bool)
-		s.StopBlocks = 0
-	case TypeLoopStarted:
-		s.Started = true
-	case TypeLoopDisarmed:
-		s.Disarmed, _ = e.Payload["reason"].(string)
-		if s.Disarmed == "" {
-			s.Disarmed = "disarmed"
-		}
-	}
-	if s.FirstTimestamp == "" {
-		s.FirstTimestamp = e.Timestamp
-	}
-	s.LastTimestamp = e.Timestamp
-	s.LastType = e.EventType
-	s.LastHash = lineHash
-}
-
-// Clone returns a copy (Summary holds no references, but callers should not rely
-// on that staying true).
-func (s Summary) Clone() Summary { return s }

@@ -15,11 +15,12 @@ import (
 
 // The index is JSON lines: a stamp (format, version and a CRC-32C of the rest),
 // a header object, then one object per session in first-seen order. It holds one
-// summary per session, never anything per event, so it stays small however long
-// the log grows. It is a cache: any doubt about it and the log is folded again.
+// head and one view per session, never anything per event, so it stays small
+// however long the log grows. It is a cache: any doubt about it and the log is
+// folded again.
 const (
 	indexFormat  = "hook-loop-eventlog-index"
-	indexVersion = 1
+	indexVersion = 2 // 2: views of a Folder instead of built-in summaries
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -39,30 +40,38 @@ type indexHeader struct {
 	Lines  int   `json:"lines"`
 	// The first and last covered line, checked against the log on every load so a
 	// log that was truncated, rewritten or replaced is noticed with two small reads.
-	FirstLen  int     `json:"first_len"`
-	FirstHash string  `json:"first_hash"`
-	LastLen   int     `json:"last_len"`
-	LastHash  string  `json:"last_hash"`
-	FileID    string  `json:"file_id,omitempty"`
-	Sessions  int     `json:"sessions"`
-	Project   Summary `json:"project"`
+	FirstLen  int    `json:"first_len"`
+	FirstHash string `json:"first_hash"`
+	LastLen   int    `json:"last_len"`
+	LastHash  string `json:"last_hash"`
+	FileID    string `json:"file_id,omitempty"`
+	Sessions  int    `json:"sessions"`
+	// Folder is the Name of the Folder whose views the index holds.
+	Folder  string `json:"folder"`
+	Project any    `json:"project,omitempty"` // a View when written; json.RawMessage when read
 }
 
+// indexSession is one session line. View is a View when written (encoded with
+// the line, no second pass) and a json.RawMessage when read (decoded into the
+// Folder's view type).
 type indexSession struct {
-	ID      string  `json:"id"`
-	Summary Summary `json:"summary"`
+	ID   string `json:"id"`
+	Head Head   `json:"head"`
+	View any    `json:"view,omitempty"`
 }
 
 // state is the fold of the log's first Offset bytes.
 type state struct {
-	hdr   indexHeader
-	order []string
-	// sess holds the summaries decoded so far. A session read from the index is
+	hdr    indexHeader
+	folder Folder // nil: heads only, no views
+	order  []string
+	// sess holds the sessions decoded so far. A session read from the index is
 	// decoded only when asked for: a hook touches one session, and a project log
 	// may hold thousands. Sessions never decoded are written back as they were.
-	sess map[string]*Summary
-	raw  []byte          // the index's session lines
-	span map[string]span // where each indexed session's line is in raw
+	sess    map[string]*entry
+	project View            // nil without a folder
+	raw     []byte          // the index's session lines
+	span    map[string]span // where each indexed session's line is in raw
 	// corrupt is set when an indexed line does not decode despite its checksum.
 	corrupt error
 	changed bool // differs from the index file
@@ -70,30 +79,48 @@ type state struct {
 
 type span struct{ start, end int } // end excludes the newline
 
-func newState() *state {
-	return &state{sess: map[string]*Summary{}}
+func newState(f Folder) *state {
+	st := &state{sess: map[string]*entry{}, folder: f}
+	if f != nil {
+		st.hdr.Folder = f.Name()
+		st.project = f.NewView()
+	}
+	return st
 }
 
-// session returns the summary of id, creating it (in first-seen order) when create.
-func (st *state) session(id string, create bool) *Summary {
+// newEntry is an empty session.
+func (st *state) newEntry() *entry {
+	s := &entry{}
+	if st.folder != nil {
+		s.view = st.folder.NewView()
+	}
+	return s
+}
+
+// session returns the entry of id, creating it (in first-seen order) when create.
+func (st *state) session(id string, create bool) *entry {
 	if s, ok := st.sess[id]; ok {
 		return s
 	}
 	if sp, ok := st.span[id]; ok {
-		var is indexSession
-		if err := json.Unmarshal(st.raw[sp.start:sp.end], &is); err != nil || is.ID != id {
-			if st.corrupt == nil {
-				st.corrupt = fmt.Errorf("index entry of session %q does not decode: %v", id, err)
-			}
+		s := st.newEntry()
+		// One decode: the line's view goes straight into the Folder's type.
+		is := indexSession{View: s.view}
+		if s.view == nil {
+			is.View = &json.RawMessage{}
 		}
-		s := &is.Summary
+		err := json.Unmarshal(st.raw[sp.start:sp.end], &is)
+		s.Head = is.Head
+		if (err != nil || is.ID != id) && st.corrupt == nil {
+			st.corrupt = fmt.Errorf("index entry of session %q does not decode: %v", id, err)
+		}
 		st.sess[id] = s
 		return s
 	}
 	if !create {
 		return nil
 	}
-	s := &Summary{}
+	s := st.newEntry()
 	st.sess[id] = s
 	st.order = append(st.order, id)
 	return s
@@ -117,13 +144,21 @@ func (st *state) addLine(line []byte, hash string, size int) {
 
 // apply folds one event into its session and the project.
 func (st *state) apply(e *Event, hash string) {
-	st.session(e.SessionID, true).Apply(e, hash)
-	st.hdr.Project.Apply(e, hash)
+	s := st.session(e.SessionID, true)
+	s.Events++
+	s.LastHash = hash
+	if s.view != nil {
+		s.view.Fold(e)
+	}
+	if st.project != nil {
+		st.project.Fold(e)
+	}
 }
 
-// readIndex loads the index file. A missing file returns (nil, "", nil); a file
-// that cannot be trusted returns (nil, why, nil).
-func readIndex(path string) (*state, string, error) {
+// readIndex loads the index file, with the views of folder f (nil: heads only,
+// whatever folder wrote it). A missing file returns (nil, "", nil); a file that
+// cannot be trusted returns (nil, why, nil).
+func readIndex(path string, f Folder) (*state, string, error) {
 	data, err := readFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "", nil
@@ -150,8 +185,17 @@ func readIndex(path string) (*state, string, error) {
 	if nl < 0 {
 		return nil, "index has no header line", nil
 	}
-	st := newState()
-	if err := json.Unmarshal(rest[:nl], &st.hdr); err != nil {
+	st := newState(f)
+	st.hdr = indexHeader{Project: st.project}
+	if f == nil {
+		st.hdr.Project = &json.RawMessage{}
+	}
+	err = json.Unmarshal(rest[:nl], &st.hdr)
+	st.hdr.Project = nil
+	if f != nil && st.hdr.Folder != f.Name() {
+		return nil, fmt.Sprintf("index holds views folded by %q, not %q", st.hdr.Folder, f.Name()), nil
+	}
+	if err != nil {
 		return nil, fmt.Sprintf("index header: %v", err), nil
 	}
 	rest = rest[nl+1:]
@@ -191,12 +235,19 @@ func (st *state) encodeIndex() ([]byte, error) {
 	enc.SetEscapeHTML(false)
 	hdr := st.hdr
 	hdr.Sessions = len(st.order)
+	if st.project != nil {
+		hdr.Project = st.project
+	}
 	if err := enc.Encode(&hdr); err != nil {
 		return nil, err
 	}
 	for _, id := range st.order {
 		if s, ok := st.sess[id]; ok {
-			if err := enc.Encode(indexSession{ID: id, Summary: *s}); err != nil {
+			is := indexSession{ID: id, Head: s.Head}
+			if s.view != nil {
+				is.View = s.view
+			}
+			if err := enc.Encode(&is); err != nil {
 				return nil, err
 			}
 			continue

@@ -29,8 +29,8 @@ func LineHash(line []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// summaryPayloadKeys are the payload keys Summary.Apply reads; the light parse
-// decodes only these.
+// summaryPayloadKeys are the payload keys the light parse decodes: those the
+// loop's session views read (a Folder that reads others gets whole payloads).
 var summaryPayloadKeys = [...]string{"initial_state", "to", "outcome", "forced_by_harness", "reason"}
 
 // ParseLine decodes one log line (without its newline) into an Event. A line is an
@@ -39,7 +39,7 @@ var summaryPayloadKeys = [...]string{"initial_state", "to", "outcome", "forced_b
 // duplicated key takes its last value. The error says why a line is not an event.
 func ParseLine(line []byte) (Event, error) { return parseLine(line, true) }
 
-// parseLine with full=false decodes only what Summary.Apply needs from the payload,
+// parseLine with full=false decodes only summaryPayloadKeys from the payload,
 // which is what folding a large log costs. Both modes share one code path and
 // decoding a value of a valid document cannot fail, so they accept exactly the
 // same lines (FuzzScanLine checks that).

@@ -20,13 +20,16 @@ import (
 
 // TimestampLayout is how Append writes Event.Timestamp: what Python's
 // datetime.now(UTC).isoformat() gives (microseconds, "+00:00"), which is also valid
-// RFC 3339, so the prototype's readers and Go's time.Parse both accept it.
+// RFC 3339, so the Python original's readers and Go's time.Parse both accept it.
 const TimestampLayout = "2006-01-02T15:04:05.000000-07:00"
 
 // Log is one JSONL event log file. It holds no open files between calls; every
 // Update or View opens, locks, reads and closes. A Log is safe for concurrent use.
 type Log struct {
-	path string
+	path   string
+	folder Folder // nil: no views, and the index is never written
+	// light is whether the light parse decodes every payload key folder reads.
+	light bool
 
 	mu       sync.Mutex // serialises this process's calls and guards warnings
 	warnings []string
@@ -38,10 +41,12 @@ type Log struct {
 	now func() time.Time
 }
 
-// Open returns the log at path. It does no I/O: the directory is created on the
-// first write.
-func Open(path string) *Log {
-	return &Log{path: path, now: time.Now}
+// Open returns the log at path, keeping the views of folder f per session and for
+// the project. A nil f keeps none: such a Log can scan, verify and append, but it
+// leaves the index to a Log that folds (it never writes it). Open does no I/O:
+// the directory is created on the first write.
+func Open(path string, f Folder) *Log {
+	return &Log{path: path, folder: f, light: lightCovers(f), now: time.Now}
 }
 
 // Path is the log file's path.
@@ -70,17 +75,27 @@ type Tx struct {
 	staged   int
 }
 
-// Session is the summary of session id, including events appended in this
-// transaction; the zero Summary when the log has none.
-func (tx *Tx) Session(id string) Summary {
+// View is the view of session id, including events appended in this
+// transaction; nil when the log has no such session or no Folder. It belongs to
+// the transaction: callers copy what they keep.
+func (tx *Tx) View(id string) View {
 	if s := tx.st.session(id, false); s != nil {
-		return *s
+		return s.view
 	}
-	return Summary{}
+	return nil
 }
 
-// Project is the fold of every event in the log (for loop.scope "project").
-func (tx *Tx) Project() Summary { return tx.st.hdr.Project }
+// ProjectView is the fold of every event in the log; nil without a Folder.
+func (tx *Tx) ProjectView() View { return tx.st.project }
+
+// Head is session id's event count and chain head; the zero Head when the log
+// has no such session.
+func (tx *Tx) Head(id string) Head {
+	if s := tx.st.session(id, false); s != nil {
+		return s.Head
+	}
+	return Head{}
+}
 
 // SessionIDs lists the log's sessions in first-seen order.
 func (tx *Tx) SessionIDs() []string { return append([]string(nil), tx.st.order...) }
@@ -136,7 +151,7 @@ func (tx *Tx) Append(e Event) (Event, error) {
 	// Fold the line as a reader will see it, not the caller's values: a string of
 	// a named type, invalid UTF-8 or an int in the payload reads back differently,
 	// and the summaries must equal a fold of the file.
-	stored, err := parseLine(line[:len(line)-1], false)
+	stored, err := parseLine(line[:len(line)-1], !tx.l.light)
 	if err != nil {
 		tx.pending.Truncate(start)
 		return Event{}, fmt.Errorf("append to %s: %s event does not read back: %w", tx.l.path, e.EventType, err)
@@ -172,7 +187,7 @@ func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
 	if readOnly {
 		if _, err := os.Stat(filepath.Dir(l.path)); errors.Is(err, fs.ErrNotExist) {
 			// Nothing was ever written: do not create a directory to look at nothing.
-			return fn(&Tx{l: l, st: newState(), readOnly: true})
+			return fn(&Tx{l: l, st: newState(l.folder), readOnly: true})
 		}
 	} else if err := os.MkdirAll(filepath.Dir(l.path), 0o755); err != nil {
 		return fmt.Errorf("create event log directory: %w", err)
@@ -197,7 +212,7 @@ func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
 	}
 	f, err := openFile(l.path, flag, 0o644)
 	if errors.Is(err, fs.ErrNotExist) && readOnly {
-		return fn(&Tx{l: l, st: newState(), readOnly: true})
+		return fn(&Tx{l: l, st: newState(l.folder), readOnly: true})
 	}
 	if err != nil {
 		return fmt.Errorf("open event log: %w", err)
@@ -267,7 +282,7 @@ func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
 			return fmt.Errorf("append %d events to %s: %w", tx.staged, l.path, err)
 		}
 	}
-	if st.changed && locked {
+	if st.changed && locked && l.folder != nil {
 		// The log is the truth and is written; if the index cannot be, the next run
 		// replays what it missed. A View only offers its work to the next run: a
 		// read-only checkout must not make every look at it noisy.
@@ -299,7 +314,7 @@ type tornTail struct {
 // load returns the fold of every complete line of the log's first size bytes,
 // from the index when it can be trusted, plus the torn fragment at the end, if any.
 func (l *Log) load(f *os.File, size int64, fid string) (*state, *tornTail, error) {
-	st, why, err := readIndex(l.IndexPath())
+	st, why, err := readIndex(l.IndexPath(), l.folder)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -310,7 +325,7 @@ func (l *Log) load(f *os.File, size int64, fid string) (*state, *tornTail, error
 		}
 	}
 	if st == nil {
-		st = newState()
+		st = newState(l.folder)
 		st.hdr.FileID = fid
 		st.changed = true
 		if size > 0 {
@@ -362,7 +377,7 @@ func (l *Log) foldLine(st *state, line []byte, size int, light bool) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return
 	}
-	e, err := parseLine(line, !light)
+	e, err := parseLine(line, !(light && l.light))
 	if err != nil {
 		l.warn("%s:%d: skipped: %v", l.path, st.hdr.Lines, err)
 		return

@@ -49,18 +49,18 @@ func envInt(name string) int {
 // number of events the run saw: under a correct lock, seq equals the event's
 // position in its session.
 func hookStep(tx *Tx, session string, proc, i int) error {
-	s := tx.Session(session)
+	s := sessionOf(tx, session)
 	if s.Events == 0 {
 		if _, err := tx.Append(Event{SessionID: session, State: "a", EventType: TypeSessionInitialized, Actor: "hook", Payload: map[string]any{"initial_state": "a"}}); err != nil {
 			return err
 		}
-		s = tx.Session(session)
+		s = sessionOf(tx, session)
 	}
 	if s.State == "a" {
 		if _, err := tx.Append(Event{SessionID: session, State: "a", EventType: TypeStateTransitioned, Actor: "hook", Payload: map[string]any{"from": "a", "event": "go", "to": "b"}}); err != nil {
 			return err
 		}
-		s = tx.Session(session)
+		s = sessionOf(tx, session)
 	}
 	_, err := tx.Append(Event{SessionID: session, State: s.State, EventType: TypeHookFired, Actor: "hook", Payload: map[string]any{"proc": proc, "i": i, "seq": s.Events}})
 	return err
@@ -68,7 +68,7 @@ func hookStep(tx *Tx, session string, proc, i int) error {
 
 // childAppend runs EL_COUNT hook steps on EL_SESSION of EL_LOG.
 func childAppend() int {
-	l := Open(os.Getenv("EL_LOG"))
+	l := openTest(os.Getenv("EL_LOG"))
 	session, proc, count := os.Getenv("EL_SESSION"), envInt("EL_PROC"), envInt("EL_COUNT")
 	for i := range count {
 		if err := l.Update(func(tx *Tx) error { return hookStep(tx, session, proc, i) }); err != nil {
@@ -86,7 +86,7 @@ func childAppend() int {
 // write spans many pages and a kill can cut it. After each committed Update it
 // records the event ids in EL_DONE, so the parent knows what must survive.
 func childCrashLoop() int {
-	l := Open(os.Getenv("EL_LOG"))
+	l := openTest(os.Getenv("EL_LOG"))
 	done, err := os.OpenFile(os.Getenv("EL_DONE"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -264,14 +264,14 @@ func TestConcurrentProcesses64(t *testing.T) {
 // Goroutines of one process sharing a Log, and several Logs on one file.
 func TestConcurrentGoroutines(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "events.jsonl")
-	shared := Open(path)
+	shared := openTest(path)
 	sessions := make([]string, 16)
 	var wg sync.WaitGroup
 	for p := range sessions {
 		sessions[p] = fmt.Sprint("g", p%4)
 		l := shared
 		if p%2 == 1 {
-			l = Open(path)
+			l = openTest(path)
 		}
 		wg.Add(1)
 		go func() {
@@ -304,7 +304,7 @@ func TestCrashKill(t *testing.T) {
 		if it%8 == 0 {
 			// A fresh log now and then keeps the checks' full reads small.
 			dir := t.TempDir()
-			l, done = Open(filepath.Join(dir, "events.jsonl")), filepath.Join(dir, "done.txt")
+			l, done = openTest(filepath.Join(dir, "events.jsonl")), filepath.Join(dir, "done.txt")
 		}
 		cmd := child("crashloop", "EL_LOG="+l.Path(), "EL_DONE="+done)
 		var stderr bytes.Buffer

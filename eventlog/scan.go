@@ -228,7 +228,7 @@ func (l *Log) indexFor() *state {
 	if lockRetry(lock) == nil {
 		defer lock.Unlock()
 	}
-	idx, _, err := readIndex(l.IndexPath())
+	idx, _, err := readIndex(l.IndexPath(), nil)
 	if err != nil || idx == nil || idx.hdr.Offset == 0 {
 		return nil
 	}

@@ -5,8 +5,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/loop"
+	"github.com/hook-loop/hook-loop/loop/dsl"
+	"github.com/hook-loop/hook-loop/loop/engine"
+	"github.com/hook-loop/hook-loop/loop/session"
 )
 
 // TestApprovalGateRejectionPath walks approval_gate through a rejection, a
@@ -17,18 +19,18 @@ func TestApprovalGateRejectionPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, _, err := loop.Parse("approval_gate.json", raw)
+	spec, _, err := dsl.Parse("approval_gate.json", raw)
 	if err != nil {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
-	log := eventlog.Open(filepath.Join(root, ".hook-loop", "events.jsonl"))
-	eng := &loop.Engine{Spec: spec, Root: root}
+	log := session.Open(filepath.Join(root, ".hook-loop", "events.jsonl"))
+	eng := &engine.Engine{Spec: spec, Root: root}
 	step := func(ev loop.HookEvent, wantState string) loop.Decision {
 		t.Helper()
 		ev.SessionID, ev.Harness, ev.Cwd = "s", "test", root
 		var d loop.Decision
-		if err := log.Update(func(tx *eventlog.Tx) error {
+		if err := log.Update(func(tx session.Tx) error {
 			var herr error
 			d, herr = eng.Handle(context.Background(), tx, ev)
 			return herr

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hook-loop/hook-loop/loop"
+	"github.com/hook-loop/hook-loop/loop/dsl"
 )
 
 func TestNamesAndGet(t *testing.T) {
@@ -40,7 +41,7 @@ func TestEveryLoopLoads(t *testing.T) {
 		if err := os.WriteFile(p, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		spec, diags, err := loop.Load(p)
+		spec, diags, err := dsl.Load(p)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
@@ -66,7 +67,7 @@ func TestPlanExecuteVerificationRules(t *testing.T) {
 	b, _ := Get("plan_execute")
 	p := filepath.Join(t.TempDir(), "plan_execute.json")
 	os.WriteFile(p, b, 0o644)
-	spec, _, err := loop.Load(p)
+	spec, _, err := dsl.Load(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func TestPlanExecuteVerificationRules(t *testing.T) {
 		ev := &loop.HookEvent{Name: loop.EventPostToolUse, ToolName: "Bash", Command: "make test", Result: &loop.ToolResult{ExitCode: code}}
 		var out []string
 		for i := range spec.EventMap {
-			if r := &spec.EventMap[i]; r.Matches(ev, "") && r.Emit != "" {
+			if r := &spec.EventMap[i]; r.Matches(ev, ev.TargetPaths, "") && r.Emit != "" {
 				out = append(out, r.Emit)
 			}
 		}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hook-loop/hook-loop/loop"
+	"github.com/hook-loop/hook-loop/loop/dsl"
 )
 
 var update = flag.Bool("update", false, "rewrite the diagrams in gallery/README.md")
@@ -33,11 +33,11 @@ func TestReadmeDiagramsAreCurrent(t *testing.T) {
 			t.Errorf("README names unknown loop %s", name)
 			return block
 		}
-		spec, _, err := loop.Parse(name+".json", raw)
+		spec, _, err := dsl.Parse(name+".json", raw)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		g, err := loop.Graph(spec.Definition, "mermaid")
+		g, err := dsl.Graph(spec.Definition, "mermaid")
 		if err != nil {
 			t.Fatal(err)
 		}

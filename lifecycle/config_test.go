@@ -9,15 +9,14 @@ import (
 	"time"
 
 	"github.com/hook-loop/hook-loop/lifecycle"
-	"github.com/hook-loop/hook-loop/loop"
 	"github.com/hook-loop/hook-loop/sdk/hooks"
 )
 
 // sdk/hooks may not import loop, so the names are written twice; they must agree.
 func TestPointNamesAgreeWithLoop(t *testing.T) {
 	loopPoints := []string{
-		loop.PointLoopStart, loop.PointSessionStart, loop.PointInputReceived, loop.PointToolRequested,
-		loop.PointPhaseChanged, loop.PointWaitingForInput, loop.PointLoopComplete,
+		hooks.PointLoopStart, hooks.PointSessionStart, hooks.PointInputReceived, hooks.PointToolRequested,
+		hooks.PointPhaseChanged, hooks.PointWaitingForInput, hooks.PointLoopComplete,
 	}
 	if got := hooks.PointNames(); !reflect.DeepEqual(got, loopPoints) {
 		t.Errorf("sdk/hooks points %v != loop points %v", got, loopPoints)

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/hook-loop/hook-loop/loop"
+	"github.com/hook-loop/hook-loop/loop/engine"
 	"github.com/hook-loop/hook-loop/sdk/hooks"
 )
 
@@ -33,7 +33,7 @@ type Runner struct {
 	Getenv func(string) string
 }
 
-var _ loop.Lifecycle = (*Runner)(nil)
+var _ engine.Lifecycle = (*Runner)(nil)
 
 // NewRunner validates entries (as Parse does for a file) and returns a Runner
 // that calls them in the given order. An entry with Handler set runs in-process.
@@ -104,19 +104,19 @@ func (r *Runner) Active(point string) bool {
 // skipped, except that a required one at a point carrying proceed refuses and
 // ends the chain. Every call is bounded by its own timeout and by ctx, so Fire
 // returns in time even when an executor hangs.
-func (r *Runner) Fire(ctx context.Context, point string, c any) []loop.LifecycleRecord {
+func (r *Runner) Fire(ctx context.Context, point string, c any) []engine.LifecycleRecord {
 	if r == nil || len(r.entries) == 0 {
 		return nil
 	}
 	p, ok := hooks.Lookup(point)
 	if !ok {
-		return []loop.LifecycleRecord{failed(point, "", fmt.Sprintf("unknown point %q", point))}
+		return []engine.LifecycleRecord{failed(point, "", fmt.Sprintf("unknown point %q", point))}
 	}
 	if got := hooks.PointOf(c); got != point {
-		return []loop.LifecycleRecord{failed(point, "", fmt.Sprintf("context %T is not the context of %s", c, point))}
+		return []engine.LifecycleRecord{failed(point, "", fmt.Sprintf("context %T is not the context of %s", c, point))}
 	}
 	hasProceed := p.HasDecision("proceed")
-	var recs []loop.LifecycleRecord
+	var recs []engine.LifecycleRecord
 	refusedBy := ""
 	for _, e := range r.entries {
 		if !e.handles(point) {
@@ -141,7 +141,7 @@ func (r *Runner) Fire(ctx context.Context, point string, c any) []loop.Lifecycle
 			recs = append(recs, failed(point, e.Name, err.Error()))
 			continue
 		}
-		recs = append(recs, loop.LifecycleRecord{Type: RecordDecided, Payload: map[string]any{
+		recs = append(recs, engine.LifecycleRecord{Type: RecordDecided, Payload: map[string]any{
 			"point": point, "hook": e.Name, "fields": res.Changed,
 		}})
 		if v, ok := res.Changed["proceed"].(bool); ok {
@@ -155,7 +155,7 @@ func (r *Runner) Fire(ctx context.Context, point string, c any) []loop.Lifecycle
 		d := hooks.Decisions(c)
 		if d["proceed"] == false {
 			reason, _ := d["reason"].(string)
-			recs = append(recs, loop.LifecycleRecord{Type: RecordRefused, Payload: map[string]any{
+			recs = append(recs, engine.LifecycleRecord{Type: RecordRefused, Payload: map[string]any{
 				"point": point, "hook": refusedBy, "reason": reason,
 			}})
 		}
@@ -165,12 +165,12 @@ func (r *Runner) Fire(ctx context.Context, point string, c any) []loop.Lifecycle
 
 // LoadFailedRecord is what a hook command logs, once, when the declaration cannot
 // be loaded; it then runs without lifecycle hooks.
-func LoadFailedRecord(err error) loop.LifecycleRecord {
-	return loop.LifecycleRecord{Type: RecordLoadFailed, Payload: map[string]any{"why": err.Error()}}
+func LoadFailedRecord(err error) engine.LifecycleRecord {
+	return engine.LifecycleRecord{Type: RecordLoadFailed, Payload: map[string]any{"why": err.Error()}}
 }
 
-func failed(point, hook, why string) loop.LifecycleRecord {
-	return loop.LifecycleRecord{Type: RecordFailed, Payload: map[string]any{"point": point, "hook": hook, "why": why}}
+func failed(point, hook, why string) engine.LifecycleRecord {
+	return engine.LifecycleRecord{Type: RecordFailed, Payload: map[string]any{"point": point, "hook": hook, "why": why}}
 }
 
 // CallResult is one executor's answer at one point.
@@ -408,7 +408,7 @@ var errEmpty = errors.New("executor wrote nothing on stdout")
 // nothing declared it returns a nil Lifecycle, so the engine behaves exactly as
 // without hooks; when the declaration cannot be loaded it returns a nil Lifecycle
 // (run hookless) and the hooks.load_failed record to log.
-func ForHook(path string) (loop.Lifecycle, *loop.LifecycleRecord) {
+func ForHook(path string) (engine.Lifecycle, *engine.LifecycleRecord) {
 	r, _, err := LoadConfig(path, os.Getenv)
 	if err != nil {
 		rec := LoadFailedRecord(err)

@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/hook-loop/hook-loop/lifecycle"
-	"github.com/hook-loop/hook-loop/loop"
+	"github.com/hook-loop/hook-loop/loop/engine"
 	"github.com/hook-loop/hook-loop/sdk/hooks"
 )
 
@@ -34,7 +34,7 @@ func runner(t *testing.T, entries ...lifecycle.Entry) *lifecycle.Runner {
 	return r
 }
 
-func types(recs []loop.LifecycleRecord) []string {
+func types(recs []engine.LifecycleRecord) []string {
 	var out []string
 	for _, r := range recs {
 		out = append(out, r.Type)
@@ -42,7 +42,7 @@ func types(recs []loop.LifecycleRecord) []string {
 	return out
 }
 
-func only(t *testing.T, recs []loop.LifecycleRecord, typ string) []map[string]any {
+func only(t *testing.T, recs []engine.LifecycleRecord, typ string) []map[string]any {
 	t.Helper()
 	var out []map[string]any
 	for _, r := range recs {
@@ -70,7 +70,7 @@ func TestDeclarationOrderAndDecisionVisibility(t *testing.T) {
 		lifecycle.Entry{Name: "d", Handler: tagger{}, With: map[string]any{"tag": "d"}},
 	)
 	c := hooks.NewSessionStart(facts, "startup", "loop text")
-	recs := r.Fire(context.Background(), loop.PointSessionStart, c)
+	recs := r.Fire(context.Background(), hooks.PointSessionStart, c)
 
 	if want := "RULES\n\nloop text|b|c|d"; c.Context != want {
 		t.Errorf("context = %q, want %q", c.Context, want)
@@ -106,7 +106,7 @@ func TestLastDecisionStands(t *testing.T) {
 		lifecycle.Entry{Name: "yes", Handler: tagger{}, With: map[string]any{"proceed": true, "reason": "second says yes"}},
 	)
 	c := hooks.NewLoopStart(facts)
-	recs := r.Fire(context.Background(), loop.PointLoopStart, c)
+	recs := r.Fire(context.Background(), hooks.PointLoopStart, c)
 	if !c.Proceed || c.Reason != "second says yes" {
 		t.Errorf("proceed=%v reason=%q, want the last hook's true", c.Proceed, c.Reason)
 	}
@@ -158,7 +158,7 @@ func TestFailureModes(t *testing.T) {
 			bad.Name = "bad"
 			r := runner(t, bad, lifecycle.Entry{Name: "after", Handler: tagger{}, With: map[string]any{"tag": "after"}})
 			c := hooks.NewSessionStart(facts, "startup", "text")
-			recs := r.Fire(context.Background(), loop.PointSessionStart, c)
+			recs := r.Fire(context.Background(), hooks.PointSessionStart, c)
 			if got := types(recs); !reflect.DeepEqual(got, []string{"hooks.failed", "hooks.decided"}) {
 				t.Fatalf("records = %v", recs)
 			}
@@ -177,7 +177,7 @@ func TestFailureModes(t *testing.T) {
 func TestChangedFactsAreIgnored(t *testing.T) {
 	r := runner(t, lifecycle.Entry{Name: "forger", Command: self("fact-and-decision")})
 	c := hooks.NewLoopStart(facts)
-	recs := r.Fire(context.Background(), loop.PointLoopStart, c)
+	recs := r.Fire(context.Background(), hooks.PointLoopStart, c)
 	if c.SessionID != "sess-1" {
 		t.Errorf("session_id = %q: a hook changed a fact", c.SessionID)
 	}
@@ -195,7 +195,7 @@ func TestRequiredFailureRefuses(t *testing.T) {
 		lifecycle.Entry{Name: "later", Handler: tagger{}, With: map[string]any{"proceed": true, "reason": "would re-allow"}},
 	)
 	c := hooks.NewLoopStart(facts)
-	recs := r.Fire(context.Background(), loop.PointLoopStart, c)
+	recs := r.Fire(context.Background(), hooks.PointLoopStart, c)
 	if c.Proceed {
 		t.Fatal("a required hook failed and proceed stayed true")
 	}
@@ -211,7 +211,7 @@ func TestRequiredFailureRefuses(t *testing.T) {
 
 	// At a point without proceed, a required failure is only a failure.
 	c2 := hooks.NewPhaseChanged(facts, "a", "b", "go")
-	recs = r.Fire(context.Background(), loop.PointPhaseChanged, c2)
+	recs = r.Fire(context.Background(), hooks.PointPhaseChanged, c2)
 	if got := types(recs); !reflect.DeepEqual(got, []string{"hooks.failed"}) || !c2.Notify {
 		t.Errorf("phase_changed: records %v notify %v", got, c2.Notify)
 	}
@@ -228,14 +228,14 @@ func TestRosterExampleAsCommand(t *testing.T) {
 		f := facts
 		f.SessionID = sess
 		c := hooks.NewLoopStart(f)
-		if recs := r.Fire(context.Background(), loop.PointLoopStart, c); len(recs) != 0 || !c.Proceed {
+		if recs := r.Fire(context.Background(), hooks.PointLoopStart, c); len(recs) != 0 || !c.Proceed {
 			t.Errorf("%s is on the roster: records %v proceed %v", sess, recs, c.Proceed)
 		}
 	}
 	f := facts
 	f.SessionID = "mallory"
 	c := hooks.NewLoopStart(f)
-	recs := r.Fire(context.Background(), loop.PointLoopStart, c)
+	recs := r.Fire(context.Background(), hooks.PointLoopStart, c)
 	if c.Proceed || c.Reason != "session mallory is not on the roster" {
 		t.Errorf("proceed=%v reason=%q", c.Proceed, c.Reason)
 	}
@@ -244,7 +244,7 @@ func TestRosterExampleAsCommand(t *testing.T) {
 	}
 	// on narrows: the roster never runs at session_start.
 	c2 := hooks.NewSessionStart(f, "startup", "x")
-	if recs := r.Fire(context.Background(), loop.PointSessionStart, c2); len(recs) != 0 {
+	if recs := r.Fire(context.Background(), hooks.PointSessionStart, c2); len(recs) != 0 {
 		t.Errorf("roster ran outside its points: %v", recs)
 	}
 }
@@ -277,7 +277,7 @@ func TestRosterExampleAsHTTPServerWithToken(t *testing.T) {
 	f := facts
 	f.SessionID = "mallory"
 	c := hooks.NewLoopStart(f)
-	recs := r.Fire(context.Background(), loop.PointLoopStart, c)
+	recs := r.Fire(context.Background(), hooks.PointLoopStart, c)
 	if c.Proceed || c.Reason != "session mallory is not on the roster" {
 		t.Fatalf("proceed=%v reason=%q records=%v", c.Proceed, c.Reason, recs)
 	}
@@ -285,7 +285,7 @@ func TestRosterExampleAsHTTPServerWithToken(t *testing.T) {
 	// A wrong token is the server's 401: that hook's failure, which refuses.
 	t.Setenv("CALLER_TOKEN", "wrong")
 	c = hooks.NewLoopStart(facts)
-	recs = r.Fire(context.Background(), loop.PointLoopStart, c)
+	recs = r.Fire(context.Background(), hooks.PointLoopStart, c)
 	if c.Proceed || len(recs) == 0 || !strings.Contains(recs[0].Payload["why"].(string), "HTTP status 401") {
 		t.Errorf("wrong token: proceed=%v records=%v", c.Proceed, recs)
 	}
@@ -310,7 +310,7 @@ func TestTokenComesOnlyFromTokenEnv(t *testing.T) {
 
 	// Unset: not called at all, and the failure says which variable.
 	t.Setenv("COMPLIANCE_TOKEN", "")
-	recs := r.Fire(context.Background(), loop.PointLoopStart, hooks.NewLoopStart(facts))
+	recs := r.Fire(context.Background(), hooks.PointLoopStart, hooks.NewLoopStart(facts))
 	if len(seen) != 0 {
 		t.Fatalf("called without a token: %v", seen)
 	}
@@ -319,7 +319,7 @@ func TestTokenComesOnlyFromTokenEnv(t *testing.T) {
 	}
 
 	t.Setenv("COMPLIANCE_TOKEN", secret)
-	recs = r.Fire(context.Background(), loop.PointLoopStart, hooks.NewLoopStart(facts))
+	recs = r.Fire(context.Background(), hooks.PointLoopStart, hooks.NewLoopStart(facts))
 	if len(seen) != 1 {
 		t.Fatalf("calls = %d", len(seen))
 	}
@@ -349,7 +349,7 @@ func TestDeadlineCutsOffAHangingExecutor(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
 	c := hooks.NewLoopStart(facts)
-	recs := r.Fire(ctx, loop.PointLoopStart, c)
+	recs := r.Fire(ctx, hooks.PointLoopStart, c)
 
 	if got := types(recs); !reflect.DeepEqual(got, []string{"hooks.failed", "hooks.refused"}) {
 		t.Fatalf("records = %v", recs)
@@ -380,7 +380,7 @@ func TestHooksAfterTheDeadlineAreNotRun(t *testing.T) {
 	cancel()
 	r := runner(t, lifecycle.Entry{Name: "late", Handler: tagger{}, With: map[string]any{"tag": "x"}})
 	c := hooks.NewSessionStart(facts, "startup", "t")
-	recs := r.Fire(ctx, loop.PointSessionStart, c)
+	recs := r.Fire(ctx, hooks.PointSessionStart, c)
 	if len(recs) != 1 || !strings.Contains(recs[0].Payload["why"].(string), "deadline had passed") || c.Context != "t" {
 		t.Errorf("records = %v context = %q", recs, c.Context)
 	}
@@ -391,13 +391,13 @@ func TestTelemetryExampleOnlyObserves(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "telemetry.jsonl")
 	r := runner(t, lifecycle.Entry{Name: "telemetry", Command: []string{bin}, With: map[string]any{"file": out}})
 	ctxs := map[string]any{
-		loop.PointLoopStart:       hooks.NewLoopStart(facts),
-		loop.PointSessionStart:    hooks.NewSessionStart(facts, "startup", "text"),
-		loop.PointInputReceived:   hooks.NewInputReceived(facts, "hello"),
-		loop.PointToolRequested:   hooks.NewToolRequested(facts, "Bash", json.RawMessage(`{"command":"ls"}`), "ls", nil),
-		loop.PointPhaseChanged:    hooks.NewPhaseChanged(facts, "planning", "coding", "plan_ready"),
-		loop.PointWaitingForInput: hooks.NewWaitingForInput(facts, "q", "s"),
-		loop.PointLoopComplete:    hooks.NewLoopComplete(facts, "done", "tests_passed"),
+		hooks.PointLoopStart:       hooks.NewLoopStart(facts),
+		hooks.PointSessionStart:    hooks.NewSessionStart(facts, "startup", "text"),
+		hooks.PointInputReceived:   hooks.NewInputReceived(facts, "hello"),
+		hooks.PointToolRequested:   hooks.NewToolRequested(facts, "Bash", json.RawMessage(`{"command":"ls"}`), "ls", nil),
+		hooks.PointPhaseChanged:    hooks.NewPhaseChanged(facts, "planning", "coding", "plan_ready"),
+		hooks.PointWaitingForInput: hooks.NewWaitingForInput(facts, "q", "s"),
+		hooks.PointLoopComplete:    hooks.NewLoopComplete(facts, "done", "tests_passed"),
 	}
 	for _, p := range hooks.PointNames() {
 		before, _ := json.Marshal(ctxs[p])
@@ -425,7 +425,7 @@ func TestTelemetryExampleOnlyObserves(t *testing.T) {
 
 func TestFireRejectsAMismatchedContext(t *testing.T) {
 	r := runner(t, lifecycle.Entry{Name: "x", Handler: tagger{}})
-	recs := r.Fire(context.Background(), loop.PointLoopStart, hooks.NewSessionStart(facts, "", ""))
+	recs := r.Fire(context.Background(), hooks.PointLoopStart, hooks.NewSessionStart(facts, "", ""))
 	if len(recs) != 1 || recs[0].Type != "hooks.failed" || !strings.Contains(recs[0].Payload["why"].(string), "is not the context of loop_start") {
 		t.Errorf("records = %v", recs)
 	}
@@ -434,11 +434,11 @@ func TestFireRejectsAMismatchedContext(t *testing.T) {
 func TestNoHooksNoRecords(t *testing.T) {
 	var r *lifecycle.Runner
 	c := hooks.NewLoopStart(facts)
-	if recs := r.Fire(context.Background(), loop.PointLoopStart, c); recs != nil || !c.Proceed {
+	if recs := r.Fire(context.Background(), hooks.PointLoopStart, c); recs != nil || !c.Proceed {
 		t.Errorf("nil runner: %v %v", recs, c.Proceed)
 	}
 	r2 := runner(t, lifecycle.Entry{Name: "off", Handler: tagger{}, Disabled: true, With: map[string]any{"proceed": false}})
-	if recs := r2.Fire(context.Background(), loop.PointLoopStart, c); recs != nil || !c.Proceed || r2.Active(loop.PointLoopStart) {
+	if recs := r2.Fire(context.Background(), hooks.PointLoopStart, c); recs != nil || !c.Proceed || r2.Active(hooks.PointLoopStart) {
 		t.Errorf("disabled hook ran: %v", recs)
 	}
 }

@@ -50,9 +50,10 @@ type HookEvent struct {
 	ToolInput json.RawMessage // the tool's arguments as the harness sent them
 	// Command is the shell command of a Bash call ("" for other tools).
 	Command string
-	// TargetPaths are the files a tool call writes, as named by the call
-	// (file_path/filePath/path, apply_patch headers, heredoc patches in Bash).
-	// Relative paths are resolved against Cwd by the adapter.
+	// TargetPaths are the files a tool call writes as the adapter decoded them
+	// from the call's arguments (file_path/filePath/path, apply_patch headers,
+	// heredoc patches in Bash). The engine owns the list it judges: it adds the
+	// shell command's writes and resolves relative paths against Cwd.
 	TargetPaths []string
 
 	Result *ToolResult // PostToolUse only

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hook-loop/hook-loop/adapters/claude"
 	"github.com/hook-loop/hook-loop/loop"
+	"github.com/hook-loop/hook-loop/loop/dsl"
 )
 
 // Claude Code settings scopes.
@@ -122,7 +123,7 @@ var claudeProtectTools = []string{"Bash", "Edit", "MultiEdit", "NotebookEdit", "
 // call it can act on: the tools its rules and policies name plus the tools that
 // write (for the guardrails), or "*" when a rule or policy needs every tool
 // (a tool rule without tool_name, a state policy with allow_tools).
-func ClaudeMatcher(spec *loop.Spec) string {
+func ClaudeMatcher(spec *dsl.Spec) string {
 	if spec == nil {
 		return "*"
 	}

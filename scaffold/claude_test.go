@@ -4,19 +4,20 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/hook-loop/hook-loop/internal/shell"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/hook-loop/hook-loop/internal/shell"
+	"github.com/hook-loop/hook-loop/loop/dsl"
+
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
 	"github.com/hook-loop/hook-loop/adapters/claude"
 	"github.com/hook-loop/hook-loop/gallery"
-	"github.com/hook-loop/hook-loop/loop"
 )
 
 var testHooks = ClaudeHooks{
@@ -187,7 +188,7 @@ func TestClaudeMatcher(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, _, err := loop.Parse("plan_execute", data)
+	spec, _, err := dsl.Parse("plan_execute", data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +205,7 @@ func TestClaudeMatcher(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, _, err = loop.Parse("any", anyTool)
+	spec, _, err = dsl.Parse("any", anyTool)
 	if err != nil {
 		t.Fatal(err)
 	}

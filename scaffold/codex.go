@@ -9,8 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
+
 	"github.com/hook-loop/hook-loop/internal/project"
-	"github.com/hook-loop/hook-loop/loop"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -177,7 +178,7 @@ func PlanCodexInstall(o CodexOptions) (*CodexPlan, error) {
 		} else {
 			p.Notes = append(p.Notes, fmt.Sprintf("%s exists: kept as it is (the %s loop is not written; remove the file to replace it)", p.ConfigPath, source))
 		}
-		if _, _, err := loop.Load(p.ConfigPath); err != nil {
+		if _, _, err := loopdsl.Load(p.ConfigPath); err != nil {
 			p.Notes = append(p.Notes, fmt.Sprintf("warning: the existing %s does not load: %v", p.ConfigPath, err))
 		}
 	} else if errors.Is(err, os.ErrNotExist) {

@@ -2,13 +2,14 @@ package scaffold
 
 import (
 	"context"
-	"github.com/hook-loop/hook-loop/internal/shell"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/hook-loop/hook-loop/internal/shell"
 
 	"github.com/tidwall/gjson"
 )

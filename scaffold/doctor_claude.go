@@ -2,14 +2,16 @@ package scaffold
 
 import (
 	"fmt"
-	"github.com/hook-loop/hook-loop/internal/shell"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
+
+	"github.com/hook-loop/hook-loop/internal/shell"
+
 	"github.com/hook-loop/hook-loop/adapters/claude"
-	"github.com/hook-loop/hook-loop/loop"
 )
 
 const claudeReinstall = "hook-loop claude install --write"
@@ -120,7 +122,7 @@ func CheckClaude(env *DoctorEnv) []Finding {
 				}
 				if !checkedDSL[dsl] {
 					checkedDSL[dsl] = true
-					if _, _, err := loop.Load(dsl); err != nil {
+					if _, _, err := loopdsl.Load(dsl); err != nil {
 						add(LevelFail, fmt.Sprintf("the loop file %s is invalid: %v", dsl, err), "hook-loop validate "+ShellQuote(dsl)+" and fix what it reports")
 					} else {
 						add(LevelOK, "the loop file "+dsl+" is valid", "")

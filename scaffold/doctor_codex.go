@@ -3,13 +3,14 @@ package scaffold
 import (
 	"context"
 	"fmt"
-	"github.com/hook-loop/hook-loop/internal/shell"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
-	"github.com/hook-loop/hook-loop/loop"
+	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
+
+	"github.com/hook-loop/hook-loop/internal/shell"
 )
 
 const codexReinstall = "hook-loop codex install --write --trust"
@@ -96,7 +97,7 @@ func CheckCodex(env *DoctorEnv) []Finding {
 				}
 				if !checkedDSL[dsl] {
 					checkedDSL[dsl] = true
-					if _, _, err := loop.Load(dsl); err != nil {
+					if _, _, err := loopdsl.Load(dsl); err != nil {
 						add(LevelFail, fmt.Sprintf("the loop file %s is invalid: %v", dsl, err), "hook-loop validate "+ShellQuote(dsl)+" and fix what it reports")
 					} else {
 						add(LevelOK, "the loop file "+dsl+" is valid", "")

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/hook-loop/hook-loop/internal/project"
-	"github.com/hook-loop/hook-loop/loop"
+	"github.com/hook-loop/hook-loop/loop/dsl"
 )
 
 const piReinstall = "hook-loop pi install --write"
@@ -59,7 +59,7 @@ func CheckPi(env *DoctorEnv) []Finding {
 				continue
 			}
 		}
-		if _, _, err := loop.Load(config); err != nil {
+		if _, _, err := dsl.Load(config); err != nil {
 			add(LevelFail, fmt.Sprintf("%s uses %s, which does not load: %v", path, config, err), "fix the loop (hook-loop validate "+config+")")
 		} else {
 			add(LevelOK, "the loop "+config+" loads", "")

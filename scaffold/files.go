@@ -5,8 +5,9 @@ import (
 	"os"
 	"path/filepath"
 
+	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
+
 	"github.com/hook-loop/hook-loop/gallery"
-	"github.com/hook-loop/hook-loop/loop"
 )
 
 // writeFileAtomic writes data to path through a temporary file in the same
@@ -47,7 +48,7 @@ func loopSource(dslPath, profile string) (dsl []byte, source string, err error) 
 		if dsl, err = os.ReadFile(dslPath); err != nil {
 			return nil, "", fmt.Errorf("--dsl: %w", err)
 		}
-		if _, _, err := loop.Load(dslPath); err != nil {
+		if _, _, err := loopdsl.Load(dslPath); err != nil {
 			return nil, "", fmt.Errorf("--dsl %s: %w", dslPath, err)
 		}
 		return dsl, dslPath, nil

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/hook-loop/hook-loop/internal/project"
-	"github.com/hook-loop/hook-loop/loop"
+	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/templates"
 )
 
@@ -78,7 +78,7 @@ func RenderOpencodePlugin(d OpencodePluginData) ([]byte, error) {
 		d.TimeoutMS = OpencodeHookTimeoutMS
 	}
 	if d.MaxStopBlocks <= 0 {
-		d.MaxStopBlocks = loop.DefaultMaxStopBlocks
+		d.MaxStopBlocks = loopdsl.DefaultMaxStopBlocks
 	}
 	if d.Version == "" {
 		d.Version = "dev"
@@ -140,7 +140,7 @@ func PlanOpencodeInstall(o OpencodeOptions) (*OpencodePlan, error) {
 		default:
 			p.Notes = append(p.Notes, fmt.Sprintf("%s exists: kept as it is (the %s loop is not written; remove the file to replace it)", p.ConfigPath, source))
 		}
-		if _, _, err := loop.Load(p.ConfigPath); err != nil {
+		if _, _, err := loopdsl.Load(p.ConfigPath); err != nil {
 			p.Notes = append(p.Notes, fmt.Sprintf("warning: the existing %s does not load: %v", p.ConfigPath, err))
 		}
 	} else if errors.Is(err, os.ErrNotExist) {
@@ -189,7 +189,7 @@ func loopKnobs(dsl []byte) (failClosed bool, maxStopBlocks int) {
 	_ = json.Unmarshal(dsl, &doc)
 	maxStopBlocks = doc.Loop.MaxStopBlocks
 	if maxStopBlocks <= 0 {
-		maxStopBlocks = loop.DefaultMaxStopBlocks
+		maxStopBlocks = loopdsl.DefaultMaxStopBlocks
 	}
 	return doc.Loop.FailClosed, maxStopBlocks
 }
@@ -293,13 +293,13 @@ func CheckOpencode(env *DoctorEnv) []Finding {
 	}
 	if _, err := os.Stat(config); err != nil {
 		add(LevelFail, fmt.Sprintf("the plugin's loop file %s is missing", config), opencodeReinstall+" (or restore the file)")
-	} else if _, diags, err := loop.Load(config); err != nil {
+	} else if _, diags, err := loopdsl.Load(config); err != nil {
 		add(LevelFail, fmt.Sprintf("the loop %s does not load: %s", config, strings.Join(strings.Fields(err.Error()), " ")),
 			"hook-loop validate "+ShellQuote(config))
 	} else {
 		n := 0
 		for _, d := range diags {
-			if d.Severity == loop.SeverityError {
+			if d.Severity == loopdsl.SeverityError {
 				n++
 			}
 		}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/hook-loop/hook-loop/loop"
+	"github.com/hook-loop/hook-loop/loop/dsl"
 )
 
 // pi extension scopes: pi auto-discovers extensions in both places.
@@ -69,7 +69,7 @@ func (p PiInstall) Unchanged() bool { return p.Old != nil && bytes.Equal(p.Old, 
 // free or an earlier hook-loop extension. spec gives the fallbacks the extension
 // uses when hook-loop cannot answer. Config "" (user scope without --dsl) makes
 // the extension find each project's hook-loop.json itself.
-func PlanPiInstall(path string, x PiExtension, spec *loop.Spec) (PiInstall, error) {
+func PlanPiInstall(path string, x PiExtension, spec *dsl.Spec) (PiInstall, error) {
 	if spec != nil && spec.Definition != nil {
 		x.FailClosed = spec.Definition.FailClosed
 		x.MaxStopBlocks = spec.Definition.EffectiveMaxStopBlocks()

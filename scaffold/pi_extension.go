@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/hook-loop/hook-loop/loop"
+	"github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/templates"
 )
 
@@ -42,7 +42,7 @@ func RenderPiExtension(x PiExtension) ([]byte, error) {
 		x.TimeoutMS = PiDefaultTimeoutMS
 	}
 	if x.MaxStopBlocks <= 0 {
-		x.MaxStopBlocks = loop.DefaultMaxStopBlocks
+		x.MaxStopBlocks = dsl.DefaultMaxStopBlocks
 	}
 	if x.Version == "" {
 		x.Version = "dev"

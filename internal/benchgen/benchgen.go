@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/loop/session"
 )
 
 // Options describe one generated log.
@@ -115,7 +116,7 @@ func Write(path string, o Options) (int64, error) {
 // BuildIndex folds the log once so its index covers every line; a copied log
 // needs this too, because the index records the file's identity.
 func BuildIndex(path string) error {
-	return eventlog.Open(path).Update(func(*eventlog.Tx) error { return nil })
+	return session.Open(path).Update(func(session.Tx) error { return nil })
 }
 
 // next is session s's next event, the i-th line of the log.

@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/loop/session"
 )
 
 // The generated log must be one hook-loop itself could have written: every line an
@@ -16,7 +16,7 @@ func TestWriteIsAValidLog(t *testing.T) {
 	if _, err := Write(path, Options{Events: n, Sessions: sessions, Focus: "focus"}); err != nil {
 		t.Fatal(err)
 	}
-	l := eventlog.Open(path)
+	l := session.Open(path)
 	r, err := l.Verify()
 	if err != nil {
 		t.Fatal(err)
@@ -24,9 +24,9 @@ func TestWriteIsAValidLog(t *testing.T) {
 	if !r.OK() || r.Events != n || r.Sessions != sessions || r.Skipped != 0 {
 		t.Fatalf("verify: %+v", r)
 	}
-	var focus eventlog.Summary
+	var focus session.View
 	var ids []string
-	if err := l.View(func(tx *eventlog.Tx) error {
+	if err := l.View(func(tx session.Tx) error {
 		focus = tx.Session("focus")
 		ids = tx.SessionIDs()
 		return nil

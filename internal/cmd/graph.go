@@ -8,7 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/hook-loop/hook-loop/gallery"
-	"github.com/hook-loop/hook-loop/loop"
+	"github.com/hook-loop/hook-loop/loop/dsl"
 )
 
 func init() { register(newGraphCommand) }
@@ -27,7 +27,7 @@ func newGraphCommand(s *IOStreams) *cli.Command {
 		Description: "Transitions are labelled with their event and [guards]; the initial state,\n" +
 			"terminal states and the stop state are marked.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Value: loop.GraphMermaid, Usage: "mermaid or dot"},
+			&cli.StringFlag{Name: "format", Value: dsl.GraphMermaid, Usage: "mermaid or dot"},
 			&cli.StringFlag{Name: "profile", Usage: "graph the gallery loop `NAME` (" + strings.Join(gallery.Names(), ", ") + ") instead of a file"},
 		},
 		Action: func(c *cli.Context) error {
@@ -45,24 +45,24 @@ func newGraphCommand(s *IOStreams) *cli.Command {
 }
 
 func runGraph(s *IOStreams, o graphOptions) error {
-	if !slices.Contains(loop.GraphFormats, o.Format) {
-		return exitf(2, "usage: --format must be %s (got %q)", strings.Join(loop.GraphFormats, " or "), o.Format)
+	if !slices.Contains(dsl.GraphFormats, o.Format) {
+		return exitf(2, "usage: --format must be %s (got %q)", strings.Join(dsl.GraphFormats, " or "), o.Format)
 	}
-	var spec *loop.Spec
+	var spec *dsl.Spec
 	var err error
 	if o.Profile != "" {
 		var data []byte
 		if data, err = gallery.Get(o.Profile); err != nil {
 			return exitf(2, "usage: --profile: %s", err)
 		}
-		spec, _, err = loop.Parse("gallery/"+strings.TrimSuffix(o.Profile, ".json")+".json", data)
+		spec, _, err = dsl.Parse("gallery/"+strings.TrimSuffix(o.Profile, ".json")+".json", data)
 	} else {
-		spec, _, err = loop.Load(o.File)
+		spec, _, err = dsl.Load(o.File)
 	}
 	if err != nil {
 		return exitf(1, "%s", err)
 	}
-	out, err := loop.Graph(spec.Definition, o.Format)
+	out, err := dsl.Graph(spec.Definition, o.Format)
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/hook-loop/hook-loop/gallery"
 	"github.com/hook-loop/hook-loop/internal/project"
-	"github.com/hook-loop/hook-loop/loop"
+	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
 
 	"github.com/urfave/cli/v2"
 )
@@ -44,7 +44,7 @@ func projectDirOf(destination string) (string, error) {
 // installLoop resolves the loop file an install points its hooks at: --dsl in
 // place, --profile written into the project (data non-nil when it must be
 // written), or the project's own hook-loop.json. It must load cleanly.
-func installLoop(projectDir, dsl, profile string) (path string, data []byte, spec *loop.Spec, err error) {
+func installLoop(projectDir, dsl, profile string) (path string, data []byte, spec *loopdsl.Spec, err error) {
 	switch {
 	case dsl != "":
 		if path, err = filepath.Abs(dsl); err != nil {
@@ -67,9 +67,9 @@ func installLoop(projectDir, dsl, profile string) (path string, data []byte, spe
 		}
 	}
 	if data != nil {
-		spec, _, err = loop.Parse(path, data)
+		spec, _, err = loopdsl.Parse(path, data)
 	} else {
-		spec, _, err = loop.Load(path)
+		spec, _, err = loopdsl.Load(path)
 	}
 	if err != nil {
 		return "", nil, nil, fmt.Errorf("the loop is not valid, nothing written: %w", err)

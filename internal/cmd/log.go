@@ -12,6 +12,7 @@ import (
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/internal/project"
+	"github.com/hook-loop/hook-loop/loop/session"
 	"github.com/urfave/cli/v2"
 )
 
@@ -101,7 +102,7 @@ func logRun(o *logOptions) error {
 	if ok, err := o.exists(path); !ok {
 		return err
 	}
-	l := eventlog.Open(path)
+	l := session.Open(path)
 	warn := func(w string) { fmt.Fprintln(o.io.ErrOut, "warning: "+w) }
 
 	types := map[string]bool{}
@@ -134,7 +135,7 @@ func logRun(o *logOptions) error {
 	// The index knows every session: it gives the short names without a second
 	// pass over the log.
 	var ids []string
-	if err := l.View(func(tx *eventlog.Tx) error { ids = tx.SessionIDs(); return nil }); err != nil {
+	if err := l.View(func(tx session.Tx) error { ids = tx.SessionIDs(); return nil }); err != nil {
 		return fmt.Errorf("log: %w", err)
 	}
 	short := shortIDs(ids)
@@ -168,7 +169,7 @@ func logVerifyRun(o *logOptions) error {
 	if ok, err := o.exists(path); !ok {
 		return err
 	}
-	r, err := eventlog.Open(path).Verify()
+	r, err := eventlog.Open(path, nil).Verify()
 	if err != nil {
 		return fmt.Errorf("log verify: %w", err)
 	}

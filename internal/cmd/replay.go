@@ -8,9 +8,10 @@ import (
 	"sort"
 	"strings"
 
+	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
+
 	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/hook-loop/hook-loop/internal/replay"
-	"github.com/hook-loop/hook-loop/loop"
 	"github.com/urfave/cli/v2"
 )
 
@@ -72,7 +73,7 @@ func replayRun(ctx context.Context, o *replayOptions) error {
 	if dsl == "" {
 		dsl = project.ConfigPath(root)
 	}
-	spec, _, err := loop.Load(dsl)
+	spec, _, err := loopdsl.Load(dsl)
 	if err != nil {
 		return err
 	}

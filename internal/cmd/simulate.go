@@ -6,8 +6,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/hook-loop/hook-loop/eventlog"
-	"github.com/hook-loop/hook-loop/loop"
+	"github.com/hook-loop/hook-loop/loop/dsl"
+	"github.com/hook-loop/hook-loop/loop/session"
+	"github.com/hook-loop/hook-loop/loop/sim"
 )
 
 func init() { register(newSimulateCommand) }
@@ -28,7 +29,7 @@ func newSimulateCommand(s *IOStreams) *cli.Command {
 			"when the final state is terminal.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "event-log", Value: "hook-loop-events.jsonl", Usage: "JSONL event log to append to (an existing session resumes)"},
-			&cli.StringFlag{Name: "session-id", Value: loop.DefaultSimulationSession, Usage: "session to run"},
+			&cli.StringFlag{Name: "session-id", Value: sim.DefaultSimulationSession, Usage: "session to run"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -43,25 +44,25 @@ func runSimulate(s *IOStreams, o simulateOptions) error {
 	if o.SessionID == "" {
 		return exitf(2, "usage: --session-id must not be empty")
 	}
-	spec, _, err := loop.Load(o.File)
+	spec, _, err := dsl.Load(o.File)
 	if err != nil {
 		fmt.Fprintf(s.ErrOut, "invalid: %s\n", oneLine(err.Error()))
 		return exitf(1, "")
 	}
 	if spec.Definition.StopState == "" {
-		fmt.Fprintf(s.ErrOut, "invalid: %s: loop.stop_state: %s\n", o.File, loop.ErrNoStopState)
+		fmt.Fprintf(s.ErrOut, "invalid: %s: loop.stop_state: %s\n", o.File, sim.ErrNoStopState)
 		return exitf(1, "")
 	}
-	log := eventlog.Open(o.EventLog)
-	rt := loop.NewRuntime(spec.Definition, log,
-		loop.NewFakeAgent(spec.Simulation.AgentSteps), loop.NewFakeEvaluator(spec.Simulation.Verdicts))
+	log := session.Open(o.EventLog)
+	rt := sim.NewRuntime(spec.Definition, log,
+		sim.NewFakeAgent(spec.Simulation.AgentSteps), sim.NewFakeEvaluator(spec.Simulation.Verdicts))
 	rt.SessionID = o.SessionID
 	final, err := rt.RunUntilStop(spec.Simulation.Budget)
 	for _, w := range log.Warnings() {
 		fmt.Fprintf(s.ErrOut, "warning: %s\n", oneLine(w))
 	}
 	if err != nil {
-		if errors.Is(err, loop.ErrNoVerdicts) {
+		if errors.Is(err, sim.ErrNoVerdicts) {
 			fmt.Fprintf(s.ErrOut, "simulation failed: %s (in state %s; add verdicts to simulation.verdicts)\n", err, rt.State())
 		} else {
 			fmt.Fprintf(s.ErrOut, "simulation failed: %s\n", oneLine(err.Error()))

@@ -6,9 +6,10 @@ import (
 	"os"
 	"strings"
 
-	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/internal/project"
-	"github.com/hook-loop/hook-loop/loop"
+	"github.com/hook-loop/hook-loop/loop/dsl"
+	"github.com/hook-loop/hook-loop/loop/engine"
+	"github.com/hook-loop/hook-loop/loop/session"
 	"github.com/urfave/cli/v2"
 )
 
@@ -80,26 +81,22 @@ func statusRun(o *statusOptions) error {
 		}
 		return fmt.Errorf("status: %w", err)
 	}
-	var eng *loop.Engine
-	spec, _, loadErr := loop.Load(cfg)
+	var eng *engine.Engine
+	spec, _, loadErr := dsl.Load(cfg)
 	if loadErr == nil {
-		eng = &loop.Engine{Spec: spec, Root: root}
+		eng = &engine.Engine{Spec: spec, Root: root}
 	} else if o.config != "" {
 		return fmt.Errorf("status: %w", loadErr)
 	}
 
 	var rows []sessionStatus
-	log := eventlog.Open(logPath)
-	err := log.View(func(tx *eventlog.Tx) error {
+	log := session.Open(logPath)
+	err := log.View(func(tx session.Tx) error {
 		for _, id := range tx.SessionIDs() {
 			if o.sessionID != "" && id != o.sessionID {
 				continue
 			}
-			s := tx.Session(id)
-			if eng != nil && spec.Definition.Scope == loop.ScopeProject {
-				p := tx.Project()
-				s.State, s.Evidence = p.State, p.Evidence
-			}
+			s := session.Scoped(tx, id, eng != nil && spec.Definition.Scope == dsl.ScopeProject)
 			rows = append(rows, describeSession(id, s, eng))
 		}
 		return nil
@@ -133,7 +130,7 @@ func statusRun(o *statusOptions) error {
 	return nil
 }
 
-func describeSession(id string, s eventlog.Summary, eng *loop.Engine) sessionStatus {
+func describeSession(id string, s session.View, eng *engine.Engine) sessionStatus {
 	r := sessionStatus{Session: id, State: s.State, Evidence: s.Evidence, StopBlocks: s.StopBlocks,
 		Outcome: s.Outcome, Disarmed: s.Disarmed, Events: s.Events, LastEventAt: s.LastTimestamp}
 	if s.OutcomeForced {
@@ -146,7 +143,7 @@ func describeSession(id string, s eventlog.Summary, eng *loop.Engine) sessionSta
 		}
 		r.Terminal = def.IsTerminal(r.State)
 		for _, t := range def.Outgoing(r.State) {
-			ways := eng.DescribeEmitters(t.Event)
+			ways := eng.Spec.DescribeEmitters(t.Event)
 			line := t.Event + " → " + t.To
 			if len(t.Guards) > 0 {
 				line += " [" + strings.Join(t.Guards, ", ") + "]"

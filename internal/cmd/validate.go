@@ -4,9 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/urfave/cli/v2"
-
-	"github.com/hook-loop/hook-loop/loop"
 )
 
 func init() { register(newValidateCommand) }
@@ -38,13 +37,13 @@ func newValidateCommand(s *IOStreams) *cli.Command {
 
 // validateReport is validate --json's output.
 type validateReport struct {
-	Valid       bool             `json:"valid"`
-	LoopID      *string          `json:"loop_id"`
-	Diagnostics loop.Diagnostics `json:"diagnostics"`
+	Valid       bool            `json:"valid"`
+	LoopID      *string         `json:"loop_id"`
+	Diagnostics dsl.Diagnostics `json:"diagnostics"`
 }
 
 func runValidate(s *IOStreams, o validateOptions) error {
-	spec, ds, err := loop.Load(o.File)
+	spec, ds, err := dsl.Load(o.File)
 	if o.JSON {
 		rep := validateReport{Valid: err == nil, Diagnostics: ds}
 		if spec != nil {
@@ -71,7 +70,7 @@ func runValidate(s *IOStreams, o validateOptions) error {
 }
 
 // printWarnings writes one "warning: <path>: <message>" line per warning.
-func printWarnings(s *IOStreams, ds loop.Diagnostics) {
+func printWarnings(s *IOStreams, ds dsl.Diagnostics) {
 	for _, d := range ds.Warnings() {
 		fmt.Fprintf(s.ErrOut, "warning: %s\n", oneLine(d.String()))
 	}

@@ -12,12 +12,13 @@ import (
 	"os"
 	"path/filepath"
 
+	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
+
 	"github.com/hook-loop/hook-loop/adapters/codex"
 	"github.com/hook-loop/hook-loop/gallery"
 	"github.com/hook-loop/hook-loop/internal/hookrun"
 	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/hook-loop/hook-loop/internal/replay"
-	"github.com/hook-loop/hook-loop/loop"
 )
 
 // CodexTrace is a real `codex exec` session (Codex CLI 0.169 against the
@@ -64,7 +65,7 @@ func Run(ctx context.Context, w io.Writer, keep bool) (Result, error) {
 	if err := os.MkdirAll(filepath.Dir(project.LogPath(dir)), 0o755); err != nil {
 		return res, err
 	}
-	spec, _, err := loop.Load(cfg)
+	spec, _, err := loopdsl.Load(cfg)
 	if err != nil {
 		return res, fmt.Errorf("embedded %s loop: %w", Loop, err)
 	}

@@ -16,6 +16,9 @@ import (
 	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/hook-loop/hook-loop/lifecycle"
 	"github.com/hook-loop/hook-loop/loop"
+	"github.com/hook-loop/hook-loop/loop/dsl"
+	"github.com/hook-loop/hook-loop/loop/engine"
+	"github.com/hook-loop/hook-loop/loop/session"
 )
 
 // MaxInput caps what a hook reads from stdin. Real payloads are a few KiB; a
@@ -38,11 +41,11 @@ type Options struct {
 	Stdin       io.Reader
 	Cwd         string // the hook process's working directory
 	// Lifecycle overrides loading the user's lifecycle hooks (tests, embedding).
-	Lifecycle loop.Lifecycle
+	Lifecycle engine.Lifecycle
 	// LoadLifecycle loads the declaration named by HooksConfig (or the user's
 	// default); nil means lifecycle.ForHook. It returns the runner and, when the
 	// declaration could not be loaded, a record to log (hooks.load_failed).
-	LoadLifecycle func(path string) (loop.Lifecycle, *loop.LifecycleRecord)
+	LoadLifecycle func(path string) (engine.Lifecycle, *engine.LifecycleRecord)
 	Deadline      time.Duration
 }
 
@@ -84,12 +87,12 @@ func Run(ctx context.Context, o Options) Output {
 	if err != nil {
 		return failure(o, ev, nil, err)
 	}
-	spec, _, err := loop.Load(paths.config)
+	spec, _, err := dsl.Load(paths.config)
 	if err != nil {
 		return failure(o, ev, nil, err)
 	}
-	eng := &loop.Engine{Spec: spec, Root: paths.root, ConfigPath: paths.config, LogPath: paths.log, Lifecycle: o.Lifecycle}
-	var loadRecord *loop.LifecycleRecord
+	eng := &engine.Engine{Spec: spec, Root: paths.root, ConfigPath: paths.config, LogPath: paths.log, OwnedPaths: OwnedPaths, Lifecycle: o.Lifecycle}
+	var loadRecord *engine.LifecycleRecord
 	if eng.Lifecycle == nil {
 		load := o.LoadLifecycle
 		if load == nil {
@@ -97,12 +100,12 @@ func Run(ctx context.Context, o Options) Output {
 		}
 		eng.Lifecycle, loadRecord = load(o.HooksConfig)
 	}
-	log := eventlog.Open(paths.log)
+	log := session.Open(paths.log)
 	var d loop.Decision
-	err = log.Update(func(tx *eventlog.Tx) error {
+	err = log.Update(func(tx session.Tx) error {
 		// Said once per session: the session then runs hookless, and a broken
 		// declaration should not double every hook's log lines.
-		if sid := sessionKey(ev); loadRecord != nil && tx.Session(sid).Events == 0 {
+		if sid := engine.SessionKey(ev.SessionID); loadRecord != nil && tx.Session(sid).Events == 0 {
 			if _, aerr := tx.Append(eventlog.Event{SessionID: sid, RunID: ev.TurnID, State: tx.Session(sid).State,
 				EventType: loadRecord.Type, Actor: "lifecycle", Payload: loadRecord.Payload}); aerr != nil {
 				return aerr
@@ -122,13 +125,16 @@ func Run(ctx context.Context, o Options) Output {
 	return out
 }
 
-// sessionKey is the session an event belongs to; the engine files events without
-// one under "default", and so must everything logged beside them.
-func sessionKey(ev loop.HookEvent) string {
-	if ev.SessionID == "" {
-		return "default"
-	}
-	return ev.SessionID
+// OwnedPaths are the files the harnesses own that the agent may not write: the
+// hook configurations that call hook-loop. The engine knows no harness; every
+// caller that builds one for a project passes this list.
+var OwnedPaths = []string{
+	".codex/hooks.json",
+	".codex/config.toml",
+	".claude/settings.json",
+	".claude/settings.local.json",
+	".opencode/plugins/hook_loop.js",
+	".pi/extensions/hook_loop.ts",
 }
 
 type resolved struct{ root, config, log string }
@@ -191,25 +197,16 @@ func eventLabel(e string) string {
 // failure turns an error into the harness's answer: the agent proceeds and the
 // person is told, unless the loop is fail_closed, in which case stops and tool
 // calls are refused.
-func failure(o Options, ev loop.HookEvent, spec *loop.Spec, err error) Output {
-	msg := "hook-loop: " + oneLine(err.Error())
-	d := loop.Decision{Action: loop.Allow, SystemMessage: msg + " (the agent proceeds)"}
-	switch ev.Name {
-	case loop.EventStop, loop.EventPreToolUse, loop.EventPermissionRequest:
-		why := ""
-		switch {
-		case spec != nil && spec.Definition.FailClosed:
-			why = " (this loop is fail_closed, so hook-loop refuses until it is fixed)"
-		case spec == nil && failClosedHint(o):
-			// The loop did not load, but its file asks to fail closed.
-			why = " (fail_closed: refusing until it is fixed)"
-		}
-		if why != "" {
-			d = loop.Decision{Action: loop.Block, Reason: msg + why, SystemMessage: msg}
-		}
+func failure(o Options, ev loop.HookEvent, spec *dsl.Spec, err error) Output {
+	var d loop.Decision
+	if spec != nil {
+		d = engine.Failure(ev.Name, err, spec.Definition.FailClosed, true)
+	} else {
+		// The loop did not load; its file may still ask to fail closed.
+		d = engine.Failure(ev.Name, err, failClosedHint(o), false)
 	}
 	out := o.Adapter.Encode(ev, d)
-	out.Stderr = appendLine(out.Stderr, msg)
+	out.Stderr = appendLine(out.Stderr, engine.FailureMessage(err))
 	return out
 }
 
@@ -237,10 +234,6 @@ func appendLine(b []byte, line string) []byte {
 		b = append(b, '\n')
 	}
 	return append(b, line+"\n"...)
-}
-
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }
 
 // TraceLine is one line of .hook-loop/trace.jsonl, as `--record` writes it and

@@ -22,11 +22,12 @@ import (
 	"github.com/hook-loop/hook-loop/adapters/codex"
 	"github.com/hook-loop/hook-loop/adapters/opencode"
 	"github.com/hook-loop/hook-loop/adapters/pi"
-	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/gallery"
 	"github.com/hook-loop/hook-loop/internal/hookrun"
 	"github.com/hook-loop/hook-loop/internal/replay"
 	"github.com/hook-loop/hook-loop/loop"
+	"github.com/hook-loop/hook-loop/loop/dsl"
+	"github.com/hook-loop/hook-loop/loop/session"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -84,9 +85,9 @@ func listTraces(t *testing.T) []traceFile {
 
 // replayed is what a trace did to the loop.
 type replayed struct {
-	spec     *loop.Spec
+	spec     *dsl.Spec
 	steps    []replay.Step
-	sessions map[string]eventlog.Summary
+	sessions map[string]session.View
 }
 
 func replayTrace(t *testing.T, tf traceFile, edit func([]byte) []byte) replayed {
@@ -98,7 +99,7 @@ func replayTrace(t *testing.T, tf traceFile, edit func([]byte) []byte) replayed 
 	if edit != nil {
 		data = edit(data)
 	}
-	spec, _, err := loop.Parse("gallery/"+tf.loop+".json", data)
+	spec, _, err := dsl.Parse("gallery/"+tf.loop+".json", data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,13 +114,13 @@ func replayTrace(t *testing.T, tf traceFile, edit func([]byte) []byte) replayed 
 	}
 	root := t.TempDir()
 	logPath := filepath.Join(t.TempDir(), "events.jsonl")
-	r := replayed{spec: spec, sessions: map[string]eventlog.Summary{}}
+	r := replayed{spec: spec, sessions: map[string]session.View{}}
 	_, err = replay.Run(context.Background(), replay.Options{Spec: spec, Adapters: galleryAdapters(), Harness: tf.harness,
 		LogPath: logPath, Root: root, Rebase: traceProject}, lines, func(s replay.Step) { r.steps = append(r.steps, s) })
 	if err != nil {
 		t.Fatalf("replay %s: %v", tf.path, err)
 	}
-	err = eventlog.Open(logPath).View(func(tx *eventlog.Tx) error {
+	err = session.Open(logPath).View(func(tx session.Tx) error {
 		for _, s := range r.steps {
 			r.sessions[s.Session] = tx.Session(s.Session)
 		}
@@ -210,7 +211,7 @@ func TestGalleryReplayFailsForABrokenLoop(t *testing.T) {
 
 // successState is the loop's terminal state that is not its stop state ("done"
 // in every gallery loop).
-func successState(spec *loop.Spec) string {
+func successState(spec *dsl.Spec) string {
 	for _, s := range spec.Definition.TerminalStates {
 		if s != spec.Definition.StopState {
 			return s

@@ -12,9 +12,11 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/internal/hookrun"
 	"github.com/hook-loop/hook-loop/loop"
+	"github.com/hook-loop/hook-loop/loop/dsl"
+	"github.com/hook-loop/hook-loop/loop/engine"
+	"github.com/hook-loop/hook-loop/loop/session"
 )
 
 // Step is one replayed event and what hook-loop decided.
@@ -33,7 +35,7 @@ type Step struct {
 
 // Options configure a replay.
 type Options struct {
-	Spec     *loop.Spec
+	Spec     *dsl.Spec
 	Adapters map[string]hookrun.Adapter // by harness name
 	Harness  string                     // default harness for lines that name none
 	LogPath  string                     // event log to write ("" = a fresh temp file)
@@ -82,18 +84,18 @@ func ParseTrace(name string, r io.Reader) ([]hookrun.TraceLine, error) {
 }
 
 // Run replays lines in order, calling emit after each event.
-func Run(ctx context.Context, o Options, lines []hookrun.TraceLine, emit func(Step)) (eventlog.Summary, error) {
+func Run(ctx context.Context, o Options, lines []hookrun.TraceLine, emit func(Step)) (session.View, error) {
 	logPath := o.LogPath
 	if logPath == "" {
 		dir, err := os.MkdirTemp("", "hook-loop-replay-")
 		if err != nil {
-			return eventlog.Summary{}, err
+			return session.View{}, err
 		}
 		defer os.RemoveAll(dir)
 		logPath = filepath.Join(dir, "events.jsonl")
 	}
-	log := eventlog.Open(logPath)
-	eng := &loop.Engine{Spec: o.Spec, Root: o.Root, ConfigPath: o.Spec.Path, LogPath: logPath}
+	log := session.Open(logPath)
+	eng := &engine.Engine{Spec: o.Spec, Root: o.Root, ConfigPath: o.Spec.Path, LogPath: logPath, OwnedPaths: hookrun.OwnedPaths}
 	var last string
 	for i, l := range lines {
 		h := l.Harness
@@ -102,7 +104,7 @@ func Run(ctx context.Context, o Options, lines []hookrun.TraceLine, emit func(St
 		}
 		ad, ok := o.Adapters[h]
 		if !ok {
-			return eventlog.Summary{}, fmt.Errorf("trace line %d: unknown harness %q", i+1, h)
+			return session.View{}, fmt.Errorf("trace line %d: unknown harness %q", i+1, h)
 		}
 		input := []byte(l.Input)
 		if o.Rebase != "" && o.Root != "" {
@@ -110,7 +112,7 @@ func Run(ctx context.Context, o Options, lines []hookrun.TraceLine, emit func(St
 		}
 		ev, err := ad.Decode(l.Event, input)
 		if err != nil {
-			return eventlog.Summary{}, fmt.Errorf("trace line %d: %w", i+1, err)
+			return session.View{}, fmt.Errorf("trace line %d: %w", i+1, err)
 		}
 		if ev.Harness == "" {
 			ev.Harness = h
@@ -119,25 +121,22 @@ func Run(ctx context.Context, o Options, lines []hookrun.TraceLine, emit func(St
 			ev.Result.ExitCode = l.ExitCode
 		}
 		var d loop.Decision
-		err = log.Update(func(tx *eventlog.Tx) error {
+		err = log.Update(func(tx session.Tx) error {
 			var herr error
 			d, herr = eng.Handle(ctx, tx, ev)
 			return herr
 		})
 		if err != nil {
-			return eventlog.Summary{}, fmt.Errorf("trace line %d: %w", i+1, err)
+			return session.View{}, fmt.Errorf("trace line %d: %w", i+1, err)
 		}
-		last = ev.SessionID
-		if last == "" {
-			last = "default"
-		}
+		last = engine.SessionKey(ev.SessionID)
 		if emit != nil {
 			emit(Step{N: i + 1, Harness: h, Event: ev.Name, Session: last, Detail: detail(ev, o.Root),
 				Rules: d.MatchedRules, Decision: d, Action: string(d.Action), Reason: d.Reason, State: d.State})
 		}
 	}
-	var s eventlog.Summary
-	err := log.View(func(tx *eventlog.Tx) error { s = tx.Session(last); return nil })
+	var s session.View
+	err := log.View(func(tx session.Tx) error { s = tx.Session(last); return nil })
 	return s, err
 }
 

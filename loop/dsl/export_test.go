@@ -1,0 +1,7 @@
+package dsl
+
+// Exported for the external tests of this directory (compat_test.go).
+var (
+	ReferenceFiles      = referenceFiles
+	DescribeDiagnostics = describeDiagnostics
+)

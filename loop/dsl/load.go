@@ -1,0 +1,389 @@
+package dsl
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/hook-loop/hook-loop/internal/jsonkind"
+
+	"github.com/tidwall/gjson"
+)
+
+// Load reads and validates the DSL file at path. It returns every diagnostic
+// (warnings included); when any of them is an error the Spec is nil and the error
+// is a *LoadError naming the file, the JSON path and the first problem.
+func Load(path string) (*Spec, Diagnostics, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		reason := err
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			reason = pe.Err
+		}
+		ds := Diagnostics{{
+			Code: CodeUnreadableFile, Severity: SeverityError,
+			Message: fmt.Sprintf("cannot read DSL file: %v", reason),
+			Hint:    defaultHints[CodeUnreadableFile],
+		}}
+		return nil, ds, &LoadError{File: path, Diagnostics: ds}
+	}
+	spec, ds, err := Parse(path, data)
+	if spec != nil {
+		spec.Path = path
+	}
+	return spec, ds, err
+}
+
+// Parse validates a DSL document. name is used in the error text only (a file
+// name, or something like "<embedded plan_execute>").
+func Parse(name string, data []byte) (*Spec, Diagnostics, error) {
+	p := &parser{}
+	spec := p.document(data)
+	ds := p.diags
+	if ds == nil {
+		ds = Diagnostics{}
+	}
+	if ds.HasErrors() {
+		return nil, ds, &LoadError{File: name, Diagnostics: ds}
+	}
+	return spec, ds, nil
+}
+
+// DefinitionFromJSON builds a Definition from a bare "loop" object, as the
+// Python original's LoopDefinition.from_dict did; paths in its errors are relative to
+// that object ("transitions[2].to").
+func DefinitionFromJSON(data []byte) (*Definition, error) {
+	p := &parser{}
+	if !p.syntax(data) {
+		return nil, &LoadError{Diagnostics: p.diags}
+	}
+	root := gjson.ParseBytes(data)
+	if !root.IsObject() {
+		p.errorf(CodeBadType, "", "", "loop definition must be an object (got %s)", jsonkind.Name(root))
+		return nil, &LoadError{Diagnostics: p.diags}
+	}
+	def := p.definition(root, "")
+	if p.diags.HasErrors() {
+		return nil, &LoadError{Diagnostics: p.diags}
+	}
+	return def, nil
+}
+
+// MustDefinitionFromJSON is DefinitionFromJSON for literals in tests and examples.
+func MustDefinitionFromJSON(data string) *Definition {
+	d, err := DefinitionFromJSON([]byte(data))
+	if err != nil {
+		panic(err)
+	}
+	return d
+}
+
+// parser collects diagnostics while it builds the Spec. It never stops at the
+// first problem: validation reports everything at once.
+type parser struct {
+	diags Diagnostics
+
+	// What parsed cleanly, so that cross-references are only checked against
+	// lists that exist (no cascade of "unknown state" after a bad "states").
+	statesOK, eventsOK bool
+	// transPath[k] is the JSON path of Definition.Transitions[k].
+	transPath []string
+	// hasEventMap: codex.event_map is present (even empty).
+	hasEventMap bool
+}
+
+func (p *parser) add(sev, code, path, hint, format string, args ...any) {
+	if hint == "" {
+		hint = defaultHints[code]
+	}
+	p.diags = append(p.diags, Diagnostic{
+		Code: code, Severity: sev, Path: path,
+		Message: fmt.Sprintf(format, args...), Hint: hint,
+	})
+}
+
+func (p *parser) errorf(code, path, hint, format string, args ...any) {
+	p.add(SeverityError, code, path, hint, format, args...)
+}
+
+func (p *parser) warnf(code, path, hint, format string, args ...any) {
+	p.add(SeverityWarning, code, path, hint, format, args...)
+}
+
+// syntax checks that data is one JSON value, reporting the line and column of a
+// syntax error.
+func (p *parser) syntax(data []byte) bool {
+	// json.Valid allocates nothing; only a broken file pays for Unmarshal's
+	// error with its offset.
+	if json.Valid(data) {
+		return true
+	}
+	var v any
+	err := json.Unmarshal(data, &v)
+	if err == nil {
+		return true
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		line, col := lineCol(data, int(se.Offset))
+		p.errorf(CodeInvalidJSON, "", "", "invalid JSON at line %d, column %d: %s", line, col, se.Error())
+		return false
+	}
+	p.errorf(CodeInvalidJSON, "", "", "invalid JSON: %v", err)
+	return false
+}
+
+// lineCol converts a byte offset (encoding/json reports the offset just past the
+// offending byte) into 1-based line and column.
+func lineCol(data []byte, offset int) (int, int) {
+	if offset > len(data) {
+		offset = len(data)
+	}
+	if offset > 0 {
+		offset-- // point at the offending byte itself
+	}
+	line, col := 1, 1
+	for _, b := range data[:offset] {
+		if b == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}
+
+func (p *parser) document(data []byte) *Spec {
+	if !p.syntax(data) {
+		return nil
+	}
+	root := gjson.ParseBytes(data)
+	if !root.IsObject() {
+		p.errorf(CodeBadType, "", "a hook-loop file is {\"loop\": {...}, \"simulation\": {...}, \"codex\": {...}}",
+			"top-level DSL document must be an object (got %s)", jsonkind.Name(root))
+		return nil
+	}
+	top := p.object(root, "")
+	loopRaw, ok := top.get("loop")
+	if !ok {
+		p.errorf(CodeMissingField, "loop", "", "DSL document must contain a loop object")
+		return nil
+	}
+	if !loopRaw.IsObject() {
+		p.errorf(CodeBadType, "loop", "", "DSL document must contain a loop object (got %s)", jsonkind.Name(loopRaw))
+		return nil
+	}
+	spec := &Spec{}
+	spec.Definition = p.definition(loopRaw, "loop")
+	if r, ok := top.get("simulation"); ok {
+		spec.Simulation = p.simulation(r, "simulation", spec.Definition)
+	} else {
+		spec.Simulation = Simulation{Budget: Budget{MaxTurns: 10, MaxNoProgressTurns: 2}, AgentSteps: map[string][]AgentStep{}}
+	}
+	if r, ok := top.get("codex"); ok {
+		spec.EventMap = p.codex(r, "codex", spec.Definition)
+	}
+	p.graphWarnings(spec.Definition, "loop")
+	p.eventMapWarnings(spec, "loop")
+	return spec
+}
+
+// obj is a JSON object with its keys in document order. A repeated key keeps its
+// first position and its last value, as Python's json module (the Python original) did.
+type obj struct {
+	keys []string
+	vals map[string]gjson.Result
+}
+
+func (p *parser) object(r gjson.Result, path string) obj {
+	o := obj{vals: map[string]gjson.Result{}}
+	r.ForEach(func(k, v gjson.Result) bool {
+		key := k.String()
+		if _, dup := o.vals[key]; dup {
+			p.warnf(CodeDuplicateKey, child(path, key), "", "key %q appears more than once; the last value is used", key)
+		} else {
+			o.keys = append(o.keys, key)
+		}
+		o.vals[key] = v
+		return true
+	})
+	return o
+}
+
+// get returns a key's value; a null value counts as absent, as the Python original's
+// raw.get(key) or default did.
+func (o obj) get(key string) (gjson.Result, bool) {
+	v, ok := o.vals[key]
+	if !ok || v.Type == gjson.Null {
+		return gjson.Result{}, false
+	}
+	return v, true
+}
+
+// kind names a JSON value's type for "expected X (got Y)" messages.
+
+var identRe = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$-]*$`)
+
+// child is path.key, quoting keys that are not identifiers (path["odd key"]).
+func child(path, key string) string {
+	if !identRe.MatchString(key) {
+		return path + "[" + strconv.Quote(key) + "]"
+	}
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func index(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) }
+
+// requiredString reads a required non-empty string field.
+func (p *parser) requiredString(o obj, key, path string) (string, bool) {
+	at := child(path, key)
+	r, ok := o.get(key)
+	if !ok {
+		p.errorf(CodeMissingField, at, "", "%s must be a non-empty string", key)
+		return "", false
+	}
+	return p.stringValue(r, key, at)
+}
+
+// optionalString reads an optional non-empty string field.
+func (p *parser) optionalString(o obj, key, path string) (string, bool) {
+	r, ok := o.get(key)
+	if !ok {
+		return "", true
+	}
+	return p.stringValue(r, key, child(path, key))
+}
+
+func (p *parser) stringValue(r gjson.Result, label, at string) (string, bool) {
+	if r.Type != gjson.String {
+		p.errorf(CodeBadType, at, "", "%s must be a non-empty string (got %s)", label, jsonkind.Name(r))
+		return "", false
+	}
+	if r.String() == "" {
+		p.errorf(CodeBadValue, at, "give a non-empty string", "%s must be a non-empty string (got \"\")", label)
+		return "", false
+	}
+	return r.String(), true
+}
+
+// stringList reads a list of non-empty strings; ok is false when anything in it
+// was wrong (each wrong item has its own diagnostic).
+func (p *parser) stringList(r gjson.Result, label, at string) ([]string, bool) {
+	if !r.IsArray() {
+		p.errorf(CodeBadType, at, "", "%s must be a list of non-empty strings (got %s)", label, jsonkind.Name(r))
+		return nil, false
+	}
+	out := []string{}
+	ok := true
+	for i, item := range r.Array() {
+		if item.Type != gjson.String {
+			p.errorf(CodeBadType, index(at, i), "", "%s must be a list of non-empty strings (item %d is %s)", label, i, jsonkind.Name(item))
+			ok = false
+			continue
+		}
+		if item.String() == "" {
+			p.errorf(CodeBadValue, index(at, i), "give a non-empty string", "%s must be a list of non-empty strings (item %d is \"\")", label, i)
+			ok = false
+			continue
+		}
+		out = append(out, item.String())
+	}
+	return out, ok
+}
+
+func (p *parser) optionalStringList(o obj, key, path string) []string {
+	r, ok := o.get(key)
+	if !ok {
+		return nil
+	}
+	l, _ := p.stringList(r, key, child(path, key))
+	return l
+}
+
+var intLiteral = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
+
+// positiveInt reads an optional positive integer (a JSON integer literal: 3.0 is
+// refused, as the Python original's isinstance(value, int) did).
+func (p *parser) positiveInt(o obj, key, path string, def int) int {
+	r, ok := o.get(key)
+	if !ok {
+		return def
+	}
+	at := child(path, key)
+	label := key
+	if r.Type != gjson.Number || !intLiteral.MatchString(r.Raw) {
+		p.errorf(CodeBadType, at, "", "%s must be a positive integer (got %s)", label, describe(r))
+		return def
+	}
+	n, err := strconv.Atoi(r.Raw)
+	if err != nil || n < 1 {
+		p.errorf(CodeBadValue, at, "use a whole number of 1 or more", "%s must be a positive integer (got %s)", label, r.Raw)
+		return def
+	}
+	return n
+}
+
+func (p *parser) optionalBool(o obj, key, path string, def bool) bool {
+	r, ok := o.get(key)
+	if !ok {
+		return def
+	}
+	if !r.IsBool() {
+		p.errorf(CodeBadType, child(path, key), "", "%s must be true or false (got %s)", key, jsonkind.Name(r))
+		return def
+	}
+	return r.Bool()
+}
+
+// describe is kind plus the literal for scalars ("number 2.5").
+func describe(r gjson.Result) string {
+	switch r.Type {
+	case gjson.Number, gjson.True, gjson.False:
+		return jsonkind.Name(r) + " " + r.Raw
+	}
+	return jsonkind.Name(r)
+}
+
+// regex compiles an optional pattern field with Go's RE2.
+func (p *parser) regex(o obj, key, path, owner string) *regexp.Regexp {
+	r, ok := o.get(key)
+	if !ok {
+		return nil
+	}
+	at := child(path, key)
+	if r.Type != gjson.String {
+		p.errorf(CodeBadType, at, "", "%s must be a string (a regular expression) (got %s)", key, jsonkind.Name(r))
+		return nil
+	}
+	re, err := regexp.Compile(r.String())
+	if err != nil {
+		p.errorf(CodeBadRegex, at, "", "%s: %s %q does not compile as a Go RE2 regular expression: %s",
+			owner, key, r.String(), strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+		return nil
+	}
+	return re
+}
+
+func (p *parser) payload(r gjson.Result, label, at string) map[string]any {
+	if !r.IsObject() {
+		p.errorf(CodeBadType, at, "", "%s must be an object (got %s)", label, jsonkind.Name(r))
+		return map[string]any{}
+	}
+	m := map[string]any{}
+	if err := json.Unmarshal([]byte(r.Raw), &m); err != nil {
+		// syntax() already accepted the document, so this cannot happen for a
+		// sub-object; report it rather than panic if it ever does.
+		p.errorf(CodeInvalidJSON, at, "", "%s: %v", label, err)
+	}
+	return m
+}

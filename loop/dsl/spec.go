@@ -1,0 +1,137 @@
+package dsl
+
+import (
+	"encoding/json"
+	"regexp"
+)
+
+// Spec is a whole hook-loop DSL file after loading: the loop, its simulation and
+// its event map. Load builds it; nothing else mutates it.
+type Spec struct {
+	Path       string // file it came from ("" for embedded or in-memory specs)
+	Definition *Definition
+	Simulation Simulation
+	EventMap   []Rule // codex.event_map, in file order
+}
+
+// Definition is the "loop" object.
+type Definition struct {
+	ID             string
+	InitialState   string
+	States         []string
+	Events         []string
+	Transitions    []Transition
+	TerminalStates []string // default: the "done"/"stopped" states present
+	StopState      string   // default: "stopped" when it is a terminal state
+
+	// Extensions (optional keys the Python original did not have).
+	Instructions  map[string]string          // state -> what the agent must do there
+	MaxStopBlocks int                        // default DefaultMaxStopBlocks
+	Scope         string                     // "session" (default) or "project"
+	Policies      map[string]StatePolicy     // state -> tool policy while in that state
+	WaitsForHuman []string                   // states in which the loop waits for a person
+	FailClosed    bool                       // on internal errors refuse stops and risky tools
+	Guardrails    Guardrails                 // built-in tool policy knobs
+	Raw           map[string]json.RawMessage // the loop object as written, for unknown keys
+}
+
+// DefaultMaxStopBlocks is the number of consecutive refused stops after which the
+// engine lets the agent stop and records the outcome "capped".
+const DefaultMaxStopBlocks = 8
+
+// Scope values.
+const (
+	ScopeSession = "session"
+	ScopeProject = "project"
+)
+
+// Transition is one edge of the machine.
+type Transition struct {
+	From         string
+	Event        string
+	To           string
+	Guards       []string
+	Actions      []string
+	ResumePolicy string
+}
+
+// StatePolicy restricts the tools the agent may use while the loop is in a state.
+type StatePolicy struct {
+	DenyTools        []string       // tool names refused in this state
+	AllowTools       []string       // when non-empty, only these tools are allowed
+	DenyCommandMatch *regexp.Regexp // Bash commands matching this are refused
+	// AllowPathMatch exempts writes whose every target path matches it from
+	// DenyTools (e.g. let the agent write PLAN.md while planning).
+	AllowPathMatch *regexp.Regexp
+	Reason         string // what the model is told
+}
+
+// Guardrails are the built-in tool checks of PreToolUse / PermissionRequest.
+type Guardrails struct {
+	RiskyCommands    bool     // refuse rm -r, git reset --hard, git push --force, ... (default true)
+	ProtectLoopFiles bool     // refuse writes to the DSL, .hook-loop/, hook configs (default true)
+	ProtectedPaths   []string // extra path patterns refused for writes (default: ".git/")
+}
+
+// Simulation is the "simulation" object.
+type Simulation struct {
+	Budget     Budget
+	AgentSteps map[string][]AgentStep
+	Verdicts   []Verdict
+}
+
+// Budget bounds a simulated run.
+type Budget struct {
+	MaxTurns           int // default 10
+	MaxNoProgressTurns int // default 2
+}
+
+// AgentStep is one scripted step of the fake agent.
+type AgentStep struct {
+	Event   string
+	Payload map[string]any
+}
+
+// Verdict statuses.
+const (
+	VerdictPass      = "PASS"
+	VerdictNeedsWork = "NEEDS_WORK"
+)
+
+// Verdict is an evaluator verdict ("PASS" / "NEEDS_WORK") with its details.
+type Verdict struct {
+	Status  string
+	Details string
+}
+
+// Rule is one codex.event_map entry.
+type Rule struct {
+	Index          int    // position in codex.event_map
+	CodexEvent     string // canonical event name it listens to
+	When           Matcher
+	Emit           string // loop event to apply ("" = record only)
+	Record         *RecordSpec
+	GuardSatisfied []string
+	Comment        string
+}
+
+// Matcher is a rule's "when". Every set field must match (AND); an empty matcher
+// always matches.
+type Matcher struct {
+	ToolName         string
+	CommandMatch     *regexp.Regexp
+	PromptMatch      *regexp.Regexp
+	PromptNotMatch   *regexp.Regexp
+	LastMessageMatch *regexp.Regexp // extension: Stop/SubagentStop last_assistant_message
+	PathMatch        *regexp.Regexp // extension: any of the call's TargetPaths
+	ExitCode         *int           // nil = not constrained
+	ExitCodeNot      *int           // extension "exit_code_not": a known exit code other than this
+}
+
+// RecordSpec is a side event appended when a rule matches.
+type RecordSpec struct {
+	EventType string
+	Actor     string
+	Payload   map[string]any
+	Include   []string // command, exit_code, stdout, prompt, tool_name, paths, last_message
+}

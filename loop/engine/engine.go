@@ -1,0 +1,561 @@
+// Package engine decides one hook event against a loop: it reads the session's
+// view from the event log, applies the loop's event map, runs the tool policy
+// and the stop gate, fires the user's lifecycle hooks, appends what happened and
+// returns one Decision. It never knows which harness sent the event: adapters
+// decode into loop.HookEvent and encode the loop.Decision.
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/internal/shell"
+	"github.com/hook-loop/hook-loop/loop"
+	"github.com/hook-loop/hook-loop/loop/dsl"
+	"github.com/hook-loop/hook-loop/loop/guard"
+	"github.com/hook-loop/hook-loop/loop/session"
+)
+
+// DefaultSession is the session key of an event whose harness gave no session id.
+const DefaultSession = "default"
+
+// Engine decides one hook event against a loop. It is harness-neutral: adapters
+// decode into loop.HookEvent and encode the loop.Decision.
+type Engine struct {
+	Spec *dsl.Spec
+	// Root is the project root: relative paths in policies are judged against it.
+	Root string
+	// ConfigPath and LogPath are the DSL file and event log in use; the agent may
+	// not write them.
+	ConfigPath string
+	LogPath    string
+	// OwnedPaths are more paths the agent may not write (the hook configurations
+	// that call hook-loop): absolute or relative to Root, a trailing "/" meaning
+	// the folder and everything under it. The engine does not know harnesses; its
+	// caller says which files they own.
+	OwnedPaths []string
+	// Lifecycle runs the user's lifecycle hooks; nil means none.
+	Lifecycle Lifecycle
+}
+
+// Tx is what the engine needs of the event log during one decision: the views of
+// a session and of the whole project (events appended in the transaction
+// included), and a way to append. session.Tx implements it over the JSONL log;
+// another store of the log implements the same four methods.
+type Tx interface {
+	session.Reader
+	SessionIDs() []string
+	Append(e eventlog.Event) (eventlog.Event, error)
+}
+
+var _ Tx = session.Tx{}
+
+// handling is the state of one Handle call.
+type handling struct {
+	e     *Engine
+	ctx   context.Context
+	tx    Tx
+	ev    *loop.HookEvent
+	sid   string
+	runID string
+	state string
+	// messages collected for the person (phase changes, completion, waiting).
+	system []string
+	// context for the model (steer).
+	steer   []string
+	matched []int
+	// outcome is set when this event ended the loop (completed, stopped, forced).
+	outcome string
+	// calls is the parsed shell command of a Bash call.
+	calls []shell.Call
+	// targets are the paths the call writes, as the engine judges them.
+	targets []string
+}
+
+// Handle decides ev. It must run inside the log's exclusive transaction so that
+// concurrent hook processes see each other's transitions exactly once.
+func (e *Engine) Handle(ctx context.Context, tx Tx, ev loop.HookEvent) (loop.Decision, error) {
+	h := &handling{e: e, ctx: ctx, tx: tx, ev: &ev, sid: SessionKey(ev.SessionID), runID: ev.TurnID}
+	if h.runID == "" {
+		h.runID = uuid.NewString()
+	}
+	h.refresh()
+	if ev.ToolName != "" {
+		// Every path the call writes, whichever harness sent it: the adapter's
+		// (file_path, patch headers) and the shell's (redirections, cp, sed -i,
+		// ...). path_match rules and the tool policy judge the same list.
+		h.calls = guard.ParseCommand(ev.Command)
+		h.targets = guard.WriteTargets(h.ev, ev.TargetPaths, h.calls, e.Root)
+	}
+	d, err := h.decide()
+	if err != nil {
+		return loop.Decision{}, err
+	}
+	d = h.finish(d)
+	if err := h.recordHookFired(d); err != nil {
+		return loop.Decision{}, err
+	}
+	return d, nil
+}
+
+// SessionKey is the log's session id for a harness's session id.
+func SessionKey(sessionID string) string {
+	if sessionID == "" {
+		return DefaultSession
+	}
+	return sessionID
+}
+
+// finish completes the decision of one event with what the handling collected:
+// the state, the matched rules, the outcome, the messages and the steer text.
+func (h *handling) finish(d loop.Decision) loop.Decision {
+	e := h.e
+	d.State = h.state
+	d.MatchedRules = h.matched
+	if d.Outcome == "" {
+		d.Outcome = h.outcome
+	}
+	d.MaxStopBlocks = e.Spec.Definition.EffectiveMaxStopBlocks()
+	if d.SystemMessage == "" && len(h.system) > 0 {
+		d.SystemMessage = strings.Join(h.system, "\n")
+	}
+	if len(h.steer) > 0 && d.Action != loop.Block {
+		extra := strings.Join(h.steer, "\n")
+		if d.Context != "" {
+			d.Context += "\n" + extra
+		} else {
+			d.Context = extra
+		}
+		d.Action = loop.Steer
+	}
+	return d
+}
+
+// refresh reads the state that drives decisions: the session's, or the whole
+// log's when the loop is project-scoped.
+func (h *handling) refresh() {
+	def := h.e.Spec.Definition
+	h.state = h.view().State
+	if h.state == "" || !def.HasState(h.state) {
+		h.state = def.InitialState
+	}
+}
+
+// view is the session's view as decisions read it, events appended so far by
+// this handling included.
+func (h *handling) view() session.View {
+	return session.Scoped(h.tx, h.sid, h.e.Spec.Definition.Scope == dsl.ScopeProject)
+}
+
+func (h *handling) append(eventType, actor string, payload map[string]any) error {
+	if payload == nil {
+		payload = map[string]any{}
+	}
+	_, err := h.tx.Append(eventlog.Event{
+		SessionID: h.sid,
+		RunID:     h.runID,
+		State:     h.state,
+		EventType: eventType,
+		Actor:     actor,
+		Payload:   payload,
+	})
+	if err != nil {
+		return fmt.Errorf("append %s: %w", eventType, err)
+	}
+	return nil
+}
+
+func (h *handling) decide() (loop.Decision, error) {
+	if !h.tx.Session(h.sid).Started {
+		armed, why, err := h.startLoop()
+		if err != nil {
+			return loop.Decision{}, err
+		}
+		if !armed {
+			return loop.Decision{Action: loop.Allow, SystemMessage: "hook-loop: this session is not gated: " + why}, nil
+		}
+	}
+	if d := h.tx.Session(h.sid).Disarmed; d != "" {
+		return loop.Decision{Action: loop.Allow}, nil
+	}
+	switch h.ev.Name {
+	case loop.EventSessionStart:
+		if err := h.applyRules(); err != nil {
+			return loop.Decision{}, err
+		}
+		text := h.contract()
+		proceed, reason, text, err := h.fireSessionStart(text)
+		if err != nil {
+			return loop.Decision{}, err
+		}
+		if !proceed {
+			return loop.Decision{Action: loop.Block, Reason: reason}, nil
+		}
+		return loop.Decision{Action: loop.Steer, Context: text}, nil
+
+	case loop.EventUserPromptSubmit:
+		if err := h.noteForcedStop(); err != nil {
+			return loop.Decision{}, err
+		}
+		proceed, reason, extra, err := h.fireInputReceived()
+		if err != nil {
+			return loop.Decision{}, err
+		}
+		if !proceed {
+			return loop.Decision{Action: loop.Block, Reason: reason}, nil
+		}
+		if err := h.applyRules(); err != nil {
+			return loop.Decision{}, err
+		}
+		if extra != "" {
+			return loop.Decision{Action: loop.Steer, Context: extra}, nil
+		}
+		return loop.Decision{Action: loop.Allow}, nil
+
+	case loop.EventPreToolUse, loop.EventPermissionRequest:
+		// Rules record and transition before a block, as in the Python original, so a
+		// PreToolUse rule still sees an attempted action.
+		if err := h.applyRules(); err != nil {
+			return loop.Decision{}, err
+		}
+		chk := h.e.policy().Check(h.ev, h.calls, h.targets, h.state)
+		if chk.Blocked {
+			if err := h.append("tool_blocked", "hook-loop", map[string]any{
+				"tool_name": h.ev.ToolName, "rule": chk.Rule, "reason": chk.Reason, "command": h.ev.Command,
+			}); err != nil {
+				return loop.Decision{}, err
+			}
+			return loop.Decision{Action: loop.Block, Reason: chk.Reason}, nil
+		}
+		proceed, reason, err := h.fireToolRequested()
+		if err != nil {
+			return loop.Decision{}, err
+		}
+		if !proceed {
+			return loop.Decision{Action: loop.Block, Reason: reason}, nil
+		}
+		return loop.Decision{Action: loop.Allow}, nil
+
+	case loop.EventStop:
+		if err := h.applyRules(); err != nil {
+			return loop.Decision{}, err
+		}
+		return h.stopGate()
+
+	case loop.EventSessionEnd:
+		if err := h.noteForcedStop(); err != nil {
+			return loop.Decision{}, err
+		}
+		if err := h.applyRules(); err != nil {
+			return loop.Decision{}, err
+		}
+		return loop.Decision{Action: loop.Allow}, nil
+
+	default:
+		if err := h.applyRules(); err != nil {
+			return loop.Decision{}, err
+		}
+		return loop.Decision{Action: loop.Allow}, nil
+	}
+}
+
+// startLoop records the first sight of a session and asks loop_start whether to
+// arm the loop for it.
+func (h *handling) startLoop() (bool, string, error) {
+	def := h.e.Spec.Definition
+	proceed, reason, err := h.fireLoopStart()
+	if err != nil {
+		return false, "", err
+	}
+	if err := h.append(eventlog.TypeLoopStarted, "hook-loop", map[string]any{
+		"loop_id": def.ID, "harness": h.ev.Harness, "initial_state": def.InitialState,
+		"scope": scopeName(def.Scope),
+	}); err != nil {
+		return false, "", err
+	}
+	if !proceed {
+		if reason == "" {
+			reason = "a lifecycle hook refused loop_start"
+		}
+		if err := h.append(eventlog.TypeLoopDisarmed, "hook-loop", map[string]any{"reason": reason}); err != nil {
+			return false, "", err
+		}
+		return false, reason, nil
+	}
+	return true, "", nil
+}
+
+func scopeName(s string) string {
+	if s == "" {
+		return dsl.ScopeSession
+	}
+	return s
+}
+
+// applyRules runs the event map for the event, in file order: each matching rule
+// appends its record, then applies its emit only when the current state has that
+// transition (so repeated events do not storm); the available events are
+// recomputed after each applied transition.
+func (h *handling) applyRules() error {
+	spec := h.e.Spec
+	var rejected []string
+	for i := range spec.EventMap {
+		r := &spec.EventMap[i]
+		if !r.Matches(h.ev, h.targets, h.e.Root) {
+			continue
+		}
+		h.matched = append(h.matched, r.Index)
+		if r.Record != nil {
+			if err := h.append(r.Record.EventType, actor(r.Record), h.recordPayload(r.Record)); err != nil {
+				return err
+			}
+		}
+		if r.Emit == "" {
+			continue
+		}
+		t, ok := spec.Definition.TransitionFor(h.state, r.Emit)
+		if !ok {
+			continue
+		}
+		missing := h.missingGuards(t, r.GuardSatisfied)
+		if len(missing) > 0 {
+			reason := dsl.MissingGuardsReason(missing)
+			if err := h.append(eventlog.TypeTransitionRejected, "driver", map[string]any{
+				"from": h.state, "event": r.Emit, "reason": reason,
+			}); err != nil {
+				return err
+			}
+			rejected = append(rejected, fmt.Sprintf("%s: %s (%s)", r.Emit, reason, h.e.describeGuards(missing)))
+			continue
+		}
+		if err := h.transition(t); err != nil {
+			return err
+		}
+	}
+	if len(rejected) > 0 {
+		h.steer = append(h.steer, "hook-loop: no transition applied: "+strings.Join(rejected, "; "))
+	}
+	return nil
+}
+
+func actor(r *dsl.RecordSpec) string {
+	if r.Actor == "" {
+		return "hook-loop"
+	}
+	return r.Actor
+}
+
+// maxRecorded bounds text copied into a record, as the Python original did.
+const maxRecorded = 2000
+
+func (h *handling) recordPayload(r *dsl.RecordSpec) map[string]any {
+	p := make(map[string]any, len(r.Payload)+len(r.Include))
+	for k, v := range r.Payload {
+		p[k] = v
+	}
+	ev := h.ev
+	for _, key := range r.Include {
+		switch key {
+		case "command":
+			p["command"] = dsl.CommandText(ev)
+		case "exit_code":
+			if ev.Result != nil && ev.Result.ExitCode != nil {
+				p["exit_code"] = *ev.Result.ExitCode
+			} else {
+				p["exit_code"] = nil
+			}
+		case "stdout":
+			out := ""
+			if ev.Result != nil {
+				out = ev.Result.Stdout
+				if out == "" {
+					out = ev.Result.Output
+				}
+			}
+			p["stdout"] = clip(out)
+		case "prompt":
+			p["prompt"] = clip(ev.Prompt)
+		case "tool_name":
+			p["tool_name"] = ev.ToolName
+		case "paths":
+			p["paths"] = h.targets
+		case "last_message":
+			p["last_message"] = clip(ev.LastAssistantMessage)
+		}
+	}
+	return p
+}
+
+func clip(s string) string {
+	if len(s) > maxRecorded {
+		return s[:maxRecorded]
+	}
+	return s
+}
+
+func (h *handling) missingGuards(t dsl.Transition, granted []string) []string {
+	return t.MissingGuards(func(g string) bool {
+		return slices.Contains(granted, g) || g == dsl.GuardEvidenceBound && h.view().Evidence > 0
+	})
+}
+
+// transition applies t, records it and fires the lifecycle points it reaches.
+func (h *handling) transition(t dsl.Transition) error {
+	from := h.state
+	h.state = t.To
+	if err := h.append(eventlog.TypeStateTransitioned, "driver", map[string]any{
+		"from": from, "event": t.Event, "to": t.To,
+	}); err != nil {
+		return err
+	}
+	if err := h.firePhaseChanged(from, t.To, t.Event); err != nil {
+		return err
+	}
+	def := h.e.Spec.Definition
+	if def.WaitsForHumanIn(t.To) {
+		if err := h.fireWaiting(); err != nil {
+			return err
+		}
+	}
+	if def.IsTerminal(t.To) {
+		if err := h.complete(terminalOutcome(def, t.To), false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// terminalOutcome names how a loop that reached state ended.
+func terminalOutcome(def *dsl.Definition, state string) string {
+	if state == def.StopState {
+		return "stopped"
+	}
+	return "completed"
+}
+
+// complete records the session's outcome and fires loop_complete.
+func (h *handling) complete(outcome string, forced bool) error {
+	var extra map[string]any
+	if forced {
+		extra = map[string]any{"forced_by_harness": true}
+	}
+	return h.completeWith(outcome, extra)
+}
+
+func (h *handling) completeWith(outcome string, extra map[string]any) error {
+	payload := map[string]any{"outcome": outcome, "final_state": h.state, "loop_id": h.e.Spec.Definition.ID}
+	for k, v := range extra {
+		payload[k] = v
+	}
+	h.outcome = outcome
+	if err := h.append(eventlog.TypeLoopOutcome, "hook-loop", payload); err != nil {
+		return err
+	}
+	return h.fireLoopComplete(outcome)
+}
+
+// stopGate refuses a stop until the loop is terminal, within the loop's cap.
+func (h *handling) stopGate() (loop.Decision, error) {
+	def := h.e.Spec.Definition
+	if def.IsTerminal(h.state) {
+		if s := h.tx.Session(h.sid); s.Outcome == "" || s.OutcomeForced {
+			if err := h.complete(terminalOutcome(def, h.state), false); err != nil {
+				return loop.Decision{}, err
+			}
+		}
+		return loop.Decision{Action: loop.Allow}, nil
+	}
+	if def.WaitsForHumanIn(h.state) {
+		// The loop waits for a person: stopping to ask is the right move.
+		return loop.Decision{Action: loop.Allow}, nil
+	}
+	blocks := h.tx.Session(h.sid).StopBlocks
+	max := def.EffectiveMaxStopBlocks()
+	if blocks >= max {
+		msg := fmt.Sprintf("hook-loop: let the agent stop after %d refused stops in a row without progress; the loop %q is still in state %q (outcome: capped).", blocks, def.ID, h.state)
+		if err := h.append(eventlog.TypeLoopOutcome, "hook-loop", map[string]any{
+			"outcome": "capped", "final_state": h.state, "loop_id": def.ID, "stop_blocks": blocks,
+		}); err != nil {
+			return loop.Decision{}, err
+		}
+		return loop.Decision{Action: loop.Allow, Outcome: "capped", SystemMessage: msg, StopBlocks: blocks}, nil
+	}
+	reason := h.e.StopMessage(h.state, h.view().Evidence)
+	if err := h.append(eventlog.TypeStopRefused, "hook-loop", map[string]any{
+		"message": reason, "messages": []string{reason}, "stop_blocks": blocks + 1,
+		"stop_hook_active": h.ev.StopHookActive,
+	}); err != nil {
+		return loop.Decision{}, err
+	}
+	return loop.Decision{Action: loop.Block, Reason: reason, StopBlocks: blocks + 1}, nil
+}
+
+// noteForcedStop detects that the harness ended a session we were refusing to let
+// stop: the session ends while refused stops are outstanding and no outcome was
+// recorded since. Claude Code does this after its own cap of consecutive refusals;
+// a person interrupting does it too. status shows such an outcome as forced, apart
+// from a stop the loop allowed.
+func (h *handling) noteForcedStop() error {
+	s := h.tx.Session(h.sid)
+	if s.StopBlocks == 0 {
+		return nil
+	}
+	var endedBy string
+	switch h.ev.Name {
+	case loop.EventSessionEnd:
+		endedBy = "session_end"
+	case loop.EventUserPromptSubmit:
+		// In an interactive session a harness that overrides the refusals (Claude
+		// Code after 8) ends the turn without a SessionEnd; the person's next
+		// prompt is the first sign, and it must not inherit the old count.
+		endedBy = "new_turn"
+	default:
+		return nil
+	}
+	return h.completeWith("forced", map[string]any{
+		"forced_by_harness": true, "ended_by": endedBy, "end_reason": h.ev.Source, "stop_blocks": s.StopBlocks,
+	})
+}
+
+func (h *handling) recordHookFired(d loop.Decision) error {
+	var msgs []string
+	if d.Reason != "" {
+		msgs = append(msgs, d.Reason)
+	}
+	if d.Context != "" {
+		msgs = append(msgs, d.Context)
+	}
+	return h.append(eventlog.TypeHookFired, "hook-loop", map[string]any{
+		"platform":        h.ev.Harness,
+		"hook_event_name": h.ev.Name,
+		"native_event":    h.ev.NativeName,
+		"tool_name":       nilIfEmpty(h.ev.ToolName),
+		"verdict":         string(d.Action),
+		"allowed":         d.Allowed(),
+		"messages":        msgs,
+		"matched_rules":   h.matched,
+	})
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// policy is the loop's built-in tool policy in this project.
+func (e *Engine) policy() *guard.Policy {
+	return &guard.Policy{Def: e.Spec.Definition, Root: e.Root, ConfigPath: e.ConfigPath, LogPath: e.LogPath, OwnedPaths: e.OwnedPaths}
+}
+
+// CheckTool applies the built-in guardrails and the state's policy to a tool
+// request, as Handle does before it lets a tool run.
+func (e *Engine) CheckTool(ev *loop.HookEvent, state string) guard.Check {
+	calls := guard.ParseCommand(ev.Command)
+	return e.policy().Check(ev, calls, guard.WriteTargets(ev, ev.TargetPaths, calls, e.Root), state)
+}

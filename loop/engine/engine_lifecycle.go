@@ -1,0 +1,116 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/hook-loop/hook-loop/sdk/hooks"
+)
+
+// The fire* methods build a point's context, run the user's hooks on it, log what
+// the runner reports, and hand back the decisions. With no Lifecycle they return
+// the defaults, so behaviour without hooks is exactly what it was.
+
+func (h *handling) facts() hooks.Facts {
+	return hooks.Facts{
+		LoopID:    h.e.Spec.Definition.ID,
+		SessionID: h.sid,
+		Harness:   h.ev.Harness,
+		Cwd:       h.ev.Cwd,
+		State:     h.state,
+	}
+}
+
+func (h *handling) fire(point string, c any) error {
+	if h.e.Lifecycle == nil {
+		return nil
+	}
+	for _, r := range h.e.Lifecycle.Fire(h.ctx, point, c) {
+		if err := h.append(r.Type, "lifecycle", r.Payload); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (h *handling) fireLoopStart() (bool, string, error) {
+	c := &hooks.LoopStartContext{Facts: h.facts(), Proceed: true}
+	err := h.fire(hooks.PointLoopStart, c)
+	return c.Proceed, c.Reason, err
+}
+
+func (h *handling) fireSessionStart(text string) (proceed bool, reason, context string, err error) {
+	c := &hooks.SessionStartContext{Facts: h.facts(), Source: h.ev.Source, Context: text, Proceed: true}
+	err = h.fire(hooks.PointSessionStart, c)
+	return c.Proceed, refusal(c.Reason, hooks.PointSessionStart), c.Context, err
+}
+
+func (h *handling) fireInputReceived() (proceed bool, reason, context string, err error) {
+	c := &hooks.InputReceivedContext{Facts: h.facts(), Prompt: h.ev.Prompt, Proceed: true}
+	err = h.fire(hooks.PointInputReceived, c)
+	return c.Proceed, refusal(c.Reason, hooks.PointInputReceived), c.Context, err
+}
+
+func (h *handling) fireToolRequested() (bool, string, error) {
+	c := &hooks.ToolRequestedContext{
+		Facts: h.facts(), ToolName: h.ev.ToolName, ToolInput: h.ev.ToolInput,
+		Command: h.ev.Command, Paths: h.targets, Proceed: true,
+	}
+	err := h.fire(hooks.PointToolRequested, c)
+	return c.Proceed, refusal(c.Reason, hooks.PointToolRequested), err
+}
+
+func (h *handling) firePhaseChanged(from, to, event string) error {
+	c := &hooks.PhaseChangedContext{Facts: h.facts(), From: from, To: to, Event: event, Notify: true}
+	if err := h.fire(hooks.PointPhaseChanged, c); err != nil {
+		return err
+	}
+	if c.Notify {
+		msg := c.Message
+		if msg == "" {
+			msg = fmt.Sprintf("hook-loop: %s → %s (%s)", from, to, event)
+		}
+		h.system = append(h.system, msg)
+	}
+	return nil
+}
+
+func (h *handling) fireWaiting() error {
+	def := h.e.Spec.Definition
+	c := &hooks.WaitingForInputContext{Facts: h.facts()}
+	c.Question = def.Instructions[h.state]
+	if c.Question == "" {
+		c.Question = fmt.Sprintf("The loop %q waits for you in state %q.", def.ID, h.state)
+	}
+	if err := h.fire(hooks.PointWaitingForInput, c); err != nil {
+		return err
+	}
+	if err := h.append("waiting_for_input", "hook-loop", map[string]any{
+		"question": c.Question, "summary": c.Summary,
+	}); err != nil {
+		return err
+	}
+	msg := "hook-loop: " + c.Question
+	if c.Summary != "" {
+		msg = "hook-loop: " + c.Summary + "\n" + c.Question
+	}
+	h.system = append(h.system, msg)
+	return nil
+}
+
+func (h *handling) fireLoopComplete(outcome string) error {
+	c := &hooks.LoopCompleteContext{Facts: h.facts(), FinalState: h.state, Outcome: outcome, Announce: true}
+	if err := h.fire(hooks.PointLoopComplete, c); err != nil {
+		return err
+	}
+	if c.Announce && outcome != "forced" {
+		h.system = append(h.system, fmt.Sprintf("hook-loop: loop %q finished in state %q (%s).", h.e.Spec.Definition.ID, h.state, outcome))
+	}
+	return nil
+}
+
+func refusal(reason, point string) string {
+	if reason != "" {
+		return reason
+	}
+	return "refused by a lifecycle hook at " + point
+}

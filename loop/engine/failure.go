@@ -1,0 +1,35 @@
+package engine
+
+import (
+	"strings"
+
+	"github.com/hook-loop/hook-loop/loop"
+)
+
+// FailureMessage is the one-line text of an error that stopped hook-loop from
+// deciding an event, as the person reads it.
+func FailureMessage(err error) string {
+	return "hook-loop: " + strings.Join(strings.Fields(err.Error()), " ")
+}
+
+// Failure is the Decision for an event hook-loop could not decide: bad input, a
+// loop that does not load, a log it cannot write. The agent proceeds, unless the
+// loop asks to fail closed and the event is a gate (a stop or a tool call), which
+// is then refused. loaded says whether failClosed comes from a loop that loaded
+// or from a quick read of a file that did not; the reason says which.
+func Failure(event string, err error, failClosed, loaded bool) loop.Decision {
+	msg := FailureMessage(err)
+	d := loop.Decision{Action: loop.Allow, SystemMessage: msg + " (the agent proceeds)"}
+	switch event {
+	case loop.EventStop, loop.EventPreToolUse, loop.EventPermissionRequest:
+		if !failClosed {
+			break
+		}
+		why := " (this loop is fail_closed, so hook-loop refuses until it is fixed)"
+		if !loaded {
+			why = " (fail_closed: refusing until it is fixed)"
+		}
+		d = loop.Decision{Action: loop.Block, Reason: msg + why, SystemMessage: msg}
+	}
+	return d
+}

@@ -1,0 +1,245 @@
+package guard
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/hook-loop/hook-loop/internal/shell"
+)
+
+// A checker says why a program run with args (after its name) is risky, or "".
+type checker func(name string, args []string) string
+
+// riskyPrograms maps a program's base name to its checker. A program not listed
+// is never risky by itself (sudo and doas are judged before unwrapping).
+var riskyPrograms = map[string]checker{
+	"rm":        rmRisk,
+	"git":       gitRisk,
+	"find":      findRisk,
+	"dd":        ddRisk,
+	"chmod":     recursiveOnHomeRisk,
+	"chown":     recursiveOnHomeRisk,
+	"mkfs":      machineRisk,
+	"mkfs.ext4": machineRisk,
+	"mkfs.xfs":  machineRisk,
+	"fdisk":     machineRisk,
+	"parted":    machineRisk,
+	"shutdown":  machineRisk,
+	"reboot":    machineRisk,
+	"halt":      machineRisk,
+	"poweroff":  machineRisk,
+}
+
+// gitRisks maps a git subcommand to its checker (name is the subcommand).
+var gitRisks = map[string]checker{
+	"push":     gitPushRisk,
+	"reset":    gitResetRisk,
+	"clean":    gitCleanRisk,
+	"checkout": gitCheckoutRisk,
+	"restore":  gitCheckoutRisk,
+	"branch":   gitBranchRisk,
+	"stash":    gitStashRisk,
+}
+
+// RiskyCall names why a simple command is risky, or returns "".
+func RiskyCall(c shell.Call) string {
+	if len(c.Args) == 0 {
+		return ""
+	}
+	if b := filepath.Base(c.Args[0]); b == "sudo" || b == "doas" {
+		return b + " runs a command as another user"
+	}
+	args := shell.Unwrap(c.Args)
+	if len(args) == 0 {
+		return ""
+	}
+	// A leading backslash only skips the shell's aliases: \rm is rm.
+	name := strings.TrimPrefix(filepath.Base(args[0]), `\`)
+	if check, ok := riskyPrograms[name]; ok {
+		return check(name, args[1:])
+	}
+	return ""
+}
+
+func machineRisk(name string, _ []string) string {
+	return name + " changes the machine, not the project"
+}
+
+func rmRisk(_ string, args []string) string {
+	recursive := false
+	var targets []string
+	endOpts := false
+	for _, a := range args {
+		switch {
+		case !endOpts && a == "--":
+			endOpts = true
+		case !endOpts && (a == "--recursive" || a == "--dir"):
+			recursive = recursive || a == "--recursive"
+		case !endOpts && strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--"):
+			if strings.ContainsAny(a, "rR") {
+				recursive = true
+			}
+		default:
+			targets = append(targets, a)
+		}
+	}
+	if recursive {
+		return "rm -r deletes whole directory trees"
+	}
+	for _, t := range targets {
+		if dangerousRmTarget(t) {
+			return "rm " + t + " deletes outside the project"
+		}
+	}
+	return ""
+}
+
+func dangerousRmTarget(t string) bool {
+	if t == "/" || t == "~" || strings.HasPrefix(t, "~/") || t == "*" || t == "/*" || t == ".." || strings.HasPrefix(t, "../") || t == "." {
+		return true
+	}
+	if strings.HasPrefix(t, "$HOME") {
+		return true
+	}
+	if filepath.IsAbs(t) {
+		return !(strings.HasPrefix(t, "/tmp/") || strings.HasPrefix(t, "/var/tmp/"))
+	}
+	for _, part := range strings.Split(filepath.ToSlash(t), "/") {
+		if part == ".git" {
+			return true
+		}
+	}
+	return false
+}
+
+// findRisk: find deletes what it matches with -delete, or with -exec rm.
+func findRisk(_ string, args []string) string {
+	for i, a := range args {
+		if a == "-delete" {
+			return "find -delete deletes every match"
+		}
+		if (a == "-exec" || a == "-execdir" || a == "-ok" || a == "-okdir") && i+1 < len(args) {
+			if prog := filepath.Base(args[i+1]); prog == "rm" || prog == "shred" || prog == "unlink" {
+				return "find " + a + " " + prog + " deletes every match"
+			}
+		}
+	}
+	return ""
+}
+
+func ddRisk(_ string, args []string) string {
+	for _, a := range args {
+		if strings.HasPrefix(a, "of=/dev/") {
+			return "dd writes to a device"
+		}
+	}
+	return ""
+}
+
+func recursiveOnHomeRisk(name string, args []string) string {
+	if (slices.Contains(args, "-R") || slices.Contains(args, "--recursive")) && slices.ContainsFunc(args, func(a string) bool { return a == "/" || a == "~" }) {
+		return name + " -R on / or ~"
+	}
+	return ""
+}
+
+func gitRisk(_ string, args []string) string {
+	sub, subArgs := gitSub(args)
+	if check, ok := gitRisks[sub]; ok {
+		return check(sub, subArgs)
+	}
+	return ""
+}
+
+func gitSub(args []string) (string, []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "-C" || a == "-c" || a == "--git-dir" || a == "--work-tree" {
+			i++
+			continue
+		}
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		return a, args[i+1:]
+	}
+	return "", nil
+}
+
+func gitPushRisk(_ string, args []string) string {
+	operands := 0
+	for _, a := range args {
+		if a == "--force" || a == "-f" || strings.HasPrefix(a, "--force-with-lease") || a == "--mirror" || a == "--delete" || a == "-d" || (strings.HasPrefix(a, "+") && len(a) > 1) {
+			return "git push " + a + " rewrites the remote"
+		}
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		operands++
+		// After the remote, a refspec with an empty source deletes the remote ref.
+		if operands > 1 && strings.HasPrefix(a, ":") && len(a) > 1 {
+			return "git push " + a + " deletes a remote branch"
+		}
+	}
+	return ""
+}
+
+func gitResetRisk(_ string, args []string) string {
+	if slices.Contains(args, "--hard") || slices.Contains(args, "--merge") || slices.Contains(args, "--keep") {
+		return "git reset --hard throws away work"
+	}
+	return ""
+}
+
+func gitCleanRisk(_ string, args []string) string {
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "f") || a == "--force" {
+			return "git clean -f deletes untracked files"
+		}
+	}
+	return ""
+}
+
+// gitCheckoutRisk: "." discards every local change; checkout -f throws away the
+// changes that would block switching.
+func gitCheckoutRisk(sub string, args []string) string {
+	if slices.Contains(args, ".") {
+		return "git " + sub + " . discards every local change"
+	}
+	if sub == "checkout" && (slices.Contains(args, "-f") || slices.Contains(args, "--force")) {
+		return "git checkout -f discards local changes"
+	}
+	return ""
+}
+
+// gitBranchRisk: -D (or --delete with --force) deletes a branch that is not
+// merged; -d alone refuses to.
+func gitBranchRisk(_ string, args []string) string {
+	del, force := false, false
+	for _, a := range args {
+		switch {
+		case a == "--delete":
+			del = true
+		case a == "--force":
+			force = true
+		case strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--"):
+			if strings.Contains(a, "D") {
+				return "git branch -D deletes an unmerged branch"
+			}
+			del = del || strings.Contains(a, "d")
+			force = force || strings.Contains(a, "f")
+		}
+	}
+	if del && force {
+		return "git branch -D deletes an unmerged branch"
+	}
+	return ""
+}
+
+func gitStashRisk(_ string, args []string) string {
+	if len(args) > 0 && (args[0] == "drop" || args[0] == "clear") {
+		return "git stash " + args[0] + " throws away stashed work"
+	}
+	return ""
+}

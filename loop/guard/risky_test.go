@@ -1,0 +1,50 @@
+package guard
+
+import (
+	"testing"
+
+	"github.com/hook-loop/hook-loop/internal/shell"
+)
+
+func risky(command string) string {
+	for _, c := range shell.Parse(command) {
+		if why := RiskyCall(c); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+func TestRiskyCommandsBlocked(t *testing.T) {
+	for _, c := range []string{
+		"rm -rf build", "cd sub && rm -rf ../x", "sudo apt-get install x", "FOO=1 rm -r dir",
+		"env A=b rm -fr d", "git push --force origin main", "git push origin +main",
+		"git reset --hard HEAD~1", "rm ~/.bashrc", "ls; rm -R x", "git clean -fdx",
+		"rm /etc/passwd", "rm .git/config", "dd if=x of=/dev/sda", "chmod -R 777 /", "mkfs.ext4 /dev/sdb",
+		"git checkout .", "git restore .",
+		// issue 13
+		`\rm -rf build`, "command rm -rf build",
+		"find . -name '*.o' -delete", "find . -type f -exec rm {} +", "find . -execdir rm -f {} ;",
+		"git checkout -f", "git checkout --force main",
+		"git stash drop", "git stash drop stash@{1}", "git stash clear",
+		"git branch -D topic", "git branch --delete --force topic", "git branch -d -f topic", "git branch -df topic",
+		"git push origin :topic", "git push --delete origin topic", "git push -d origin topic",
+	} {
+		if why := risky(c); why == "" {
+			t.Errorf("%q allowed", c)
+		}
+	}
+}
+
+func TestSafeCommandsAllowed(t *testing.T) {
+	for _, c := range []string{
+		"rm /tmp/x.txt", "git commit -m 'rm -rf'", "go test ./...", "git push origin main",
+		"rm build.log", "git status", "rm -f build/x.o", "git stash list", "git stash", "git stash pop",
+		"git branch -d merged", "git branch --delete merged", "git checkout main", "git checkout -b topic",
+		"find . -name '*.go'", "find . -exec grep -l x {} +", "git push origin topic:topic",
+	} {
+		if why := risky(c); why != "" {
+			t.Errorf("%q blocked: %s", c, why)
+		}
+	}
+}

@@ -1,0 +1,147 @@
+// Package session is the loop's reducer: it folds a session's events, in log
+// order, into the View that decisions, `hook-loop status` and replay read — the
+// state, the evidence count, the run of refused stops, the outcome. The event
+// log stores, locks and indexes; it keeps these views incrementally through
+// Folder, without knowing what they mean.
+package session
+
+import "github.com/hook-loop/hook-loop/eventlog"
+
+// View is what the loop knows about a session (or, for project scope, the whole
+// log) without re-reading it. Fold folds one event into it; it can always be
+// rebuilt by folding the log from the start.
+type View struct {
+	// State follows the DSL's recovery rule: the last event decides —
+	// session_initialized → payload.initial_state, state_transitioned → payload.to,
+	// anything else → the event's own state field. "" when there are no events.
+	State          string `json:"state"`
+	Events         int    `json:"events"`
+	Evidence       int    `json:"evidence"`        // evidence_registered events
+	StopBlocks     int    `json:"stop_blocks"`     // refused stops since the last transition
+	Transitions    int    `json:"transitions"`     // applied transitions
+	Outcome        string `json:"outcome"`         // last loop_outcome payload.outcome
+	OutcomeForced  bool   `json:"outcome_forced"`  // loop_outcome payload.forced_by_harness
+	Started        bool   `json:"started"`         // a loop_started event exists
+	Disarmed       string `json:"disarmed"`        // loop_disarmed payload.reason ("" = armed)
+	LastType       string `json:"last_type"`       // event_type of the last event
+	FirstTimestamp string `json:"first_timestamp"` // of the first event
+	LastTimestamp  string `json:"last_timestamp"`  // of the last event
+}
+
+// payloadKeys are the payload keys Fold reads.
+var payloadKeys = []string{"initial_state", "to", "outcome", "forced_by_harness", "reason"}
+
+// Fold folds one event into v.
+func (v *View) Fold(e *eventlog.Event) {
+	v.Events++
+	switch e.EventType {
+	case eventlog.TypeSessionInitialized:
+		v.State = payloadString(e, "initial_state")
+	case eventlog.TypeStateTransitioned:
+		v.State = payloadString(e, "to")
+		v.Transitions++
+		v.StopBlocks = 0
+	default:
+		v.State = e.State
+	}
+	switch e.EventType {
+	case eventlog.TypeEvidenceRegistered:
+		v.Evidence++
+	case eventlog.TypeStopRefused:
+		v.StopBlocks++
+	case eventlog.TypeLoopOutcome:
+		v.Outcome, _ = e.Payload["outcome"].(string)
+		v.OutcomeForced, _ = e.Payload["forced_by_harness"].(bool)
+		v.StopBlocks = 0
+	case eventlog.TypeLoopStarted:
+		v.Started = true
+	case eventlog.TypeLoopDisarmed:
+		v.Disarmed, _ = e.Payload["reason"].(string)
+		if v.Disarmed == "" {
+			v.Disarmed = "disarmed"
+		}
+	}
+	if v.FirstTimestamp == "" {
+		v.FirstTimestamp = e.Timestamp
+	}
+	v.LastTimestamp = e.Timestamp
+	v.LastType = e.EventType
+}
+
+// payloadString is the payload's non-empty string at key, else the event's state.
+func payloadString(e *eventlog.Event, key string) string {
+	if s, ok := e.Payload[key].(string); ok && s != "" {
+		return s
+	}
+	return e.State
+}
+
+// Folder makes Views for an event log (see eventlog.Folder).
+type Folder struct{}
+
+// Name names the fold; change the version when View's meaning changes, so
+// indexes folded the old way are folded again.
+func (Folder) Name() string { return "session.View/1" }
+
+// NewView returns an empty *View.
+func (Folder) NewView() eventlog.View { return &View{} }
+
+// PayloadKeys are the payload keys View.Fold reads.
+func (Folder) PayloadKeys() []string { return payloadKeys }
+
+// Reader is the view access a decision needs; Tx implements it, and so will any
+// other store of the log.
+type Reader interface {
+	Session(id string) View
+	Project() View
+}
+
+// Scoped is the view that drives a loop's decisions for session id: the
+// session's own, except that a project-scoped loop shares its state and evidence
+// across every session of the log (refused stops, the outcome and whether the
+// loop is armed stay the session's).
+func Scoped(r Reader, id string, project bool) View {
+	v := r.Session(id)
+	if project {
+		p := r.Project()
+		v.State, v.Evidence = p.State, p.Evidence
+	}
+	return v
+}
+
+// Tx is an event log transaction seen through Views.
+type Tx struct{ *eventlog.Tx }
+
+// Session is the view of session id, events appended in this transaction
+// included; the zero View when the log has none.
+func (tx Tx) Session(id string) View {
+	if v, ok := tx.Tx.View(id).(*View); ok {
+		return *v
+	}
+	return View{}
+}
+
+// Project is the fold of every event in the log.
+func (tx Tx) Project() View {
+	if v, ok := tx.Tx.ProjectView().(*View); ok {
+		return *v
+	}
+	return View{}
+}
+
+// Log is an event log that keeps Views.
+type Log struct{ *eventlog.Log }
+
+// Open returns the event log at path, keeping a View per session and for the
+// project (see eventlog.Open).
+func Open(path string) *Log { return &Log{eventlog.Open(path, Folder{})} }
+
+// Update runs fn in an exclusive transaction (see eventlog.Log.Update).
+func (l *Log) Update(fn func(tx Tx) error) error {
+	return l.Log.Update(func(tx *eventlog.Tx) error { return fn(Tx{tx}) })
+}
+
+// View runs fn in a read-only transaction (see eventlog.Log.View).
+func (l *Log) View(fn func(tx Tx) error) error {
+	return l.Log.View(func(tx *eventlog.Tx) error { return fn(Tx{tx}) })
+}
