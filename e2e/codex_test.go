@@ -22,7 +22,7 @@ import (
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/gallery"
-	"github.com/hook-loop/hook-loop/internal/mockmodel/responses"
+	"github.com/hook-loop/hook-loop/internal/testkit/mockmodel/responses"
 	"github.com/hook-loop/hook-loop/scaffold"
 	"github.com/tidwall/sjson"
 )

@@ -9,7 +9,7 @@ import (
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/gallery"
-	"github.com/hook-loop/hook-loop/internal/benchgen"
+	"github.com/hook-loop/hook-loop/internal/testkit/benchgen"
 	"github.com/hook-loop/hook-loop/loop"
 )
 

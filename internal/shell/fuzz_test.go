@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hook-loop/hook-loop/internal/fuzzseed"
+	"github.com/hook-loop/hook-loop/internal/testkit/fuzzseed"
 )
 
 // FuzzShellParse checks two things on any input: Parse never panics (a hook must

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hook-loop/hook-loop/internal/fuzzseed"
+	"github.com/hook-loop/hook-loop/internal/testkit/fuzzseed"
 	"github.com/hook-loop/hook-loop/internal/hookrun"
 	"github.com/hook-loop/hook-loop/loop"
 )
