@@ -10,13 +10,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hook-loop/hook-loop/internal/hookrun"
+	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/loop"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden from the current output")
 
-var _ hookrun.Adapter = Adapter{}
+var _ harness.Adapter = Adapter{}
 
 // payloadDir is where the real Claude Code 2.1.328 hook payloads live.
 func payloadDir(t *testing.T) string {

@@ -8,12 +8,13 @@ package claude
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/hook-loop/hook-loop/internal/jsonkind"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/hook-loop/hook-loop/internal/jsonkind"
 
 	"github.com/tidwall/gjson"
 
@@ -68,7 +69,7 @@ func IsToolEvent(native string) bool {
 	return false
 }
 
-// Adapter implements hookrun.Adapter for Claude Code.
+// Adapter implements harness.Adapter for Claude Code.
 type Adapter struct{}
 
 // New returns the Claude Code adapter.

@@ -7,11 +7,12 @@ package codex
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/hook-loop/hook-loop/internal/jsonkind"
 	"strings"
 	"time"
 
-	"github.com/hook-loop/hook-loop/internal/hookrun"
+	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/internal/jsonkind"
+
 	"github.com/hook-loop/hook-loop/internal/patch"
 	"github.com/hook-loop/hook-loop/loop"
 	"github.com/tidwall/gjson"
@@ -55,12 +56,12 @@ func New() *Adapter {
 	return &Adapter{RolloutTail: 256 << 10, RolloutWait: 150 * time.Millisecond, sleep: time.Sleep}
 }
 
-var _ hookrun.Adapter = (*Adapter)(nil)
+var _ harness.Adapter = (*Adapter)(nil)
 
-// Harness implements hookrun.Adapter.
+// Harness implements harness.Adapter.
 func (a *Adapter) Harness() string { return "codex" }
 
-// Decode implements hookrun.Adapter. event is the --event flag; when empty the
+// Decode implements harness.Adapter. event is the --event flag; when empty the
 // payload's hook_event_name is used.
 func (a *Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	var ev loop.HookEvent

@@ -22,11 +22,12 @@ package opencode
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/hook-loop/hook-loop/internal/jsonkind"
 	"path/filepath"
 	"strings"
 
-	"github.com/hook-loop/hook-loop/internal/hookrun"
+	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/internal/jsonkind"
+
 	"github.com/hook-loop/hook-loop/internal/patch"
 	"github.com/hook-loop/hook-loop/loop"
 	"github.com/tidwall/gjson"
@@ -103,12 +104,12 @@ type Adapter struct{}
 // New returns the adapter.
 func New() Adapter { return Adapter{} }
 
-var _ hookrun.Adapter = Adapter{}
+var _ harness.Adapter = Adapter{}
 
-// Harness implements hookrun.Adapter.
+// Harness implements harness.Adapter.
 func (Adapter) Harness() string { return "opencode" }
 
-// Decode implements hookrun.Adapter. event is --event; when empty the payload's
+// Decode implements harness.Adapter. event is --event; when empty the payload's
 // "hook" names it.
 func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	ev := loop.HookEvent{Harness: "opencode"}

@@ -13,7 +13,6 @@ package pi
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/hook-loop/hook-loop/internal/jsonkind"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -21,7 +20,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/hook-loop/hook-loop/internal/hookrun"
+	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/internal/jsonkind"
+
 	"github.com/hook-loop/hook-loop/loop"
 	"github.com/tidwall/gjson"
 )
@@ -82,18 +83,18 @@ var exitTrailer = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?:^|\n)Command exited with code (-?\d+)\s*$`)
 })
 
-// Adapter implements hookrun.Adapter for pi.
+// Adapter implements harness.Adapter for pi.
 type Adapter struct{}
 
-var _ hookrun.Adapter = Adapter{}
+var _ harness.Adapter = Adapter{}
 
 // New returns the pi adapter.
 func New() Adapter { return Adapter{} }
 
-// Harness implements hookrun.Adapter.
+// Harness implements harness.Adapter.
 func (Adapter) Harness() string { return "pi" }
 
-// Decode implements hookrun.Adapter. event is the --event flag: a native pi
+// Decode implements harness.Adapter. event is the --event flag: a native pi
 // event name; when empty the wrapper's "event" field is used.
 func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	if !gjson.ValidBytes(input) {
@@ -333,8 +334,8 @@ const (
 	ExitBlock   = 2
 )
 
-// Encode implements hookrun.Adapter.
-func (Adapter) Encode(ev loop.HookEvent, d loop.Decision) hookrun.Output {
+// Encode implements harness.Adapter.
+func (Adapter) Encode(ev loop.HookEvent, d loop.Decision) harness.Output {
 	action := d.Action
 	if action == "" {
 		action = loop.Allow
@@ -358,7 +359,7 @@ func (Adapter) Encode(ev loop.HookEvent, d loop.Decision) hookrun.Output {
 	if action == loop.Block {
 		code = ExitBlock
 	}
-	return hookrun.Output{Stdout: append(out, '\n'), Exit: code}
+	return harness.Output{Stdout: append(out, '\n'), Exit: code}
 }
 
 func what(ev loop.HookEvent) string {

@@ -7,7 +7,7 @@ import (
 	"os"
 
 	"github.com/hook-loop/hook-loop/adapters/claude"
-	"github.com/hook-loop/hook-loop/internal/hookrun"
+	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/urfave/cli/v2"
 )
@@ -20,7 +20,7 @@ func newClaudeHookCommand(s *IOStreams) *cli.Command {
 		usage:      "the command Claude Code runs for a hook event (reads the event JSON on stdin)",
 		usageText:  "hook-loop claude-hook [--event EVENT] [--config FILE] [--event-log FILE] [--hooks-config FILE] [--record]",
 		eventUsage: "Claude Code hook event name (default: the payload's hook_event_name)",
-		adapter:    func() hookrun.Adapter { return claude.New() },
+		adapter:    func() harness.Adapter { return claude.New() },
 		project:    claudeProject,
 	})
 }

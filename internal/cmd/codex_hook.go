@@ -2,7 +2,7 @@ package cmd
 
 import (
 	"github.com/hook-loop/hook-loop/adapters/codex"
-	"github.com/hook-loop/hook-loop/internal/hookrun"
+	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/urfave/cli/v2"
 )
 
@@ -14,6 +14,6 @@ func newCodexHookCommand(s *IOStreams) *cli.Command {
 		usage:      "the command Codex runs for a hook event (reads the event JSON on stdin)",
 		usageText:  "hook-loop codex-hook --event EVENT [--config FILE] [--event-log FILE] [--hooks-config FILE] [--record]",
 		eventUsage: "Codex hook event name (default: the payload's hook_event_name)",
-		adapter:    func() hookrun.Adapter { return codex.New() },
+		adapter:    func() harness.Adapter { return codex.New() },
 	})
 }

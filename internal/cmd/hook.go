@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 
+	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/internal/hookrun"
 	"github.com/urfave/cli/v2"
 )
@@ -23,7 +24,7 @@ type hookOptions struct {
 type hookSpec struct {
 	name, usage, usageText, description string
 	eventUsage                          string
-	adapter                             func() hookrun.Adapter
+	adapter                             func() harness.Adapter
 	// project may replace the directory the project is looked up from, or report
 	// that this invocation is not gated at all (the harness proceeds silently).
 	project func(s *IOStreams, o *hookOptions, cwd string) (dir string, gated bool)

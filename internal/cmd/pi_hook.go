@@ -1,8 +1,8 @@
 package cmd
 
 import (
+	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/adapters/pi"
-	"github.com/hook-loop/hook-loop/internal/hookrun"
 	"github.com/urfave/cli/v2"
 )
 
@@ -17,6 +17,6 @@ func newPiHookCommand(s *IOStreams) *cli.Command {
 			"exit 0 lets pi proceed, exit 2 refuses.",
 		usageText:  "hook-loop pi-hook --event EVENT [--config FILE] [--event-log FILE] [--hooks-config FILE] [--record]",
 		eventUsage: "pi event name: session_start, input, tool_call, tool_result, message_end, session_shutdown (default: the payload's event)",
-		adapter:    func() hookrun.Adapter { return pi.New() },
+		adapter:    func() harness.Adapter { return pi.New() },
 	})
 }

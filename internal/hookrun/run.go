@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/hook-loop/hook-loop/lifecycle"
@@ -29,7 +30,7 @@ const DefaultDeadline = 25 * time.Second
 
 // Options are one hook invocation's inputs.
 type Options struct {
-	Adapter     Adapter
+	Adapter     harness.Adapter
 	Event       string // --event ("" = from the payload, where the harness says it)
 	ConfigPath  string // --config ("" = <project root>/hook-loop.json)
 	LogPath     string // --event-log ("" = <project root>/.hook-loop/events.jsonl)
@@ -50,7 +51,7 @@ type Options struct {
 // bad input and never returns an unencoded failure: every error becomes a
 // decision (fail open by default, fail closed when the loop says so) that the
 // adapter encodes in the harness's own form, plus one line on stderr.
-func Run(ctx context.Context, o Options) Output {
+func Run(ctx context.Context, o Options) harness.Output {
 	deadline := o.Deadline
 	if deadline <= 0 {
 		deadline = DefaultDeadline
@@ -71,7 +72,7 @@ func Run(ctx context.Context, o Options) Output {
 		ev.Harness = o.Adapter.Harness()
 	}
 	if ev.Name == "" {
-		ev.Name = canonicalEvent(o.Adapter, o.Event)
+		ev.Name = harness.CanonicalEvent(o.Adapter, o.Event)
 		if ev.Name != o.Event && ev.NativeName == "" {
 			ev.NativeName = o.Event
 		}
@@ -191,7 +192,7 @@ func eventLabel(e string) string {
 // failure turns an error into the harness's answer: the agent proceeds and the
 // person is told, unless the loop is fail_closed, in which case stops and tool
 // calls are refused.
-func failure(o Options, ev loop.HookEvent, spec *loop.Spec, err error) Output {
+func failure(o Options, ev loop.HookEvent, spec *loop.Spec, err error) harness.Output {
 	msg := "hook-loop: " + oneLine(err.Error())
 	d := loop.Decision{Action: loop.Allow, SystemMessage: msg + " (the agent proceeds)"}
 	switch ev.Name {

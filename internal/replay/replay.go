@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/internal/hookrun"
 	"github.com/hook-loop/hook-loop/loop"
@@ -34,7 +35,7 @@ type Step struct {
 // Options configure a replay.
 type Options struct {
 	Spec     *loop.Spec
-	Adapters map[string]hookrun.Adapter // by harness name
+	Adapters map[string]harness.Adapter // by harness name
 	Harness  string                     // default harness for lines that name none
 	LogPath  string                     // event log to write ("" = a fresh temp file)
 	Root     string                     // project root the trace's paths are judged against

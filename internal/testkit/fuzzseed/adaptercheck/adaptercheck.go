@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/internal/testkit/fuzzseed"
-	"github.com/hook-loop/hook-loop/internal/hookrun"
 	"github.com/hook-loop/hook-loop/loop"
 )
 
@@ -29,7 +29,7 @@ var decisions = []loop.Decision{
 // decoded event has a canonical or native name; Encode never panics and prints
 // either nothing or one JSON document, for a decoded event and for the bare
 // event hookrun answers with when decoding failed.
-func Check(t testing.TB, a hookrun.Adapter, event string, input []byte) {
+func Check(t testing.TB, a harness.Adapter, event string, input []byte) {
 	t.Helper()
 	ev, err := a.Decode(event, input)
 	if err != nil {
