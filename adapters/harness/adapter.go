@@ -6,7 +6,11 @@
 // model and what install and doctor need.
 package harness
 
-import "github.com/hook-loop/hook-loop/loop"
+import (
+	"fmt"
+
+	"github.com/hook-loop/hook-loop/loop"
+)
 
 // Adapter converts between one harness's hook JSON and the canonical model. It
 // decodes and encodes; it never decides policy.
@@ -45,4 +49,15 @@ func CanonicalEvent(a Adapter, native string) string {
 		}
 	}
 	return native
+}
+
+// InputError names the hook whose input could not be decoded, once: the
+// adapter's error says where in the JSON and what was expected, this says whose
+// input it was ("codex Stop hook input: $: invalid JSON, ..."). event is the
+// --event value, "" when absent.
+func InputError(name, event string, err error) error {
+	if event == "" {
+		return fmt.Errorf("%s hook input: %w", name, err)
+	}
+	return fmt.Errorf("%s %s hook input: %w", name, event, err)
 }

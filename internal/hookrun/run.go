@@ -65,7 +65,7 @@ func Run(ctx context.Context, o Options) harness.Output {
 	if err == nil {
 		ev, err = o.Adapter.Decode(o.Event, input)
 		if err != nil {
-			err = fmt.Errorf("decode %s %s input: %w", o.Adapter.Harness(), eventLabel(o.Event), err)
+			err = harness.InputError(o.Adapter.Harness(), o.Event, err)
 		}
 	}
 	if ev.Harness == "" {
@@ -180,13 +180,6 @@ func readInput(r io.Reader) ([]byte, error) {
 		return nil, err
 	}
 	return data, nil
-}
-
-func eventLabel(e string) string {
-	if e == "" {
-		return "hook"
-	}
-	return e
 }
 
 // failure turns an error into the harness's answer: the agent proceeds and the

@@ -111,7 +111,7 @@ func Run(ctx context.Context, o Options, lines []hookrun.TraceLine, emit func(St
 		}
 		ev, err := ad.Decode(l.Event, input)
 		if err != nil {
-			return eventlog.Summary{}, fmt.Errorf("trace line %d: %w", i+1, err)
+			return eventlog.Summary{}, fmt.Errorf("trace line %d: %w", i+1, harness.InputError(h, l.Event, err))
 		}
 		if ev.Harness == "" {
 			ev.Harness = h
