@@ -21,8 +21,8 @@ import (
 	"github.com/hook-loop/hook-loop/loop"
 )
 
-// Harness is the adapter's short name, as recorded in HookEvent.Harness.
-const Harness = "claude"
+// Name is the adapter's short name, as recorded in HookEvent.Harness.
+const Name = "claude"
 
 // Native event names that differ from the canonical ones, or that only Claude has.
 const (
@@ -76,7 +76,7 @@ type Adapter struct{}
 func New() Adapter { return Adapter{} }
 
 // Harness returns "claude".
-func (Adapter) Harness() string { return Harness }
+func (Adapter) Harness() string { return Name }
 
 // Decode turns a Claude Code hook's stdin into a canonical event. event is the
 // --event flag; when empty, the payload's hook_event_name names the event.
@@ -109,7 +109,7 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	}
 
 	ev := loop.HookEvent{
-		Harness:    Harness,
+		Harness:    Name,
 		Name:       canonical,
 		NativeName: native,
 		Raw:        json.RawMessage(trimmed),

@@ -33,7 +33,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// nativeToCanonical maps the plugin's --event names (and the prototype's) to the
+// nativeToCanonical maps the plugin's --event names (and those of the Python prototype hook-loop stays compatible with, see docs/dsl-origin.md) to the
 // canonical vocabulary.
 var nativeToCanonical = map[string]string{
 	"tool.execute.before":                  loop.EventPreToolUse,
@@ -48,6 +48,14 @@ var nativeToCanonical = map[string]string{
 	"session.compacted":                    loop.EventPostCompact,
 	"session.deleted":                      loop.EventSessionEnd,
 	"experimental.compaction.autocontinue": loop.EventPostCompact,
+}
+
+// NativeEvents lists the opencode hook and bus events the adapter decodes.
+var NativeEvents = []string{
+	"tool.execute.before", "tool.execute.after", "chat.message", "message.updated",
+	"session.created", "experimental.text.complete", "session.idle", "permission.ask",
+	"experimental.session.compacting", "session.compacted", "session.deleted",
+	"experimental.compaction.autocontinue",
 }
 
 // Canonical returns the canonical event for an opencode hook or bus event name;

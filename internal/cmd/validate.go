@@ -9,14 +9,15 @@ import (
 	"github.com/hook-loop/hook-loop/loop"
 )
 
-func init() { register(newValidateCommand) }
-
-type validateOptions struct {
+// ValidateOptions are validate's arguments.
+type ValidateOptions struct {
+	IO   *IOStreams
 	File string
 	JSON bool
 }
 
-func newValidateCommand(s *IOStreams) *cli.Command {
+// NewCmdValidate builds `validate`; runF replaces the run function in tests.
+func NewCmdValidate(f *Factory, runF func(*ValidateOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "validate",
 		Usage:     "check a loop DSL file and report every problem",
@@ -31,7 +32,7 @@ func newValidateCommand(s *IOStreams) *cli.Command {
 			if c.NArg() != 1 {
 				return exitf(2, "usage: validate takes exactly one FILE (see 'hook-loop validate --help')")
 			}
-			return runValidate(s, validateOptions{File: c.Args().First(), JSON: c.Bool("json")})
+			return run(runF, runValidate, &ValidateOptions{IO: f.IOStreams, File: c.Args().First(), JSON: c.Bool("json")})
 		},
 	}
 }
@@ -43,7 +44,8 @@ type validateReport struct {
 	Diagnostics loop.Diagnostics `json:"diagnostics"`
 }
 
-func runValidate(s *IOStreams, o validateOptions) error {
+func runValidate(o *ValidateOptions) error {
+	s := o.IO
 	spec, ds, err := loop.Load(o.File)
 	if o.JSON {
 		rep := validateReport{Valid: err == nil, Diagnostics: ds}

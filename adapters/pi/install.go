@@ -1,4 +1,4 @@
-package scaffold
+package pi
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/hook-loop/hook-loop/loop"
+	"github.com/hook-loop/hook-loop/scaffold"
 )
 
 // pi extension scopes: pi auto-discovers extensions in both places.
@@ -95,7 +96,7 @@ func PlanPiInstall(path string, x PiExtension, spec *loop.Spec) (PiInstall, erro
 // Write writes the extension atomically (temporary file, then rename): pi may
 // start while install runs and must never load half a file.
 func (p PiInstall) Write() error {
-	if err := writeFileAtomic(p.Path, p.Content); err != nil {
+	if err := scaffold.WriteFileAtomic(p.Path, p.Content); err != nil {
 		return fmt.Errorf("write %s: %w", p.Path, err)
 	}
 	return nil

@@ -1,16 +1,18 @@
-package scaffold
+package codex
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/hook-loop/hook-loop/loop"
+	"github.com/hook-loop/hook-loop/scaffold"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -29,17 +31,29 @@ var CodexTargets = []string{CodexTargetProject, CodexTargetUser, CodexTargetDire
 // re-install and uninstall recognise their own entries and touch nothing else.
 const codexHookMarker = " codex-hook "
 
-// codexEvents are the events hook-loop installs for, with their timeout.
+// codexEvents are the events hook-loop installs for, with their timeout: every
+// native event but SubagentStart and Interrupt, which no rule can name.
 // SessionEnd is clamped by Codex to 3 s (with a warning) so it asks for 3.
-// SubagentStart and Interrupt are left out: no rule can name them.
-var codexEvents = []struct {
+var codexEvents = installedEvents()
+
+type installedEvent struct {
 	Name    string
 	Timeout int
-}{
-	{"SessionStart", 30}, {"UserPromptSubmit", 30}, {"PreToolUse", 30},
-	{"PermissionRequest", 30}, {"PostToolUse", 30}, {"Stop", 30},
-	{"SubagentStop", 30}, {"PreCompact", 30}, {"PostCompact", 30},
-	{"SessionEnd", 3},
+}
+
+func installedEvents() []installedEvent {
+	var out []installedEvent
+	for _, n := range NativeEvents {
+		switch n {
+		case "SubagentStart", "Interrupt":
+			continue
+		case "SessionEnd":
+			out = append(out, installedEvent{n, 3})
+		default:
+			out = append(out, installedEvent{n, 30})
+		}
+	}
+	return out
 }
 
 // IsCodexHookCommand reports whether a hooks.json command is hook-loop's.
@@ -73,15 +87,6 @@ type CodexOptions struct {
 	Record      bool   // hooks also keep each raw input in .hook-loop/trace.jsonl (for replay)
 }
 
-// Change is one file the plan creates, edits or removes.
-type Change struct {
-	Path   string
-	Before []byte // nil: the file does not exist
-	After  []byte // nil: the file is removed
-	Note   string
-	Dir    bool // a directory removed as a whole (purge)
-}
-
 // CodexPlan is what an install or uninstall will do. Build it with
 // PlanCodexInstall / PlanCodexUninstall, show it with Render, run it with Apply.
 type CodexPlan struct {
@@ -92,7 +97,7 @@ type CodexPlan struct {
 	LogPath     string // the event log the hooks use
 	CodexHome   string
 	Binary      string
-	Changes     []Change
+	Changes     []scaffold.Change
 	Notes       []string
 	OurCommands []string // the commands install writes (or uninstall removes)
 }
@@ -124,7 +129,7 @@ func (o *CodexOptions) resolve() (*CodexPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	bin, err := HookLoopBinary(o.Binary)
+	bin, err := scaffold.HookLoopBinary(o.Binary)
 	if err != nil {
 		return nil, err
 	}
@@ -148,8 +153,8 @@ func (o *CodexOptions) resolve() (*CodexPlan, error) {
 // absolute and quoted: the hook runs under /bin/bash -c in whatever directory
 // Codex is in, without hook-loop on PATH, and paths may contain spaces.
 func CodexHookCommand(binary, event, config, log string) string {
-	return strings.Join([]string{ShellQuote(binary), "codex-hook", "--event", event,
-		"--config", ShellQuote(config), "--event-log", ShellQuote(log)}, " ")
+	return strings.Join([]string{scaffold.ShellQuote(binary), "codex-hook", "--event", event,
+		"--config", scaffold.ShellQuote(config), "--event-log", scaffold.ShellQuote(log)}, " ")
 }
 
 func codexCommand(binary, event, config, log string, record bool) string {
@@ -167,7 +172,7 @@ func PlanCodexInstall(o CodexOptions) (*CodexPlan, error) {
 		return nil, err
 	}
 	// The DSL: --dsl FILE, else the profile. Either must load cleanly.
-	dsl, source, err := loopSource(o.DSLPath, o.Profile)
+	dsl, source, err := scaffold.LoopSource(o.DSLPath, o.Profile)
 	if err != nil {
 		return nil, err
 	}
@@ -181,12 +186,12 @@ func PlanCodexInstall(o CodexOptions) (*CodexPlan, error) {
 			p.Notes = append(p.Notes, fmt.Sprintf("warning: the existing %s does not load: %v", p.ConfigPath, err))
 		}
 	} else if errors.Is(err, os.ErrNotExist) {
-		p.Changes = append(p.Changes, Change{Path: p.ConfigPath, After: dsl, Note: "the loop (" + source + ")"})
+		p.Changes = append(p.Changes, scaffold.Change{Path: p.ConfigPath, After: dsl, Note: "the loop (" + source + ")"})
 	} else {
 		return nil, fmt.Errorf("read %s: %w", p.ConfigPath, err)
 	}
 
-	before, err := readOptional(p.HooksPath)
+	before, err := scaffold.ReadOptional(p.HooksPath)
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +203,7 @@ func PlanCodexInstall(o CodexOptions) (*CodexPlan, error) {
 		p.OurCommands = append(p.OurCommands, codexCommand(p.Binary, e.Name, p.ConfigPath, p.LogPath, o.Record))
 	}
 	if !bytes.Equal(before, after) {
-		p.Changes = append(p.Changes, Change{Path: p.HooksPath, Before: before, After: after, Note: "hook-loop's Codex hooks"})
+		p.Changes = append(p.Changes, scaffold.Change{Path: p.HooksPath, Before: before, After: after, Note: "hook-loop's Codex hooks"})
 	} else {
 		p.Notes = append(p.Notes, p.HooksPath+" already holds these hooks")
 	}
@@ -315,7 +320,7 @@ func removeCodexHooks(existing []byte) ([]byte, int, error) {
 		if !changed {
 			return true
 		}
-		path := "hooks." + gjsonEscape(k.Str)
+		path := "hooks." + scaffold.GJSONEscape(k.Str)
 		if len(kept) == 0 {
 			doc, err = sjson.DeleteBytes(doc, path)
 		} else {
@@ -357,17 +362,6 @@ func codexPretty(doc []byte) []byte {
 	return b.Bytes()
 }
 
-func readOptional(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	return b, nil
-}
-
 // PlanCodexUninstall computes the removal of what install added: hook-loop's
 // hooks (a hooks.json left with no hook at all is removed), and with Purge the
 // loop file and the .hook-loop directory.
@@ -376,7 +370,7 @@ func PlanCodexUninstall(o CodexOptions) (*CodexPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	before, err := readOptional(p.HooksPath)
+	before, err := scaffold.ReadOptional(p.HooksPath)
 	if err != nil {
 		return nil, err
 	}
@@ -398,16 +392,16 @@ func PlanCodexUninstall(o CodexOptions) (*CodexPlan, error) {
 				after = nil
 				note += "; nothing else is left, so the file goes"
 			}
-			p.Changes = append(p.Changes, Change{Path: p.HooksPath, Before: before, After: after, Note: note})
+			p.Changes = append(p.Changes, scaffold.Change{Path: p.HooksPath, Before: before, After: after, Note: note})
 		}
 	}
 	if o.Purge {
 		if b, err := os.ReadFile(p.ConfigPath); err == nil {
-			p.Changes = append(p.Changes, Change{Path: p.ConfigPath, Before: b, Note: "the loop file (--purge)"})
+			p.Changes = append(p.Changes, scaffold.Change{Path: p.ConfigPath, Before: b, Note: "the loop file (--purge)"})
 		}
 		dir := filepath.Dir(p.LogPath)
 		if _, err := os.Stat(dir); err == nil {
-			p.Changes = append(p.Changes, Change{Path: dir, Dir: true, Before: []byte{}, Note: "the event log directory (--purge)"})
+			p.Changes = append(p.Changes, scaffold.Change{Path: dir, Dir: true, Before: []byte{}, Note: "the event log directory (--purge)"})
 		}
 	} else {
 		p.Notes = append(p.Notes, fmt.Sprintf("kept %s and %s (add --purge to remove them)", p.ConfigPath, filepath.Dir(p.LogPath)))
@@ -428,22 +422,7 @@ func isEmptyHooksDoc(doc []byte) bool {
 }
 
 // Apply writes the plan's changes. Each file is replaced atomically.
-func (p *CodexPlan) Apply() error {
-	for _, c := range p.Changes {
-		switch {
-		case c.Dir:
-			if err := os.RemoveAll(c.Path); err != nil {
-				return fmt.Errorf("remove %s: %w", c.Path, err)
-			}
-		case c.After == nil:
-			if err := os.Remove(c.Path); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return fmt.Errorf("remove %s: %w", c.Path, err)
-			}
-		default:
-			if err := writeFileAtomic(c.Path, c.After); err != nil {
-				return fmt.Errorf("write %s: %w", c.Path, err)
-			}
-		}
-	}
-	return nil
-}
+func (p *CodexPlan) Apply() error { return scaffold.Apply(p.Changes) }
+
+// Render prints the plan: every file with its exact change, then the notes.
+func (p *CodexPlan) Render(w io.Writer) { scaffold.Render(w, p.Changes, p.Notes) }

@@ -1,4 +1,4 @@
-package cmd
+package scaffold
 
 import (
 	"bytes"
@@ -7,44 +7,25 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/hook-loop/hook-loop/gallery"
 	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/hook-loop/hook-loop/loop"
-
-	"github.com/urfave/cli/v2"
 )
 
-// The flags every install and uninstall command shares, so that the four
-// harnesses' commands read and behave alike: a dry run unless --write.
-
-func dryRunWriteFlags(dryRun, write *bool) []cli.Flag {
-	return []cli.Flag{
-		&cli.BoolFlag{Name: "dry-run", Value: true, Usage: "print the files and the exact changes without writing (the default)", Destination: dryRun},
-		&cli.BoolFlag{Name: "write", Usage: "write the changes", Destination: write},
+// ShellQuote quotes s for /bin/sh, which is how the harnesses run a command hook.
+func ShellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:@+,") == "" {
+		return s
 	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-func recordFlag(record *bool) cli.Flag {
-	return &cli.BoolFlag{Name: "record", Usage: "hooks also keep every raw input in .hook-loop/trace.jsonl, for hook-loop replay", Destination: record}
-}
-
-// projectDirOf is --destination made absolute (default: the working directory).
-func projectDirOf(destination string) (string, error) {
-	if destination == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return "", err
-		}
-		destination = wd
-	}
-	return filepath.Abs(destination)
-}
-
-// installLoop resolves the loop file an install points its hooks at: --dsl in
+// ResolveLoop resolves the loop file an install points its hooks at: --dsl in
 // place, --profile written into the project (data non-nil when it must be
 // written), or the project's own hook-loop.json. It must load cleanly.
-func installLoop(projectDir, dsl, profile string) (path string, data []byte, spec *loop.Spec, err error) {
+func ResolveLoop(projectDir, dsl, profile string) (path string, data []byte, spec *loop.Spec, err error) {
 	switch {
 	case dsl != "":
 		if path, err = filepath.Abs(dsl); err != nil {
@@ -75,4 +56,25 @@ func installLoop(projectDir, dsl, profile string) (path string, data []byte, spe
 		return "", nil, nil, fmt.Errorf("the loop is not valid, nothing written: %w", err)
 	}
 	return path, data, spec, nil
+}
+
+// GJSONEscape escapes a key for a gjson/sjson path (event names hold no
+// special character today; a future one must not split the path).
+func GJSONEscape(s string) string {
+	r := strings.NewReplacer(".", `\.`, "*", `\*`, "?", `\?`, "|", `\|`, "#", `\#`, "@", `\@`)
+	return r.Replace(s)
+}
+
+// FlagValue is the value of flag name in an installed hook command's words
+// ("--config F" or "--config=F"), "" when absent.
+func FlagValue(args []string, name string) string {
+	for i, a := range args {
+		if a == name && i+1 < len(args) {
+			return args[i+1]
+		}
+		if v, ok := strings.CutPrefix(a, name+"="); ok {
+			return v
+		}
+	}
+	return ""
 }

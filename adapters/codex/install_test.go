@@ -1,14 +1,18 @@
-package scaffold
+package codex
 
 import (
 	"context"
-	"github.com/hook-loop/hook-loop/internal/shell"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/hook-loop/hook-loop/adapters/harness"
+
+	"github.com/hook-loop/hook-loop/internal/shell"
+	"github.com/hook-loop/hook-loop/scaffold"
 
 	"github.com/tidwall/gjson"
 )
@@ -41,7 +45,7 @@ func TestMergeKeepsForeignAndReplacesOwn(t *testing.T) {
 		if cs[0] != want {
 			t.Errorf("%s command %q, want %q", ev, cs[0], want)
 		}
-		if got := shell.Words(cs[0]); got[0] != "/bin dir/hook-loop" || flagValue(got, "--config") != "/p q/hook-loop.json" {
+		if got := shell.Words(cs[0]); got[0] != "/bin dir/hook-loop" || scaffold.FlagValue(got, "--config") != "/p q/hook-loop.json" {
 			t.Errorf("command does not parse back: %q", got)
 		}
 	}
@@ -88,12 +92,12 @@ func TestIsCodexHookCommand(t *testing.T) {
 }
 
 func TestLineDiff(t *testing.T) {
-	got := LineDiff("f", []byte("a\nb\nc\n"), []byte("a\nx\nc\n"))
+	got := scaffold.LineDiff("f", []byte("a\nb\nc\n"), []byte("a\nx\nc\n"))
 	want := "--- f\n+++ f\n a\n-b\n+x\n c\n"
 	if got != want {
 		t.Errorf("diff:\n%s\nwant:\n%s", got, want)
 	}
-	if got := LineDiff("f", nil, []byte("n\n")); got != "--- /dev/null\n+++ f\n+n\n" {
+	if got := scaffold.LineDiff("f", nil, []byte("n\n")); got != "--- /dev/null\n+++ f\n+n\n" {
 		t.Errorf("create diff: %q", got)
 	}
 }
@@ -175,13 +179,13 @@ func TestTrustAndUntrustWithRealCodex(t *testing.T) {
 	if err != nil || res.ProjectTrustAdded || len(res.AlreadyTrusted) != len(codexEvents) || len(res.TrustedKeys) != 0 {
 		t.Fatalf("second trust: %+v %v", res, err)
 	}
-	env := &DoctorEnv{Ctx: ctx, Dir: dir, CodexHome: home, CodexBin: codex}
+	env := &harness.DoctorEnv{Ctx: ctx, Dir: dir, CodexHome: home, CodexBin: codex}
 	var okTrust bool
 	for _, f := range CheckCodex(env) {
-		if f.Level == LevelFail && !strings.Contains(f.What, "/usr/bin/true") {
+		if f.Level == harness.LevelFail && !strings.Contains(f.What, "/usr/bin/true") {
 			t.Errorf("doctor after trust: %+v", f)
 		}
-		okTrust = okTrust || (f.Level == LevelOK && strings.Contains(f.What, "codex trusts all 10 hook-loop hooks"))
+		okTrust = okTrust || (f.Level == harness.LevelOK && strings.Contains(f.What, "codex trusts all 10 hook-loop hooks"))
 	}
 	if !okTrust {
 		t.Errorf("doctor did not confirm hash trust: %+v", CheckCodex(env))
@@ -191,7 +195,7 @@ func TestTrustAndUntrustWithRealCodex(t *testing.T) {
 	os.WriteFile(plan.HooksPath, []byte(strings.Replace(string(b), `"timeout": 30`, `"timeout": 31`, 1)), 0o644)
 	var modified bool
 	for _, f := range CheckCodex(env) {
-		modified = modified || (f.Level == LevelFail && strings.Contains(f.What, "is modified"))
+		modified = modified || (f.Level == harness.LevelFail && strings.Contains(f.What, "is modified"))
 	}
 	if !modified {
 		t.Errorf("doctor missed a modified hook: %+v", CheckCodex(env))

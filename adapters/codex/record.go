@@ -1,4 +1,4 @@
-package scaffold
+package codex
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/hook-loop/hook-loop/internal/project"
+	"github.com/hook-loop/hook-loop/scaffold"
 )
 
 // CodexInstallRecord remembers what `codex install --trust` changed in Codex's
@@ -32,7 +33,7 @@ func WriteCodexRecord(dest string, r CodexInstallRecord) error {
 		r.ProjectTrustAdded = true
 	}
 	b, _ := json.MarshalIndent(r, "", "  ")
-	if err := writeFileAtomic(CodexRecordPath(dest), append(b, '\n')); err != nil {
+	if err := scaffold.WriteFileAtomic(CodexRecordPath(dest), append(b, '\n')); err != nil {
 		return fmt.Errorf("write %s: %w", CodexRecordPath(dest), err)
 	}
 	return nil

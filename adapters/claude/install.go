@@ -1,4 +1,4 @@
-package scaffold
+package claude
 
 import (
 	"bytes"
@@ -12,8 +12,8 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
-	"github.com/hook-loop/hook-loop/adapters/claude"
 	"github.com/hook-loop/hook-loop/loop"
+	"github.com/hook-loop/hook-loop/scaffold"
 )
 
 // Claude Code settings scopes.
@@ -73,23 +73,15 @@ type ClaudeHooks struct {
 func ClaudePathArg(path, projectDir string, relToProject bool) string {
 	if relToProject && projectDir != "" {
 		if rel, err := filepath.Rel(projectDir, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
-			return claudeProjectDirVar + "/" + ShellQuote(filepath.ToSlash(rel))
+			return claudeProjectDirVar + "/" + scaffold.ShellQuote(filepath.ToSlash(rel))
 		}
 	}
-	return ShellQuote(path)
-}
-
-// ShellQuote quotes s for /bin/sh, which is how Claude Code runs a command hook.
-func ShellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:@+,") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return scaffold.ShellQuote(path)
 }
 
 // Command returns the hook command for a native Claude Code event.
 func (h ClaudeHooks) Command(event string) string {
-	parts := []string{ShellQuote(h.Binary), "claude-hook", "--event", event}
+	parts := []string{scaffold.ShellQuote(h.Binary), "claude-hook", "--event", event}
 	if h.Config != "" {
 		parts = append(parts, "--config", h.Config)
 	}
@@ -166,9 +158,9 @@ func MergeClaudeSettings(existing []byte, h ClaudeHooks) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, ev := range claude.NativeEvents {
+	for _, ev := range NativeEvents {
 		group := claudeGroup{Hooks: []claudeCommandHook{{Type: "command", Command: h.Command(ev), Timeout: claudeHookTimeout}}}
-		if claude.IsToolEvent(ev) {
+		if IsToolEvent(ev) {
 			group.Matcher = h.Matcher
 			if group.Matcher == "" {
 				group.Matcher = "*"
@@ -269,7 +261,7 @@ func removeClaudeHooks(doc []byte) ([]byte, int, error) {
 		return true
 	})
 	for _, ev := range events {
-		path := "hooks." + gjsonEscape(ev)
+		path := "hooks." + scaffold.GJSONEscape(ev)
 		groups := gjson.GetBytes(doc, path)
 		if !groups.IsArray() {
 			continue
@@ -322,11 +314,6 @@ func removeClaudeHooks(doc []byte) ([]byte, int, error) {
 	return doc, removed, nil
 }
 
-func gjsonEscape(s string) string {
-	r := strings.NewReplacer(".", `\.`, "*", `\*`, "?", `\?`, "|", `\|`, "#", `\#`, "@", `\@`)
-	return r.Replace(s)
-}
-
 // pretty re-indents the document (two spaces, as Claude Code writes its own
 // settings): only insignificant whitespace changes; keys, order and values stay.
 func pretty(doc []byte) []byte {
@@ -345,7 +332,7 @@ func ClaudeHooksDisabled(doc []byte) bool {
 
 // WriteClaudeSettings writes a settings document (see MergeClaudeSettings).
 func WriteClaudeSettings(path string, data []byte) error {
-	if err := writeFileAtomic(path, data); err != nil {
+	if err := scaffold.WriteFileAtomic(path, data); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

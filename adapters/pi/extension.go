@@ -1,4 +1,4 @@
-package scaffold
+package pi
 
 import (
 	"encoding/json"

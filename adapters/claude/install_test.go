@@ -1,20 +1,23 @@
-package scaffold
+package claude
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/hook-loop/hook-loop/internal/shell"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/hook-loop/hook-loop/adapters/harness"
+
+	"github.com/hook-loop/hook-loop/internal/shell"
+	"github.com/hook-loop/hook-loop/scaffold"
+
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
-	"github.com/hook-loop/hook-loop/adapters/claude"
 	"github.com/hook-loop/hook-loop/gallery"
 	"github.com/hook-loop/hook-loop/loop"
 )
@@ -76,10 +79,10 @@ func TestMergeClaudeSettingsKeepsEverythingElse(t *testing.T) {
 		t.Errorf("mixed group kept %s, want only audit.sh", cmds)
 	}
 	cmds := ClaudeHookCommands(merged)
-	if len(cmds) != len(claude.NativeEvents) {
-		t.Errorf("hook-loop hooks for %d events, want %d: %v", len(cmds), len(claude.NativeEvents), cmds)
+	if len(cmds) != len(NativeEvents) {
+		t.Errorf("hook-loop hooks for %d events, want %d: %v", len(cmds), len(NativeEvents), cmds)
 	}
-	for _, ev := range claude.NativeEvents {
+	for _, ev := range NativeEvents {
 		if len(cmds[ev]) != 1 {
 			t.Errorf("%s: %d hook-loop commands, want exactly 1 (old ones replaced): %q", ev, len(cmds[ev]), cmds[ev])
 			continue
@@ -96,7 +99,7 @@ func TestMergeClaudeSettingsKeepsEverythingElse(t *testing.T) {
 				continue
 			}
 			m := g.Get("matcher")
-			if claude.IsToolEvent(ev.String()) != m.Exists() || (m.Exists() && m.String() != "Bash|Write") {
+			if IsToolEvent(ev.String()) != m.Exists() || (m.Exists() && m.String() != "Bash|Write") {
 				t.Errorf("%s: matcher %s", ev, m.Raw)
 			}
 			if g.Get("hooks.0.timeout").Int() != claudeHookTimeout || g.Get("hooks.0.type").String() != "command" {
@@ -111,15 +114,15 @@ func TestMergeClaudeSettingsKeepsEverythingElse(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(again, merged) {
-		t.Errorf("re-install changed the file:\n%s", LineDiff("settings.json", merged, again))
+		t.Errorf("re-install changed the file:\n%s", scaffold.LineDiff("settings.json", merged, again))
 	}
 
 	removed, n, err := RemoveClaudeSettings(merged)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n != len(claude.NativeEvents) {
-		t.Errorf("removed %d entries, want %d", n, len(claude.NativeEvents))
+	if n != len(NativeEvents) {
+		t.Errorf("removed %d entries, want %d", n, len(NativeEvents))
 	}
 	if len(ClaudeHookCommands(removed)) != 0 {
 		t.Errorf("hook-loop hooks left after uninstall: %v", ClaudeHookCommands(removed))
@@ -150,10 +153,10 @@ func TestMergeClaudeSettingsGolden(t *testing.T) {
 	}
 	want, err := os.ReadFile(golden)
 	if err != nil {
-		t.Fatalf("%v (run go test ./scaffold -run Claude -update)", err)
+		t.Fatalf("%v (run go test ./adapters/claude -run Claude -update)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("new settings file differs from %s:\n%s", golden, LineDiff(golden, want, got))
+		t.Errorf("new settings file differs from %s:\n%s", golden, scaffold.LineDiff(golden, want, got))
 	}
 	// Removing everything from a file hook-loop created leaves an empty object.
 	empty, _, err := RemoveClaudeSettings(got)
@@ -256,10 +259,10 @@ func TestClaudePathsAndQuoting(t *testing.T) {
 
 func TestCheckClaude(t *testing.T) {
 	dir, home := t.TempDir(), t.TempDir()
-	env := &DoctorEnv{Dir: dir, Home: home}
+	env := &harness.DoctorEnv{Dir: dir, Home: home}
 	text := func() string {
 		var b strings.Builder
-		PrintFindings(&b, RunDoctor(env, "claude"))
+		harness.PrintFindings(&b, harness.Named("claude", CheckClaude(env)))
 		return b.String()
 	}
 	if got := text(); !strings.Contains(got, "warn claude: hook-loop is not installed for Claude Code") {

@@ -1,17 +1,19 @@
-package scaffold
+package pi
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hook-loop/hook-loop/adapters/harness"
 )
 
 const piTestLoop = `{"loop": {"id": "t", "initial_state": "a", "states": ["a", "done"], "terminal_states": ["done"],
  "events": ["go"], "transitions": [{"from": "a", "event": "go", "to": "done"}]},
  "codex": {"event_map": [{"codex_event": "Stop", "emit": "go"}]}}`
 
-func findings(fs []Finding) string {
+func findings(fs []harness.Finding) string {
 	var b strings.Builder
 	for _, f := range fs {
 		b.WriteString(string(f.Level) + " " + f.What + "\n")
@@ -23,7 +25,7 @@ func TestCheckPi(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "my proj")
 	home := filepath.Join(t.TempDir(), "home")
 	t.Setenv("PI_CODING_AGENT_DIR", "")
-	env := &DoctorEnv{Dir: dir, Home: home}
+	env := &harness.DoctorEnv{Dir: dir, Home: home}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package scaffold
+package opencode
 
 import (
 	"bytes"
@@ -11,8 +11,11 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/hook-loop/hook-loop/adapters/harness"
+
 	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/hook-loop/hook-loop/loop"
+	"github.com/hook-loop/hook-loop/scaffold"
 	"github.com/hook-loop/hook-loop/templates"
 )
 
@@ -55,7 +58,7 @@ type OpencodePlan struct {
 	ConfigPath string
 	LogPath    string
 	Binary     string
-	Changes    []Change
+	Changes    []scaffold.Change
 	Notes      []string
 }
 
@@ -104,7 +107,7 @@ func (o OpencodeOptions) resolve() (*OpencodePlan, error) {
 	if st, err := os.Stat(dest); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("destination %s: not a directory", dest)
 	}
-	bin, err := HookLoopBinary(o.Binary)
+	bin, err := scaffold.HookLoopBinary(o.Binary)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +128,7 @@ func PlanOpencodeInstall(o OpencodeOptions) (*OpencodePlan, error) {
 		return nil, err
 	}
 	// The DSL: --dsl FILE, else the profile. Either must load cleanly.
-	dsl, source, err := loopSource(o.DSLPath, o.Profile)
+	dsl, source, err := scaffold.LoopSource(o.DSLPath, o.Profile)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +147,7 @@ func PlanOpencodeInstall(o OpencodeOptions) (*OpencodePlan, error) {
 			p.Notes = append(p.Notes, fmt.Sprintf("warning: the existing %s does not load: %v", p.ConfigPath, err))
 		}
 	} else if errors.Is(err, os.ErrNotExist) {
-		p.Changes = append(p.Changes, Change{Path: p.ConfigPath, After: dsl, Note: "the loop (" + source + ")"})
+		p.Changes = append(p.Changes, scaffold.Change{Path: p.ConfigPath, After: dsl, Note: "the loop (" + source + ")"})
 	} else {
 		return nil, fmt.Errorf("read %s: %w", p.ConfigPath, err)
 	}
@@ -155,7 +158,7 @@ func PlanOpencodeInstall(o OpencodeOptions) (*OpencodePlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	before, err := readOptional(p.PluginPath)
+	before, err := scaffold.ReadOptional(p.PluginPath)
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +172,7 @@ func PlanOpencodeInstall(o OpencodeOptions) (*OpencodePlan, error) {
 		if before != nil {
 			note += " (replaces the previous one)"
 		}
-		p.Changes = append(p.Changes, Change{Path: p.PluginPath, Before: before, After: plugin, Note: note})
+		p.Changes = append(p.Changes, scaffold.Change{Path: p.PluginPath, Before: before, After: plugin, Note: note})
 	}
 	if !opencodeDepsPresent(p.Dest) {
 		p.Notes = append(p.Notes, "warning: "+OpencodeDepsWarning)
@@ -206,7 +209,7 @@ func PlanOpencodeUninstall(o OpencodeOptions) (*OpencodePlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	before, err := readOptional(p.PluginPath)
+	before, err := scaffold.ReadOptional(p.PluginPath)
 	if err != nil {
 		return nil, err
 	}
@@ -216,15 +219,15 @@ func PlanOpencodeUninstall(o OpencodeOptions) (*OpencodePlan, error) {
 	case !IsOpencodePlugin(before):
 		p.Notes = append(p.Notes, p.PluginPath+" is not hook-loop's plugin: left alone")
 	default:
-		p.Changes = append(p.Changes, Change{Path: p.PluginPath, Before: before, Note: "hook-loop's opencode plugin"})
+		p.Changes = append(p.Changes, scaffold.Change{Path: p.PluginPath, Before: before, Note: "hook-loop's opencode plugin"})
 	}
 	if o.Purge {
 		if b, err := os.ReadFile(p.ConfigPath); err == nil {
-			p.Changes = append(p.Changes, Change{Path: p.ConfigPath, Before: b, Note: "the loop file (--purge)"})
+			p.Changes = append(p.Changes, scaffold.Change{Path: p.ConfigPath, Before: b, Note: "the loop file (--purge)"})
 		}
 		dir := filepath.Dir(p.LogPath)
 		if _, err := os.Stat(dir); err == nil {
-			p.Changes = append(p.Changes, Change{Path: dir, Dir: true, Before: []byte{}, Note: "the event log directory (--purge)"})
+			p.Changes = append(p.Changes, scaffold.Change{Path: dir, Dir: true, Before: []byte{}, Note: "the event log directory (--purge)"})
 		}
 	} else {
 		p.Notes = append(p.Notes, fmt.Sprintf("kept %s and %s (add --purge to remove them)", p.ConfigPath, filepath.Dir(p.LogPath)))
@@ -234,12 +237,12 @@ func PlanOpencodeUninstall(o OpencodeOptions) (*OpencodePlan, error) {
 
 // Render prints the plan: every file with its exact change, then the notes.
 func (p *OpencodePlan) Render(w io.Writer) {
-	(&CodexPlan{Changes: p.Changes, Notes: p.Notes}).Render(w)
+	scaffold.Render(w, p.Changes, p.Notes)
 }
 
 // Apply writes the plan's changes, each file atomically.
 func (p *OpencodePlan) Apply() error {
-	return (&CodexPlan{Changes: p.Changes}).Apply()
+	return scaffold.Apply(p.Changes)
 }
 
 // pluginConst reads `const NAME = "..."` from a rendered plugin.
@@ -257,45 +260,47 @@ func pluginConst(src []byte, name string) (string, bool) {
 
 // CheckOpencode is the doctor check for opencode: the plugin is there, is
 // hook-loop's current one, and points at a binary and a loop that work.
-func CheckOpencode(env *DoctorEnv) []Finding {
-	var out []Finding
-	add := func(l Level, what, fix string) { out = append(out, Finding{Level: l, What: what, Fix: fix}) }
+func CheckOpencode(env *harness.DoctorEnv) []harness.Finding {
+	var out []harness.Finding
+	add := func(l harness.Level, what, fix string) {
+		out = append(out, harness.Finding{Level: l, What: what, Fix: fix})
+	}
 	path := filepath.Join(env.Dir, filepath.FromSlash(OpencodePluginRel))
 	src, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		add(LevelWarn, fmt.Sprintf("hook-loop is not installed for opencode (no %s)", path), opencodeReinstall)
+		add(harness.LevelWarn, fmt.Sprintf("hook-loop is not installed for opencode (no %s)", path), opencodeReinstall)
 		return out
 	}
 	if err != nil {
-		add(LevelFail, fmt.Sprintf("cannot read %s: %v", path, err), "")
+		add(harness.LevelFail, fmt.Sprintf("cannot read %s: %v", path, err), "")
 		return out
 	}
 	if !IsOpencodePlugin(src) {
-		add(LevelWarn, path+" is not hook-loop's plugin", "move it away, then run "+opencodeReinstall)
+		add(harness.LevelWarn, path+" is not hook-loop's plugin", "move it away, then run "+opencodeReinstall)
 		return out
 	}
 	if !bytes.Contains(src, []byte(opencodePluginMarker)) {
-		add(LevelFail, path+" is the prototype's plugin: it passed an empty stdin, blocked opencode's start and missed idle events",
+		add(harness.LevelFail, path+" is the prototype's plugin: it passed an empty stdin, blocked opencode's start and missed idle events",
 			opencodeReinstall)
 		return out
 	}
 	bin, okBin := pluginConst(src, "HOOK_LOOP")
 	config, okCfg := pluginConst(src, "CONFIG")
 	if !okBin || !okCfg {
-		add(LevelFail, path+" is damaged: cannot read HOOK_LOOP and CONFIG from it", opencodeReinstall)
+		add(harness.LevelFail, path+" is damaged: cannot read HOOK_LOOP and CONFIG from it", opencodeReinstall)
 		return out
 	}
 	if st, err := os.Stat(bin); err != nil || st.IsDir() || st.Mode().Perm()&0o111 == 0 {
-		add(LevelFail, fmt.Sprintf("the plugin runs %s, which is not an executable file", bin),
+		add(harness.LevelFail, fmt.Sprintf("the plugin runs %s, which is not an executable file", bin),
 			"re-run install with the hook-loop you want opencode to use: "+opencodeReinstall)
 	} else {
-		add(LevelOK, "the plugin runs "+bin, "")
+		add(harness.LevelOK, "the plugin runs "+bin, "")
 	}
 	if _, err := os.Stat(config); err != nil {
-		add(LevelFail, fmt.Sprintf("the plugin's loop file %s is missing", config), opencodeReinstall+" (or restore the file)")
+		add(harness.LevelFail, fmt.Sprintf("the plugin's loop file %s is missing", config), opencodeReinstall+" (or restore the file)")
 	} else if _, diags, err := loop.Load(config); err != nil {
-		add(LevelFail, fmt.Sprintf("the loop %s does not load: %s", config, strings.Join(strings.Fields(err.Error()), " ")),
-			"hook-loop validate "+ShellQuote(config))
+		add(harness.LevelFail, fmt.Sprintf("the loop %s does not load: %s", config, strings.Join(strings.Fields(err.Error()), " ")),
+			"hook-loop validate "+scaffold.ShellQuote(config))
 	} else {
 		n := 0
 		for _, d := range diags {
@@ -304,13 +309,13 @@ func CheckOpencode(env *DoctorEnv) []Finding {
 			}
 		}
 		if n > 0 {
-			add(LevelFail, fmt.Sprintf("the loop %s has %d validation error(s)", config, n), "hook-loop validate "+ShellQuote(config))
+			add(harness.LevelFail, fmt.Sprintf("the loop %s has %d validation error(s)", config, n), "hook-loop validate "+scaffold.ShellQuote(config))
 		} else {
-			add(LevelOK, "the plugin's loop "+config+" is valid", "")
+			add(harness.LevelOK, "the plugin's loop "+config+" is valid", "")
 		}
 	}
 	if !opencodeDepsPresent(env.Dir) {
-		add(LevelWarn, OpencodeDepsWarning, "start opencode once with the npm registry reachable (or accept the wait)")
+		add(harness.LevelWarn, OpencodeDepsWarning, "start opencode once with the npm registry reachable (or accept the wait)")
 	}
 	return out
 }

@@ -1,14 +1,17 @@
-package scaffold
+package claude
 
 import (
 	"fmt"
-	"github.com/hook-loop/hook-loop/internal/shell"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
-	"github.com/hook-loop/hook-loop/adapters/claude"
+	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/scaffold"
+
+	"github.com/hook-loop/hook-loop/internal/shell"
+
 	"github.com/hook-loop/hook-loop/loop"
 )
 
@@ -18,9 +21,11 @@ const claudeReinstall = "hook-loop claude install --write"
 // a settings file with hook-loop's entries for every event, hooks not disabled
 // by disableAllHooks, the binary present and executable, the loop file valid,
 // and no double installation (two scopes would run each hook twice).
-func CheckClaude(env *DoctorEnv) []Finding {
-	var out []Finding
-	add := func(l Level, what, fix string) { out = append(out, Finding{Level: l, What: what, Fix: fix}) }
+func CheckClaude(env *harness.DoctorEnv) []harness.Finding {
+	var out []harness.Finding
+	add := func(l harness.Level, what, fix string) {
+		out = append(out, harness.Finding{Level: l, What: what, Fix: fix})
+	}
 	home := env.Home
 	if home == "" {
 		home, _ = os.UserHomeDir()
@@ -44,12 +49,12 @@ func CheckClaude(env *DoctorEnv) []Finding {
 			continue
 		}
 		if _, _, err := RemoveClaudeSettings(b); err != nil {
-			add(LevelFail, fmt.Sprintf("%s is not a valid settings file: %v", path, err), "fix the JSON; Claude Code ignores a settings file it cannot parse")
+			add(harness.LevelFail, fmt.Sprintf("%s is not a valid settings file: %v", path, err), "fix the JSON; Claude Code ignores a settings file it cannot parse")
 			continue
 		}
 		if ClaudeHooksDisabled(b) {
 			disabled = true
-			add(LevelFail, fmt.Sprintf("%s sets disableAllHooks: Claude Code runs no hook at all", path),
+			add(harness.LevelFail, fmt.Sprintf("%s sets disableAllHooks: Claude Code runs no hook at all", path),
 				fmt.Sprintf("remove \"disableAllHooks\" from %s", path))
 		}
 		if cmds := ClaudeHookCommands(b); len(cmds) > 0 {
@@ -57,34 +62,34 @@ func CheckClaude(env *DoctorEnv) []Finding {
 		}
 	}
 	if len(layers) == 0 {
-		add(LevelWarn, fmt.Sprintf("hook-loop is not installed for Claude Code (no claude-hook command in %s's .claude/settings*.json or ~/.claude/settings.json)", env.Dir), claudeReinstall)
+		add(harness.LevelWarn, fmt.Sprintf("hook-loop is not installed for Claude Code (no claude-hook command in %s's .claude/settings*.json or ~/.claude/settings.json)", env.Dir), claudeReinstall)
 		return out
 	}
 	if !disabled {
-		add(LevelOK, "hooks are not disabled (no disableAllHooks)", "")
+		add(harness.LevelOK, "hooks are not disabled (no disableAllHooks)", "")
 	}
 	if len(layers) > 1 {
 		var paths []string
 		for _, l := range layers {
 			paths = append(paths, l.path)
 		}
-		add(LevelWarn, fmt.Sprintf("hook-loop hooks are installed in %s: Claude Code runs every one of them, so each event reaches hook-loop more than once", strings.Join(paths, " and ")),
+		add(harness.LevelWarn, fmt.Sprintf("hook-loop hooks are installed in %s: Claude Code runs every one of them, so each event reaches hook-loop more than once", strings.Join(paths, " and ")),
 			"keep one: hook-loop claude uninstall --write --scope SCOPE")
 	}
 	checkedBin := map[string]bool{}
 	checkedDSL := map[string]bool{}
 	for _, l := range layers {
 		var missing []string
-		for _, ev := range claude.NativeEvents {
+		for _, ev := range NativeEvents {
 			if len(l.cmds[ev]) == 0 {
 				missing = append(missing, ev)
 			}
 		}
 		if len(missing) > 0 {
-			add(LevelWarn, fmt.Sprintf("%s has no hook-loop hook for %s", l.path, strings.Join(missing, ", ")),
+			add(harness.LevelWarn, fmt.Sprintf("%s has no hook-loop hook for %s", l.path, strings.Join(missing, ", ")),
 				claudeReinstall+" --scope "+l.scope)
 		} else {
-			add(LevelOK, fmt.Sprintf("%s has hook-loop hooks for all %d events", l.path, len(claude.NativeEvents)), "")
+			add(harness.LevelOK, fmt.Sprintf("%s has hook-loop hooks for all %d events", l.path, len(NativeEvents)), "")
 		}
 		events := make([]string, 0, len(l.cmds))
 		for e := range l.cmds {
@@ -95,7 +100,7 @@ func CheckClaude(env *DoctorEnv) []Finding {
 			for _, c := range l.cmds[e] {
 				args := shell.Words(expandClaudeProjectDir(c, env.Dir))
 				if len(args) == 0 {
-					add(LevelFail, fmt.Sprintf("%s: the %s hook command cannot be parsed: %s", l.path, e, c), claudeReinstall)
+					add(harness.LevelFail, fmt.Sprintf("%s: the %s hook command cannot be parsed: %s", l.path, e, c), claudeReinstall)
 					continue
 				}
 				bin := args[0]
@@ -103,16 +108,16 @@ func CheckClaude(env *DoctorEnv) []Finding {
 					checkedBin[bin] = true
 					switch st, err := os.Stat(bin); {
 					case !filepath.IsAbs(bin):
-						add(LevelFail, fmt.Sprintf("%s runs %q by bare name: the hook's environment may not have it on PATH", l.path, bin), claudeReinstall+" (writes the absolute path of the binary)")
+						add(harness.LevelFail, fmt.Sprintf("%s runs %q by bare name: the hook's environment may not have it on PATH", l.path, bin), claudeReinstall+" (writes the absolute path of the binary)")
 					case err != nil:
-						add(LevelFail, fmt.Sprintf("%s runs %s, which does not exist", l.path, bin), claudeReinstall+" (with the hook-loop binary you want Claude Code to run)")
+						add(harness.LevelFail, fmt.Sprintf("%s runs %s, which does not exist", l.path, bin), claudeReinstall+" (with the hook-loop binary you want Claude Code to run)")
 					case st.IsDir() || st.Mode().Perm()&0o111 == 0:
-						add(LevelFail, fmt.Sprintf("%s runs %s, which is not executable", l.path, bin), "chmod +x "+ShellQuote(bin)+", or "+claudeReinstall)
+						add(harness.LevelFail, fmt.Sprintf("%s runs %s, which is not executable", l.path, bin), "chmod +x "+scaffold.ShellQuote(bin)+", or "+claudeReinstall)
 					default:
-						add(LevelOK, "hook binary "+bin+" is executable", "")
+						add(harness.LevelOK, "hook binary "+bin+" is executable", "")
 					}
 				}
-				dsl := flagValue(args, "--config")
+				dsl := scaffold.FlagValue(args, "--config")
 				if dsl == "" {
 					dsl = filepath.Join(env.Dir, "hook-loop.json")
 				} else if !filepath.IsAbs(dsl) {
@@ -121,9 +126,9 @@ func CheckClaude(env *DoctorEnv) []Finding {
 				if !checkedDSL[dsl] {
 					checkedDSL[dsl] = true
 					if _, _, err := loop.Load(dsl); err != nil {
-						add(LevelFail, fmt.Sprintf("the loop file %s is invalid: %v", dsl, err), "hook-loop validate "+ShellQuote(dsl)+" and fix what it reports")
+						add(harness.LevelFail, fmt.Sprintf("the loop file %s is invalid: %v", dsl, err), "hook-loop validate "+scaffold.ShellQuote(dsl)+" and fix what it reports")
 					} else {
-						add(LevelOK, "the loop file "+dsl+" is valid", "")
+						add(harness.LevelOK, "the loop file "+dsl+" is valid", "")
 					}
 				}
 			}
@@ -135,7 +140,7 @@ func CheckClaude(env *DoctorEnv) []Finding {
 // expandClaudeProjectDir substitutes the project directory Claude Code exports
 // to hooks, so the doctor reads paths the way the hook will.
 func expandClaudeProjectDir(cmd, dir string) string {
-	q := ShellQuote(dir)
+	q := scaffold.ShellQuote(dir)
 	for _, form := range []string{`"$CLAUDE_PROJECT_DIR"`, `"${CLAUDE_PROJECT_DIR}"`, `${CLAUDE_PROJECT_DIR}`, `$CLAUDE_PROJECT_DIR`} {
 		cmd = strings.ReplaceAll(cmd, form, q)
 	}

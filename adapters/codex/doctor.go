@@ -1,13 +1,17 @@
-package scaffold
+package codex
 
 import (
 	"context"
 	"fmt"
-	"github.com/hook-loop/hook-loop/internal/shell"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/scaffold"
+
+	"github.com/hook-loop/hook-loop/internal/shell"
 
 	"github.com/hook-loop/hook-loop/loop"
 )
@@ -18,12 +22,14 @@ const codexReinstall = "hook-loop codex install --write --trust"
 // hooks.json entries present, binary and loop file usable, hooks enabled, the
 // project trusted, and every hook's hash trusted (through codex app-server when
 // codex is available).
-func CheckCodex(env *DoctorEnv) []Finding {
-	var out []Finding
-	add := func(l Level, what, fix string) { out = append(out, Finding{Level: l, What: what, Fix: fix}) }
+func CheckCodex(env *harness.DoctorEnv) []harness.Finding {
+	var out []harness.Finding
+	add := func(l harness.Level, what, fix string) {
+		out = append(out, harness.Finding{Level: l, What: what, Fix: fix})
+	}
 	home, err := CodexHome(env.CodexHome)
 	if err != nil {
-		add(LevelFail, err.Error(), "set CODEX_HOME or give --codex-home")
+		add(harness.LevelFail, err.Error(), "set CODEX_HOME or give --codex-home")
 		return out
 	}
 	projectHooks := filepath.Join(env.Dir, ".codex", "hooks.json")
@@ -35,7 +41,7 @@ func CheckCodex(env *DoctorEnv) []Finding {
 			continue
 		}
 		if _, _, err := RemoveCodexHooks(b); err != nil {
-			add(LevelFail, fmt.Sprintf("%s is not a valid hooks file: %v", l.path, err), "fix the JSON, then run "+codexReinstall)
+			add(harness.LevelFail, fmt.Sprintf("%s is not a valid hooks file: %v", l.path, err), "fix the JSON, then run "+codexReinstall)
 			continue
 		}
 		l.cmds = CodexHookCommands(b)
@@ -44,17 +50,17 @@ func CheckCodex(env *DoctorEnv) []Finding {
 		}
 	}
 	if len(layers) == 0 {
-		add(LevelWarn, fmt.Sprintf("hook-loop is not installed for Codex (no codex-hook command in %s or %s)", projectHooks, userHooks), codexReinstall)
+		add(harness.LevelWarn, fmt.Sprintf("hook-loop is not installed for Codex (no codex-hook command in %s or %s)", projectHooks, userHooks), codexReinstall)
 		return out
 	}
 	cfg, cfgErr := ReadCodexConfig(home)
 	if cfgErr != nil {
-		add(LevelFail, cfgErr.Error(), "fix the TOML syntax of "+filepath.Join(home, "config.toml"))
+		add(harness.LevelFail, cfgErr.Error(), "fix the TOML syntax of "+filepath.Join(home, "config.toml"))
 	} else if cfg.HooksDisabled != "" {
-		add(LevelFail, fmt.Sprintf("hooks are disabled in %s (%s): Codex runs no hook", cfg.Path, cfg.HooksDisabled),
+		add(harness.LevelFail, fmt.Sprintf("hooks are disabled in %s (%s): Codex runs no hook", cfg.Path, cfg.HooksDisabled),
 			fmt.Sprintf("remove that line from %s (or set it to true)", cfg.Path))
 	} else {
-		add(LevelOK, "hooks are enabled in "+cfg.Path, "")
+		add(harness.LevelOK, "hooks are enabled in "+cfg.Path, "")
 	}
 
 	checkedBin := map[string]bool{}
@@ -65,12 +71,12 @@ func CheckCodex(env *DoctorEnv) []Finding {
 			events = append(events, e)
 		}
 		sort.Strings(events)
-		add(LevelOK, fmt.Sprintf("%s has hook-loop hooks for %s", l.path, strings.Join(events, ", ")), "")
+		add(harness.LevelOK, fmt.Sprintf("%s has hook-loop hooks for %s", l.path, strings.Join(events, ", ")), "")
 		for _, e := range events {
 			for _, c := range l.cmds[e] {
 				args := shell.Words(c)
 				if len(args) == 0 {
-					add(LevelFail, fmt.Sprintf("%s: the %s hook command cannot be parsed: %s", l.path, e, c), codexReinstall)
+					add(harness.LevelFail, fmt.Sprintf("%s: the %s hook command cannot be parsed: %s", l.path, e, c), codexReinstall)
 					continue
 				}
 				bin := args[0]
@@ -78,37 +84,37 @@ func CheckCodex(env *DoctorEnv) []Finding {
 					checkedBin[bin] = true
 					switch st, err := os.Stat(bin); {
 					case !filepath.IsAbs(bin):
-						add(LevelFail, fmt.Sprintf("%s runs %q by bare name: the hook's environment may not have it on PATH", l.path, bin), codexReinstall+" (writes the absolute path of the binary)")
+						add(harness.LevelFail, fmt.Sprintf("%s runs %q by bare name: the hook's environment may not have it on PATH", l.path, bin), codexReinstall+" (writes the absolute path of the binary)")
 					case err != nil:
-						add(LevelFail, fmt.Sprintf("%s runs %s, which does not exist", l.path, bin), codexReinstall+" (with the hook-loop binary you want Codex to run)")
+						add(harness.LevelFail, fmt.Sprintf("%s runs %s, which does not exist", l.path, bin), codexReinstall+" (with the hook-loop binary you want Codex to run)")
 					case st.IsDir() || st.Mode().Perm()&0o111 == 0:
-						add(LevelFail, fmt.Sprintf("%s runs %s, which is not executable", l.path, bin), "chmod +x "+ShellQuote(bin)+", or "+codexReinstall)
+						add(harness.LevelFail, fmt.Sprintf("%s runs %s, which is not executable", l.path, bin), "chmod +x "+scaffold.ShellQuote(bin)+", or "+codexReinstall)
 					default:
-						add(LevelOK, "hook binary "+bin+" is executable", "")
+						add(harness.LevelOK, "hook binary "+bin+" is executable", "")
 					}
 				}
-				dsl := flagValue(args, "--config")
+				dsl := scaffold.FlagValue(args, "--config")
 				if dsl == "" {
 					dsl = filepath.Join(env.Dir, "hook-loop.json")
 				} else if !filepath.IsAbs(dsl) {
-					add(LevelWarn, fmt.Sprintf("%s: the %s hook names a relative --config %s, resolved against the directory Codex runs in", l.path, e, dsl), codexReinstall+" (writes absolute paths)")
+					add(harness.LevelWarn, fmt.Sprintf("%s: the %s hook names a relative --config %s, resolved against the directory Codex runs in", l.path, e, dsl), codexReinstall+" (writes absolute paths)")
 					dsl = filepath.Join(env.Dir, dsl)
 				}
 				if !checkedDSL[dsl] {
 					checkedDSL[dsl] = true
 					if _, _, err := loop.Load(dsl); err != nil {
-						add(LevelFail, fmt.Sprintf("the loop file %s is invalid: %v", dsl, err), "hook-loop validate "+ShellQuote(dsl)+" and fix what it reports")
+						add(harness.LevelFail, fmt.Sprintf("the loop file %s is invalid: %v", dsl, err), "hook-loop validate "+scaffold.ShellQuote(dsl)+" and fix what it reports")
 					} else {
-						add(LevelOK, "the loop file "+dsl+" is valid", "")
+						add(harness.LevelOK, "the loop file "+dsl+" is valid", "")
 					}
 				}
 			}
 		}
 		if l.project && cfgErr == nil {
 			if cfg.ProjectTrusted(env.Dir) {
-				add(LevelOK, "the project "+env.Dir+" is trusted", "")
+				add(harness.LevelOK, "the project "+env.Dir+" is trusted", "")
 			} else {
-				add(LevelFail, fmt.Sprintf("the project %s is not trusted in %s: Codex ignores %s", env.Dir, cfg.Path, l.path),
+				add(harness.LevelFail, fmt.Sprintf("the project %s is not trusted in %s: Codex ignores %s", env.Dir, cfg.Path, l.path),
 					codexReinstall+" (or run codex exec --trust once)")
 			}
 		}
@@ -130,11 +136,11 @@ type codexLayer struct {
 
 // checkCodexHashes asks codex app-server for the trust state of each of
 // hook-loop's handlers: an untrusted or modified hook is skipped silently.
-func checkCodexHashes(env *DoctorEnv, home string, hooksPaths []string) []Finding {
-	var out []Finding
+func checkCodexHashes(env *harness.DoctorEnv, home string, hooksPaths []string) []harness.Finding {
+	var out []harness.Finding
 	bin, err := FindCodex(env.CodexBin)
 	if err != nil {
-		return []Finding{{Level: LevelWarn, What: "cannot check whether Codex trusts the hooks: " + err.Error(),
+		return []harness.Finding{{Level: harness.LevelWarn, What: "cannot check whether Codex trusts the hooks: " + err.Error(),
 			Fix: "put codex on PATH (or give --codex-bin) and run hook-loop doctor again"}}
 	}
 	ctx := env.Ctx
@@ -143,20 +149,20 @@ func checkCodexHashes(env *DoctorEnv, home string, hooksPaths []string) []Findin
 	}
 	srv, err := StartAppServer(ctx, bin, home)
 	if err != nil {
-		return []Finding{{Level: LevelWarn, What: "cannot check hook trust: " + err.Error(), Fix: "check that " + bin + " runs"}}
+		return []harness.Finding{{Level: harness.LevelWarn, What: "cannot check hook trust: " + err.Error(), Fix: "check that " + bin + " runs"}}
 	}
 	defer srv.Close()
 	hooks, notes, err := srv.ListHooks(ctx, env.Dir)
 	if err != nil {
-		return []Finding{{Level: LevelWarn, What: "cannot check hook trust: " + err.Error(), Fix: "check that " + bin + " runs"}}
+		return []harness.Finding{{Level: harness.LevelWarn, What: "cannot check hook trust: " + err.Error(), Fix: "check that " + bin + " runs"}}
 	}
 	for _, n := range notes {
-		out = append(out, Finding{Level: LevelWarn, What: "codex reports: " + n})
+		out = append(out, harness.Finding{Level: harness.LevelWarn, What: "codex reports: " + n})
 	}
 	for _, p := range hooksPaths {
 		mine := ours(hooks, p)
 		if len(mine) == 0 {
-			out = append(out, Finding{Level: LevelFail, What: fmt.Sprintf("codex does not load the hooks in %s for %s", p, env.Dir),
+			out = append(out, harness.Finding{Level: harness.LevelFail, What: fmt.Sprintf("codex does not load the hooks in %s for %s", p, env.Dir),
 				Fix: codexReinstall + " (trusts the project so Codex loads its .codex/hooks.json)"})
 			continue
 		}
@@ -170,24 +176,12 @@ func checkCodexHashes(env *DoctorEnv, home string, hooksPaths []string) []Findin
 			}
 		}
 		if len(bad) > 0 {
-			out = append(out, Finding{Level: LevelFail,
+			out = append(out, harness.Finding{Level: harness.LevelFail,
 				What: fmt.Sprintf("Codex silently skips %d of hook-loop's %d hooks in %s: %s", len(bad), len(mine), p, strings.Join(bad, "; ")),
 				Fix:  codexReinstall + " (trusts exactly hook-loop's current hook hashes)"})
 		} else {
-			out = append(out, Finding{Level: LevelOK, What: fmt.Sprintf("codex trusts all %d hook-loop hooks in %s", len(mine), p)})
+			out = append(out, harness.Finding{Level: harness.LevelOK, What: fmt.Sprintf("codex trusts all %d hook-loop hooks in %s", len(mine), p)})
 		}
 	}
 	return out
-}
-
-func flagValue(args []string, name string) string {
-	for i, a := range args {
-		if a == name && i+1 < len(args) {
-			return args[i+1]
-		}
-		if v, ok := strings.CutPrefix(a, name+"="); ok {
-			return v
-		}
-	}
-	return ""
 }

@@ -1,0 +1,113 @@
+// Package cmdutil is what every hook-loop command is built from, after
+// cli/cli's pkg/cmdutil: the Factory that hands a command its IO streams and
+// working directory, the exit-status error, and the flags the four harnesses'
+// install commands share. The CLI (internal/cmd) and the harness packages
+// (adapters/<name>) both import it; it imports neither.
+package cmdutil
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hook-loop/hook-loop/gallery"
+	"github.com/urfave/cli/v2"
+)
+
+// IOStreams are the streams a command reads and writes.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+}
+
+// Factory hands every command what it must not take from the process itself,
+// so tests run commands in-process with their own streams and directory.
+type Factory struct {
+	IOStreams *IOStreams
+	// Getwd is the working directory commands resolve relative paths against.
+	Getwd func() (string, error)
+	// Getenv reads the environment (CLAUDE_PROJECT_DIR, CODEX_HOME, ...).
+	Getenv func(string) string
+	// Version is hook-loop's version, written into generated plugins.
+	Version string
+}
+
+// New is the Factory of a real process: its working directory and environment.
+func New(s *IOStreams, version string) *Factory {
+	return &Factory{IOStreams: s, Getwd: os.Getwd, Getenv: os.Getenv, Version: version}
+}
+
+// Cwd is the working directory, "" when it cannot be read (a command then
+// resolves against "." as the process would).
+func (f *Factory) Cwd() string {
+	if f.Getwd == nil {
+		return ""
+	}
+	wd, _ := f.Getwd()
+	return wd
+}
+
+// Abs makes path absolute against the factory's working directory; "" is the
+// working directory itself.
+func (f *Factory) Abs(path string) (string, error) {
+	if filepath.IsAbs(path) {
+		return filepath.Clean(path), nil
+	}
+	wd, err := f.Getwd()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(wd, path), nil
+}
+
+// ExitError carries a specific exit status with an optional one-line message.
+// A command returns it when the status is part of its contract (validate's 1,
+// a hook's 2) rather than a failure.
+type ExitError struct {
+	Code    int
+	Message string
+}
+
+func (e *ExitError) Error() string { return e.Message }
+
+// Exitf builds an ExitError with a formatted message.
+func Exitf(code int, format string, args ...any) *ExitError {
+	return &ExitError{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// The flags every install and uninstall command shares, so that the four
+// harnesses' commands read and behave alike: a dry run unless --write.
+
+// DryRunWriteFlags are --dry-run (the default) and --write.
+func DryRunWriteFlags(dryRun, write *bool) []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "dry-run", Value: true, Usage: "print the files and the exact changes without writing (the default)", Destination: dryRun},
+		&cli.BoolFlag{Name: "write", Usage: "write the changes", Destination: write},
+	}
+}
+
+// RecordFlag is install's --record: the hooks keep their raw inputs for replay.
+func RecordFlag(record *bool) cli.Flag {
+	return &cli.BoolFlag{Name: "record", Usage: "hooks also keep every raw input in .hook-loop/trace.jsonl, for hook-loop replay", Destination: record}
+}
+
+// ProfileNames lists the gallery's loops for a --profile flag's usage.
+func ProfileNames() string { return strings.Join(gallery.Names(), ", ") }
+
+// ErrDSLAndProfile is the usage error of an install given both --dsl and --profile.
+var ErrDSLAndProfile = Exitf(2, "usage: give --dsl or --profile, not both")
+
+// ProjectDir is an install's --destination made absolute against the working
+// directory wd ("" = wd itself).
+func ProjectDir(wd, destination string) (string, error) {
+	if filepath.IsAbs(destination) {
+		return filepath.Clean(destination), nil
+	}
+	if wd == "" {
+		return filepath.Abs(destination)
+	}
+	return filepath.Join(wd, destination), nil
+}
