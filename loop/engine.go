@@ -23,6 +23,10 @@ type Engine struct {
 	LogPath    string
 	// Lifecycle runs the user's lifecycle hooks; nil means none.
 	Lifecycle Lifecycle
+	// OwnedPaths are the harness files hook-loop's installs write, which the
+	// agent may not write: absolute, or relative to Root; a trailing "/" is a
+	// whole folder. nil: the four built-in harnesses' project files.
+	OwnedPaths []string
 }
 
 // handling is the state of one Handle call.

@@ -21,16 +21,16 @@ type ToolCheck struct {
 // LoopFiles are the files the agent must not change, given the project root and
 // the DSL/log in use: the loop's own definition and state, and the harness hook
 // configs that call hook-loop.
-func LoopFiles(root, configPath, logPath string) []string {
+func LoopFiles(root, configPath, logPath string, owned []string) []string {
 	files := []string{}
 	add := func(p string) {
 		if p == "" {
 			return
 		}
+		dir := strings.HasSuffix(p, string(filepath.Separator))
 		if !filepath.IsAbs(p) && root != "" {
 			p = filepath.Join(root, p)
 		}
-		dir := strings.HasSuffix(p, string(filepath.Separator))
 		p = filepath.Clean(p)
 		if dir {
 			// Clean drops the trailing separator that marks a protected directory.
@@ -45,6 +45,13 @@ func LoopFiles(root, configPath, logPath string) []string {
 	if root != "" {
 		add(filepath.Join(root, "hook-loop.json"))
 		add(filepath.Join(root, ".hook-loop") + string(filepath.Separator))
+	}
+	for _, p := range owned {
+		if filepath.IsAbs(p) || root != "" {
+			add(p)
+		}
+	}
+	if root != "" && owned == nil {
 		add(filepath.Join(root, ".codex", "hooks.json"))
 		add(filepath.Join(root, ".codex", "config.toml"))
 		add(filepath.Join(root, ".claude", "settings.json"))
@@ -337,7 +344,7 @@ func (e *Engine) writeTargets(ev *HookEvent, calls []shell.Call) []string {
 }
 
 func (e *Engine) loopFiles() []string {
-	return LoopFiles(e.Root, e.ConfigPath, e.LogPath)
+	return LoopFiles(e.Root, e.ConfigPath, e.LogPath, e.OwnedPaths)
 }
 
 // underAny returns the protected entry that p is (a file) or lies under (an entry

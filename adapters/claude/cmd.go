@@ -128,7 +128,7 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 	if err != nil {
 		return fmt.Errorf("claude install: %w", err)
 	}
-	loopPath, loopData, spec, err := scaffold.ResolveLoop(projectDir, o.DSL, o.Profile)
+	loopPath, loopData, spec, err := scaffold.ResolveLoop(projectDir, cmdutil.Resolve(o.WorkDir, o.DSL), o.Profile)
 	if err != nil {
 		return fmt.Errorf("claude install: %w", err)
 	}

@@ -109,7 +109,7 @@ func (o *InstallOptions) resolve(f *cmdutil.Factory) error {
 }
 
 func (o *InstallOptions) scaffold() CodexOptions {
-	return CodexOptions{Profile: o.Profile, DSLPath: o.DSL, Target: o.Target, Destination: o.Destination,
+	return CodexOptions{Profile: o.Profile, DSLPath: o.DSL, Target: o.Target, Destination: cmdutil.Resolve(o.WorkDir, o.Destination),
 		CodexHome: o.CodexHome, Binary: o.Binary, Purge: o.Purge, Record: o.Record}
 }
 

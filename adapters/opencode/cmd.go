@@ -101,7 +101,7 @@ func (o *InstallOptions) resolve(f *cmdutil.Factory) error {
 }
 
 func (o *InstallOptions) scaffold() OpencodeOptions {
-	return OpencodeOptions{Profile: o.Profile, DSLPath: o.DSL, Destination: o.Destination, Binary: o.Binary,
+	return OpencodeOptions{Profile: o.Profile, DSLPath: o.DSL, Destination: cmdutil.Resolve(o.WorkDir, o.Destination), Binary: o.Binary,
 		HooksConfig: o.HooksConfig, Record: o.Record, Version: o.Version, Purge: o.Purge}
 }
 

@@ -100,6 +100,9 @@ func (o *InstallOptions) resolve(f *cmdutil.Factory) error {
 		return err
 	}
 	o.IO, o.WorkDir, o.Version = f.IOStreams, wd, f.Version
+	if o.Getenv == nil {
+		o.Getenv = f.Getenv
+	}
 	return nil
 }
 
@@ -114,11 +117,7 @@ func piTarget(o *InstallOptions) (projectDir, extPath string, err error) {
 		if home == "" {
 			home, _ = os.UserHomeDir()
 		}
-		getenv := o.Getenv
-		if getenv == nil {
-			getenv = os.Getenv
-		}
-		if agentDir, err = PiAgentDir(home, getenv); err != nil {
+		if agentDir, err = PiAgentDir(home, o.Getenv); err != nil {
 			return "", "", err
 		}
 	}
@@ -139,13 +138,13 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 	if err != nil {
 		return fmt.Errorf("pi install: %w", err)
 	}
-	loopPath, loopData, spec, err := scaffold.ResolveLoop(projectDir, o.DSL, o.Profile)
+	loopPath, loopData, spec, err := scaffold.ResolveLoop(projectDir, cmdutil.Resolve(o.WorkDir, o.DSL), o.Profile)
 	if err != nil {
 		return fmt.Errorf("pi install: %w", err)
 	}
 	hooksConfig := o.HooksConfig
 	if hooksConfig != "" {
-		if hooksConfig, err = filepath.Abs(hooksConfig); err != nil {
+		if hooksConfig, err = filepath.Abs(cmdutil.Resolve(o.WorkDir, hooksConfig)); err != nil {
 			return err
 		}
 	}

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/adapters/registry"
 	"github.com/hook-loop/hook-loop/internal/hookrun"
 	"github.com/urfave/cli/v2"
 )
@@ -19,10 +20,13 @@ type HookOptions struct {
 	LogPath     string
 	HooksConfig string
 	Record      bool
+	// OwnedPaths are every harness's files, which the agent may not write.
+	OwnedPaths []string
 }
 
 // NewCmdHook builds `<name>-hook`, the command harness h runs for each event.
-func NewCmdHook(f *Factory, h harness.Harness, runF func(*HookOptions) error) *cli.Command {
+// hs are all the harnesses: the engine protects every one's files.
+func NewCmdHook(f *Factory, h harness.Harness, hs []harness.Harness, runF func(*HookOptions) error) *cli.Command {
 	o := &HookOptions{Harness: h}
 	spec := h.Hook()
 	return &cli.Command{
@@ -41,6 +45,7 @@ func NewCmdHook(f *Factory, h harness.Harness, runF func(*HookOptions) error) *c
 			// A hook never fails on an unreadable working directory: the
 			// project is then looked up from "." as the process would.
 			o.IO, o.Getenv, o.WorkDir = f.IOStreams, f.Getenv, f.Cwd()
+			o.OwnedPaths = registry.OwnedPaths(hs, f.Home())
 			if runF != nil {
 				return runF(o)
 			}
@@ -67,6 +72,7 @@ func runHook(c *cli.Context, o *HookOptions) error {
 		Record:      o.Record,
 		Stdin:       s.In,
 		Cwd:         cwd,
+		OwnedPaths:  o.OwnedPaths,
 	})
 	s.Out.Write(out.Stdout)
 	s.ErrOut.Write(out.Stderr)

@@ -22,6 +22,8 @@ type ReplayOptions struct {
 	IO       *IOStreams
 	WorkDir  string
 	Adapters map[string]harness.Adapter
+	// OwnedPaths are the harnesses' files the replayed engine protects.
+	OwnedPaths []string
 	dsl      string
 	harness  string
 	eventLog string
@@ -54,6 +56,7 @@ func NewCmdReplay(f *Factory, hs []harness.Harness, runF func(*ReplayOptions) er
 			}
 			o.trace = c.Args().First()
 			o.IO, o.WorkDir, o.Adapters = f.IOStreams, f.Cwd(), registry.Adapters(hs)
+			o.OwnedPaths = registry.OwnedPaths(hs, f.Home())
 			return run(runF, func(o *ReplayOptions) error { return runReplay(c.Context, o) }, o)
 		},
 	}
@@ -88,7 +91,7 @@ func runReplay(ctx context.Context, o *ReplayOptions) error {
 	}
 	enc := json.NewEncoder(o.IO.Out)
 	final, err := replay.Run(ctx, replay.Options{Spec: spec, Adapters: ads, Harness: o.harness,
-		LogPath: o.eventLog, Root: root, Rebase: o.rebase}, lines, func(s replay.Step) {
+		LogPath: o.eventLog, Root: root, Rebase: o.rebase, OwnedPaths: o.OwnedPaths}, lines, func(s replay.Step) {
 		if o.json {
 			_ = enc.Encode(s)
 			return

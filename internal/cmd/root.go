@@ -49,7 +49,7 @@ func commands(f *Factory, hs []harness.Harness) []*cli.Command {
 		NewCmdHooks(f, nil),
 	}
 	for _, h := range hs {
-		cmds = append(cmds, h.NewCmd(f), NewCmdHook(f, h, nil))
+		cmds = append(cmds, h.NewCmd(f), NewCmdHook(f, h, hs, nil))
 	}
 	return append(cmds,
 		NewCmdDoctor(f, hs, nil),

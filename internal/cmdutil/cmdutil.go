@@ -31,13 +31,15 @@ type Factory struct {
 	Getwd func() (string, error)
 	// Getenv reads the environment (CLAUDE_PROJECT_DIR, CODEX_HOME, ...).
 	Getenv func(string) string
+	// HomeDir is the user's home: user-level harness files live under it.
+	HomeDir func() (string, error)
 	// Version is hook-loop's version, written into generated plugins.
 	Version string
 }
 
 // New is the Factory of a real process: its working directory and environment.
 func New(s *IOStreams, version string) *Factory {
-	return &Factory{IOStreams: s, Getwd: os.Getwd, Getenv: os.Getenv, Version: version}
+	return &Factory{IOStreams: s, Getwd: os.Getwd, Getenv: os.Getenv, HomeDir: os.UserHomeDir, Version: version}
 }
 
 // Cwd is the working directory, "" when it cannot be read (a command then
@@ -48,6 +50,15 @@ func (f *Factory) Cwd() string {
 	}
 	wd, _ := f.Getwd()
 	return wd
+}
+
+// Home is the user's home directory, "" when unknown.
+func (f *Factory) Home() string {
+	if f.HomeDir == nil {
+		return ""
+	}
+	h, _ := f.HomeDir()
+	return h
 }
 
 // Abs makes path absolute against the factory's working directory; "" is the
@@ -110,4 +121,13 @@ func ProjectDir(wd, destination string) (string, error) {
 		return filepath.Abs(destination)
 	}
 	return filepath.Join(wd, destination), nil
+}
+
+// Resolve makes a path flag's value absolute against wd; "" stays "" (the
+// command's default applies) and so does everything when wd is unknown.
+func Resolve(wd, path string) string {
+	if path == "" || wd == "" || filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(wd, path)
 }

@@ -38,6 +38,9 @@ type Options struct {
 	Record      bool   // --record: keep the raw input in .hook-loop/trace.jsonl
 	Stdin       io.Reader
 	Cwd         string // the hook process's working directory
+	// OwnedPaths are the harnesses' own files the agent may not write
+	// (registry.OwnedPaths); nil leaves the engine's built-in list.
+	OwnedPaths []string
 	// Lifecycle overrides loading the user's lifecycle hooks (tests, embedding).
 	Lifecycle loop.Lifecycle
 	// LoadLifecycle loads the declaration named by HooksConfig (or the user's
@@ -89,7 +92,7 @@ func Run(ctx context.Context, o Options) harness.Output {
 	if err != nil {
 		return failure(o, ev, nil, err)
 	}
-	eng := &loop.Engine{Spec: spec, Root: paths.root, ConfigPath: paths.config, LogPath: paths.log, Lifecycle: o.Lifecycle}
+	eng := &loop.Engine{Spec: spec, Root: paths.root, ConfigPath: paths.config, LogPath: paths.log, Lifecycle: o.Lifecycle, OwnedPaths: o.OwnedPaths}
 	var loadRecord *loop.LifecycleRecord
 	if eng.Lifecycle == nil {
 		load := o.LoadLifecycle

@@ -42,6 +42,9 @@ type Options struct {
 	// Rebase maps the trace's recorded project directory to Root so that path
 	// rules and protections see the same relative paths as in the recorded run.
 	Rebase string
+	// OwnedPaths are the harnesses' own files the agent may not write, as
+	// for a real hook (registry.OwnedPaths); nil leaves the engine's list.
+	OwnedPaths []string
 }
 
 // ReadTrace parses a trace file: one hookrun.TraceLine per line. Blank lines are
@@ -94,7 +97,7 @@ func Run(ctx context.Context, o Options, lines []hookrun.TraceLine, emit func(St
 		logPath = filepath.Join(dir, "events.jsonl")
 	}
 	log := eventlog.Open(logPath)
-	eng := &loop.Engine{Spec: o.Spec, Root: o.Root, ConfigPath: o.Spec.Path, LogPath: logPath}
+	eng := &loop.Engine{Spec: o.Spec, Root: o.Root, ConfigPath: o.Spec.Path, LogPath: logPath, OwnedPaths: o.OwnedPaths}
 	var last string
 	for i, l := range lines {
 		h := l.Harness
