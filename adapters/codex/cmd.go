@@ -12,7 +12,7 @@ import (
 )
 
 // InstallOptions are the flags of `codex install` / `codex uninstall`
-// (the prototype's, plus trust and uninstall's purge).
+// (the Python prototype's, plus trust and uninstall's purge).
 type InstallOptions struct {
 	IO      *cmdutil.IOStreams
 	WorkDir string // the directory relative paths are resolved against

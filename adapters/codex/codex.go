@@ -167,7 +167,7 @@ func (a *Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 
 // result builds the tool result of a PostToolUse event. Codex sends the merged
 // output as a plain string without the exit code; that is recovered from the
-// session rollout. The prototype's object form ({exit_code, stdout, stderr})
+// session rollout. The Python prototype's object form ({exit_code, stdout, stderr})
 // is honoured for hooks fed by hand or by older tooling.
 func (a *Adapter) result(root gjson.Result, ev *loop.HookEvent) *loop.ToolResult {
 	resp := root.Get("tool_response")

@@ -10,7 +10,7 @@ import (
 )
 
 // InstallOptions are the flags of `opencode install` / `opencode
-// uninstall` (the prototype's, plus --hooks-config and uninstall's --purge).
+// uninstall` (the Python prototype's, plus --hooks-config and uninstall's --purge).
 type InstallOptions struct {
 	IO      *cmdutil.IOStreams
 	WorkDir string // the directory relative paths are resolved against

@@ -8,7 +8,7 @@ import (
 )
 
 // ExitBlock is the exit status of a refusal, so that a plugin that reads only the
-// status (the prototype's) still refuses.
+// status (the Python prototype's) still refuses.
 const ExitBlock = 2
 
 // Answer is the one JSON line opencode-hook prints; the plugin acts on it:

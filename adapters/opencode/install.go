@@ -90,7 +90,7 @@ func RenderOpencodePlugin(d OpencodePluginData) ([]byte, error) {
 }
 
 // IsOpencodePlugin reports whether a plugin file is hook-loop's: one install
-// rendered, or the prototype's (which ran `hook-loop opencode-hook`).
+// rendered, or the Python prototype's (which ran `hook-loop opencode-hook`).
 func IsOpencodePlugin(src []byte) bool {
 	return bytes.Contains(src, []byte(opencodePluginMarker)) || bytes.Contains(src, []byte(`"opencode-hook"`))
 }

@@ -24,12 +24,12 @@ type ReplayOptions struct {
 	Adapters map[string]harness.Adapter
 	// OwnedPaths are the harnesses' files the replayed engine protects.
 	OwnedPaths []string
-	dsl      string
-	harness  string
-	eventLog string
-	rebase   string
-	json     bool
-	trace    string
+	dsl        string
+	harness    string
+	eventLog   string
+	rebase     string
+	json       bool
+	trace      string
 }
 
 // NewCmdReplay builds `replay` for the harnesses hs; runF replaces the run

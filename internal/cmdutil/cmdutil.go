@@ -61,19 +61,6 @@ func (f *Factory) Home() string {
 	return h
 }
 
-// Abs makes path absolute against the factory's working directory; "" is the
-// working directory itself.
-func (f *Factory) Abs(path string) (string, error) {
-	if filepath.IsAbs(path) {
-		return filepath.Clean(path), nil
-	}
-	wd, err := f.Getwd()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(wd, path), nil
-}
-
 // ExitError carries a specific exit status with an optional one-line message.
 // A command returns it when the status is part of its contract (validate's 1,
 // a hook's 2) rather than a failure.
@@ -107,9 +94,6 @@ func RecordFlag(record *bool) cli.Flag {
 
 // ProfileNames lists the gallery's loops for a --profile flag's usage.
 func ProfileNames() string { return strings.Join(gallery.Names(), ", ") }
-
-// ErrDSLAndProfile is the usage error of an install given both --dsl and --profile.
-var ErrDSLAndProfile = Exitf(2, "usage: give --dsl or --profile, not both")
 
 // ProjectDir is an install's --destination made absolute against the working
 // directory wd ("" = wd itself).
