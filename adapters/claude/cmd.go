@@ -17,16 +17,12 @@ import (
 
 // InstallOptions are the flags of `claude install` and `claude uninstall`.
 type InstallOptions struct {
-	IO      *cmdutil.IOStreams
-	WorkDir string // the directory relative paths are resolved against
-	Version string
+	cmdutil.Common
 
 	Scope       string
 	DSL         string
 	Profile     string
 	Destination string
-	Write       bool
-	DryRun      bool
 	Home        string
 	Binary      string // the hook-loop executable; "" = the running one
 	Record      bool
@@ -53,15 +49,7 @@ func NewCmdInstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Co
 			&cli.StringFlag{Name: "profile", Usage: "write the gallery loop NAME as the project's hook-loop.json", Destination: &o.Profile},
 			cmdutil.RecordFlag(&o.Record),
 		),
-		Action: func(c *cli.Context) error {
-			if err := o.resolve(f); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(o)
-			}
-			return runInstall(c.Context, o)
-		},
+		Action: cmdutil.Action(f, &o.Common, o, runF, runInstall),
 	}
 }
 
@@ -73,15 +61,7 @@ func NewCmdUninstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.
 		Usage:     "remove hook-loop's hooks (and only those) from a Claude Code settings file",
 		UsageText: "hook-loop claude uninstall [--scope project|local|user] [--destination DIR] [--write]",
 		Flags:     commonFlags(o),
-		Action: func(c *cli.Context) error {
-			if err := o.resolve(f); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(o)
-			}
-			return runUninstall(c.Context, o)
-		},
+		Action:    cmdutil.Action(f, &o.Common, o, runF, runUninstall),
 	}
 }
 
@@ -90,16 +70,6 @@ func commonFlags(o *InstallOptions) []cli.Flag {
 		&cli.StringFlag{Name: "scope", Value: ClaudeScopeProject, Usage: "settings file: project (.claude/settings.json), local (.claude/settings.local.json) or user (~/.claude/settings.json)", Destination: &o.Scope},
 		&cli.StringFlag{Name: "destination", Usage: "project directory (default: the current directory)", Destination: &o.Destination},
 	}, cmdutil.DryRunWriteFlags(&o.DryRun, &o.Write)...)
-}
-
-// resolve takes from the factory what the run functions need.
-func (o *InstallOptions) resolve(f *cmdutil.Factory) error {
-	wd, err := f.Getwd()
-	if err != nil {
-		return err
-	}
-	o.IO, o.WorkDir, o.Version = f.IOStreams, wd, f.Version
-	return nil
 }
 
 // claudeTarget resolves the project directory, home and settings path.

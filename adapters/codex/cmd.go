@@ -14,16 +14,12 @@ import (
 // InstallOptions are the flags of `codex install` / `codex uninstall`
 // (the Python prototype's, plus trust and uninstall's purge).
 type InstallOptions struct {
-	IO      *cmdutil.IOStreams
-	WorkDir string // the directory relative paths are resolved against
-	Version string
+	cmdutil.Common
 
 	Profile     string
 	DSL         string
 	Target      string
 	Destination string
-	DryRun      bool
-	Write       bool
 	CodexHome   string
 	CodexBin    string
 	Trust       bool
@@ -54,15 +50,7 @@ func NewCmdInstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Co
 			cmdutil.RecordFlag(&o.Record),
 			&cli.BoolFlag{Name: "trust", Usage: "mark the project and exactly hook-loop's hooks trusted through codex app-server, so Codex runs them", Destination: &o.Trust},
 		),
-		Action: func(c *cli.Context) error {
-			if err := o.resolve(f); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(o)
-			}
-			return runInstall(c.Context, o)
-		},
+		Action: cmdutil.Action(f, &o.Common, o, runF, runInstall),
 	}
 }
 
@@ -76,15 +64,7 @@ func NewCmdUninstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.
 		Flags: append(commonFlags(o),
 			&cli.BoolFlag{Name: "purge", Usage: "also remove hook-loop.json and .hook-loop/", Destination: &o.Purge},
 		),
-		Action: func(c *cli.Context) error {
-			if err := o.resolve(f); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(o)
-			}
-			return runUninstall(c.Context, o)
-		},
+		Action: cmdutil.Action(f, &o.Common, o, runF, runUninstall),
 	}
 }
 
@@ -96,16 +76,6 @@ func commonFlags(o *InstallOptions) []cli.Flag {
 		&cli.StringFlag{Name: "codex-bin", Usage: "codex executable used for trust (default: codex on PATH)", Destination: &o.CodexBin},
 		&cli.StringFlag{Name: "binary", Hidden: true, Destination: &o.Binary},
 	}, cmdutil.DryRunWriteFlags(&o.DryRun, &o.Write)...)
-}
-
-// resolve takes from the factory what the run functions need.
-func (o *InstallOptions) resolve(f *cmdutil.Factory) error {
-	wd, err := f.Getwd()
-	if err != nil {
-		return err
-	}
-	o.IO, o.WorkDir, o.Version = f.IOStreams, wd, f.Version
-	return nil
 }
 
 func (o *InstallOptions) scaffold() CodexOptions {

@@ -12,15 +12,11 @@ import (
 // InstallOptions are the flags of `opencode install` / `opencode
 // uninstall` (the Python prototype's, plus --hooks-config and uninstall's --purge).
 type InstallOptions struct {
-	IO      *cmdutil.IOStreams
-	WorkDir string // the directory relative paths are resolved against
-	Version string
+	cmdutil.Common
 
 	Profile     string
 	DSL         string
 	Destination string
-	DryRun      bool
-	Write       bool
 	HooksConfig string
 	Record      bool
 	Purge       bool
@@ -49,15 +45,7 @@ func NewCmdInstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Co
 			&cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration the plugin passes to hook-loop (default: the user's)", Destination: &o.HooksConfig},
 			cmdutil.RecordFlag(&o.Record),
 		),
-		Action: func(c *cli.Context) error {
-			if err := o.resolve(f); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(o)
-			}
-			return runInstall(c.Context, o)
-		},
+		Action: cmdutil.Action(f, &o.Common, o, runF, runInstall),
 	}
 }
 
@@ -71,15 +59,7 @@ func NewCmdUninstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.
 		Flags: append(commonFlags(o),
 			&cli.BoolFlag{Name: "purge", Usage: "also remove hook-loop.json and .hook-loop/", Destination: &o.Purge},
 		),
-		Action: func(c *cli.Context) error {
-			if err := o.resolve(f); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(o)
-			}
-			return runUninstall(c.Context, o)
-		},
+		Action: cmdutil.Action(f, &o.Common, o, runF, runUninstall),
 	}
 }
 
@@ -88,16 +68,6 @@ func commonFlags(o *InstallOptions) []cli.Flag {
 		&cli.StringFlag{Name: "destination", Value: ".", Usage: "project directory", Destination: &o.Destination},
 		&cli.StringFlag{Name: "binary", Hidden: true, Destination: &o.Binary},
 	}, cmdutil.DryRunWriteFlags(&o.DryRun, &o.Write)...)
-}
-
-// resolve takes from the factory what the run functions need.
-func (o *InstallOptions) resolve(f *cmdutil.Factory) error {
-	wd, err := f.Getwd()
-	if err != nil {
-		return err
-	}
-	o.IO, o.WorkDir, o.Version = f.IOStreams, wd, f.Version
-	return nil
 }
 
 func (o *InstallOptions) scaffold() OpencodeOptions {

@@ -15,9 +15,7 @@ import (
 
 // InstallOptions are the flags of `pi install` and `pi uninstall`.
 type InstallOptions struct {
-	IO      *cmdutil.IOStreams
-	WorkDir string // the directory relative paths are resolved against
-	Version string
+	cmdutil.Common
 
 	Scope       string
 	DSL         string
@@ -25,10 +23,7 @@ type InstallOptions struct {
 	Destination string
 	HooksConfig string
 	Record      bool
-	Write       bool
-	DryRun      bool
 	Home        string
-	Getenv      func(string) string
 	Binary      string // the hook-loop executable; "" = the running one
 }
 
@@ -54,15 +49,7 @@ func NewCmdInstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Co
 			&cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration pi-hook passes on (default: the user's config.json)", Destination: &o.HooksConfig},
 			cmdutil.RecordFlag(&o.Record),
 		),
-		Action: func(c *cli.Context) error {
-			if err := o.resolve(f); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(o)
-			}
-			return runInstall(c.Context, o)
-		},
+		Action: cmdutil.Action(f, &o.Common, o, runF, runInstall),
 	}
 }
 
@@ -74,15 +61,7 @@ func NewCmdUninstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.
 		Usage:     "remove the hook-loop extension (only a file hook-loop wrote)",
 		UsageText: "hook-loop pi uninstall [--scope project|user] [--destination DIR] [--write]",
 		Flags:     commonFlags(o),
-		Action: func(c *cli.Context) error {
-			if err := o.resolve(f); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(o)
-			}
-			return runUninstall(c.Context, o)
-		},
+		Action:    cmdutil.Action(f, &o.Common, o, runF, runUninstall),
 	}
 }
 
@@ -91,19 +70,6 @@ func commonFlags(o *InstallOptions) []cli.Flag {
 		&cli.StringFlag{Name: "scope", Value: PiScopeProject, Usage: "where the extension goes: project (.pi/extensions/) or user (~/.pi/agent/extensions/, every project)", Destination: &o.Scope},
 		&cli.StringFlag{Name: "destination", Usage: "project directory (default: the current directory)", Destination: &o.Destination},
 	}, cmdutil.DryRunWriteFlags(&o.DryRun, &o.Write)...)
-}
-
-// resolve takes from the factory what the run functions need.
-func (o *InstallOptions) resolve(f *cmdutil.Factory) error {
-	wd, err := f.Getwd()
-	if err != nil {
-		return err
-	}
-	o.IO, o.WorkDir, o.Version = f.IOStreams, wd, f.Version
-	if o.Getenv == nil {
-		o.Getenv = f.Getenv
-	}
-	return nil
 }
 
 // piTarget resolves the project directory and the extension's path.

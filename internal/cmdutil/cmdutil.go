@@ -6,6 +6,7 @@
 package cmdutil
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -114,4 +115,31 @@ func Resolve(wd, path string) string {
 		return path
 	}
 	return filepath.Join(wd, path)
+}
+
+// Common is what every install and uninstall takes from the factory, and the
+// flags they all share; each harness embeds it in its options.
+type Common struct {
+	IO      *IOStreams
+	WorkDir string // the directory relative paths are resolved against
+	Getenv  func(string) string
+	Version string
+	DryRun  bool
+	Write   bool
+}
+
+// Action is an install command's Action: it fills c from the factory, then
+// runs runF (a test's) when set, else the command's own run.
+func Action[O any](f *Factory, c *Common, o *O, runF func(*O) error, run func(context.Context, *O) error) cli.ActionFunc {
+	return func(ctx *cli.Context) error {
+		wd, err := f.Getwd()
+		if err != nil {
+			return err
+		}
+		c.IO, c.WorkDir, c.Getenv, c.Version = f.IOStreams, wd, f.Getenv, f.Version
+		if runF != nil {
+			return runF(o)
+		}
+		return run(ctx.Context, o)
+	}
 }
