@@ -67,7 +67,7 @@ func NewCmdUninstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.
 
 func commonFlags(o *InstallOptions) []cli.Flag {
 	return append([]cli.Flag{
-		&cli.StringFlag{Name: "scope", Value: ClaudeScopeProject, Usage: "settings file: project (.claude/settings.json), local (.claude/settings.local.json) or user (~/.claude/settings.json)", Destination: &o.Scope},
+		&cli.StringFlag{Name: "scope", Value: scopeProject, Usage: "settings file: project (.claude/settings.json), local (.claude/settings.local.json) or user (~/.claude/settings.json)", Destination: &o.Scope},
 		&cli.StringFlag{Name: "destination", Usage: "project directory (default: the current directory)", Destination: &o.Destination},
 	}, cmdutil.DryRunWriteFlags(&o.DryRun, &o.Write)...)
 }
@@ -103,22 +103,22 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 		return fmt.Errorf("claude install: %w", err)
 	}
 
-	hooks := ClaudeHooks{Binary: binary, Matcher: ClaudeMatcher(spec), Record: o.Record}
-	if o.Scope == ClaudeScopeUser {
+	hooks := installHooks{Binary: binary, Matcher: toolMatcher(spec), Record: o.Record}
+	if o.Scope == scopeUser {
 		// User settings serve every project: each finds its own loop file and
 		// log from its root, unless --dsl names one loop for all.
 		if o.DSL != "" {
 			hooks.Config = scaffold.ShellQuote(loopPath)
 		}
 	} else {
-		hooks.Config = ClaudePathArg(loopPath, projectDir, true)
-		hooks.Log = ClaudePathArg(project.LogPath(projectDir), projectDir, true)
+		hooks.Config = pathArg(loopPath, projectDir, true)
+		hooks.Log = pathArg(project.LogPath(projectDir), projectDir, true)
 	}
 	old, err := os.ReadFile(settingsPath)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("claude install: read %s: %w", settingsPath, err)
 	}
-	merged, err := MergeClaudeSettings(old, hooks)
+	merged, err := mergeSettings(old, hooks)
 	if err != nil {
 		return fmt.Errorf("claude install: %s: %w", settingsPath, err)
 	}
@@ -141,7 +141,7 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 		fmt.Fprintf(s.Out, "unchanged %s (hook-loop's hooks are already installed)\n", settingsPath)
 	default:
 		if write {
-			if err := WriteClaudeSettings(settingsPath, merged); err != nil {
+			if err := writeSettings(settingsPath, merged); err != nil {
 				return fmt.Errorf("claude install: %w", err)
 			}
 		}
@@ -149,7 +149,7 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 		if old == nil {
 			state = "new file"
 		}
-		fmt.Fprintf(s.Out, "%s %s (%s): hooks for %d events, tool matcher %q\n", verb, settingsPath, state, len(ClaudeHookCommands(merged)), hooks.Matcher)
+		fmt.Fprintf(s.Out, "%s %s (%s): hooks for %d events, tool matcher %q\n", verb, settingsPath, state, len(hookCommands(merged)), hooks.Matcher)
 	}
 	fmt.Fprintf(s.Out, "hook command: %s\n", hooks.Command("<Event>"))
 	if !write {
@@ -175,7 +175,7 @@ func runUninstall(ctx context.Context, o *InstallOptions) error {
 	if err != nil {
 		return fmt.Errorf("claude uninstall: read %s: %w", settingsPath, err)
 	}
-	out, n, err := RemoveClaudeSettings(old)
+	out, n, err := removeSettings(old)
 	if err != nil {
 		return fmt.Errorf("claude uninstall: %s: %w", settingsPath, err)
 	}
@@ -188,7 +188,7 @@ func runUninstall(ctx context.Context, o *InstallOptions) error {
 		fmt.Fprintln(s.Out, "dry run: nothing written; re-run with --write")
 		return nil
 	}
-	if err := WriteClaudeSettings(settingsPath, out); err != nil {
+	if err := writeSettings(settingsPath, out); err != nil {
 		return fmt.Errorf("claude uninstall: %w", err)
 	}
 	fmt.Fprintf(s.Out, "removed %d hook-loop hooks from %s\n", n, settingsPath)

@@ -17,11 +17,11 @@ import (
 
 const claudeReinstall = "hook-loop claude install --write"
 
-// CheckClaude reports whether Claude Code will run hook-loop's hooks in env.Dir:
+// checkInstall reports whether Claude Code will run hook-loop's hooks in env.Dir:
 // a settings file with hook-loop's entries for every event, hooks not disabled
 // by disableAllHooks, the binary present and executable, the loop file valid,
 // and no double installation (two scopes would run each hook twice).
-func CheckClaude(env *harness.DoctorEnv) []harness.Finding {
+func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 	var out []harness.Finding
 	add := func(l harness.Level, what, fix string) {
 		out = append(out, harness.Finding{Level: l, What: what, Fix: fix})
@@ -37,7 +37,7 @@ func CheckClaude(env *harness.DoctorEnv) []harness.Finding {
 	var layers []layer
 	var disabled bool
 	for _, scope := range ClaudeScopes {
-		if scope == ClaudeScopeUser && home == "" {
+		if scope == scopeUser && home == "" {
 			continue
 		}
 		path, err := ClaudeSettingsPath(scope, env.Dir, home)
@@ -48,16 +48,16 @@ func CheckClaude(env *harness.DoctorEnv) []harness.Finding {
 		if err != nil {
 			continue
 		}
-		if _, _, err := RemoveClaudeSettings(b); err != nil {
+		if _, _, err := removeSettings(b); err != nil {
 			add(harness.LevelFail, fmt.Sprintf("%s is not a valid settings file: %v", path, err), "fix the JSON; Claude Code ignores a settings file it cannot parse")
 			continue
 		}
-		if ClaudeHooksDisabled(b) {
+		if hooksDisabled(b) {
 			disabled = true
 			add(harness.LevelFail, fmt.Sprintf("%s sets disableAllHooks: Claude Code runs no hook at all", path),
 				fmt.Sprintf("remove \"disableAllHooks\" from %s", path))
 		}
-		if cmds := ClaudeHookCommands(b); len(cmds) > 0 {
+		if cmds := hookCommands(b); len(cmds) > 0 {
 			layers = append(layers, layer{scope: scope, path: path, cmds: cmds})
 		}
 	}

@@ -23,7 +23,7 @@ func (claudeHarness) NewAdapter() harness.Adapter            { return New() }
 func (claudeHarness) NativeEvents() []string                 { return NativeEvents }
 func (claudeHarness) NewCmd(f *cmdutil.Factory) *cli.Command { return NewCmd(f) }
 func (claudeHarness) Doctor(env *harness.DoctorEnv) []harness.Finding {
-	return CheckClaude(env)
+	return checkInstall(env)
 }
 
 func (claudeHarness) Hook() harness.Hook {

@@ -18,13 +18,13 @@ import (
 
 // Claude Code settings scopes.
 const (
-	ClaudeScopeProject = "project" // <project>/.claude/settings.json, shared with the team
-	ClaudeScopeLocal   = "local"   // <project>/.claude/settings.local.json, this checkout only
-	ClaudeScopeUser    = "user"    // ~/.claude/settings.json, every project
+	scopeProject = "project" // <project>/.claude/settings.json, shared with the team
+	scopeLocal   = "local"   // <project>/.claude/settings.local.json, this checkout only
+	scopeUser    = "user"    // ~/.claude/settings.json, every project
 )
 
 // ClaudeScopes lists the scopes in the order Claude Code's docs give them.
-var ClaudeScopes = []string{ClaudeScopeProject, ClaudeScopeLocal, ClaudeScopeUser}
+var ClaudeScopes = []string{scopeProject, scopeLocal, scopeUser}
 
 // claudeProjectDirVar is what Claude Code exports to every hook: the project
 // directory. Commands in project and local settings use it so the file stays
@@ -38,11 +38,11 @@ const claudeHookTimeout = 30
 // ClaudeSettingsPath returns the settings file of scope.
 func ClaudeSettingsPath(scope, projectDir, home string) (string, error) {
 	switch scope {
-	case ClaudeScopeProject, "":
+	case scopeProject, "":
 		return filepath.Join(projectDir, ".claude", "settings.json"), nil
-	case ClaudeScopeLocal:
+	case scopeLocal:
 		return filepath.Join(projectDir, ".claude", "settings.local.json"), nil
-	case ClaudeScopeUser:
+	case scopeUser:
 		if home == "" {
 			return "", fmt.Errorf("--scope user: no home directory (set HOME)")
 		}
@@ -51,12 +51,12 @@ func ClaudeSettingsPath(scope, projectDir, home string) (string, error) {
 	return "", fmt.Errorf("--scope %q: expected one of %s", scope, strings.Join(ClaudeScopes, ", "))
 }
 
-// ClaudeHooks describes the hook entries hook-loop installs.
-type ClaudeHooks struct {
+// installHooks describes the hook entries hook-loop installs.
+type installHooks struct {
 	// Binary is the absolute path of the hook-loop executable.
 	Binary string
 	// Config and Log are the --config and --event-log arguments, already in
-	// shell form (see ClaudePathArg); "" leaves the flag out so that hook-loop
+	// shell form (see pathArg); "" leaves the flag out so that hook-loop
 	// finds them from the project root.
 	Config string
 	Log    string
@@ -67,10 +67,10 @@ type ClaudeHooks struct {
 	Record bool
 }
 
-// ClaudePathArg renders path for a hook command: relative to
+// pathArg renders path for a hook command: relative to
 // $CLAUDE_PROJECT_DIR when it lies inside projectDir and relToProject is set,
 // else absolute; always shell-quoted (paths may hold spaces).
-func ClaudePathArg(path, projectDir string, relToProject bool) string {
+func pathArg(path, projectDir string, relToProject bool) string {
 	if relToProject && projectDir != "" {
 		if rel, err := filepath.Rel(projectDir, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
 			return claudeProjectDirVar + "/" + scaffold.ShellQuote(filepath.ToSlash(rel))
@@ -80,7 +80,7 @@ func ClaudePathArg(path, projectDir string, relToProject bool) string {
 }
 
 // Command returns the hook command for a native Claude Code event.
-func (h ClaudeHooks) Command(event string) string {
+func (h installHooks) Command(event string) string {
 	parts := []string{scaffold.ShellQuote(h.Binary), "claude-hook", "--event", event}
 	if h.Config != "" {
 		parts = append(parts, "--config", h.Config)
@@ -94,10 +94,10 @@ func (h ClaudeHooks) Command(event string) string {
 	return strings.Join(parts, " ")
 }
 
-// IsClaudeHookCommand reports whether a settings.json hook command is one of
+// isHookCommand reports whether a settings.json hook command is one of
 // hook-loop's: it runs the claude-hook subcommand. Re-install and uninstall touch
 // only these.
-func IsClaudeHookCommand(cmd string) bool {
+func isHookCommand(cmd string) bool {
 	for _, f := range strings.Fields(cmd) {
 		if f == "claude-hook" {
 			return true
@@ -110,11 +110,11 @@ func IsClaudeHookCommand(cmd string) bool {
 // guardrails must see them whatever the DSL names.
 var claudeProtectTools = []string{"Bash", "Edit", "MultiEdit", "NotebookEdit", "Write"}
 
-// ClaudeMatcher returns the smallest tool matcher that shows the loop every tool
+// toolMatcher returns the smallest tool matcher that shows the loop every tool
 // call it can act on: the tools its rules and policies name plus the tools that
 // write (for the guardrails), or "*" when a rule or policy needs every tool
 // (a tool rule without tool_name, a state policy with allow_tools).
-func ClaudeMatcher(spec *loop.Spec) string {
+func toolMatcher(spec *loop.Spec) string {
 	if spec == nil {
 		return "*"
 	}
@@ -145,11 +145,11 @@ func ClaudeMatcher(spec *loop.Spec) string {
 	return strings.Join(slices.Compact(tools), "|")
 }
 
-// MergeClaudeSettings returns existing (a settings.json document, or empty) with
+// mergeSettings returns existing (a settings.json document, or empty) with
 // hook-loop's hook entries for every handled event, keeping every other setting
 // and every other hook (values and key order; whitespace is re-indented), and replacing hook-loop's own entries from
 // an earlier install.
-func MergeClaudeSettings(existing []byte, h ClaudeHooks) ([]byte, error) {
+func mergeSettings(existing []byte, h installHooks) ([]byte, error) {
 	doc, err := claudeDoc(existing)
 	if err != nil {
 		return nil, err
@@ -194,10 +194,10 @@ type claudeCommandHook struct {
 	Timeout int    `json:"timeout"`
 }
 
-// RemoveClaudeSettings removes hook-loop's hook entries from a settings.json
+// removeSettings removes hook-loop's hook entries from a settings.json
 // document, dropping matcher groups and event lists that become empty. It
 // returns the document and how many entries it removed.
-func RemoveClaudeSettings(existing []byte) ([]byte, int, error) {
+func removeSettings(existing []byte) ([]byte, int, error) {
 	doc, err := claudeDoc(existing)
 	if err != nil {
 		return nil, 0, err
@@ -215,14 +215,14 @@ func RemoveClaudeSettings(existing []byte) ([]byte, int, error) {
 	return pretty(out), n, nil
 }
 
-// ClaudeHookCommands returns hook-loop's hook commands in a settings document,
+// hookCommands returns hook-loop's hook commands in a settings document,
 // keyed by event.
-func ClaudeHookCommands(doc []byte) map[string][]string {
+func hookCommands(doc []byte) map[string][]string {
 	out := map[string][]string{}
 	gjson.GetBytes(doc, "hooks").ForEach(func(ev, groups gjson.Result) bool {
 		groups.ForEach(func(_, g gjson.Result) bool {
 			g.Get("hooks").ForEach(func(_, hk gjson.Result) bool {
-				if c := hk.Get("command").String(); IsClaudeHookCommand(c) {
+				if c := hk.Get("command").String(); isHookCommand(c) {
 					out[ev.String()] = append(out[ev.String()], c)
 				}
 				return true
@@ -277,7 +277,7 @@ func removeClaudeHooks(doc []byte) ([]byte, int, error) {
 			var keepHooks []string
 			n := 0
 			for _, hk := range hooks.Array() {
-				if IsClaudeHookCommand(hk.Get("command").String()) {
+				if isHookCommand(hk.Get("command").String()) {
 					n++
 					continue
 				}
@@ -325,13 +325,13 @@ func pretty(doc []byte) []byte {
 	return b.Bytes()
 }
 
-// ClaudeHooksDisabled reports whether a settings document turns every hook off.
-func ClaudeHooksDisabled(doc []byte) bool {
+// hooksDisabled reports whether a settings document turns every hook off.
+func hooksDisabled(doc []byte) bool {
 	return gjson.GetBytes(doc, "disableAllHooks").Bool()
 }
 
-// WriteClaudeSettings writes a settings document (see MergeClaudeSettings).
-func WriteClaudeSettings(path string, data []byte) error {
+// writeSettings writes a settings document (see mergeSettings).
+func writeSettings(path string, data []byte) error {
 	if err := scaffold.WriteFileAtomic(path, data); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}

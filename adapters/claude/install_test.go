@@ -22,7 +22,7 @@ import (
 	"github.com/hook-loop/hook-loop/loop"
 )
 
-var testHooks = ClaudeHooks{
+var testHooks = installHooks{
 	Binary:  "/opt/hook loop/bin/hook-loop",
 	Config:  `"$CLAUDE_PROJECT_DIR"/hook-loop.json`,
 	Log:     `"$CLAUDE_PROJECT_DIR"/.hook-loop/events.jsonl`,
@@ -57,7 +57,7 @@ func canonical(t *testing.T, b []byte) string {
 }
 
 func TestMergeClaudeSettingsKeepsEverythingElse(t *testing.T) {
-	merged, err := MergeClaudeSettings([]byte(userSettings), testHooks)
+	merged, err := mergeSettings([]byte(userSettings), testHooks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestMergeClaudeSettingsKeepsEverythingElse(t *testing.T) {
 	if cmds := pre[1].Get("hooks.#.command").Raw; canonical(t, []byte(cmds)) != `["audit.sh"]` {
 		t.Errorf("mixed group kept %s, want only audit.sh", cmds)
 	}
-	cmds := ClaudeHookCommands(merged)
+	cmds := hookCommands(merged)
 	if len(cmds) != len(NativeEvents) {
 		t.Errorf("hook-loop hooks for %d events, want %d: %v", len(cmds), len(NativeEvents), cmds)
 	}
@@ -95,7 +95,7 @@ func TestMergeClaudeSettingsKeepsEverythingElse(t *testing.T) {
 	// Tool events carry the matcher; the others none.
 	gjson.GetBytes(merged, "hooks").ForEach(func(ev, groups gjson.Result) bool {
 		for _, g := range groups.Array() {
-			if !IsClaudeHookCommand(g.Get("hooks.0.command").String()) {
+			if !isHookCommand(g.Get("hooks.0.command").String()) {
 				continue
 			}
 			m := g.Get("matcher")
@@ -109,7 +109,7 @@ func TestMergeClaudeSettingsKeepsEverythingElse(t *testing.T) {
 		return true
 	})
 
-	again, err := MergeClaudeSettings(merged, testHooks)
+	again, err := mergeSettings(merged, testHooks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,18 +117,18 @@ func TestMergeClaudeSettingsKeepsEverythingElse(t *testing.T) {
 		t.Errorf("re-install changed the file:\n%s", scaffold.LineDiff("settings.json", merged, again))
 	}
 
-	removed, n, err := RemoveClaudeSettings(merged)
+	removed, n, err := removeSettings(merged)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n != len(NativeEvents) {
 		t.Errorf("removed %d entries, want %d", n, len(NativeEvents))
 	}
-	if len(ClaudeHookCommands(removed)) != 0 {
-		t.Errorf("hook-loop hooks left after uninstall: %v", ClaudeHookCommands(removed))
+	if len(hookCommands(removed)) != 0 {
+		t.Errorf("hook-loop hooks left after uninstall: %v", hookCommands(removed))
 	}
 	// Uninstall gives back the user's file without the old hook-loop entries.
-	want, _, _ := RemoveClaudeSettings([]byte(userSettings))
+	want, _, _ := removeSettings([]byte(userSettings))
 	if canonical(t, removed) != canonical(t, want) {
 		t.Errorf("after install+uninstall:\n%s\nwant\n%s", removed, want)
 	}
@@ -138,7 +138,7 @@ func TestMergeClaudeSettingsKeepsEverythingElse(t *testing.T) {
 }
 
 func TestMergeClaudeSettingsGolden(t *testing.T) {
-	got, err := MergeClaudeSettings(nil, testHooks)
+	got, err := mergeSettings(nil, testHooks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestMergeClaudeSettingsGolden(t *testing.T) {
 		t.Errorf("new settings file differs from %s:\n%s", golden, scaffold.LineDiff(golden, want, got))
 	}
 	// Removing everything from a file hook-loop created leaves an empty object.
-	empty, _, err := RemoveClaudeSettings(got)
+	empty, _, err := removeSettings(got)
 	if err != nil || canonical(t, empty) != "{}" {
 		t.Errorf("uninstall of a fresh install = %s, %v; want {}", empty, err)
 	}
@@ -172,14 +172,14 @@ func TestMergeClaudeSettingsRejectsBadFiles(t *testing.T) {
 		{`{"hooks": []}`, "$.hooks is not an object"},
 		{`{"hooks": {"Stop": {"x": 1}}}`, "$.hooks.Stop is not an array"},
 	} {
-		_, err := MergeClaudeSettings([]byte(tt.in), testHooks)
+		_, err := mergeSettings([]byte(tt.in), testHooks)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Merge(%s) error = %v, want %q", tt.in, err, tt.want)
 		}
 	}
 	// Removing from a file with no hook-loop hooks changes nothing at all.
 	in := []byte("{\n    \"model\":   \"opus\"\n}\n")
-	out, n, err := RemoveClaudeSettings(in)
+	out, n, err := removeSettings(in)
 	if err != nil || n != 0 || !bytes.Equal(out, in) {
 		t.Errorf("Remove of a foreign file = %q, %d, %v", out, n, err)
 	}
@@ -194,7 +194,7 @@ func TestClaudeMatcher(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := ClaudeMatcher(spec); got != "Bash|Edit|MultiEdit|NotebookEdit|Write|apply_patch" {
+	if got := toolMatcher(spec); got != "Bash|Edit|MultiEdit|NotebookEdit|Write|apply_patch" {
 		t.Errorf("plan_execute matcher = %q", got)
 	}
 	var idx int
@@ -211,10 +211,10 @@ func TestClaudeMatcher(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := ClaudeMatcher(spec); got != "*" {
+	if got := toolMatcher(spec); got != "*" {
 		t.Errorf("a PostToolUse rule without tool_name needs every tool; matcher = %q", got)
 	}
-	if got := ClaudeMatcher(nil); got != "*" {
+	if got := toolMatcher(nil); got != "*" {
 		t.Errorf("no spec: matcher %q", got)
 	}
 }
@@ -232,11 +232,11 @@ func TestClaudePathsAndQuoting(t *testing.T) {
 		{"/pp/x.json", "/p", true, `/pp/x.json`},
 	}
 	for _, tt := range tests {
-		if got := ClaudePathArg(tt.path, tt.project, tt.rel); got != tt.want {
+		if got := pathArg(tt.path, tt.project, tt.rel); got != tt.want {
 			t.Errorf("ClaudePathArg(%q, %q, %v) = %s, want %s", tt.path, tt.project, tt.rel, got, tt.want)
 		}
 	}
-	h := ClaudeHooks{Binary: "/a b/hook-loop"}
+	h := installHooks{Binary: "/a b/hook-loop"}
 	if got := h.Command("Stop"); got != `'/a b/hook-loop' claude-hook --event Stop` {
 		t.Errorf("Command = %s", got)
 	}
@@ -251,7 +251,7 @@ func TestClaudePathsAndQuoting(t *testing.T) {
 		"hook-loop codex-hook --event Stop":     false,
 		"echo claude-hooks":                     false,
 	} {
-		if IsClaudeHookCommand(cmd) != want {
+		if isHookCommand(cmd) != want {
 			t.Errorf("IsClaudeHookCommand(%q) = %v", cmd, !want)
 		}
 	}
@@ -262,7 +262,7 @@ func TestCheckClaude(t *testing.T) {
 	env := &harness.DoctorEnv{Dir: dir, Home: home}
 	text := func() string {
 		var b strings.Builder
-		harness.PrintFindings(&b, harness.Named("claude", CheckClaude(env)))
+		harness.PrintFindings(&b, harness.Named("claude", checkInstall(env)))
 		return b.String()
 	}
 	if got := text(); !strings.Contains(got, "warn claude: hook-loop is not installed for Claude Code") {
@@ -277,13 +277,13 @@ func TestCheckClaude(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "hook-loop.json"), loopData, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h := ClaudeHooks{Binary: bin, Config: ClaudePathArg(filepath.Join(dir, "hook-loop.json"), dir, true), Matcher: "*"}
-	doc, err := MergeClaudeSettings([]byte(`{"model":"x"}`), h)
+	h := installHooks{Binary: bin, Config: pathArg(filepath.Join(dir, "hook-loop.json"), dir, true), Matcher: "*"}
+	doc, err := mergeSettings([]byte(`{"model":"x"}`), h)
 	if err != nil {
 		t.Fatal(err)
 	}
 	settings := filepath.Join(dir, ".claude", "settings.json")
-	if err := WriteClaudeSettings(settings, doc); err != nil {
+	if err := writeSettings(settings, doc); err != nil {
 		t.Fatal(err)
 	}
 	got := text()
@@ -302,8 +302,8 @@ func TestCheckClaude(t *testing.T) {
 	}
 
 	// Broken: hooks disabled, the loop invalid, the binary gone, a second scope.
-	doc2, _ := MergeClaudeSettings([]byte(`{"disableAllHooks": true}`), h)
-	if err := WriteClaudeSettings(filepath.Join(home, ".claude", "settings.json"), doc2); err != nil {
+	doc2, _ := mergeSettings([]byte(`{"disableAllHooks": true}`), h)
+	if err := writeSettings(filepath.Join(home, ".claude", "settings.json"), doc2); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "hook-loop.json"), []byte(`{"loop": {}}`), 0o644); err != nil {

@@ -15,8 +15,8 @@ import (
 	"time"
 )
 
-// FindCodex returns the codex executable: explicit, else `codex` on PATH.
-func FindCodex(explicit string) (string, error) {
+// findCodex returns the codex executable: explicit, else `codex` on PATH.
+func findCodex(explicit string) (string, error) {
 	if explicit != "" {
 		p, err := exec.LookPath(explicit)
 		if err != nil {
@@ -44,18 +44,18 @@ type CodexHook struct {
 	TrustStatus string `json:"trustStatus"` // trusted, untrusted, modified
 }
 
-// ConfigEdit is one config/batchWrite edit; a nil Value with mergeStrategy
+// configEdit is one config/batchWrite edit; a nil Value with mergeStrategy
 // "replace" deletes the key.
-type ConfigEdit struct {
+type configEdit struct {
 	KeyPath       string `json:"keyPath"`
 	Value         any    `json:"value"`
 	MergeStrategy string `json:"mergeStrategy"`
 }
 
-// AppServer talks JSON-RPC 2.0 (one object per line) to `codex app-server`
+// appServer talks JSON-RPC 2.0 (one object per line) to `codex app-server`
 // over stdio: the same calls Codex's own /hooks screen makes, so hook-loop never
 // computes Codex's hashes itself.
-type AppServer struct {
+type appServer struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	lines  chan []byte
@@ -88,9 +88,9 @@ func (t *tailBuffer) String() string {
 	return strings.TrimSpace(string(t.b))
 }
 
-// StartAppServer starts `codex app-server` with CODEX_HOME set to home and
+// startAppServer starts `codex app-server` with CODEX_HOME set to home and
 // performs the initialize handshake.
-func StartAppServer(ctx context.Context, codexBin, home string) (*AppServer, error) {
+func startAppServer(ctx context.Context, codexBin, home string) (*appServer, error) {
 	// Codex refuses to start with a CODEX_HOME that does not exist.
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		return nil, fmt.Errorf("create Codex home %s: %w", home, err)
@@ -110,7 +110,7 @@ func StartAppServer(ctx context.Context, codexBin, home string) (*AppServer, err
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s app-server: %w", codexBin, err)
 	}
-	a := &AppServer{cmd: cmd, stdin: stdin, lines: make(chan []byte, 64), done: make(chan struct{}), stderr: stderr}
+	a := &appServer{cmd: cmd, stdin: stdin, lines: make(chan []byte, 64), done: make(chan struct{}), stderr: stderr}
 	go func() {
 		defer close(a.done)
 		defer close(a.lines)
@@ -132,14 +132,14 @@ func StartAppServer(ctx context.Context, codexBin, home string) (*AppServer, err
 	return a, nil
 }
 
-func (a *AppServer) send(msg any) error {
+func (a *appServer) send(msg any) error {
 	b, _ := json.Marshal(msg)
 	_, err := a.stdin.Write(append(b, '\n'))
 	return err
 }
 
 // Call sends a request and waits for its answer, skipping notifications.
-func (a *AppServer) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+func (a *appServer) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.nextID++
@@ -181,7 +181,7 @@ func (a *AppServer) Call(ctx context.Context, method string, params any) (json.R
 
 // ListHooks returns every hook Codex sees for cwd, with its trust state, plus
 // the warnings and errors Codex reports about hook files.
-func (a *AppServer) ListHooks(ctx context.Context, cwd string) ([]CodexHook, []string, error) {
+func (a *appServer) ListHooks(ctx context.Context, cwd string) ([]CodexHook, []string, error) {
 	raw, err := a.Call(ctx, "hooks/list", map[string]any{"cwds": []string{cwd}})
 	if err != nil {
 		return nil, nil, err
@@ -208,7 +208,7 @@ func (a *AppServer) ListHooks(ctx context.Context, cwd string) ([]CodexHook, []s
 }
 
 // BatchWrite applies config edits to $CODEX_HOME/config.toml through Codex.
-func (a *AppServer) BatchWrite(ctx context.Context, edits []ConfigEdit) error {
+func (a *appServer) BatchWrite(ctx context.Context, edits []configEdit) error {
 	if len(edits) == 0 {
 		return nil
 	}
@@ -217,7 +217,7 @@ func (a *AppServer) BatchWrite(ctx context.Context, edits []ConfigEdit) error {
 }
 
 // Close stops the server.
-func (a *AppServer) Close() {
+func (a *appServer) Close() {
 	a.stdin.Close()
 	select {
 	case <-a.done:
@@ -227,14 +227,14 @@ func (a *AppServer) Close() {
 	a.cmd.Wait()
 }
 
-// TomlKey quotes a key for a config/batchWrite keyPath.
-func TomlKey(s string) string {
+// tomlKey quotes a key for a config/batchWrite keyPath.
+func tomlKey(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
 
-// CodexTrustResult is what TrustCodex did.
-type CodexTrustResult struct {
+// trustResult is what TrustCodex did.
+type trustResult struct {
 	ProjectTrustAdded bool     // the project was not trusted before
 	TrustedKeys       []string // hooks.state keys hook-loop trusted
 	AlreadyTrusted    []string
@@ -245,21 +245,21 @@ type CodexTrustResult struct {
 // trusted (else Codex does not even load <project>/.codex/hooks.json), then it
 // trusts the current hash of exactly the handlers in hooksPath whose command is
 // hook-loop's. Foreign hooks keep their trust state.
-func TrustCodex(ctx context.Context, codexBin, home, projectDir, hooksPath string, trustProject bool) (CodexTrustResult, error) {
-	var res CodexTrustResult
-	srv, err := StartAppServer(ctx, codexBin, home)
+func TrustCodex(ctx context.Context, codexBin, home, projectDir, hooksPath string, trustProject bool) (trustResult, error) {
+	var res trustResult
+	srv, err := startAppServer(ctx, codexBin, home)
 	if err != nil {
 		return res, err
 	}
 	defer srv.Close()
 	if trustProject {
-		trusted, err := CodexProjectTrusted(home, projectDir)
+		trusted, err := projectTrusted(home, projectDir)
 		if err != nil {
 			return res, err
 		}
 		if !trusted {
-			if err := srv.BatchWrite(ctx, []ConfigEdit{{
-				KeyPath: "projects." + TomlKey(projectDir) + ".trust_level", Value: "trusted", MergeStrategy: "upsert",
+			if err := srv.BatchWrite(ctx, []configEdit{{
+				KeyPath: "projects." + tomlKey(projectDir) + ".trust_level", Value: "trusted", MergeStrategy: "upsert",
 			}}); err != nil {
 				return res, err
 			}
@@ -270,13 +270,13 @@ func TrustCodex(ctx context.Context, codexBin, home, projectDir, hooksPath strin
 	if err != nil {
 		return res, err
 	}
-	var edits []ConfigEdit
+	var edits []configEdit
 	for _, h := range ours(hooks, hooksPath) {
 		if h.TrustStatus == "trusted" {
 			res.AlreadyTrusted = append(res.AlreadyTrusted, h.Key)
 			continue
 		}
-		edits = append(edits, ConfigEdit{KeyPath: "hooks.state." + TomlKey(h.Key) + ".trusted_hash", Value: h.CurrentHash, MergeStrategy: "upsert"})
+		edits = append(edits, configEdit{KeyPath: "hooks.state." + tomlKey(h.Key) + ".trusted_hash", Value: h.CurrentHash, MergeStrategy: "upsert"})
 		res.TrustedKeys = append(res.TrustedKeys, h.Key)
 	}
 	if len(edits)+len(res.AlreadyTrusted) == 0 {
@@ -298,11 +298,11 @@ func TrustCodex(ctx context.Context, codexBin, home, projectDir, hooksPath strin
 	return res, nil
 }
 
-// UntrustCodex removes the trust entries of hook-loop's handlers in hooksPath
+// untrustCodex removes the trust entries of hook-loop's handlers in hooksPath
 // (call it before removing the hooks: the keys come from hooks/list) and, when
 // asked, the project's trust entry.
-func UntrustCodex(ctx context.Context, codexBin, home, projectDir, hooksPath string, untrustProject bool) ([]string, error) {
-	srv, err := StartAppServer(ctx, codexBin, home)
+func untrustCodex(ctx context.Context, codexBin, home, projectDir, hooksPath string, untrustProject bool) ([]string, error) {
+	srv, err := startAppServer(ctx, codexBin, home)
 	if err != nil {
 		return nil, err
 	}
@@ -311,14 +311,14 @@ func UntrustCodex(ctx context.Context, codexBin, home, projectDir, hooksPath str
 	if err != nil {
 		return nil, err
 	}
-	var edits []ConfigEdit
+	var edits []configEdit
 	var keys []string
 	for _, h := range ours(hooks, hooksPath) {
-		edits = append(edits, ConfigEdit{KeyPath: "hooks.state." + TomlKey(h.Key), Value: nil, MergeStrategy: "replace"})
+		edits = append(edits, configEdit{KeyPath: "hooks.state." + tomlKey(h.Key), Value: nil, MergeStrategy: "replace"})
 		keys = append(keys, h.Key)
 	}
 	if untrustProject {
-		edits = append(edits, ConfigEdit{KeyPath: "projects." + TomlKey(projectDir), Value: nil, MergeStrategy: "replace"})
+		edits = append(edits, configEdit{KeyPath: "projects." + tomlKey(projectDir), Value: nil, MergeStrategy: "replace"})
 	}
 	return keys, srv.BatchWrite(ctx, edits)
 }
@@ -326,7 +326,7 @@ func UntrustCodex(ctx context.Context, codexBin, home, projectDir, hooksPath str
 func ours(hooks []CodexHook, hooksPath string) []CodexHook {
 	var out []CodexHook
 	for _, h := range hooks {
-		if IsCodexHookCommand(h.Command) && samePath(h.SourcePath, hooksPath) {
+		if isHookCommand(h.Command) && samePath(h.SourcePath, hooksPath) {
 			out = append(out, h)
 		}
 	}

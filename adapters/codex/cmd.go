@@ -70,7 +70,7 @@ func NewCmdUninstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.
 
 func commonFlags(o *InstallOptions) []cli.Flag {
 	return append([]cli.Flag{
-		&cli.StringFlag{Name: "target", Value: CodexTargetProject, Usage: "project (<dest>/.codex/hooks.json), user ($CODEX_HOME/hooks.json) or directory", Destination: &o.Target},
+		&cli.StringFlag{Name: "target", Value: targetProject, Usage: "project (<dest>/.codex/hooks.json), user ($CODEX_HOME/hooks.json) or directory", Destination: &o.Target},
 		&cli.StringFlag{Name: "destination", Value: ".", Usage: "project directory", Destination: &o.Destination},
 		&cli.StringFlag{Name: "codex-home", Usage: "Codex's home directory (default: $CODEX_HOME or ~/.codex)", Destination: &o.CodexHome},
 		&cli.StringFlag{Name: "codex-bin", Usage: "codex executable used for trust (default: codex on PATH)", Destination: &o.CodexBin},
@@ -78,8 +78,8 @@ func commonFlags(o *InstallOptions) []cli.Flag {
 	}, cmdutil.DryRunWriteFlags(&o.DryRun, &o.Write)...)
 }
 
-func (o *InstallOptions) scaffold() CodexOptions {
-	return CodexOptions{Profile: o.Profile, DSLPath: o.DSL, Target: o.Target, Destination: cmdutil.Resolve(o.WorkDir, o.Destination),
+func (o *InstallOptions) scaffold() planOptions {
+	return planOptions{Profile: o.Profile, DSLPath: o.DSL, Target: o.Target, Destination: cmdutil.Resolve(o.WorkDir, o.Destination),
 		CodexHome: o.CodexHome, Binary: o.Binary, Purge: o.Purge, Record: o.Record}
 }
 
@@ -88,7 +88,7 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 	if o.DSL != "" && o.Profile != gallery.Default && o.Profile != "" {
 		return cmdutil.Exitf(2, "usage: give --dsl or --profile, not both")
 	}
-	plan, err := PlanCodexInstall(o.scaffold())
+	plan, err := planInstall(o.scaffold())
 	if err != nil {
 		return err
 	}
@@ -98,7 +98,7 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 	}
 	fmt.Fprintf(s.Out, "hook binary: %s\n", plan.Binary)
 	plan.Render(s.Out)
-	trustProject := plan.Target != CodexTargetUser
+	trustProject := plan.Target != targetUser
 	if !write {
 		if o.Trust {
 			what := "hook-loop's hooks"
@@ -119,7 +119,7 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 		fmt.Fprintln(s.Out, "trust: not changed; Codex skips untrusted hooks silently (run again with --trust, or check with hook-loop doctor)")
 		return nil
 	}
-	bin, err := FindCodex(o.CodexBin)
+	bin, err := findCodex(o.CodexBin)
 	if err != nil {
 		return fmt.Errorf("--trust: %w", err)
 	}
@@ -127,7 +127,7 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 	if err != nil {
 		return fmt.Errorf("--trust: %w", err)
 	}
-	if err := WriteCodexRecord(plan.Dest, CodexInstallRecord{HooksPath: plan.HooksPath, CodexHome: plan.CodexHome,
+	if err := writeRecord(plan.Dest, installRecord{HooksPath: plan.HooksPath, CodexHome: plan.CodexHome,
 		ProjectTrustAdded: res.ProjectTrustAdded, TrustedKeys: append(res.TrustedKeys, res.AlreadyTrusted...)}); err != nil {
 		return err
 	}
@@ -140,11 +140,11 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 
 func runUninstall(ctx context.Context, o *InstallOptions) error {
 	s := o.IO
-	plan, err := PlanCodexUninstall(o.scaffold())
+	plan, err := planUninstall(o.scaffold())
 	if err != nil {
 		return err
 	}
-	rec, recErr := ReadCodexRecord(plan.Dest)
+	rec, recErr := readRecord(plan.Dest)
 	if recErr != nil && !errors.Is(recErr, os.ErrNotExist) {
 		return recErr
 	}
@@ -167,10 +167,10 @@ func runUninstall(ctx context.Context, o *InstallOptions) error {
 	}
 	// Trust entries first: their keys come from the hooks still installed.
 	if trusted {
-		if bin, err := FindCodex(o.CodexBin); err != nil {
+		if bin, err := findCodex(o.CodexBin); err != nil {
 			fmt.Fprintf(s.ErrOut, "hook-loop: warning: trust entries left in %s/config.toml: %v\n", plan.CodexHome, err)
 		} else {
-			keys, err := UntrustCodex(ctx, bin, plan.CodexHome, plan.Dest, plan.HooksPath, untrustProject)
+			keys, err := untrustCodex(ctx, bin, plan.CodexHome, plan.Dest, plan.HooksPath, untrustProject)
 			if err != nil {
 				return fmt.Errorf("remove trust entries: %w", err)
 			}
@@ -185,7 +185,7 @@ func runUninstall(ctx context.Context, o *InstallOptions) error {
 		return err
 	}
 	if !o.Purge {
-		if err := RemoveCodexRecord(plan.Dest); err != nil {
+		if err := removeRecord(plan.Dest); err != nil {
 			return err
 		}
 	}

@@ -10,9 +10,9 @@ import (
 	toml "github.com/pelletier/go-toml/v2"
 )
 
-// CodexConfig is the part of $CODEX_HOME/config.toml that decides whether
+// codexConfig is the part of $CODEX_HOME/config.toml that decides whether
 // hook-loop's hooks run.
-type CodexConfig struct {
+type codexConfig struct {
 	Path string
 	// HooksDisabled names the setting that turns hooks off ("" = on).
 	HooksDisabled string
@@ -21,9 +21,9 @@ type CodexConfig struct {
 	Exists        bool
 }
 
-// ReadCodexConfig parses <home>/config.toml (absent = defaults).
-func ReadCodexConfig(home string) (CodexConfig, error) {
-	c := CodexConfig{Path: filepath.Join(home, "config.toml"), Projects: map[string]string{}, TrustedHashes: map[string]string{}}
+// readCodexConfig parses <home>/config.toml (absent = defaults).
+func readCodexConfig(home string) (codexConfig, error) {
+	c := codexConfig{Path: filepath.Join(home, "config.toml"), Projects: map[string]string{}, TrustedHashes: map[string]string{}}
 	b, err := os.ReadFile(c.Path)
 	if errors.Is(err, os.ErrNotExist) {
 		return c, nil
@@ -61,7 +61,7 @@ func ReadCodexConfig(home string) (CodexConfig, error) {
 }
 
 // ProjectTrusted reports whether dir (or a directory above it) is trusted.
-func (c CodexConfig) ProjectTrusted(dir string) bool {
+func (c codexConfig) ProjectTrusted(dir string) bool {
 	for d := dir; ; d = filepath.Dir(d) {
 		if strings.EqualFold(c.Projects[d], "trusted") {
 			return true
@@ -72,9 +72,9 @@ func (c CodexConfig) ProjectTrusted(dir string) bool {
 	}
 }
 
-// CodexProjectTrusted reads config.toml and reports whether dir is trusted.
-func CodexProjectTrusted(home, dir string) (bool, error) {
-	c, err := ReadCodexConfig(home)
+// projectTrusted reads config.toml and reports whether dir is trusted.
+func projectTrusted(home, dir string) (bool, error) {
+	c, err := readCodexConfig(home)
 	if err != nil {
 		return false, err
 	}

@@ -18,11 +18,11 @@ import (
 
 const codexReinstall = "hook-loop codex install --write --trust"
 
-// CheckCodex reports whether Codex will really run hook-loop's hooks in env.Dir:
+// checkInstall reports whether Codex will really run hook-loop's hooks in env.Dir:
 // hooks.json entries present, binary and loop file usable, hooks enabled, the
 // project trusted, and every hook's hash trusted (through codex app-server when
 // codex is available).
-func CheckCodex(env *harness.DoctorEnv) []harness.Finding {
+func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 	var out []harness.Finding
 	add := func(l harness.Level, what, fix string) {
 		out = append(out, harness.Finding{Level: l, What: what, Fix: fix})
@@ -44,7 +44,7 @@ func CheckCodex(env *harness.DoctorEnv) []harness.Finding {
 			add(harness.LevelFail, fmt.Sprintf("%s is not a valid hooks file: %v", l.path, err), "fix the JSON, then run "+codexReinstall)
 			continue
 		}
-		l.cmds = CodexHookCommands(b)
+		l.cmds = hookCommands(b)
 		if len(l.cmds) > 0 {
 			layers = append(layers, l)
 		}
@@ -53,7 +53,7 @@ func CheckCodex(env *harness.DoctorEnv) []harness.Finding {
 		add(harness.LevelWarn, fmt.Sprintf("hook-loop is not installed for Codex (no codex-hook command in %s or %s)", projectHooks, userHooks), codexReinstall)
 		return out
 	}
-	cfg, cfgErr := ReadCodexConfig(home)
+	cfg, cfgErr := readCodexConfig(home)
 	if cfgErr != nil {
 		add(harness.LevelFail, cfgErr.Error(), "fix the TOML syntax of "+filepath.Join(home, "config.toml"))
 	} else if cfg.HooksDisabled != "" {
@@ -138,7 +138,7 @@ type codexLayer struct {
 // hook-loop's handlers: an untrusted or modified hook is skipped silently.
 func checkCodexHashes(env *harness.DoctorEnv, home string, hooksPaths []string) []harness.Finding {
 	var out []harness.Finding
-	bin, err := FindCodex(env.CodexBin)
+	bin, err := findCodex(env.CodexBin)
 	if err != nil {
 		return []harness.Finding{{Level: harness.LevelWarn, What: "cannot check whether Codex trusts the hooks: " + err.Error(),
 			Fix: "put codex on PATH (or give --codex-bin) and run hook-loop doctor again"}}
@@ -147,7 +147,7 @@ func checkCodexHashes(env *harness.DoctorEnv, home string, hooksPaths []string) 
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	srv, err := StartAppServer(ctx, bin, home)
+	srv, err := startAppServer(ctx, bin, home)
 	if err != nil {
 		return []harness.Finding{{Level: harness.LevelWarn, What: "cannot check hook trust: " + err.Error(), Fix: "check that " + bin + " runs"}}
 	}

@@ -18,7 +18,7 @@ func (codexHarness) NewAdapter() harness.Adapter            { return New() }
 func (codexHarness) NativeEvents() []string                 { return NativeEvents }
 func (codexHarness) NewCmd(f *cmdutil.Factory) *cli.Command { return NewCmd(f) }
 func (codexHarness) Doctor(env *harness.DoctorEnv) []harness.Finding {
-	return CheckCodex(env)
+	return checkInstall(env)
 }
 
 func (codexHarness) Hook() harness.Hook {

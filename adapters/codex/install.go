@@ -19,13 +19,13 @@ import (
 
 // Codex install targets.
 const (
-	CodexTargetProject   = "project"   // <dest>/.codex/hooks.json (needs a trusted project)
-	CodexTargetUser      = "user"      // $CODEX_HOME/hooks.json (every project)
-	CodexTargetDirectory = "directory" // <dest>/.codex/hooks.json, for a directory that is not a git checkout
+	targetProject   = "project"   // <dest>/.codex/hooks.json (needs a trusted project)
+	targetUser      = "user"      // $CODEX_HOME/hooks.json (every project)
+	targetDirectory = "directory" // <dest>/.codex/hooks.json, for a directory that is not a git checkout
 )
 
 // CodexTargets lists the valid --target values.
-var CodexTargets = []string{CodexTargetProject, CodexTargetUser, CodexTargetDirectory}
+var CodexTargets = []string{targetProject, targetUser, targetDirectory}
 
 // codexHookMarker is in every hooks.json command hook-loop writes, so that
 // re-install and uninstall recognise their own entries and touch nothing else.
@@ -56,8 +56,8 @@ func installedEvents() []installedEvent {
 	return out
 }
 
-// IsCodexHookCommand reports whether a hooks.json command is hook-loop's.
-func IsCodexHookCommand(cmd string) bool { return strings.Contains(cmd+" ", codexHookMarker) }
+// isHookCommand reports whether a hooks.json command is hook-loop's.
+func isHookCommand(cmd string) bool { return strings.Contains(cmd+" ", codexHookMarker) }
 
 // CodexHome resolves Codex's home: the explicit dir, else $CODEX_HOME, else
 // ~/.codex.
@@ -75,8 +75,8 @@ func CodexHome(explicit string) (string, error) {
 	return filepath.Join(home, ".codex"), nil
 }
 
-// CodexOptions describe one install or uninstall.
-type CodexOptions struct {
+// planOptions describe one install or uninstall.
+type planOptions struct {
 	Profile     string // gallery loop written as hook-loop.json (default gallery.Default)
 	DSLPath     string // a DSL file to copy instead of the profile
 	Target      string // project | user | directory
@@ -87,9 +87,9 @@ type CodexOptions struct {
 	Record      bool   // hooks also keep each raw input in .hook-loop/trace.jsonl (for replay)
 }
 
-// CodexPlan is what an install or uninstall will do. Build it with
-// PlanCodexInstall / PlanCodexUninstall, show it with Render, run it with Apply.
-type CodexPlan struct {
+// installPlan is what an install or uninstall will do. Build it with
+// planInstall / planUninstall, show it with Render, run it with Apply.
+type installPlan struct {
 	Target      string
 	Dest        string // absolute project directory
 	HooksPath   string // the hooks.json written
@@ -102,10 +102,10 @@ type CodexPlan struct {
 	OurCommands []string // the commands install writes (or uninstall removes)
 }
 
-func (o *CodexOptions) resolve() (*CodexPlan, error) {
+func (o *planOptions) resolve() (*installPlan, error) {
 	target := o.Target
 	if target == "" {
-		target = CodexTargetProject
+		target = targetProject
 	}
 	valid := false
 	for _, t := range CodexTargets {
@@ -133,7 +133,7 @@ func (o *CodexOptions) resolve() (*CodexPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &CodexPlan{
+	p := &installPlan{
 		Target:     target,
 		Dest:       dest,
 		CodexHome:  home,
@@ -141,7 +141,7 @@ func (o *CodexOptions) resolve() (*CodexPlan, error) {
 		ConfigPath: project.ConfigPath(dest),
 		LogPath:    project.LogPath(dest),
 	}
-	if target == CodexTargetUser {
+	if target == targetUser {
 		p.HooksPath = filepath.Join(home, "hooks.json")
 	} else {
 		p.HooksPath = filepath.Join(dest, ".codex", "hooks.json")
@@ -149,24 +149,24 @@ func (o *CodexOptions) resolve() (*CodexPlan, error) {
 	return p, nil
 }
 
-// CodexHookCommand is the hooks.json command for one event. Every path is
+// hookCommand is the hooks.json command for one event. Every path is
 // absolute and quoted: the hook runs under /bin/bash -c in whatever directory
 // Codex is in, without hook-loop on PATH, and paths may contain spaces.
-func CodexHookCommand(binary, event, config, log string) string {
+func hookCommand(binary, event, config, log string) string {
 	return strings.Join([]string{scaffold.ShellQuote(binary), "codex-hook", "--event", event,
 		"--config", scaffold.ShellQuote(config), "--event-log", scaffold.ShellQuote(log)}, " ")
 }
 
 func codexCommand(binary, event, config, log string, record bool) string {
-	c := CodexHookCommand(binary, event, config, log)
+	c := hookCommand(binary, event, config, log)
 	if record {
 		c += " --record"
 	}
 	return c
 }
 
-// PlanCodexInstall computes the install without touching anything.
-func PlanCodexInstall(o CodexOptions) (*CodexPlan, error) {
+// planInstall computes the install without touching anything.
+func planInstall(o planOptions) (*installPlan, error) {
 	p, err := o.resolve()
 	if err != nil {
 		return nil, err
@@ -207,7 +207,7 @@ func PlanCodexInstall(o CodexOptions) (*CodexPlan, error) {
 	} else {
 		p.Notes = append(p.Notes, p.HooksPath+" already holds these hooks")
 	}
-	if p.Target != CodexTargetUser {
+	if p.Target != targetUser {
 		if _, err := os.Stat(filepath.Join(p.Dest, ".git")); err != nil {
 			p.Notes = append(p.Notes, fmt.Sprintf("note: %s is not a git checkout; Codex treats the directory it runs in as the project, so run codex there", p.Dest))
 		}
@@ -296,7 +296,7 @@ func removeCodexHooks(existing []byte) ([]byte, int, error) {
 			}
 			var keepH []string
 			for _, h := range hs.Array() {
-				if IsCodexHookCommand(h.Get("command").String()) {
+				if isHookCommand(h.Get("command").String()) {
 					removed++
 					changed = true
 					continue
@@ -334,13 +334,13 @@ func removeCodexHooks(existing []byte) ([]byte, int, error) {
 	return doc, removed, nil
 }
 
-// CodexHookCommands lists hook-loop's commands in a hooks.json document, by event.
-func CodexHookCommands(doc []byte) map[string][]string {
+// hookCommands lists hook-loop's commands in a hooks.json document, by event.
+func hookCommands(doc []byte) map[string][]string {
 	out := map[string][]string{}
 	gjson.GetBytes(doc, "hooks").ForEach(func(k, v gjson.Result) bool {
 		v.ForEach(func(_, g gjson.Result) bool {
 			g.Get("hooks").ForEach(func(_, h gjson.Result) bool {
-				if c := h.Get("command").String(); IsCodexHookCommand(c) {
+				if c := h.Get("command").String(); isHookCommand(c) {
 					out[k.Str] = append(out[k.Str], c)
 				}
 				return true
@@ -362,10 +362,10 @@ func codexPretty(doc []byte) []byte {
 	return b.Bytes()
 }
 
-// PlanCodexUninstall computes the removal of what install added: hook-loop's
+// planUninstall computes the removal of what install added: hook-loop's
 // hooks (a hooks.json left with no hook at all is removed), and with Purge the
 // loop file and the .hook-loop directory.
-func PlanCodexUninstall(o CodexOptions) (*CodexPlan, error) {
+func planUninstall(o planOptions) (*installPlan, error) {
 	p, err := o.resolve()
 	if err != nil {
 		return nil, err
@@ -377,7 +377,7 @@ func PlanCodexUninstall(o CodexOptions) (*CodexPlan, error) {
 	if before == nil {
 		p.Notes = append(p.Notes, p.HooksPath+" does not exist: no hooks to remove")
 	} else {
-		for _, cs := range CodexHookCommands(before) {
+		for _, cs := range hookCommands(before) {
 			p.OurCommands = append(p.OurCommands, cs...)
 		}
 		after, n, err := RemoveCodexHooks(before)
@@ -422,7 +422,7 @@ func isEmptyHooksDoc(doc []byte) bool {
 }
 
 // Apply writes the plan's changes. Each file is replaced atomically.
-func (p *CodexPlan) Apply() error { return scaffold.Apply(p.Changes) }
+func (p *installPlan) Apply() error { return scaffold.Apply(p.Changes) }
 
 // Render prints the plan: every file with its exact change, then the notes.
-func (p *CodexPlan) Render(w io.Writer) { scaffold.Render(w, p.Changes, p.Notes) }
+func (p *installPlan) Render(w io.Writer) { scaffold.Render(w, p.Changes, p.Notes) }

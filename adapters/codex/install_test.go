@@ -33,7 +33,7 @@ func TestMergeKeepsForeignAndReplacesOwn(t *testing.T) {
 	if g.Get("matcher").Str != "Bash" || len(g.Get("hooks").Array()) != 1 || g.Get("hooks.0.command").Str != "echo foreign" {
 		t.Errorf("mixed group: %s", g.Raw)
 	}
-	cmds := CodexHookCommands(out)
+	cmds := hookCommands(out)
 	if len(cmds) != len(codexEvents) {
 		t.Errorf("events with hook-loop hooks: %d, want %d", len(cmds), len(codexEvents))
 	}
@@ -57,7 +57,7 @@ func TestMergeKeepsForeignAndReplacesOwn(t *testing.T) {
 	if err != nil || n != len(codexEvents) {
 		t.Fatalf("remove: %d, %v", n, err)
 	}
-	if len(CodexHookCommands(removed)) != 0 || !strings.Contains(string(removed), "echo foreign") {
+	if len(hookCommands(removed)) != 0 || !strings.Contains(string(removed), "echo foreign") {
 		t.Errorf("after remove:\n%s", removed)
 	}
 }
@@ -73,7 +73,7 @@ func TestMergeErrors(t *testing.T) {
 			t.Errorf("%s: error %v, want %q", in, err, want)
 		}
 	}
-	if out, err := MergeCodexHooks(nil, "/b", "/c", "/l"); err != nil || len(CodexHookCommands(out)) != len(codexEvents) {
+	if out, err := MergeCodexHooks(nil, "/b", "/c", "/l"); err != nil || len(hookCommands(out)) != len(codexEvents) {
 		t.Errorf("empty file: %v", err)
 	}
 }
@@ -85,7 +85,7 @@ func TestIsCodexHookCommand(t *testing.T) {
 		"echo codex-hooked":                    false,
 		"hook-loop claude-hook --event Stop":   false,
 	} {
-		if IsCodexHookCommand(c) != want {
+		if isHookCommand(c) != want {
 			t.Errorf("IsCodexHookCommand(%q) != %v", c, want)
 		}
 	}
@@ -104,7 +104,7 @@ func TestLineDiff(t *testing.T) {
 
 func TestReadCodexConfig(t *testing.T) {
 	home := t.TempDir()
-	c, err := ReadCodexConfig(home)
+	c, err := readCodexConfig(home)
 	if err != nil || c.Exists || c.HooksDisabled != "" {
 		t.Fatalf("absent config: %+v %v", c, err)
 	}
@@ -116,7 +116,7 @@ trust_level = "trusted"
 [hooks.state."/a/b/.codex/hooks.json:stop:0:0"]
 trusted_hash = "sha256:x"
 `), 0o644)
-	c, err = ReadCodexConfig(home)
+	c, err = readCodexConfig(home)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ trusted_hash = "sha256:x"
 		t.Errorf("config: %+v", c)
 	}
 	os.WriteFile(filepath.Join(home, "config.toml"), []byte("[features\n"), 0o644)
-	if _, err := ReadCodexConfig(home); err == nil || !strings.Contains(err.Error(), "config.toml") {
+	if _, err := readCodexConfig(home); err == nil || !strings.Contains(err.Error(), "config.toml") {
 		t.Errorf("bad TOML error %v should name the file", err)
 	}
 }
@@ -147,7 +147,7 @@ func TestTrustAndUntrustWithRealCodex(t *testing.T) {
 	// A foreign hook beside ours must keep its own (untrusted) state.
 	os.MkdirAll(filepath.Join(dir, ".codex"), 0o755)
 	os.WriteFile(filepath.Join(dir, ".codex", "hooks.json"), []byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"echo foreign"}]}]}}`), 0o644)
-	plan, err := PlanCodexInstall(CodexOptions{Destination: dir, CodexHome: home, Binary: "/usr/bin/true"})
+	plan, err := planInstall(planOptions{Destination: dir, CodexHome: home, Binary: "/usr/bin/true"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestTrustAndUntrustWithRealCodex(t *testing.T) {
 	if !res.ProjectTrustAdded || len(res.TrustedKeys) != len(codexEvents) {
 		t.Fatalf("trust result: %+v", res)
 	}
-	cfg, err := ReadCodexConfig(home)
+	cfg, err := readCodexConfig(home)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,32 +181,32 @@ func TestTrustAndUntrustWithRealCodex(t *testing.T) {
 	}
 	env := &harness.DoctorEnv{Ctx: ctx, Dir: dir, CodexHome: home, CodexBin: codex}
 	var okTrust bool
-	for _, f := range CheckCodex(env) {
+	for _, f := range checkInstall(env) {
 		if f.Level == harness.LevelFail && !strings.Contains(f.What, "/usr/bin/true") {
 			t.Errorf("doctor after trust: %+v", f)
 		}
 		okTrust = okTrust || (f.Level == harness.LevelOK && strings.Contains(f.What, "codex trusts all 10 hook-loop hooks"))
 	}
 	if !okTrust {
-		t.Errorf("doctor did not confirm hash trust: %+v", CheckCodex(env))
+		t.Errorf("doctor did not confirm hash trust: %+v", checkInstall(env))
 	}
 	// A changed entry is "modified": doctor says so.
 	b, _ := os.ReadFile(plan.HooksPath)
 	os.WriteFile(plan.HooksPath, []byte(strings.Replace(string(b), `"timeout": 30`, `"timeout": 31`, 1)), 0o644)
 	var modified bool
-	for _, f := range CheckCodex(env) {
+	for _, f := range checkInstall(env) {
 		modified = modified || (f.Level == harness.LevelFail && strings.Contains(f.What, "is modified"))
 	}
 	if !modified {
-		t.Errorf("doctor missed a modified hook: %+v", CheckCodex(env))
+		t.Errorf("doctor missed a modified hook: %+v", checkInstall(env))
 	}
 	os.WriteFile(plan.HooksPath, b, 0o644)
 
-	keys, err := UntrustCodex(ctx, codex, home, dir, plan.HooksPath, true)
+	keys, err := untrustCodex(ctx, codex, home, dir, plan.HooksPath, true)
 	if err != nil || len(keys) != len(codexEvents) {
 		t.Fatalf("untrust: %q %v", keys, err)
 	}
-	cfg, _ = ReadCodexConfig(home)
+	cfg, _ = readCodexConfig(home)
 	if cfg.ProjectTrusted(dir) || len(cfg.TrustedHashes) != 0 {
 		t.Errorf("config after untrust: %+v", cfg)
 	}

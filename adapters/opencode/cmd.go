@@ -70,8 +70,8 @@ func commonFlags(o *InstallOptions) []cli.Flag {
 	}, cmdutil.DryRunWriteFlags(&o.DryRun, &o.Write)...)
 }
 
-func (o *InstallOptions) scaffold() OpencodeOptions {
-	return OpencodeOptions{Profile: o.Profile, DSLPath: o.DSL, Destination: cmdutil.Resolve(o.WorkDir, o.Destination), Binary: o.Binary,
+func (o *InstallOptions) scaffold() planOptions {
+	return planOptions{Profile: o.Profile, DSLPath: o.DSL, Destination: cmdutil.Resolve(o.WorkDir, o.Destination), Binary: o.Binary,
 		HooksConfig: o.HooksConfig, Record: o.Record, Version: o.Version, Purge: o.Purge}
 }
 
@@ -80,7 +80,7 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 	if o.DSL != "" && o.Profile != gallery.Default && o.Profile != "" {
 		return cmdutil.Exitf(2, "usage: give --dsl or --profile, not both")
 	}
-	plan, err := PlanOpencodeInstall(o.scaffold())
+	plan, err := planInstall(o.scaffold())
 	if err != nil {
 		return err
 	}
@@ -101,7 +101,7 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 
 func runUninstall(ctx context.Context, o *InstallOptions) error {
 	s := o.IO
-	plan, err := PlanOpencodeUninstall(o.scaffold())
+	plan, err := planUninstall(o.scaffold())
 	if err != nil {
 		return err
 	}

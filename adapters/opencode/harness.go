@@ -16,7 +16,7 @@ func (opencodeHarness) NewAdapter() harness.Adapter            { return New() }
 func (opencodeHarness) NativeEvents() []string                 { return NativeEvents }
 func (opencodeHarness) NewCmd(f *cmdutil.Factory) *cli.Command { return NewCmd(f) }
 func (opencodeHarness) Doctor(env *harness.DoctorEnv) []harness.Finding {
-	return CheckOpencode(env)
+	return checkInstall(env)
 }
 
 func (opencodeHarness) Hook() harness.Hook {
@@ -28,4 +28,4 @@ func (opencodeHarness) Hook() harness.Hook {
 }
 
 // OwnedPaths is the plugin install writes; opencode has no user-level install.
-func (opencodeHarness) OwnedPaths(string) []string { return []string{OpencodePluginRel} }
+func (opencodeHarness) OwnedPaths(string) []string { return []string{pluginRel} }

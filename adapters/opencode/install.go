@@ -19,28 +19,28 @@ import (
 	"github.com/hook-loop/hook-loop/templates"
 )
 
-// OpencodePluginRel is where install writes the plugin, relative to the project.
+// pluginRel is where install writes the plugin, relative to the project.
 // opencode loads every .js/.ts file of .opencode/plugins/ at start.
-const OpencodePluginRel = ".opencode/plugins/hook_loop.js"
+const pluginRel = ".opencode/plugins/hook_loop.js"
 
 // opencodePluginMarker is in every plugin install renders; a file with it is ours
 // to replace or remove.
 const opencodePluginMarker = "hook-loop:managed-plugin"
 
-// OpencodeHookTimeoutMS bounds one hook-loop call from the plugin. It is above
+// hookTimeoutMS bounds one hook-loop call from the plugin. It is above
 // hookrun's own deadline so that hook-loop, not the plugin, decides on a slow
 // lifecycle hook.
-const OpencodeHookTimeoutMS = 30000
+const hookTimeoutMS = 30000
 
 const opencodeReinstall = "hook-loop opencode install --write"
 
-// OpencodeDepsWarning is why a first opencode start in a project is slow or needs
+// depsWarning is why a first opencode start in a project is slow or needs
 // the network: opencode installs its plugin SDK next to every config dir.
-const OpencodeDepsWarning = "opencode npm-installs @opencode-ai/plugin into .opencode/node_modules on its first start in this project " +
+const depsWarning = "opencode npm-installs @opencode-ai/plugin into .opencode/node_modules on its first start in this project " +
 	"(about 12 s with the npm registry reachable; without it opencode retries for about 70 s, then starts anyway)"
 
-// OpencodeOptions describe one opencode install or uninstall.
-type OpencodeOptions struct {
+// planOptions describe one opencode install or uninstall.
+type planOptions struct {
 	Profile     string // gallery loop written as hook-loop.json (default gallery.Default)
 	DSLPath     string // a DSL file to copy instead of the profile
 	Destination string // project directory (default ".")
@@ -51,8 +51,8 @@ type OpencodeOptions struct {
 	Purge       bool   // uninstall: also remove hook-loop.json and .hook-loop/
 }
 
-// OpencodePlan is what an opencode install or uninstall will do.
-type OpencodePlan struct {
+// installPlan is what an opencode install or uninstall will do.
+type installPlan struct {
 	Dest       string
 	PluginPath string
 	ConfigPath string
@@ -78,7 +78,7 @@ type OpencodePluginData struct {
 // RenderOpencodePlugin renders the plugin for these absolute paths.
 func RenderOpencodePlugin(d OpencodePluginData) ([]byte, error) {
 	if d.TimeoutMS <= 0 {
-		d.TimeoutMS = OpencodeHookTimeoutMS
+		d.TimeoutMS = hookTimeoutMS
 	}
 	if d.MaxStopBlocks <= 0 {
 		d.MaxStopBlocks = loop.DefaultMaxStopBlocks
@@ -89,13 +89,13 @@ func RenderOpencodePlugin(d OpencodePluginData) ([]byte, error) {
 	return templates.Render("opencode/hook_loop.js.tmpl", d)
 }
 
-// IsOpencodePlugin reports whether a plugin file is hook-loop's: one install
+// isPlugin reports whether a plugin file is hook-loop's: one install
 // rendered, or the Python prototype's (which ran `hook-loop opencode-hook`).
-func IsOpencodePlugin(src []byte) bool {
+func isPlugin(src []byte) bool {
 	return bytes.Contains(src, []byte(opencodePluginMarker)) || bytes.Contains(src, []byte(`"opencode-hook"`))
 }
 
-func (o OpencodeOptions) resolve() (*OpencodePlan, error) {
+func (o planOptions) resolve() (*installPlan, error) {
 	destIn := o.Destination
 	if destIn == "" {
 		destIn = "."
@@ -111,18 +111,18 @@ func (o OpencodeOptions) resolve() (*OpencodePlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &OpencodePlan{
+	return &installPlan{
 		Dest:       dest,
-		PluginPath: filepath.Join(dest, filepath.FromSlash(OpencodePluginRel)),
+		PluginPath: filepath.Join(dest, filepath.FromSlash(pluginRel)),
 		ConfigPath: project.ConfigPath(dest),
 		LogPath:    project.LogPath(dest),
 		Binary:     bin,
 	}, nil
 }
 
-// PlanOpencodeInstall computes the install without touching anything: the loop
+// planInstall computes the install without touching anything: the loop
 // file (unless one is there) and the plugin (replacing only hook-loop's own).
-func PlanOpencodeInstall(o OpencodeOptions) (*OpencodePlan, error) {
+func planInstall(o planOptions) (*installPlan, error) {
 	p, err := o.resolve()
 	if err != nil {
 		return nil, err
@@ -163,7 +163,7 @@ func PlanOpencodeInstall(o OpencodeOptions) (*OpencodePlan, error) {
 		return nil, err
 	}
 	switch {
-	case before != nil && !IsOpencodePlugin(before):
+	case before != nil && !isPlugin(before):
 		return nil, fmt.Errorf("%s exists and is not hook-loop's plugin: move it away (or rename it), then install again", p.PluginPath)
 	case bytes.Equal(before, plugin):
 		p.Notes = append(p.Notes, p.PluginPath+" is up to date")
@@ -175,7 +175,7 @@ func PlanOpencodeInstall(o OpencodeOptions) (*OpencodePlan, error) {
 		p.Changes = append(p.Changes, scaffold.Change{Path: p.PluginPath, Before: before, After: plugin, Note: note})
 	}
 	if !opencodeDepsPresent(p.Dest) {
-		p.Notes = append(p.Notes, "warning: "+OpencodeDepsWarning)
+		p.Notes = append(p.Notes, "warning: "+depsWarning)
 	}
 	return p, nil
 }
@@ -202,9 +202,9 @@ func opencodeDepsPresent(dest string) bool {
 	return err == nil
 }
 
-// PlanOpencodeUninstall computes the removal of hook-loop's plugin (never
+// planUninstall computes the removal of hook-loop's plugin (never
 // another file), and with Purge the loop file and the .hook-loop directory.
-func PlanOpencodeUninstall(o OpencodeOptions) (*OpencodePlan, error) {
+func planUninstall(o planOptions) (*installPlan, error) {
 	p, err := o.resolve()
 	if err != nil {
 		return nil, err
@@ -216,7 +216,7 @@ func PlanOpencodeUninstall(o OpencodeOptions) (*OpencodePlan, error) {
 	switch {
 	case before == nil:
 		p.Notes = append(p.Notes, p.PluginPath+" does not exist: no plugin to remove")
-	case !IsOpencodePlugin(before):
+	case !isPlugin(before):
 		p.Notes = append(p.Notes, p.PluginPath+" is not hook-loop's plugin: left alone")
 	default:
 		p.Changes = append(p.Changes, scaffold.Change{Path: p.PluginPath, Before: before, Note: "hook-loop's opencode plugin"})
@@ -236,12 +236,12 @@ func PlanOpencodeUninstall(o OpencodeOptions) (*OpencodePlan, error) {
 }
 
 // Render prints the plan: every file with its exact change, then the notes.
-func (p *OpencodePlan) Render(w io.Writer) {
+func (p *installPlan) Render(w io.Writer) {
 	scaffold.Render(w, p.Changes, p.Notes)
 }
 
 // Apply writes the plan's changes, each file atomically.
-func (p *OpencodePlan) Apply() error {
+func (p *installPlan) Apply() error {
 	return scaffold.Apply(p.Changes)
 }
 
@@ -258,14 +258,14 @@ func pluginConst(src []byte, name string) (string, bool) {
 	return s, true
 }
 
-// CheckOpencode is the doctor check for opencode: the plugin is there, is
+// checkInstall is the doctor check for opencode: the plugin is there, is
 // hook-loop's current one, and points at a binary and a loop that work.
-func CheckOpencode(env *harness.DoctorEnv) []harness.Finding {
+func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 	var out []harness.Finding
 	add := func(l harness.Level, what, fix string) {
 		out = append(out, harness.Finding{Level: l, What: what, Fix: fix})
 	}
-	path := filepath.Join(env.Dir, filepath.FromSlash(OpencodePluginRel))
+	path := filepath.Join(env.Dir, filepath.FromSlash(pluginRel))
 	src, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		add(harness.LevelWarn, fmt.Sprintf("hook-loop is not installed for opencode (no %s)", path), opencodeReinstall)
@@ -275,7 +275,7 @@ func CheckOpencode(env *harness.DoctorEnv) []harness.Finding {
 		add(harness.LevelFail, fmt.Sprintf("cannot read %s: %v", path, err), "")
 		return out
 	}
-	if !IsOpencodePlugin(src) {
+	if !isPlugin(src) {
 		add(harness.LevelWarn, path+" is not hook-loop's plugin", "move it away, then run "+opencodeReinstall)
 		return out
 	}
@@ -315,7 +315,7 @@ func CheckOpencode(env *harness.DoctorEnv) []harness.Finding {
 		}
 	}
 	if !opencodeDepsPresent(env.Dir) {
-		add(harness.LevelWarn, OpencodeDepsWarning, "start opencode once with the npm registry reachable (or accept the wait)")
+		add(harness.LevelWarn, depsWarning, "start opencode once with the npm registry reachable (or accept the wait)")
 	}
 	return out
 }

@@ -18,10 +18,10 @@ func TestOpencodePluginConstsRoundTrip(t *testing.T) {
 			t.Errorf("%s = %q (%v), want %q", name, got, ok, want)
 		}
 	}
-	if !IsOpencodePlugin(src) {
+	if !isPlugin(src) {
 		t.Error("a rendered plugin is not recognised as hook-loop's")
 	}
-	if IsOpencodePlugin([]byte("export const Mine = async () => ({})")) {
+	if isPlugin([]byte("export const Mine = async () => ({})")) {
 		t.Error("a foreign plugin is taken for hook-loop's")
 	}
 	// The defaults are filled in.
@@ -44,7 +44,7 @@ func TestLoopKnobs(t *testing.T) {
 }
 
 func TestOpencodeInstallRefusesMissingDestination(t *testing.T) {
-	_, err := PlanOpencodeInstall(OpencodeOptions{Destination: filepath.Join(t.TempDir(), "nope"), Binary: os.Args[0]})
+	_, err := planInstall(planOptions{Destination: filepath.Join(t.TempDir(), "nope"), Binary: os.Args[0]})
 	if err == nil || !strings.Contains(err.Error(), "not a directory") {
 		t.Fatalf("err = %v", err)
 	}

@@ -67,7 +67,7 @@ func NewCmdUninstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.
 
 func commonFlags(o *InstallOptions) []cli.Flag {
 	return append([]cli.Flag{
-		&cli.StringFlag{Name: "scope", Value: PiScopeProject, Usage: "where the extension goes: project (.pi/extensions/) or user (~/.pi/agent/extensions/, every project)", Destination: &o.Scope},
+		&cli.StringFlag{Name: "scope", Value: scopeProject, Usage: "where the extension goes: project (.pi/extensions/) or user (~/.pi/agent/extensions/, every project)", Destination: &o.Scope},
 		&cli.StringFlag{Name: "destination", Usage: "project directory (default: the current directory)", Destination: &o.Destination},
 	}, cmdutil.DryRunWriteFlags(&o.DryRun, &o.Write)...)
 }
@@ -78,7 +78,7 @@ func piTarget(o *InstallOptions) (projectDir, extPath string, err error) {
 		return "", "", err
 	}
 	agentDir := ""
-	if o.Scope == PiScopeUser {
+	if o.Scope == scopeUser {
 		home := o.Home
 		if home == "" {
 			home, _ = os.UserHomeDir()
@@ -87,7 +87,7 @@ func piTarget(o *InstallOptions) (projectDir, extPath string, err error) {
 			return "", "", err
 		}
 	}
-	extPath, err = PiExtensionPath(o.Scope, projectDir, agentDir)
+	extPath, err = extensionPath(o.Scope, projectDir, agentDir)
 	return projectDir, extPath, err
 }
 
@@ -116,7 +116,7 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 	}
 
 	x := PiExtension{Version: o.Version, HookLoop: binary, HooksConfig: hooksConfig, Record: o.Record}
-	if o.Scope == PiScopeUser {
+	if o.Scope == scopeUser {
 		// One extension serves every project: each finds its own hook-loop.json
 		// upwards from pi's cwd, unless --dsl names one loop for all.
 		if o.DSL != "" {
@@ -126,7 +126,7 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 		x.Config = loopPath
 		x.EventLog = project.LogPath(projectDir)
 	}
-	plan, err := PlanPiInstall(extPath, x, spec)
+	plan, err := planInstall(extPath, x, spec)
 	if err != nil {
 		return fmt.Errorf("pi install: %w", err)
 	}
@@ -169,7 +169,7 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 		fmt.Fprint(s.Out, " --record")
 	}
 	fmt.Fprintln(s.Out)
-	if o.Scope == PiScopeUser {
+	if o.Scope == scopeUser {
 		fmt.Fprintln(s.Out, "note: pi loads extensions from ~/.pi/agent/extensions/ in every project, without asking; this one acts only where it finds a hook-loop.json (or the --dsl loop).")
 	} else {
 		fmt.Fprintf(s.Out, "note: pi loads project extensions without a trust prompt: %s runs with your permissions the next time pi starts in %s (and so would any file someone adds to .pi/extensions/).\n", extPath, projectDir)
@@ -187,7 +187,7 @@ func runUninstall(ctx context.Context, o *InstallOptions) error {
 	if err != nil {
 		return fmt.Errorf("pi uninstall: %w", err)
 	}
-	found, err := RemovePiExtension(extPath, o.Write)
+	found, err := removeExtension(extPath, o.Write)
 	if err != nil {
 		return fmt.Errorf("pi uninstall: %w", err)
 	}

@@ -13,11 +13,11 @@ import (
 
 const piReinstall = "hook-loop pi install --write"
 
-// CheckPi reports whether pi will load hook-loop's extension in env.Dir and
+// checkInstall reports whether pi will load hook-loop's extension in env.Dir and
 // whether that extension can work: the file is hook-loop's, its binary runs, its
 // loop file loads. pi loads project extensions without a trust prompt, so there
 // is no trust to check, only the files.
-func CheckPi(env *harness.DoctorEnv) []harness.Finding {
+func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 	var out []harness.Finding
 	add := func(l harness.Level, what, fix string) {
 		out = append(out, harness.Finding{Level: l, What: what, Fix: fix})
@@ -26,10 +26,10 @@ func CheckPi(env *harness.DoctorEnv) []harness.Finding {
 	if home == "" {
 		home, _ = os.UserHomeDir()
 	}
-	projectExt, _ := PiExtensionPath(PiScopeProject, env.Dir, "")
+	projectExt, _ := extensionPath(scopeProject, env.Dir, "")
 	candidates := []string{projectExt}
 	if agentDir, err := PiAgentDir(home, os.Getenv); err == nil {
-		userExt, _ := PiExtensionPath(PiScopeUser, "", agentDir)
+		userExt, _ := extensionPath(scopeUser, "", agentDir)
 		candidates = append(candidates, userExt)
 	}
 	found := 0
@@ -38,12 +38,12 @@ func CheckPi(env *harness.DoctorEnv) []harness.Finding {
 		if err != nil {
 			continue
 		}
-		if !IsPiExtension(data) {
+		if !isExtension(data) {
 			add(harness.LevelWarn, path+" exists but was not written by hook-loop", "move it away, then run "+piReinstall)
 			continue
 		}
 		found++
-		binary, config, eventLog, ok := PiExtensionSettings(data)
+		binary, config, eventLog, ok := extensionSettings(data)
 		if !ok {
 			add(harness.LevelFail, path+" is a hook-loop extension whose settings cannot be read (edited by hand?)", piReinstall)
 			continue
@@ -75,7 +75,7 @@ func CheckPi(env *harness.DoctorEnv) []harness.Finding {
 		}
 	}
 	if found == 0 {
-		add(harness.LevelWarn, fmt.Sprintf("hook-loop is not installed for pi (no %s in %s)", PiExtensionFile, filepath.Join(env.Dir, ".pi", "extensions")), piReinstall)
+		add(harness.LevelWarn, fmt.Sprintf("hook-loop is not installed for pi (no %s in %s)", extensionFile, filepath.Join(env.Dir, ".pi", "extensions")), piReinstall)
 	}
 	return out
 }

@@ -8,12 +8,12 @@ import (
 	"github.com/hook-loop/hook-loop/templates"
 )
 
-// PiExtensionTemplate is the embedded pi extension.
-const PiExtensionTemplate = "pi/hook_loop.ts.tmpl"
+// extensionTemplate is the embedded pi extension.
+const extensionTemplate = "pi/hook_loop.ts.tmpl"
 
-// PiDefaultTimeoutMS bounds one pi-hook call from the extension. pi waits for it
+// defaultTimeoutMS bounds one pi-hook call from the extension. pi waits for it
 // (the call is synchronous), so it is short; hook-loop answers in milliseconds.
-const PiDefaultTimeoutMS = 10000
+const defaultTimeoutMS = 10000
 
 // PiExtension is the data the pi extension is rendered with. Paths are absolute:
 // pi runs extensions in its own cwd, which may be any subdirectory.
@@ -33,13 +33,13 @@ type PiExtension struct {
 	MaxStopBlocks int
 }
 
-// RenderPiExtension renders the extension file.
-func RenderPiExtension(x PiExtension) ([]byte, error) {
+// renderExtension renders the extension file.
+func renderExtension(x PiExtension) ([]byte, error) {
 	if x.HookLoop == "" {
 		return nil, fmt.Errorf("pi extension: the hook-loop binary path is empty")
 	}
 	if x.TimeoutMS <= 0 {
-		x.TimeoutMS = PiDefaultTimeoutMS
+		x.TimeoutMS = defaultTimeoutMS
 	}
 	if x.MaxStopBlocks <= 0 {
 		x.MaxStopBlocks = loop.DefaultMaxStopBlocks
@@ -47,7 +47,7 @@ func RenderPiExtension(x PiExtension) ([]byte, error) {
 	if x.Version == "" {
 		x.Version = "dev"
 	}
-	return templates.Render(PiExtensionTemplate, x)
+	return templates.Render(extensionTemplate, x)
 }
 
 func jsonUnquote(lit []byte, v *string) error { return json.Unmarshal(lit, v) }

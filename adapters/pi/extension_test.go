@@ -19,7 +19,7 @@ func TestRenderPiExtensionQuotesPaths(t *testing.T) {
 		Version:     "v1.2.3",
 		HooksConfig: "",
 	}
-	out, err := RenderPiExtension(x)
+	out, err := renderExtension(x)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestRenderPiExtensionQuotesPaths(t *testing.T) {
 			t.Errorf("extension lacks %s", want)
 		}
 	}
-	if _, err := RenderPiExtension(PiExtension{}); err == nil {
+	if _, err := renderExtension(PiExtension{}); err == nil {
 		t.Errorf("an empty binary path rendered")
 	}
 }
@@ -86,7 +86,7 @@ func TestPiExtensionBehaviour(t *testing.T) {
 	driver, _ := filepath.Abs(filepath.Join("testdata", "pi", "driver.mjs"))
 	config := filepath.Join(proj, "hook-loop.json")
 	eventLog := filepath.Join(proj, ".hook-loop", "events.jsonl")
-	src, err := RenderPiExtension(PiExtension{HookLoop: hook, Config: config, EventLog: eventLog})
+	src, err := renderExtension(PiExtension{HookLoop: hook, Config: config, EventLog: eventLog})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestPiExtensionBehaviour(t *testing.T) {
 // TestPiExtensionUserScopeIsInertOutsideLoops: with no loop file baked in and none
 // found upwards from pi's cwd, the extension never calls hook-loop.
 func TestPiExtensionUserScopeIsInertOutsideLoops(t *testing.T) {
-	src, err := RenderPiExtension(PiExtension{HookLoop: "/bin/false"})
+	src, err := renderExtension(PiExtension{HookLoop: "/bin/false"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestPiExtensionUserScopeIsInertOutsideLoops(t *testing.T) {
 	marker := filepath.Join(tmp, "called")
 	hook := filepath.Join(tmp, "hook.sh")
 	os.WriteFile(hook, []byte("#!/bin/sh\ntouch '"+marker+"'\necho '{\"action\":\"block\",\"reason\":\"r\"}'\nexit 2\n"), 0o755)
-	src, _ = RenderPiExtension(PiExtension{HookLoop: hook})
+	src, _ = renderExtension(PiExtension{HookLoop: hook})
 	os.WriteFile(ext, src, 0o644)
 	outside := filepath.Join(tmp, "no loop here")
 	inside := filepath.Join(tmp, "looped", "sub dir")

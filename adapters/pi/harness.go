@@ -17,7 +17,7 @@ func (piHarness) Name() string                                    { return "pi" 
 func (piHarness) NewAdapter() harness.Adapter                     { return New() }
 func (piHarness) NativeEvents() []string                          { return NativeEvents }
 func (piHarness) NewCmd(f *cmdutil.Factory) *cli.Command          { return NewCmd(f) }
-func (piHarness) Doctor(env *harness.DoctorEnv) []harness.Finding { return CheckPi(env) }
+func (piHarness) Doctor(env *harness.DoctorEnv) []harness.Finding { return checkInstall(env) }
 
 func (piHarness) Hook() harness.Hook {
 	return harness.Hook{
@@ -33,9 +33,9 @@ func (piHarness) Hook() harness.Hook {
 // OwnedPaths is the extension install writes, in the project and in the
 // user's agent directory (~/.pi/agent; $PI_CODING_AGENT_DIR is not followed).
 func (piHarness) OwnedPaths(home string) []string {
-	out := []string{".pi/extensions/" + PiExtensionFile}
+	out := []string{".pi/extensions/" + extensionFile}
 	if home != "" {
-		out = append(out, filepath.Join(home, ".pi", "agent", "extensions", PiExtensionFile))
+		out = append(out, filepath.Join(home, ".pi", "agent", "extensions", extensionFile))
 	}
 	return out
 }

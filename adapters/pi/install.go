@@ -15,15 +15,15 @@ import (
 
 // pi extension scopes: pi auto-discovers extensions in both places.
 const (
-	PiScopeProject = "project" // <project>/.pi/extensions/hook_loop.ts
-	PiScopeUser    = "user"    // ~/.pi/agent/extensions/hook_loop.ts, every project
+	scopeProject = "project" // <project>/.pi/extensions/hook_loop.ts
+	scopeUser    = "user"    // ~/.pi/agent/extensions/hook_loop.ts, every project
 )
 
 // PiScopes lists the scopes `pi install` accepts.
-var PiScopes = []string{PiScopeProject, PiScopeUser}
+var PiScopes = []string{scopeProject, scopeUser}
 
-// PiExtensionFile is the file name install writes.
-const PiExtensionFile = "hook_loop.ts"
+// extensionFile is the file name install writes.
+const extensionFile = "hook_loop.ts"
 
 // piMarker is the first line of every extension hook-loop writes; uninstall and
 // re-install touch only files that carry it.
@@ -42,69 +42,69 @@ func PiAgentDir(home string, getenv func(string) string) (string, error) {
 	return filepath.Join(home, ".pi", "agent"), nil
 }
 
-// PiExtensionPath returns where the extension goes for scope.
-func PiExtensionPath(scope, projectDir, agentDir string) (string, error) {
+// extensionPath returns where the extension goes for scope.
+func extensionPath(scope, projectDir, agentDir string) (string, error) {
 	switch scope {
-	case PiScopeProject, "":
-		return filepath.Join(projectDir, ".pi", "extensions", PiExtensionFile), nil
-	case PiScopeUser:
-		return filepath.Join(agentDir, "extensions", PiExtensionFile), nil
+	case scopeProject, "":
+		return filepath.Join(projectDir, ".pi", "extensions", extensionFile), nil
+	case scopeUser:
+		return filepath.Join(agentDir, "extensions", extensionFile), nil
 	}
 	return "", fmt.Errorf("--scope %q: expected one of %s", scope, strings.Join(PiScopes, ", "))
 }
 
-// IsPiExtension reports whether data is an extension hook-loop generated.
-func IsPiExtension(data []byte) bool { return bytes.HasPrefix(data, []byte(piMarker)) }
+// isExtension reports whether data is an extension hook-loop generated.
+func isExtension(data []byte) bool { return bytes.HasPrefix(data, []byte(piMarker)) }
 
-// PiInstall is one planned `pi install`.
-type PiInstall struct {
+// installPlan is one planned `pi install`.
+type installPlan struct {
 	Path    string // the extension file
 	Content []byte
 	Old     []byte // the file's current content (nil when absent)
 }
 
 // Unchanged reports whether the file already holds exactly Content.
-func (p PiInstall) Unchanged() bool { return p.Old != nil && bytes.Equal(p.Old, p.Content) }
+func (p installPlan) Unchanged() bool { return p.Old != nil && bytes.Equal(p.Old, p.Content) }
 
-// PlanPiInstall renders the extension for a loop and checks that the target is
+// planInstall renders the extension for a loop and checks that the target is
 // free or an earlier hook-loop extension. spec gives the fallbacks the extension
 // uses when hook-loop cannot answer. Config "" (user scope without --dsl) makes
 // the extension find each project's hook-loop.json itself.
-func PlanPiInstall(path string, x PiExtension, spec *loop.Spec) (PiInstall, error) {
+func planInstall(path string, x PiExtension, spec *loop.Spec) (installPlan, error) {
 	if spec != nil && spec.Definition != nil {
 		x.FailClosed = spec.Definition.FailClosed
 		x.MaxStopBlocks = spec.Definition.EffectiveMaxStopBlocks()
 	}
-	content, err := RenderPiExtension(x)
+	content, err := renderExtension(x)
 	if err != nil {
-		return PiInstall{}, err
+		return installPlan{}, err
 	}
-	p := PiInstall{Path: path, Content: content}
+	p := installPlan{Path: path, Content: content}
 	old, err := os.ReadFile(path)
 	switch {
 	case err == nil:
-		if !IsPiExtension(old) {
-			return PiInstall{}, fmt.Errorf("%s exists and was not written by hook-loop: move it away or install with --scope/--destination elsewhere", path)
+		if !isExtension(old) {
+			return installPlan{}, fmt.Errorf("%s exists and was not written by hook-loop: move it away or install with --scope/--destination elsewhere", path)
 		}
 		p.Old = old
 	case !os.IsNotExist(err):
-		return PiInstall{}, fmt.Errorf("read %s: %w", path, err)
+		return installPlan{}, fmt.Errorf("read %s: %w", path, err)
 	}
 	return p, nil
 }
 
 // Write writes the extension atomically (temporary file, then rename): pi may
 // start while install runs and must never load half a file.
-func (p PiInstall) Write() error {
+func (p installPlan) Write() error {
 	if err := scaffold.WriteFileAtomic(p.Path, p.Content); err != nil {
 		return fmt.Errorf("write %s: %w", p.Path, err)
 	}
 	return nil
 }
 
-// RemovePiExtension deletes the extension at path if hook-loop wrote it. It
+// removeExtension deletes the extension at path if hook-loop wrote it. It
 // reports whether a file was removed; a foreign file is an error and stays.
-func RemovePiExtension(path string, write bool) (bool, error) {
+func removeExtension(path string, write bool) (bool, error) {
 	old, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
 		return false, nil
@@ -112,7 +112,7 @@ func RemovePiExtension(path string, write bool) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("read %s: %w", path, err)
 	}
-	if !IsPiExtension(old) {
+	if !isExtension(old) {
 		return false, fmt.Errorf("%s was not written by hook-loop: left in place", path)
 	}
 	if write {
@@ -128,9 +128,9 @@ var piConstRe = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?m)^const (HOOK_LOOP|CONFIG|EVENT_LOG): string = ("(?:[^"\\]|\\.)*");$`)
 })
 
-// PiExtensionSettings reads back the binary, loop file and log an installed
+// extensionSettings reads back the binary, loop file and log an installed
 // extension uses (for doctor).
-func PiExtensionSettings(data []byte) (binary, config, eventLog string, ok bool) {
+func extensionSettings(data []byte) (binary, config, eventLog string, ok bool) {
 	found := 0
 	for _, m := range piConstRe().FindAllSubmatch(data, -1) {
 		var v string
