@@ -91,17 +91,6 @@ func TestIsCodexHookCommand(t *testing.T) {
 	}
 }
 
-func TestLineDiff(t *testing.T) {
-	got := scaffold.LineDiff("f", []byte("a\nb\nc\n"), []byte("a\nx\nc\n"))
-	want := "--- f\n+++ f\n a\n-b\n+x\n c\n"
-	if got != want {
-		t.Errorf("diff:\n%s\nwant:\n%s", got, want)
-	}
-	if got := scaffold.LineDiff("f", nil, []byte("n\n")); got != "--- /dev/null\n+++ f\n+n\n" {
-		t.Errorf("create diff: %q", got)
-	}
-}
-
 func TestReadCodexConfig(t *testing.T) {
 	home := t.TempDir()
 	c, err := readCodexConfig(home)
