@@ -78,3 +78,6 @@ func FlagValue(args []string, name string) string {
 	}
 	return ""
 }
+
+// ProfileNames lists the gallery's loops for a --profile flag's usage.
+func ProfileNames() string { return strings.Join(gallery.Names(), ", ") }

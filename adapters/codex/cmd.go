@@ -8,6 +8,7 @@ import (
 
 	"github.com/hook-loop/hook-loop/gallery"
 	"github.com/hook-loop/hook-loop/internal/cmdutil"
+	"github.com/hook-loop/hook-loop/scaffold"
 	"github.com/urfave/cli/v2"
 )
 
@@ -45,7 +46,7 @@ func NewCmdInstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Co
 		Usage:     "write hook-loop's hooks.json entries (merged into an existing file) and the loop file",
 		UsageText: "hook-loop codex install [--profile NAME | --dsl FILE] [--target project|user|directory] [--destination DIR] [--write [--trust]]",
 		Flags: append(commonFlags(o),
-			&cli.StringFlag{Name: "profile", Value: gallery.Default, Usage: "gallery loop written as hook-loop.json (" + cmdutil.ProfileNames() + ")", Destination: &o.Profile},
+			&cli.StringFlag{Name: "profile", Value: gallery.Default, Usage: "gallery loop written as hook-loop.json (" + scaffold.ProfileNames() + ")", Destination: &o.Profile},
 			&cli.StringFlag{Name: "dsl", Usage: "copy this loop file instead of the profile", Destination: &o.DSL},
 			cmdutil.RecordFlag(&o.Record),
 			&cli.BoolFlag{Name: "trust", Usage: "mark the project and exactly hook-loop's hooks trusted through codex app-server, so Codex runs them", Destination: &o.Trust},

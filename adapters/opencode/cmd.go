@@ -6,6 +6,7 @@ import (
 
 	"github.com/hook-loop/hook-loop/gallery"
 	"github.com/hook-loop/hook-loop/internal/cmdutil"
+	"github.com/hook-loop/hook-loop/scaffold"
 	"github.com/urfave/cli/v2"
 )
 
@@ -40,7 +41,7 @@ func NewCmdInstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Co
 		Usage:     "write .opencode/plugins/hook_loop.js and the loop file (kept when present)",
 		UsageText: "hook-loop opencode install [--profile NAME | --dsl FILE] [--destination DIR] [--hooks-config FILE] [--record] [--write]",
 		Flags: append(commonFlags(o),
-			&cli.StringFlag{Name: "profile", Value: gallery.Default, Usage: "gallery loop written as hook-loop.json (" + cmdutil.ProfileNames() + ")", Destination: &o.Profile},
+			&cli.StringFlag{Name: "profile", Value: gallery.Default, Usage: "gallery loop written as hook-loop.json (" + scaffold.ProfileNames() + ")", Destination: &o.Profile},
 			&cli.StringFlag{Name: "dsl", Usage: "copy this loop file instead of the profile", Destination: &o.DSL},
 			&cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration the plugin passes to hook-loop (default: the user's)", Destination: &o.HooksConfig},
 			cmdutil.RecordFlag(&o.Record),

@@ -11,9 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
-	"github.com/hook-loop/hook-loop/gallery"
 	"github.com/urfave/cli/v2"
 )
 
@@ -92,9 +90,6 @@ func DryRunWriteFlags(dryRun, write *bool) []cli.Flag {
 func RecordFlag(record *bool) cli.Flag {
 	return &cli.BoolFlag{Name: "record", Usage: "hooks also keep every raw input in .hook-loop/trace.jsonl, for hook-loop replay", Destination: record}
 }
-
-// ProfileNames lists the gallery's loops for a --profile flag's usage.
-func ProfileNames() string { return strings.Join(gallery.Names(), ", ") }
 
 // ProjectDir is an install's --destination made absolute against the working
 // directory wd ("" = wd itself).
