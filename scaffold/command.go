@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -81,3 +82,20 @@ func FlagValue(args []string, name string) string {
 
 // ProfileNames lists the gallery's loops for a --profile flag's usage.
 func ProfileNames() string { return strings.Join(gallery.Names(), ", ") }
+
+// WriteProfile writes the gallery loop ResolveLoop returned (data nil: there is
+// nothing to write) and says so, or what it would write on a dry run.
+func WriteProfile(w io.Writer, write bool, path string, data []byte, id string) error {
+	if data == nil {
+		return nil
+	}
+	verb := "would write"
+	if write {
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		verb = "wrote"
+	}
+	fmt.Fprintf(w, "%s %s (loop %q from the gallery)\n", verb, path, id)
+	return nil
+}

@@ -128,13 +128,8 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 	if write {
 		verb = "wrote"
 	}
-	if loopData != nil {
-		if write {
-			if err := os.WriteFile(loopPath, loopData, 0o644); err != nil {
-				return fmt.Errorf("claude install: write %s: %w", loopPath, err)
-			}
-		}
-		fmt.Fprintf(s.Out, "%s %s (loop %q from the gallery)\n", verb, loopPath, spec.Definition.ID)
+	if err := scaffold.WriteProfile(s.Out, write, loopPath, loopData, spec.Definition.ID); err != nil {
+		return fmt.Errorf("claude install: %w", err)
 	}
 	switch {
 	case bytes.Equal(old, merged):
