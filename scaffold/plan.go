@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 )
 
 // Change is one file an install or uninstall creates, edits or removes.
@@ -75,4 +76,21 @@ func ReadOptional(path string) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	return b, nil
+}
+
+// Purge is what an uninstall with --purge also removes: the loop file and the
+// event log's directory, where they exist. Without purge it only notes that
+// they are kept.
+func Purge(purge bool, configPath, logPath string) (changes []Change, notes []string) {
+	dir := filepath.Dir(logPath)
+	if !purge {
+		return nil, []string{fmt.Sprintf("kept %s and %s (add --purge to remove them)", configPath, dir)}
+	}
+	if b, err := os.ReadFile(configPath); err == nil {
+		changes = append(changes, Change{Path: configPath, Before: b, Note: "the loop file (--purge)"})
+	}
+	if _, err := os.Stat(dir); err == nil {
+		changes = append(changes, Change{Path: dir, Dir: true, Before: []byte{}, Note: "the event log directory (--purge)"})
+	}
+	return changes, nil
 }

@@ -395,17 +395,8 @@ func planUninstall(o planOptions) (*installPlan, error) {
 			p.Changes = append(p.Changes, scaffold.Change{Path: p.HooksPath, Before: before, After: after, Note: note})
 		}
 	}
-	if o.Purge {
-		if b, err := os.ReadFile(p.ConfigPath); err == nil {
-			p.Changes = append(p.Changes, scaffold.Change{Path: p.ConfigPath, Before: b, Note: "the loop file (--purge)"})
-		}
-		dir := filepath.Dir(p.LogPath)
-		if _, err := os.Stat(dir); err == nil {
-			p.Changes = append(p.Changes, scaffold.Change{Path: dir, Dir: true, Before: []byte{}, Note: "the event log directory (--purge)"})
-		}
-	} else {
-		p.Notes = append(p.Notes, fmt.Sprintf("kept %s and %s (add --purge to remove them)", p.ConfigPath, filepath.Dir(p.LogPath)))
-	}
+	changes, notes := scaffold.Purge(o.Purge, p.ConfigPath, p.LogPath)
+	p.Changes, p.Notes = append(p.Changes, changes...), append(p.Notes, notes...)
 	return p, nil
 }
 

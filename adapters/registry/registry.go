@@ -24,16 +24,6 @@ func All() []harness.Harness {
 	}
 }
 
-// Find is the harness named name.
-func Find(hs []harness.Harness, name string) (harness.Harness, bool) {
-	for _, h := range hs {
-		if h.Name() == name {
-			return h, true
-		}
-	}
-	return nil, false
-}
-
 // Adapters returns a fresh adapter per harness name; replay and demo pick from it.
 func Adapters(hs []harness.Harness) map[string]harness.Adapter {
 	out := make(map[string]harness.Adapter, len(hs))
