@@ -20,10 +20,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hook-loop/hook-loop/adapters/codex"
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/gallery"
-	"github.com/hook-loop/hook-loop/internal/mockmodel/responses"
-	"github.com/hook-loop/hook-loop/scaffold"
+	"github.com/hook-loop/hook-loop/internal/testkit/mockmodel/responses"
 	"github.com/tidwall/sjson"
 )
 
@@ -517,7 +517,7 @@ func TestCodexConcurrentHooksLoseNothing(t *testing.T) {
 	}
 	hooksPath := filepath.Join(p.dir, ".codex", "hooks.json")
 	cxWrite(t, hooksPath, hooks)
-	if _, err := scaffold.TrustCodex(context.Background(), p.codex, p.home, p.dir, hooksPath, true); err != nil {
+	if _, err := codex.TrustCodex(context.Background(), p.codex, p.home, p.dir, hooksPath, true); err != nil {
 		t.Fatal(err)
 	}
 	r := p.exec(t, "run echo hi")

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hook-loop/hook-loop/adapters/codex"
+	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/internal/hookrun"
 	"github.com/hook-loop/hook-loop/lifecycle"
 )
@@ -62,7 +63,7 @@ func eventTypes(lines []logLine) []string {
 	return out
 }
 
-func codexHook(t *testing.T, root, hooksConfig, payload string) hookrun.Output {
+func codexHook(t *testing.T, root, hooksConfig, payload string) harness.Output {
 	t.Helper()
 	return hookrun.Run(context.Background(), hookrun.Options{
 		Adapter:       codex.New(),

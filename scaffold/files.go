@@ -10,10 +10,10 @@ import (
 	"github.com/hook-loop/hook-loop/gallery"
 )
 
-// writeFileAtomic writes data to path through a temporary file in the same
+// WriteFileAtomic writes data to path through a temporary file in the same
 // directory, so a crash never leaves a half-written hook configuration. An
 // existing file keeps its permissions; a new one is 0644.
-func writeFileAtomic(path string, data []byte) error {
+func WriteFileAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -40,10 +40,10 @@ func writeFileAtomic(path string, data []byte) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// loopSource is the loop file an install writes: --dsl FILE (which must load
+// LoopSource is the loop file an install writes: --dsl FILE (which must load
 // cleanly), else the gallery profile (default: gallery.Default). source says
 // which, for the install's report.
-func loopSource(dslPath, profile string) (dsl []byte, source string, err error) {
+func LoopSource(dslPath, profile string) (dsl []byte, source string, err error) {
 	if dslPath != "" {
 		if dsl, err = os.ReadFile(dslPath); err != nil {
 			return nil, "", fmt.Errorf("--dsl: %w", err)

@@ -2,36 +2,8 @@ package scaffold
 
 import (
 	"fmt"
-	"io"
 	"strings"
 )
-
-// Render prints the plan: every file with its exact change, then the notes.
-func (p *CodexPlan) Render(w io.Writer) {
-	for _, c := range p.Changes {
-		verb := "edit"
-		switch {
-		case c.Dir:
-			verb = "remove directory"
-		case c.Before == nil:
-			verb = "create"
-		case c.After == nil:
-			verb = "remove"
-		}
-		fmt.Fprintf(w, "%s %s", verb, c.Path)
-		if c.Note != "" {
-			fmt.Fprintf(w, " (%s)", c.Note)
-		}
-		fmt.Fprintln(w)
-		if c.Dir {
-			continue
-		}
-		fmt.Fprint(w, LineDiff(c.Path, c.Before, c.After))
-	}
-	for _, n := range p.Notes {
-		fmt.Fprintln(w, n)
-	}
-}
 
 // LineDiff renders a unified-diff-like listing of the change from before to
 // after: "--- path", "+++ path", then every line prefixed with ' ', '-' or '+'.

@@ -10,13 +10,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hook-loop/hook-loop/internal/hookrun"
+	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/loop"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden from the current output")
 
-var _ hookrun.Adapter = Adapter{}
+var _ harness.Adapter = Adapter{}
 
 // payloadDir is where the real Claude Code 2.1.328 hook payloads live.
 func payloadDir(t *testing.T) string {
@@ -242,7 +242,7 @@ func TestEncodeGolden(t *testing.T) {
 	sort.Strings(names)
 	for _, native := range NativeEvents {
 		for _, dn := range names {
-			ev := loop.HookEvent{Harness: Harness, Name: nativeToCanonical[native], NativeName: native, ToolName: "Bash"}
+			ev := loop.HookEvent{Harness: Name, Name: nativeToCanonical[native], NativeName: native, ToolName: "Bash"}
 			out := New().Encode(ev, decisions[dn])
 			golden := filepath.Join("testdata", "golden", "encode", native+"-"+dn+".out")
 			got := string(out.Stdout)
@@ -279,7 +279,7 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 func TestEncodeContract(t *testing.T) {
 	for _, native := range NativeEvents {
 		for dn, d := range decisions {
-			ev := loop.HookEvent{Harness: Harness, Name: nativeToCanonical[native], NativeName: native, ToolName: "Bash"}
+			ev := loop.HookEvent{Harness: Name, Name: nativeToCanonical[native], NativeName: native, ToolName: "Bash"}
 			out := New().Encode(ev, d)
 			if out.Exit != 0 {
 				t.Errorf("%s × %s: exit %d, want 0 (a refusal rides on the JSON)", native, dn, out.Exit)

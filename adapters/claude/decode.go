@@ -8,20 +8,21 @@ package claude
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/hook-loop/hook-loop/internal/jsonkind"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/hook-loop/hook-loop/internal/jsonkind"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/hook-loop/hook-loop/loop"
 )
 
-// Harness is the adapter's short name, as recorded in HookEvent.Harness.
-const Harness = "claude"
+// Name is the adapter's short name, as recorded in HookEvent.Harness.
+const Name = "claude"
 
 // Native event names that differ from the canonical ones, or that only Claude has.
 const (
@@ -68,28 +69,28 @@ func IsToolEvent(native string) bool {
 	return false
 }
 
-// Adapter implements hookrun.Adapter for Claude Code.
+// Adapter implements harness.Adapter for Claude Code.
 type Adapter struct{}
 
 // New returns the Claude Code adapter.
 func New() Adapter { return Adapter{} }
 
 // Harness returns "claude".
-func (Adapter) Harness() string { return Harness }
+func (Adapter) Harness() string { return Name }
 
 // Decode turns a Claude Code hook's stdin into a canonical event. event is the
 // --event flag; when empty, the payload's hook_event_name names the event.
 func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	trimmed := strings.TrimSpace(string(input))
 	if trimmed == "" {
-		return loop.HookEvent{}, fmt.Errorf("claude hook input: stdin is empty: expected the JSON object Claude Code writes to a hook")
+		return loop.HookEvent{}, fmt.Errorf("stdin is empty: expected the JSON object Claude Code writes to a hook")
 	}
 	if !gjson.Valid(trimmed) {
-		return loop.HookEvent{}, fmt.Errorf("claude hook input: stdin is not valid JSON: expected one JSON object")
+		return loop.HookEvent{}, fmt.Errorf("stdin is not valid JSON: expected one JSON object")
 	}
 	root := gjson.Parse(trimmed)
 	if !root.IsObject() {
-		return loop.HookEvent{}, fmt.Errorf("claude hook input: $ is %s: expected a JSON object", kind(root))
+		return loop.HookEvent{}, fmt.Errorf("$ is %s: expected a JSON object", kind(root))
 	}
 	payloadName, err := str(root, "hook_event_name")
 	if err != nil {
@@ -100,15 +101,15 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 		native = payloadName
 	}
 	if native == "" {
-		return loop.HookEvent{}, fmt.Errorf("claude hook input: $.hook_event_name is missing and no --event was given: expected the event name, e.g. PreToolUse")
+		return loop.HookEvent{}, fmt.Errorf("$.hook_event_name is missing and no --event was given: expected the event name, e.g. PreToolUse")
 	}
 	canonical, ok := nativeToCanonical[native]
 	if !ok {
-		return loop.HookEvent{}, fmt.Errorf("claude hook input: unsupported Claude Code event %q: expected one of %s", native, strings.Join(NativeEvents, ", "))
+		return loop.HookEvent{}, fmt.Errorf("unsupported Claude Code event %q: expected one of %s", native, strings.Join(NativeEvents, ", "))
 	}
 
 	ev := loop.HookEvent{
-		Harness:    Harness,
+		Harness:    Name,
 		Name:       canonical,
 		NativeName: native,
 		Raw:        json.RawMessage(trimmed),
@@ -144,14 +145,14 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	}
 	if v := root.Get("stop_hook_active"); v.Exists() {
 		if v.Type != gjson.True && v.Type != gjson.False {
-			return loop.HookEvent{}, fmt.Errorf("claude hook input: $.stop_hook_active is %s: expected true or false", kind(v))
+			return loop.HookEvent{}, fmt.Errorf("$.stop_hook_active is %s: expected true or false", kind(v))
 		}
 		ev.StopHookActive = v.Bool()
 	}
 
 	if ti := root.Get("tool_input"); ti.Exists() {
 		if !ti.IsObject() {
-			return loop.HookEvent{}, fmt.Errorf("claude hook input: $.tool_input is %s: expected an object", kind(ti))
+			return loop.HookEvent{}, fmt.Errorf("$.tool_input is %s: expected an object", kind(ti))
 		}
 		ev.ToolInput = json.RawMessage(ti.Raw)
 		if ev.Command, err = str(root, "tool_input.command"); err != nil {
@@ -163,7 +164,7 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 		ev.TargetPaths = targetPaths(ev.ToolName, ti, ev.Cwd)
 	}
 	if IsToolEvent(native) && ev.ToolName == "" {
-		return loop.HookEvent{}, fmt.Errorf("claude hook input: $.tool_name is missing: expected the tool's name for %s", native)
+		return loop.HookEvent{}, fmt.Errorf("$.tool_name is missing: expected the tool's name for %s", native)
 	}
 
 	switch native {
@@ -269,7 +270,7 @@ func str(obj gjson.Result, path string) (string, error) {
 		return "", nil
 	}
 	if v.Type != gjson.String {
-		return "", fmt.Errorf("claude hook input: $.%s is %s: expected a string", path, kind(v))
+		return "", fmt.Errorf("$.%s is %s: expected a string", path, kind(v))
 	}
 	return v.Str, nil
 }

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 
-	"github.com/hook-loop/hook-loop/internal/hookrun"
+	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/loop"
 )
 
@@ -39,7 +39,7 @@ type permissionDecision struct {
 // Encode renders d for ev. Every answer exits 0: a refusal is carried by the JSON
 // (never exit 2 together with JSON), and hook-loop never prints an explicit
 // "allow", which would bypass the user's own permission settings.
-func (Adapter) Encode(ev loop.HookEvent, d loop.Decision) hookrun.Output {
+func (Adapter) Encode(ev loop.HookEvent, d loop.Decision) harness.Output {
 	native := ev.NativeName
 	if native == "" {
 		native = ev.Name
@@ -98,7 +98,7 @@ func (Adapter) Encode(ev loop.HookEvent, d loop.Decision) hookrun.Output {
 		}
 	}
 	if o == (output{}) {
-		return hookrun.Output{}
+		return harness.Output{}
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -107,9 +107,9 @@ func (Adapter) Encode(ev loop.HookEvent, d loop.Decision) hookrun.Output {
 	if err := enc.Encode(o); err != nil {
 		// Only strings are marshalled; this cannot fail, but an answer must
 		// still be an answer (Claude Code treats stderr on exit 0 as nothing).
-		return hookrun.Output{Stderr: []byte("hook-loop: encode claude output: " + err.Error() + "\n")}
+		return harness.Output{Stderr: []byte("hook-loop: encode claude output: " + err.Error() + "\n")}
 	}
-	return hookrun.Output{Stdout: buf.Bytes()}
+	return harness.Output{Stdout: buf.Bytes()}
 }
 
 func joinMessages(a, b string) string {

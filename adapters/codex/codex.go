@@ -7,11 +7,12 @@ package codex
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/hook-loop/hook-loop/internal/jsonkind"
 	"strings"
 	"time"
 
-	"github.com/hook-loop/hook-loop/internal/hookrun"
+	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/internal/jsonkind"
+
 	"github.com/hook-loop/hook-loop/internal/patch"
 	"github.com/hook-loop/hook-loop/loop"
 	"github.com/tidwall/gjson"
@@ -55,25 +56,25 @@ func New() *Adapter {
 	return &Adapter{RolloutTail: 256 << 10, RolloutWait: 150 * time.Millisecond, sleep: time.Sleep}
 }
 
-var _ hookrun.Adapter = (*Adapter)(nil)
+var _ harness.Adapter = (*Adapter)(nil)
 
-// Harness implements hookrun.Adapter.
+// Harness implements harness.Adapter.
 func (a *Adapter) Harness() string { return "codex" }
 
-// Decode implements hookrun.Adapter. event is the --event flag; when empty the
+// Decode implements harness.Adapter. event is the --event flag; when empty the
 // payload's hook_event_name is used.
 func (a *Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	var ev loop.HookEvent
 	trimmed := strings.TrimSpace(string(input))
 	if trimmed == "" {
-		return ev, fmt.Errorf("codex hook input is empty: expected a JSON object on stdin")
+		return ev, fmt.Errorf("stdin is empty: expected a JSON object on stdin")
 	}
 	if !json.Valid([]byte(trimmed)) {
-		return ev, fmt.Errorf("codex hook input: $: invalid JSON, expected an object")
+		return ev, fmt.Errorf("$: invalid JSON, expected an object")
 	}
 	root := gjson.Parse(trimmed)
 	if !root.IsObject() {
-		return ev, fmt.Errorf("codex hook input: $: expected an object, got %s", jsonkind.Of(root))
+		return ev, fmt.Errorf("$: expected an object, got %s", jsonkind.Of(root))
 	}
 	native := event
 	if native == "" {
@@ -84,10 +85,10 @@ func (a *Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 		native = v
 	}
 	if native == "" {
-		return ev, fmt.Errorf("codex hook input: $.hook_event_name: missing, and no --event given; expected one of %s", strings.Join(NativeEvents, ", "))
+		return ev, fmt.Errorf("$.hook_event_name: missing, and no --event given; expected one of %s", strings.Join(NativeEvents, ", "))
 	}
 	if !isNative(native) {
-		return ev, fmt.Errorf("codex hook: unknown event %q: expected one of %s", native, strings.Join(NativeEvents, ", "))
+		return ev, fmt.Errorf("unknown event %q: expected one of %s", native, strings.Join(NativeEvents, ", "))
 	}
 	ev.Harness = "codex"
 	ev.NativeName = native
@@ -123,7 +124,7 @@ func (a *Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	}
 	if v := root.Get("stop_hook_active"); v.Exists() && v.Type != gjson.Null {
 		if !v.IsBool() {
-			return ev, fmt.Errorf("codex hook input: $.stop_hook_active: expected a boolean, got %s", jsonkind.Of(v))
+			return ev, fmt.Errorf("$.stop_hook_active: expected a boolean, got %s", jsonkind.Of(v))
 		}
 		ev.StopHookActive = v.Bool()
 	}
@@ -136,7 +137,7 @@ func (a *Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	}
 	if input2.Exists() && input2.Type != gjson.Null {
 		if !input2.IsObject() {
-			return ev, fmt.Errorf("codex hook input: $.%s: expected an object, got %s", inputKey, jsonkind.Of(input2))
+			return ev, fmt.Errorf("$.%s: expected an object, got %s", inputKey, jsonkind.Of(input2))
 		}
 		ev.ToolInput = json.RawMessage(input2.Raw)
 	}
@@ -166,7 +167,7 @@ func (a *Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 
 // result builds the tool result of a PostToolUse event. Codex sends the merged
 // output as a plain string without the exit code; that is recovered from the
-// session rollout. The prototype's object form ({exit_code, stdout, stderr})
+// session rollout. The Python prototype's object form ({exit_code, stdout, stderr})
 // is honoured for hooks fed by hand or by older tooling.
 func (a *Adapter) result(root gjson.Result, ev *loop.HookEvent) *loop.ToolResult {
 	resp := root.Get("tool_response")
@@ -275,7 +276,7 @@ func str(root gjson.Result, key string) (string, error) {
 		return "", nil
 	}
 	if v.Type != gjson.String {
-		return "", fmt.Errorf("codex hook input: $.%s: expected a string, got %s", key, jsonkind.Of(v))
+		return "", fmt.Errorf("$.%s: expected a string, got %s", key, jsonkind.Of(v))
 	}
 	return v.Str, nil
 }

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/hook-loop/hook-loop/internal/hookrun"
+	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/loop"
 )
 
@@ -25,12 +25,12 @@ var blockEvents = map[string]bool{
 	"Stop": true, "SubagentStop": true,
 }
 
-// Encode implements hookrun.Adapter. It prints nothing at all when there is
+// Encode implements harness.Adapter. It prints nothing at all when there is
 // nothing to say (an explicit "allow" would override Codex's own permission
 // rules), always exits 0 (exit 2 with an empty stderr fails open), and only ever
 // writes fields the event's output schema declares (Codex rejects unknown fields
 // and then fails open).
-func (a *Adapter) Encode(ev loop.HookEvent, d loop.Decision) hookrun.Output {
+func (a *Adapter) Encode(ev loop.HookEvent, d loop.Decision) harness.Output {
 	native := ev.NativeName
 	if native == "" {
 		native = ev.Name
@@ -38,7 +38,7 @@ func (a *Adapter) Encode(ev loop.HookEvent, d loop.Decision) hookrun.Output {
 	out := map[string]any{}
 	if native == "SessionEnd" {
 		// SessionEnd has no output schema: Codex reads nothing back.
-		return hookrun.Output{}
+		return harness.Output{}
 	}
 	if d.SystemMessage != "" {
 		out["systemMessage"] = d.SystemMessage
@@ -91,12 +91,12 @@ func (a *Adapter) Encode(ev loop.HookEvent, d loop.Decision) hookrun.Output {
 		}
 	}
 	if len(out) == 0 {
-		return hookrun.Output{}
+		return harness.Output{}
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
 		// Only strings and maps of strings are marshalled: this cannot fail.
-		return hookrun.Output{}
+		return harness.Output{}
 	}
-	return hookrun.Output{Stdout: append(b, '\n')}
+	return harness.Output{Stdout: append(b, '\n')}
 }

@@ -3,12 +3,12 @@ package opencode
 import (
 	"encoding/json"
 
-	"github.com/hook-loop/hook-loop/internal/hookrun"
+	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/loop"
 )
 
 // ExitBlock is the exit status of a refusal, so that a plugin that reads only the
-// status (the prototype's) still refuses.
+// status (the Python prototype's) still refuses.
 const ExitBlock = 2
 
 // Answer is the one JSON line opencode-hook prints; the plugin acts on it:
@@ -33,8 +33,8 @@ type Answer struct {
 	MaxStopBlocks int    `json:"maxStopBlocks,omitempty"`
 }
 
-// Encode implements hookrun.Adapter.
-func (Adapter) Encode(ev loop.HookEvent, d loop.Decision) hookrun.Output {
+// Encode implements harness.Adapter.
+func (Adapter) Encode(ev loop.HookEvent, d loop.Decision) harness.Output {
 	a := Answer{
 		Action:        string(d.Action),
 		Reason:        d.Reason,
@@ -56,7 +56,7 @@ func (Adapter) Encode(ev loop.HookEvent, d loop.Decision) hookrun.Output {
 		a.Reason = "hook-loop refused this (no reason given)"
 	}
 	b, _ := json.Marshal(a)
-	out := hookrun.Output{Stdout: append(b, '\n')}
+	out := harness.Output{Stdout: append(b, '\n')}
 	if a.Action == string(loop.Block) {
 		out.Exit = ExitBlock
 	}

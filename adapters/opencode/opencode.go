@@ -14,31 +14,34 @@
 //	experimental.text.complete  {sessionID, lastAssistantMessage, stopHookActive, input: {sessionID, messageID, partID}}
 //	session.idle                {sessionID, lastAssistantMessage, stopHookActive, messageID, event}
 //
-// The prototype plugin's flat payloads ({session_id, cwd, tool, input, output:
-// {exit_code, stdout}}, message.updated with text) decode too, so old installs
-// keep working until they are re-installed.
+// The flat payloads of the Python prototype's opencode plugin ({session_id,
+// cwd, tool, input, output: {exit_code, stdout}}, message.updated with text;
+// see docs/dsl-origin.md) decode too, so old installs keep working until they
+// are re-installed.
 package opencode
 
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/hook-loop/hook-loop/internal/jsonkind"
 	"path/filepath"
 	"strings"
 
-	"github.com/hook-loop/hook-loop/internal/hookrun"
+	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/internal/jsonkind"
+
 	"github.com/hook-loop/hook-loop/internal/patch"
 	"github.com/hook-loop/hook-loop/loop"
 	"github.com/tidwall/gjson"
 )
 
-// nativeToCanonical maps the plugin's --event names (and the prototype's) to the
+// nativeToCanonical maps the plugin's --event names (and those of the Python
+// prototype hook-loop stays compatible with, see docs/dsl-origin.md) to the
 // canonical vocabulary.
 var nativeToCanonical = map[string]string{
 	"tool.execute.before":                  loop.EventPreToolUse,
 	"tool.execute.after":                   loop.EventPostToolUse,
 	"chat.message":                         loop.EventUserPromptSubmit,
-	"message.updated":                      loop.EventUserPromptSubmit, // prototype
+	"message.updated":                      loop.EventUserPromptSubmit, // the Python prototype's name
 	"session.created":                      loop.EventSessionStart,
 	"experimental.text.complete":           loop.EventStop,
 	"session.idle":                         loop.EventStop,
@@ -47,6 +50,14 @@ var nativeToCanonical = map[string]string{
 	"session.compacted":                    loop.EventPostCompact,
 	"session.deleted":                      loop.EventSessionEnd,
 	"experimental.compaction.autocontinue": loop.EventPostCompact,
+}
+
+// NativeEvents lists the opencode hook and bus events the adapter decodes.
+var NativeEvents = []string{
+	"tool.execute.before", "tool.execute.after", "chat.message", "message.updated",
+	"session.created", "experimental.text.complete", "session.idle", "permission.ask",
+	"experimental.session.compacting", "session.compacted", "session.deleted",
+	"experimental.compaction.autocontinue",
 }
 
 // Canonical returns the canonical event for an opencode hook or bus event name;
@@ -103,12 +114,12 @@ type Adapter struct{}
 // New returns the adapter.
 func New() Adapter { return Adapter{} }
 
-var _ hookrun.Adapter = Adapter{}
+var _ harness.Adapter = Adapter{}
 
-// Harness implements hookrun.Adapter.
+// Harness implements harness.Adapter.
 func (Adapter) Harness() string { return "opencode" }
 
-// Decode implements hookrun.Adapter. event is --event; when empty the payload's
+// Decode implements harness.Adapter. event is --event; when empty the payload's
 // "hook" names it.
 func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	ev := loop.HookEvent{Harness: "opencode"}
@@ -162,7 +173,7 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 }
 
 // newShape reports whether the payload is the generated plugin's {input, output}
-// form rather than the prototype's flat one.
+// form rather than the Python prototype's flat one.
 func newShape(root gjson.Result) bool {
 	return root.Get("input").IsObject() && (root.Get("input.tool").Type == gjson.String || root.Get("input.sessionID").Exists())
 }
@@ -274,7 +285,7 @@ func result(root gjson.Result) *loop.ToolResult {
 	return r
 }
 
-// promptOf is the person's text: the plugin's text parts, or the prototype's
+// promptOf is the person's text: the plugin's text parts, or the Python prototype's
 // prompt/text/content keys.
 func promptOf(root gjson.Result) string {
 	if parts := root.Get("output.parts"); parts.IsArray() {

@@ -13,7 +13,6 @@ package pi
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/hook-loop/hook-loop/internal/jsonkind"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -21,7 +20,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/hook-loop/hook-loop/internal/hookrun"
+	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/internal/jsonkind"
+
 	"github.com/hook-loop/hook-loop/loop"
 	"github.com/tidwall/gjson"
 )
@@ -82,44 +83,44 @@ var exitTrailer = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?:^|\n)Command exited with code (-?\d+)\s*$`)
 })
 
-// Adapter implements hookrun.Adapter for pi.
+// Adapter implements harness.Adapter for pi.
 type Adapter struct{}
 
-var _ hookrun.Adapter = Adapter{}
+var _ harness.Adapter = Adapter{}
 
 // New returns the pi adapter.
 func New() Adapter { return Adapter{} }
 
-// Harness implements hookrun.Adapter.
+// Harness implements harness.Adapter.
 func (Adapter) Harness() string { return "pi" }
 
-// Decode implements hookrun.Adapter. event is the --event flag: a native pi
+// Decode implements harness.Adapter. event is the --event flag: a native pi
 // event name; when empty the wrapper's "event" field is used.
 func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	if !gjson.ValidBytes(input) {
-		return loop.HookEvent{}, fmt.Errorf("pi hook input: expected one JSON object on stdin")
+		return loop.HookEvent{}, fmt.Errorf("expected one JSON object on stdin")
 	}
 	root := gjson.ParseBytes(input)
 	if !root.IsObject() {
-		return loop.HookEvent{}, fmt.Errorf("pi hook input: expected a JSON object, got %s", jsonkind.Of(root))
+		return loop.HookEvent{}, fmt.Errorf("expected a JSON object, got %s", jsonkind.Of(root))
 	}
 	native := event
 	if w := root.Get("event"); w.Exists() {
 		if w.Type != gjson.String {
-			return loop.HookEvent{}, fmt.Errorf("pi hook input $.event: expected a string, got %s", jsonkind.Of(w))
+			return loop.HookEvent{}, fmt.Errorf("$.event: expected a string, got %s", jsonkind.Of(w))
 		}
 		if native == "" {
 			native = w.String()
 		} else if w.String() != native {
-			return loop.HookEvent{}, fmt.Errorf("pi hook input $.event: %q does not match --event %q", w.String(), native)
+			return loop.HookEvent{}, fmt.Errorf("$.event: %q does not match --event %q", w.String(), native)
 		}
 	}
 	if native == "" {
-		return loop.HookEvent{}, fmt.Errorf("pi hook input $.event: missing; pass --event NAME")
+		return loop.HookEvent{}, fmt.Errorf("$.event: missing; pass --event NAME")
 	}
 	name, ok := nativeToCanonical[native]
 	if !ok {
-		return loop.HookEvent{}, fmt.Errorf("pi event %q: expected one of %s", native, strings.Join(NativeEvents, ", "))
+		return loop.HookEvent{}, fmt.Errorf("event %q: expected one of %s", native, strings.Join(NativeEvents, ", "))
 	}
 	sid, err := str(root, "session_id", true)
 	if err != nil {
@@ -130,11 +131,11 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 		return loop.HookEvent{}, err
 	}
 	if !filepath.IsAbs(cwd) {
-		return loop.HookEvent{}, fmt.Errorf("pi hook input $.cwd: expected an absolute path, got %q", cwd)
+		return loop.HookEvent{}, fmt.Errorf("$.cwd: expected an absolute path, got %q", cwd)
 	}
 	payload := root.Get("payload")
 	if !payload.IsObject() {
-		return loop.HookEvent{}, fmt.Errorf("pi hook input $.payload: expected the %s event object, got %s", native, jsonkind.Of(payload))
+		return loop.HookEvent{}, fmt.Errorf("$.payload: expected the %s event object, got %s", native, jsonkind.Of(payload))
 	}
 	ev := loop.HookEvent{
 		Harness:    "pi",
@@ -152,7 +153,7 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	case NativeInput:
 		text := payload.Get("text")
 		if text.Type != gjson.String {
-			return loop.HookEvent{}, fmt.Errorf("pi hook input $.payload.text: expected the prompt string, got %s", jsonkind.Of(text))
+			return loop.HookEvent{}, fmt.Errorf("$.payload.text: expected the prompt string, got %s", jsonkind.Of(text))
 		}
 		ev.Prompt = text.String()
 	case NativeToolCall, NativeToolResult:
@@ -169,10 +170,10 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	case NativeMessageEnd:
 		msg := payload.Get("message")
 		if !msg.IsObject() {
-			return loop.HookEvent{}, fmt.Errorf("pi hook input $.payload.message: expected the message object, got %s", jsonkind.Of(msg))
+			return loop.HookEvent{}, fmt.Errorf("$.payload.message: expected the message object, got %s", jsonkind.Of(msg))
 		}
 		if role := msg.Get("role").String(); role != "assistant" {
-			return loop.HookEvent{}, fmt.Errorf("pi hook input $.payload.message.role: expected \"assistant\" (only the final assistant message is a stop), got %q", role)
+			return loop.HookEvent{}, fmt.Errorf("$.payload.message.role: expected \"assistant\" (only the final assistant message is a stop), got %q", role)
 		}
 		ev.LastAssistantMessage = textOf(msg.Get("content"))
 		ev.StopHookActive = root.Get("stop_hook_active").Bool()
@@ -189,7 +190,7 @@ func decodeTool(ev *loop.HookEvent, payload gjson.Result) error {
 	ev.ToolUseID = payload.Get("toolCallId").String()
 	in := payload.Get("input")
 	if in.Exists() && !in.IsObject() {
-		return fmt.Errorf("pi hook input $.payload.input: expected the tool's argument object, got %s", jsonkind.Of(in))
+		return fmt.Errorf("$.payload.input: expected the tool's argument object, got %s", jsonkind.Of(in))
 	}
 	if in.Exists() {
 		ev.ToolInput = json.RawMessage(in.Raw)
@@ -198,13 +199,13 @@ func decodeTool(ev *loop.HookEvent, payload gjson.Result) error {
 	case "bash":
 		cmd := in.Get("command")
 		if cmd.Type != gjson.String {
-			return fmt.Errorf("pi hook input $.payload.input.command: expected the bash command string, got %s", jsonkind.Of(cmd))
+			return fmt.Errorf("$.payload.input.command: expected the bash command string, got %s", jsonkind.Of(cmd))
 		}
 		ev.Command = cmd.String()
 	case "write", "edit":
 		p := in.Get("path")
 		if p.Type != gjson.String || p.String() == "" {
-			return fmt.Errorf("pi hook input $.payload.input.path: expected the %s target path, got %s", tool, jsonkind.Of(p))
+			return fmt.Errorf("$.payload.input.path: expected the %s target path, got %s", tool, jsonkind.Of(p))
 		}
 		ev.TargetPaths = []string{resolve(ev.Cwd, p.String())}
 	}
@@ -236,11 +237,11 @@ func resolve(cwd, p string) string {
 func decodeResult(tool string, payload gjson.Result) (*loop.ToolResult, error) {
 	content := payload.Get("content")
 	if content.Exists() && !content.IsArray() {
-		return nil, fmt.Errorf("pi hook input $.payload.content: expected an array of content parts, got %s", jsonkind.Of(content))
+		return nil, fmt.Errorf("$.payload.content: expected an array of content parts, got %s", jsonkind.Of(content))
 	}
 	isErr := payload.Get("isError")
 	if isErr.Exists() && !(isErr.Type == gjson.True || isErr.Type == gjson.False) {
-		return nil, fmt.Errorf("pi hook input $.payload.isError: expected a boolean, got %s", jsonkind.Of(isErr))
+		return nil, fmt.Errorf("$.payload.isError: expected a boolean, got %s", jsonkind.Of(isErr))
 	}
 	out := textOf(content)
 	res := &loop.ToolResult{Output: out, Stdout: out}
@@ -290,15 +291,15 @@ func str(obj gjson.Result, key string, required bool) (string, error) {
 	v := obj.Get(key)
 	if !v.Exists() {
 		if required {
-			return "", fmt.Errorf("pi hook input $.%s: missing, expected a string", key)
+			return "", fmt.Errorf("$.%s: missing, expected a string", key)
 		}
 		return "", nil
 	}
 	if v.Type != gjson.String {
-		return "", fmt.Errorf("pi hook input $.%s: expected a string, got %s", key, jsonkind.Of(v))
+		return "", fmt.Errorf("$.%s: expected a string, got %s", key, jsonkind.Of(v))
 	}
 	if required && v.String() == "" {
-		return "", fmt.Errorf("pi hook input $.%s: expected a non-empty string", key)
+		return "", fmt.Errorf("$.%s: expected a non-empty string", key)
 	}
 	return v.String(), nil
 }
@@ -333,8 +334,8 @@ const (
 	ExitBlock   = 2
 )
 
-// Encode implements hookrun.Adapter.
-func (Adapter) Encode(ev loop.HookEvent, d loop.Decision) hookrun.Output {
+// Encode implements harness.Adapter.
+func (Adapter) Encode(ev loop.HookEvent, d loop.Decision) harness.Output {
 	action := d.Action
 	if action == "" {
 		action = loop.Allow
@@ -358,7 +359,7 @@ func (Adapter) Encode(ev loop.HookEvent, d loop.Decision) hookrun.Output {
 	if action == loop.Block {
 		code = ExitBlock
 	}
-	return hookrun.Output{Stdout: append(out, '\n'), Exit: code}
+	return harness.Output{Stdout: append(out, '\n'), Exit: code}
 }
 
 func what(ev loop.HookEvent) string {

@@ -240,7 +240,7 @@ func TestDecodeErrorsNameThePath(t *testing.T) {
 		{"tool_call", `[1]`, "expected a JSON object, got an array"},
 		{"", `{"session_id":"s","cwd":"/p","payload":{}}`, "$.event: missing"},
 		{"tool_call", `{"event":"input","session_id":"s","cwd":"/p","payload":{}}`, `$.event: "input" does not match --event "tool_call"`},
-		{"agent_start", `{"session_id":"s","cwd":"/p","payload":{}}`, `pi event "agent_start": expected one of`},
+		{"agent_start", `{"session_id":"s","cwd":"/p","payload":{}}`, `event "agent_start": expected one of`},
 		{"input", `{"cwd":"/p","payload":{"text":"x"}}`, "$.session_id: missing"},
 		{"input", `{"session_id":"s","cwd":"rel","payload":{"text":"x"}}`, "$.cwd: expected an absolute path"},
 		{"input", `{"session_id":"s","cwd":"/p","payload":"x"}`, "$.payload: expected the input event object, got a string"},

@@ -8,8 +8,9 @@ import (
 
 // interspersed moves flags that follow positional arguments in front of them.
 // urfave/cli v2 stops reading flags at the first positional argument, but the
-// prototype's CLI (argparse) accepted `simulate FILE --event-log F`, and existing
-// scripts and hooks.json files call hook-loop that way.
+// CLI of the Python prototype (argparse; see docs/dsl-origin.md) accepted
+// `simulate FILE --event-log F`, and existing scripts and hooks.json files call
+// hook-loop that way.
 func interspersed(app *cli.App, args []string) []string {
 	if len(args) < 2 {
 		return args

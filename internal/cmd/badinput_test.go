@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hook-loop/hook-loop/adapters/registry"
 	"github.com/hook-loop/hook-loop/gallery"
+	"github.com/hook-loop/hook-loop/internal/cmdutil"
 )
 
 // hookUnderTest describes one *-hook command: its native names for the stop,
@@ -250,6 +252,6 @@ func snapshot(path string) string {
 }
 
 func commandRegistered(name string) bool {
-	app := NewApp(&IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}})
+	app := NewApp(cmdutil.New(&IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}, Version), registry.All())
 	return app.Command(name) != nil
 }

@@ -6,8 +6,6 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func init() { register(newCompletionCommand) }
-
 // The scripts call the binary with --generate-bash-completion, which urfave/cli
 // answers from the command tree, so completion never goes stale.
 const bashCompletion = `# bash completion for hook-loop; load with: source <(hook-loop completion bash)
@@ -41,21 +39,33 @@ _hook_loop() {
 compdef _hook_loop hook-loop
 `
 
-func newCompletionCommand(s *IOStreams) *cli.Command {
+// CompletionOptions are completion's arguments.
+type CompletionOptions struct {
+	IO    *IOStreams
+	Shell string
+}
+
+// NewCmdCompletion builds `completion`; runF replaces the run function in tests.
+func NewCmdCompletion(f *Factory, runF func(*CompletionOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "completion",
 		Usage:     "print a shell completion script (bash or zsh)",
 		ArgsUsage: "bash|zsh",
 		Action: func(c *cli.Context) error {
-			switch c.Args().First() {
-			case "bash":
-				_, err := fmt.Fprint(s.Out, bashCompletion)
-				return err
-			case "zsh":
-				_, err := fmt.Fprint(s.Out, zshCompletion)
-				return err
-			}
-			return exitf(2, "usage: completion bash|zsh (got %q)", c.Args().First())
+			return run(runF, runCompletion, &CompletionOptions{IO: f.IOStreams, Shell: c.Args().First()})
 		},
 	}
+}
+
+func runCompletion(o *CompletionOptions) error {
+	s := o.IO
+	switch o.Shell {
+	case "bash":
+		_, err := fmt.Fprint(s.Out, bashCompletion)
+		return err
+	case "zsh":
+		_, err := fmt.Fprint(s.Out, zshCompletion)
+		return err
+	}
+	return exitf(2, "usage: completion bash|zsh (got %q)", o.Shell)
 }

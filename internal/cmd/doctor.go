@@ -1,51 +1,60 @@
 package cmd
 
 import (
-	"os"
-	"path/filepath"
-
+	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/adapters/registry"
+	"github.com/hook-loop/hook-loop/internal/cmdutil"
 	"github.com/hook-loop/hook-loop/internal/project"
-	"github.com/hook-loop/hook-loop/scaffold"
 	"github.com/urfave/cli/v2"
 )
 
-func init() { register(newDoctorCommand) }
-
-type doctorOptions struct {
+// DoctorOptions are doctor's flags.
+type DoctorOptions struct {
+	IO        *IOStreams
+	WorkDir   string
 	Dir       string
 	CodexHome string
 	CodexBin  string
-	Harnesses cli.StringSlice
+	Harnesses []string
 }
 
-func newDoctorCommand(s *IOStreams) *cli.Command {
-	var o doctorOptions
+// NewCmdDoctor builds `doctor`, which runs every harness's checks in hs.
+func NewCmdDoctor(f *Factory, hs []harness.Harness, runF func(*DoctorOptions) error) *cli.Command {
+	o := &DoctorOptions{}
+	var names cli.StringSlice
 	return &cli.Command{
 		Name:      "doctor",
 		Usage:     "check that the harnesses will really run hook-loop's hooks here, with a fix for each problem",
 		UsageText: "hook-loop doctor [--destination DIR] [--harness NAME]... [--codex-home DIR] [--codex-bin PATH]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "destination", Usage: "project directory (default: the project root above the current directory)", Destination: &o.Dir},
-			&cli.StringSliceFlag{Name: "harness", Usage: "check only this harness (repeatable)", Destination: &o.Harnesses},
+			&cli.StringSliceFlag{Name: "harness", Usage: "check only this harness (repeatable)", Destination: &names},
 			&cli.StringFlag{Name: "codex-home", Usage: "Codex's home (default: $CODEX_HOME or ~/.codex)", Destination: &o.CodexHome},
 			&cli.StringFlag{Name: "codex-bin", Usage: "codex executable for the trust check (default: codex on PATH)", Destination: &o.CodexBin},
 		},
 		Action: func(c *cli.Context) error {
-			dir := o.Dir
-			if dir == "" {
-				cwd, _ := os.Getwd()
-				dir = project.Root(cwd)
+			o.IO, o.WorkDir, o.Harnesses = f.IOStreams, f.Cwd(), names.Value()
+			if runF != nil {
+				return runF(o)
 			}
-			abs, err := filepath.Abs(dir)
-			if err != nil {
-				return err
-			}
-			env := &scaffold.DoctorEnv{Ctx: c.Context, Dir: abs, CodexHome: o.CodexHome, CodexBin: o.CodexBin}
-			fails, warns := scaffold.PrintFindings(s.Out, scaffold.RunDoctor(env, o.Harnesses.Value()...))
-			if fails > 0 {
-				return exitf(1, "doctor: %d problem(s), %d warning(s)", fails, warns)
-			}
-			return nil
+			return runDoctor(c, hs, o)
 		},
 	}
+}
+
+func runDoctor(c *cli.Context, hs []harness.Harness, o *DoctorOptions) error {
+	dir := project.Root(o.WorkDir)
+	if o.Dir != "" {
+		dir = o.Dir
+	}
+	abs, err := cmdutil.ProjectDir(o.WorkDir, dir)
+	if err != nil {
+		return err
+	}
+	env := &harness.DoctorEnv{Ctx: c.Context, Dir: abs, CodexHome: o.CodexHome, CodexBin: o.CodexBin}
+	fails, warns := harness.PrintFindings(o.IO.Out, registry.Doctor(hs, env, o.Harnesses...))
+	if fails > 0 {
+		return exitf(1, "doctor: %d problem(s), %d warning(s)", fails, warns)
+	}
+	return nil
 }

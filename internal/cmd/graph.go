@@ -5,21 +5,24 @@ import (
 	"slices"
 	"strings"
 
+	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/hook-loop/hook-loop/gallery"
 	"github.com/hook-loop/hook-loop/loop/dsl"
 )
 
-func init() { register(newGraphCommand) }
-
-type graphOptions struct {
+// GraphOptions are graph's arguments.
+type GraphOptions struct {
+	IO      *IOStreams
 	File    string
 	Profile string // an embedded gallery loop, instead of File
 	Format  string
 }
 
-func newGraphCommand(s *IOStreams) *cli.Command {
+// NewCmdGraph builds `graph`; runF replaces the run function in tests.
+func NewCmdGraph(f *Factory, runF func(*GraphOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "graph",
 		Usage:     "draw a loop's state machine (Mermaid or Graphviz dot)",
@@ -31,7 +34,7 @@ func newGraphCommand(s *IOStreams) *cli.Command {
 			&cli.StringFlag{Name: "profile", Usage: "graph the gallery loop `NAME` (" + strings.Join(gallery.Names(), ", ") + ") instead of a file"},
 		},
 		Action: func(c *cli.Context) error {
-			o := graphOptions{Profile: c.String("profile"), Format: c.String("format")}
+			o := &GraphOptions{IO: f.IOStreams, Profile: c.String("profile"), Format: c.String("format")}
 			switch {
 			case o.Profile != "" && c.NArg() != 0:
 				return exitf(2, "usage: give a FILE or --profile NAME, not both")
@@ -39,14 +42,15 @@ func newGraphCommand(s *IOStreams) *cli.Command {
 				return exitf(2, "usage: graph takes exactly one FILE, or --profile NAME (see 'hook-loop graph --help')")
 			}
 			o.File = c.Args().First()
-			return runGraph(s, o)
+			return run(runF, runGraph, o)
 		},
 	}
 }
 
-func runGraph(s *IOStreams, o graphOptions) error {
-	if !slices.Contains(dsl.GraphFormats, o.Format) {
-		return exitf(2, "usage: --format must be %s (got %q)", strings.Join(dsl.GraphFormats, " or "), o.Format)
+func runGraph(o *GraphOptions) error {
+	s := o.IO
+	if !slices.Contains(loopdsl.GraphFormats, o.Format) {
+		return exitf(2, "usage: --format must be %s (got %q)", strings.Join(loopdsl.GraphFormats, " or "), o.Format)
 	}
 	var spec *dsl.Spec
 	var err error

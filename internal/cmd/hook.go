@@ -1,63 +1,70 @@
 package cmd
 
 import (
-	"context"
-	"os"
-
+	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/adapters/registry"
 	"github.com/hook-loop/hook-loop/internal/hookrun"
 	"github.com/urfave/cli/v2"
 )
 
-// hookOptions are the flags every *-hook command takes. They are the prototype's
-// (--event, --config, --event-log), so hook configurations it generated keep
-// working.
-type hookOptions struct {
+// HookOptions are the flags every *-hook command takes. They are those of the
+// Python prototype hook-loop replaces (--event, --config, --event-log), so hook
+// configurations it generated keep working.
+type HookOptions struct {
+	IO          *IOStreams
+	Getenv      func(string) string
+	WorkDir     string
+	Harness     harness.Harness
 	Event       string
 	ConfigPath  string
 	LogPath     string
 	HooksConfig string
 	Record      bool
+	// OwnedPaths are every harness's files, which the agent may not write.
+	OwnedPaths []string
 }
 
-// hookSpec is what differs between the harnesses' hook commands.
-type hookSpec struct {
-	name, usage, usageText, description string
-	eventUsage                          string
-	adapter                             func() hookrun.Adapter
-	// project may replace the directory the project is looked up from, or report
-	// that this invocation is not gated at all (the harness proceeds silently).
-	project func(s *IOStreams, o *hookOptions, cwd string) (dir string, gated bool)
-}
-
-func newHookCommand(s *IOStreams, spec hookSpec) *cli.Command {
-	var o hookOptions
+// NewCmdHook builds `<name>-hook`, the command harness h runs for each event.
+// hs are all the harnesses: the engine protects every one's files.
+func NewCmdHook(f *Factory, h harness.Harness, hs []harness.Harness, runF func(*HookOptions) error) *cli.Command {
+	o := &HookOptions{Harness: h}
+	spec := h.Hook()
 	return &cli.Command{
-		Name:        spec.name,
-		Usage:       spec.usage,
-		UsageText:   spec.usageText,
-		Description: spec.description,
+		Name:        h.Name() + "-hook",
+		Usage:       spec.Usage,
+		UsageText:   spec.UsageText,
+		Description: spec.Description,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "event", Usage: spec.eventUsage, Destination: &o.Event},
+			&cli.StringFlag{Name: "event", Usage: spec.EventUsage, Destination: &o.Event},
 			&cli.StringFlag{Name: "config", Usage: "loop DSL file (default: hook-loop.json at the project root)", Destination: &o.ConfigPath},
 			&cli.StringFlag{Name: "event-log", Usage: "event log (default: .hook-loop/events.jsonl at the project root)", Destination: &o.LogPath},
 			&cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration (default: the user's config.json)", Destination: &o.HooksConfig},
 			&cli.BoolFlag{Name: "record", Usage: "also keep the raw hook input in .hook-loop/trace.jsonl, for hook-loop replay", Destination: &o.Record},
 		},
-		Action: func(c *cli.Context) error { return runHook(c.Context, s, spec, o) },
+		Action: func(c *cli.Context) error {
+			// A hook never fails on an unreadable working directory: the
+			// project is then looked up from "." as the process would.
+			o.IO, o.Getenv, o.WorkDir = f.IOStreams, f.Getenv, f.Cwd()
+			o.OwnedPaths = registry.OwnedPaths(hs, f.Home())
+			if runF != nil {
+				return runF(o)
+			}
+			return runHook(c, o)
+		},
 	}
 }
 
-func runHook(ctx context.Context, s *IOStreams, spec hookSpec, o hookOptions) error {
-	cwd, _ := os.Getwd()
-	if spec.project != nil {
-		dir, gated := spec.project(s, &o, cwd)
+func runHook(c *cli.Context, o *HookOptions) error {
+	s, cwd := o.IO, o.WorkDir
+	if project := o.Harness.Hook().Project; project != nil {
+		dir, gated := project(s.In, o.Getenv, o.ConfigPath, cwd)
 		if !gated {
 			return nil
 		}
 		cwd = dir
 	}
-	out := hookrun.Run(ctx, hookrun.Options{
-		Adapter:     spec.adapter(),
+	out := hookrun.Run(c.Context, hookrun.Options{
+		Adapter:     o.Harness.NewAdapter(),
 		Event:       o.Event,
 		ConfigPath:  o.ConfigPath,
 		LogPath:     o.LogPath,
@@ -65,6 +72,7 @@ func runHook(ctx context.Context, s *IOStreams, spec hookSpec, o hookOptions) er
 		Record:      o.Record,
 		Stdin:       s.In,
 		Cwd:         cwd,
+		OwnedPaths:  o.OwnedPaths,
 	})
 	s.Out.Write(out.Stdout)
 	s.ErrOut.Write(out.Stderr)

@@ -14,18 +14,22 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func init() { register(newHooksCommand) }
-
-type hooksOptions struct {
-	io          *IOStreams
+// HooksOptions are the flags of hooks, hooks points and hooks test.
+type HooksOptions struct {
+	IO          *IOStreams
+	WorkDir     string
 	hooksConfig string
 	json        bool
 	point       string
 	getenv      func(string) string
+	name        string // hooks test's NAME
 }
 
-func newHooksCommand(s *IOStreams) *cli.Command {
-	o := &hooksOptions{io: s, getenv: os.Getenv}
+// NewCmdHooks builds `hooks` with points and test; runF replaces the run
+// functions in tests.
+func NewCmdHooks(f *Factory, runF func(*HooksOptions) error) *cli.Command {
+	o := &HooksOptions{}
+	bind := func() { o.IO, o.WorkDir, o.getenv = f.IOStreams, f.Cwd(), f.Getenv }
 	// A flag value is one object per command: urfave/cli keeps parse state in it.
 	configFlag := func() cli.Flag {
 		return &cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration `FILE` (default: $HOOK_LOOP_CONFIG, else $XDG_CONFIG_HOME/hook-loop/config.json)", Destination: &o.hooksConfig}
@@ -39,7 +43,8 @@ func newHooksCommand(s *IOStreams) *cli.Command {
 			if c.NArg() > 0 {
 				return exitf(2, "usage: unknown hooks subcommand %q (expected points or test)", c.Args().First())
 			}
-			return hooksListRun(o)
+			bind()
+			return run(runF, runHooksList, o)
 		},
 		Subcommands: []*cli.Command{
 			{
@@ -51,7 +56,8 @@ func newHooksCommand(s *IOStreams) *cli.Command {
 					if c.NArg() > 0 {
 						return exitf(2, "usage: hooks points takes no arguments (got %q)", c.Args().First())
 					}
-					return hooksPointsRun(o)
+					bind()
+					return run(runF, runHooksPoints, o)
 				},
 			},
 			{
@@ -73,17 +79,19 @@ func newHooksCommand(s *IOStreams) *cli.Command {
 					if err != nil {
 						return err
 					}
-					return hooksTestRun(c.Context, o, name)
+					bind()
+					o.name = name
+					return run(runF, func(o *HooksOptions) error { return runHooksTest(c.Context, o) }, o)
 				},
 			},
 		},
 	}
 }
 
-func hooksListRun(o *hooksOptions) error {
+func runHooksList(o *HooksOptions) error {
 	path, explicit := lifecycle.ConfigPath(o.hooksConfig, o.getenv)
 	if _, err := os.Stat(path); err != nil && !explicit && os.IsNotExist(err) {
-		fmt.Fprintf(o.io.Out, "no lifecycle hooks declared (no file at %s)\n", path)
+		fmt.Fprintf(o.IO.Out, "no lifecycle hooks declared (no file at %s)\n", path)
 		return nil
 	}
 	entries, err := lifecycle.ParseFile(path)
@@ -91,11 +99,11 @@ func hooksListRun(o *hooksOptions) error {
 		return exitf(1, "%v", err)
 	}
 	if len(entries) == 0 {
-		fmt.Fprintf(o.io.Out, "no lifecycle hooks declared in %s\n", path)
+		fmt.Fprintf(o.IO.Out, "no lifecycle hooks declared in %s\n", path)
 		return nil
 	}
-	fmt.Fprintf(o.io.Out, "hooks config: %s\n", path)
-	tw := tabwriter.NewWriter(o.io.Out, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(o.IO.Out, "hooks config: %s\n", path)
+	tw := tabwriter.NewWriter(o.IO.Out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tKIND\tTARGET\tPOINTS\tREQUIRED\tENABLED")
 	for _, e := range entries {
 		target := e.Target()
@@ -126,22 +134,22 @@ type pointJSON struct {
 	Decisions   []hooks.Field `json:"decisions"`
 }
 
-func hooksPointsRun(o *hooksOptions) error {
+func runHooksPoints(o *HooksOptions) error {
 	if o.json {
 		var out []pointJSON
 		for _, p := range hooks.Points {
 			out = append(out, pointJSON{p.Name, p.Description, p.Facts(), p.Decisions()})
 		}
-		enc := json.NewEncoder(o.io.Out)
+		enc := json.NewEncoder(o.IO.Out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
 	for i, p := range hooks.Points {
 		if i > 0 {
-			fmt.Fprintln(o.io.Out)
+			fmt.Fprintln(o.IO.Out)
 		}
-		fmt.Fprintf(o.io.Out, "%s: %s\n", p.Name, p.Description)
-		tw := tabwriter.NewWriter(o.io.Out, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(o.IO.Out, "%s: %s\n", p.Name, p.Description)
+		tw := tabwriter.NewWriter(o.IO.Out, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  facts:")
 		for _, f := range p.Facts() {
 			fmt.Fprintf(tw, "    %s\t%s\t%s\n", f.Name, f.Type, f.Doc)
@@ -158,7 +166,7 @@ func hooksPointsRun(o *hooksOptions) error {
 }
 
 // testArgs takes NAME, --point and --hooks-config, in any order.
-func (o *hooksOptions) testArgs(args []string) (string, error) {
+func (o *HooksOptions) testArgs(args []string) (string, error) {
 	var names []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -189,7 +197,8 @@ func (o *hooksOptions) testArgs(args []string) (string, error) {
 	return names[0], nil
 }
 
-func hooksTestRun(ctx context.Context, o *hooksOptions, name string) error {
+func runHooksTest(ctx context.Context, o *HooksOptions) error {
+	name := o.name
 	p, ok := hooks.Lookup(o.point)
 	if !ok {
 		return exitf(2, "usage: --point %q: expected one of %s", o.point, strings.Join(hooks.PointNames(), ", "))
@@ -210,44 +219,43 @@ func hooksTestRun(ctx context.Context, o *hooksOptions, name string) error {
 		return exitf(1, "%s: no hook named %q", path, name)
 	}
 	if !strings.Contains(","+strings.Join(entry.Points(), ",")+",", ","+p.Name+",") {
-		fmt.Fprintf(o.io.Out, "note: %s does not run at %s (on: %s); sending anyway\n", name, p.Name, strings.Join(entry.Points(), ","))
+		fmt.Fprintf(o.IO.Out, "note: %s does not run at %s (on: %s); sending anyway\n", name, p.Name, strings.Join(entry.Points(), ","))
 	}
 	if entry.Disabled {
-		fmt.Fprintf(o.io.Out, "note: %s is disabled; sending anyway\n", name)
+		fmt.Fprintf(o.IO.Out, "note: %s is disabled; sending anyway\n", name)
 	}
-	c := sampleContext(p)
+	c := sampleContext(p, o.WorkDir)
 	res, err := r.Call(ctx, name, p.Name, c)
 	if err != nil {
 		return exitf(1, "%v", err)
 	}
-	fmt.Fprintf(o.io.Out, "request: %s\n", res.Request)
+	fmt.Fprintf(o.IO.Out, "request: %s\n", res.Request)
 	if len(res.Answer) > 0 {
-		fmt.Fprintf(o.io.Out, "answer:  %s\n", strings.TrimSpace(string(res.Answer)))
+		fmt.Fprintf(o.IO.Out, "answer:  %s\n", strings.TrimSpace(string(res.Answer)))
 	}
 	if res.Err != nil {
-		fmt.Fprintf(o.io.Out, "failed:  %v\n", res.Err)
+		fmt.Fprintf(o.IO.Out, "failed:  %v\n", res.Err)
 		if entry.Required && p.HasDecision("proceed") {
-			fmt.Fprintf(o.io.Out, "it is required: at %s this failure refuses (proceed false)\n", p.Name)
+			fmt.Fprintf(o.IO.Out, "it is required: at %s this failure refuses (proceed false)\n", p.Name)
 		}
 		return exitf(1, "hook %s failed at %s", name, p.Name)
 	}
 	if len(res.Changed) == 0 {
-		fmt.Fprintln(o.io.Out, "would change: nothing (passes through)")
+		fmt.Fprintln(o.IO.Out, "would change: nothing (passes through)")
 		return nil
 	}
-	fmt.Fprintln(o.io.Out, "would change:")
+	fmt.Fprintln(o.IO.Out, "would change:")
 	for _, f := range p.Decisions() {
 		if v, ok := res.Changed[f.Name]; ok {
 			b, _ := json.Marshal(v)
-			fmt.Fprintf(o.io.Out, "  %s: %s\n", f.Name, b)
+			fmt.Fprintf(o.IO.Out, "  %s: %s\n", f.Name, b)
 		}
 	}
 	return nil
 }
 
 // sampleContext fills a point's context with recognisable sample facts.
-func sampleContext(p hooks.Point) any {
-	cwd, _ := os.Getwd()
+func sampleContext(p hooks.Point, cwd string) any {
 	f := hooks.Facts{LoopID: "sample-loop", SessionID: "sample-session", Harness: "codex", Cwd: cwd, State: "planning"}
 	switch p.Name {
 	case hooks.PointLoopStart:

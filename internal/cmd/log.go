@@ -16,20 +16,20 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-type logOptions struct {
-	io       *IOStreams
+// LogOptions are the flags of log and log verify.
+type LogOptions struct {
+	IO       *IOStreams
+	WorkDir  string
 	eventLog string
 	session  string
 	types    string
 	json     bool
-	cwd      string
 }
 
-func init() { register(newLogCommand) }
-
-func newLogCommand(s *IOStreams) *cli.Command {
-	opts := &logOptions{io: s}
-	vopts := &logOptions{io: s}
+// NewCmdLog builds `log` and `log verify`; runF replaces both run functions in tests.
+func NewCmdLog(f *Factory, runF func(*LogOptions) error) *cli.Command {
+	opts := &LogOptions{}
+	vopts := &LogOptions{}
 	logFlag := func(dst *string) cli.Flag {
 		return &cli.StringFlag{Name: "event-log", Usage: "event log `FILE` (default: <project>/.hook-loop/events.jsonl)", Destination: dst}
 	}
@@ -50,7 +50,8 @@ func newLogCommand(s *IOStreams) *cli.Command {
 			if c.NArg() > 0 {
 				return exitf(2, "usage: log takes no arguments (got %q; did you mean 'log verify'?)", c.Args().First())
 			}
-			return logRun(opts)
+			opts.IO, opts.WorkDir = f.IOStreams, f.Cwd()
+			return run(runF, runLog, opts)
 		},
 		Subcommands: []*cli.Command{{
 			Name:      "verify",
@@ -65,30 +66,27 @@ func newLogCommand(s *IOStreams) *cli.Command {
 				if c.NArg() > 0 {
 					return exitf(2, "usage: log verify takes no arguments (got %q)", c.Args().First())
 				}
-				return logVerifyRun(vopts)
+				vopts.IO, vopts.WorkDir = f.IOStreams, f.Cwd()
+				return run(runF, runLogVerify, vopts)
 			},
 		}},
 	}
 }
 
 // path resolves the event log: the flag, else the project's default.
-func (o *logOptions) path() string {
+func (o *LogOptions) path() string {
 	if o.eventLog != "" {
 		return o.eventLog
 	}
-	cwd := o.cwd
-	if cwd == "" {
-		cwd, _ = os.Getwd()
-	}
-	return project.LogPath(project.Root(cwd))
+	return project.LogPath(project.Root(o.WorkDir))
 }
 
 // exists reports whether the log is there; a missing log is not an error, it
 // means nothing was recorded yet.
-func (o *logOptions) exists(path string) (bool, error) {
+func (o *LogOptions) exists(path string) (bool, error) {
 	_, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		fmt.Fprintf(o.io.ErrOut, "no events (no log at %s)\n", path)
+		fmt.Fprintf(o.IO.ErrOut, "no events (no log at %s)\n", path)
 		return false, nil
 	}
 	if err != nil {
@@ -97,13 +95,13 @@ func (o *logOptions) exists(path string) (bool, error) {
 	return true, nil
 }
 
-func logRun(o *logOptions) error {
+func runLog(o *LogOptions) error {
 	path := o.path()
 	if ok, err := o.exists(path); !ok {
 		return err
 	}
 	l := session.Open(path)
-	warn := func(w string) { fmt.Fprintln(o.io.ErrOut, "warning: "+w) }
+	warn := func(w string) { fmt.Fprintln(o.IO.ErrOut, "warning: "+w) }
 
 	types := map[string]bool{}
 	for _, t := range strings.Split(o.types, ",") {
@@ -127,7 +125,7 @@ func logRun(o *logOptions) error {
 			if !match(&e) {
 				return nil
 			}
-			_, err := o.io.Out.Write(append(raw[:len(raw):len(raw)], '\n'))
+			_, err := o.IO.Out.Write(append(raw[:len(raw):len(raw)], '\n'))
 			return err
 		}))
 	}
@@ -151,7 +149,7 @@ func logRun(o *logOptions) error {
 		if !ok { // appended after the View
 			sid = e.SessionID
 		}
-		_, err := fmt.Fprintf(o.io.Out, "%-19s  %s  %-14s  %-22s  %-9s  %s\n",
+		_, err := fmt.Fprintf(o.IO.Out, "%-19s  %s  %-14s  %-22s  %-9s  %s\n",
 			displayTime(e.Timestamp), padRunes(sid, width), orDash(e.State), e.EventType, orDash(e.Actor), payloadSummary(&e))
 		return err
 	}))
@@ -164,7 +162,7 @@ func wrapLogErr(err error) error {
 	return nil
 }
 
-func logVerifyRun(o *logOptions) error {
+func runLogVerify(o *LogOptions) error {
 	path := o.path()
 	if ok, err := o.exists(path); !ok {
 		return err
@@ -174,13 +172,13 @@ func logVerifyRun(o *logOptions) error {
 		return fmt.Errorf("log verify: %w", err)
 	}
 	for _, w := range r.Warnings {
-		fmt.Fprintln(o.io.ErrOut, "warning: "+w)
+		fmt.Fprintln(o.IO.ErrOut, "warning: "+w)
 	}
 	if !r.OK() {
-		fmt.Fprintf(o.io.Out, "broken: line %d (session %s): %s\n", r.BrokenLine, r.BrokenSession, r.Reason)
+		fmt.Fprintf(o.IO.Out, "broken: line %d (session %s): %s\n", r.BrokenLine, r.BrokenSession, r.Reason)
 		return exitf(1, "")
 	}
-	fmt.Fprintf(o.io.Out, "ok: %d events in %d sessions, chain intact\n", r.Events, r.Sessions)
+	fmt.Fprintf(o.IO.Out, "ok: %d events in %d sessions, chain intact\n", r.Events, r.Sessions)
 	return nil
 }
 

@@ -4,31 +4,38 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
-	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
-
+	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/adapters/registry"
 	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/hook-loop/hook-loop/internal/replay"
+	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/urfave/cli/v2"
 )
 
-type replayOptions struct {
-	io       *IOStreams
-	dsl      string
-	harness  string
-	eventLog string
-	rebase   string
-	json     bool
-	trace    string
+// ReplayOptions are replay's arguments.
+type ReplayOptions struct {
+	IO       *IOStreams
+	WorkDir  string
+	Adapters map[string]harness.Adapter
+	// OwnedPaths are the harnesses' files the replayed engine protects.
+	OwnedPaths []string
+	dsl        string
+	harness    string
+	eventLog   string
+	rebase     string
+	json       bool
+	trace      string
 }
 
-func init() { register(newReplayCommand) }
-
-func newReplayCommand(s *IOStreams) *cli.Command {
-	o := &replayOptions{io: s}
+// NewCmdReplay builds `replay` for the harnesses hs; runF replaces the run
+// function in tests.
+func NewCmdReplay(f *Factory, hs []harness.Harness, runF func(*ReplayOptions) error) *cli.Command {
+	o := &ReplayOptions{}
 	return &cli.Command{
 		Name:      "replay",
 		Usage:     "feed a recorded trace (.hook-loop/trace.jsonl) through a loop file and print each decision",
@@ -38,7 +45,7 @@ func newReplayCommand(s *IOStreams) *cli.Command {
 			"the decision and the state. Nothing is written unless --event-log is given.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "dsl", Aliases: []string{"config"}, Usage: "loop `FILE` (default: <project>/hook-loop.json)", Destination: &o.dsl},
-			&cli.StringFlag{Name: "harness", Usage: "harness of lines that do not name one: " + strings.Join(harnessNames(), "|"), Value: "codex", Destination: &o.harness},
+			&cli.StringFlag{Name: "harness", Usage: "harness of lines that do not name one: " + strings.Join(harnessNames(hs), "|"), Value: "codex", Destination: &o.harness},
 			&cli.StringFlag{Name: "event-log", Usage: "write the replayed events to `FILE` (default: a temporary log)", Destination: &o.eventLog},
 			&cli.StringFlag{Name: "rebase", Usage: "the recorded project `DIR`, replaced by this project's root in the inputs", Destination: &o.rebase},
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object per event", Destination: &o.json},
@@ -48,27 +55,28 @@ func newReplayCommand(s *IOStreams) *cli.Command {
 				return exitf(2, "usage: replay needs exactly one TRACE file (see 'hook-loop replay --help')")
 			}
 			o.trace = c.Args().First()
-			return replayRun(c.Context, o)
+			o.IO, o.WorkDir, o.Adapters = f.IOStreams, f.Cwd(), registry.Adapters(hs)
+			o.OwnedPaths = registry.OwnedPaths(hs, f.Home())
+			return run(runF, func(o *ReplayOptions) error { return runReplay(c.Context, o) }, o)
 		},
 	}
 }
 
-func harnessNames() []string {
+func harnessNames(hs []harness.Harness) []string {
 	var names []string
-	for n := range adapters() {
-		names = append(names, n)
+	for _, h := range hs {
+		names = append(names, h.Name())
 	}
 	sort.Strings(names)
 	return names
 }
 
-func replayRun(ctx context.Context, o *replayOptions) error {
-	ads := adapters()
+func runReplay(ctx context.Context, o *ReplayOptions) error {
+	ads := o.Adapters
 	if _, ok := ads[o.harness]; !ok {
-		return exitf(2, "usage: --harness must be one of %s (got %q)", strings.Join(harnessNames(), ", "), o.harness)
+		return exitf(2, "usage: --harness must be one of %s (got %q)", strings.Join(slices.Sorted(maps.Keys(ads)), ", "), o.harness)
 	}
-	cwd, _ := os.Getwd()
-	root := project.Root(cwd)
+	root := project.Root(o.WorkDir)
 	dsl := o.dsl
 	if dsl == "" {
 		dsl = project.ConfigPath(root)
@@ -81,14 +89,14 @@ func replayRun(ctx context.Context, o *replayOptions) error {
 	if err != nil {
 		return err
 	}
-	enc := json.NewEncoder(o.io.Out)
+	enc := json.NewEncoder(o.IO.Out)
 	final, err := replay.Run(ctx, replay.Options{Spec: spec, Adapters: ads, Harness: o.harness,
-		LogPath: o.eventLog, Root: root, Rebase: o.rebase}, lines, func(s replay.Step) {
+		LogPath: o.eventLog, Root: root, Rebase: o.rebase, OwnedPaths: o.OwnedPaths}, lines, func(s replay.Step) {
 		if o.json {
 			_ = enc.Encode(s)
 			return
 		}
-		replay.Print(o.io.Out, s)
+		replay.Print(o.IO.Out, s)
 	})
 	if err != nil {
 		return fmt.Errorf("replay %s: %w", o.trace, err)
@@ -102,7 +110,7 @@ func replayRun(ctx context.Context, o *replayOptions) error {
 		if outcome == "" {
 			outcome = "none"
 		}
-		fmt.Fprintf(o.io.Out, "final state: %s (outcome %s, %d refused stops in a row)\n", state, outcome, final.StopBlocks)
+		fmt.Fprintf(o.IO.Out, "final state: %s (outcome %s, %d refused stops in a row)\n", state, outcome, final.StopBlocks)
 	}
 	return nil
 }

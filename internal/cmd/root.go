@@ -1,6 +1,8 @@
-// Package cmd holds hook-loop's commands. Each command is an options struct plus a
-// run function, built by a newXxxCommand(io) constructor; IO streams are injected so
-// tests run commands in-process.
+// Package cmd holds hook-loop's commands, in cli/cli's shape: each is an options
+// struct plus a run function, built by NewCmdX(f, runF). The Factory hands it
+// its IO streams and working directory, so tests run commands in-process; a
+// test passes runF to check flag parsing without running anything. The
+// harnesses' commands come from the registry (adapters/registry).
 package cmd
 
 import (
@@ -9,43 +11,55 @@ import (
 	"io"
 	"strings"
 
+	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/adapters/registry"
+	"github.com/hook-loop/hook-loop/internal/cmdutil"
 	"github.com/urfave/cli/v2"
 )
 
 // Version is set at build time with -ldflags "-X .../internal/cmd.Version=...".
 var Version = "dev"
 
-// IOStreams are the streams a command reads and writes.
-type IOStreams struct {
-	In     io.Reader
-	Out    io.Writer
-	ErrOut io.Writer
-}
-
-// ExitError carries a specific exit status with an optional one-line message.
-// A command returns it when the status is part of its contract (validate's 1,
-// a hook's 2) rather than a failure.
-type ExitError struct {
-	Code    int
-	Message string
-}
-
-func (e *ExitError) Error() string { return e.Message }
+// IOStreams, Factory and ExitError are cmdutil's: the harness packages build
+// their install commands from the same parts.
+type (
+	IOStreams = cmdutil.IOStreams
+	Factory   = cmdutil.Factory
+	ExitError = cmdutil.ExitError
+)
 
 // exitf builds an ExitError with a formatted message.
 func exitf(code int, format string, args ...any) *ExitError {
-	return &ExitError{Code: code, Message: fmt.Sprintf(format, args...)}
+	return cmdutil.Exitf(code, format, args...)
 }
 
-// commands lists every top-level command constructor. Keep one line per command.
-var commands = []func(*IOStreams) *cli.Command{}
+// commands is every top-level command, in the order help lists them: writing
+// and checking a loop, watching it run, lifecycle hooks, then each harness's
+// install and hook commands (in the registry's order), doctor last but one.
+func commands(f *Factory, hs []harness.Harness) []*cli.Command {
+	cmds := []*cli.Command{
+		NewCmdValidate(f, nil),
+		NewCmdGraph(f, nil),
+		NewCmdSimulate(f, nil),
+		NewCmdSchema(f, nil),
+		NewCmdStatus(f, nil),
+		NewCmdLog(f, nil),
+		NewCmdReplay(f, hs, nil),
+		NewCmdDemo(f, nil),
+		NewCmdHooks(f, nil),
+	}
+	for _, h := range hs {
+		cmds = append(cmds, h.NewCmd(f), NewCmdHook(f, h, hs, nil))
+	}
+	return append(cmds,
+		NewCmdDoctor(f, hs, nil),
+		NewCmdCompletion(f, nil),
+	)
+}
 
-// register adds a command constructor; each command file calls it from init so
-// that parallel work on commands never touches the same lines.
-func register(c func(*IOStreams) *cli.Command) { commands = append(commands, c) }
-
-// NewApp builds the CLI application around the given streams.
-func NewApp(s *IOStreams) *cli.App {
+// NewApp builds the CLI application for the harnesses hs.
+func NewApp(f *Factory, hs []harness.Harness) *cli.App {
+	s := f.IOStreams
 	app := &cli.App{
 		Name:                 "hook-loop",
 		Usage:                "gate coding agents with a JSON state machine, through their hooks",
@@ -60,8 +74,7 @@ func NewApp(s *IOStreams) *cli.App {
 			return exitf(2, "usage: %s (see '%s --help')", oneLine(err.Error()), c.Command.HelpName)
 		},
 	}
-	for _, c := range commands {
-		cmd := c(s)
+	for _, cmd := range commands(f, hs) {
 		setUsageErrorHandler(cmd)
 		app.Commands = append(app.Commands, cmd)
 	}
@@ -87,8 +100,14 @@ func setUsageErrorHandler(c *cli.Command) {
 
 // Main runs hook-loop with args (args[0] is the program name) and returns the exit
 // status. Errors are printed as one line on stderr.
-func Main(args []string, in io.Reader, out, errOut io.Writer) (code int) {
-	s := &IOStreams{In: in, Out: out, ErrOut: errOut}
+func Main(args []string, in io.Reader, out, errOut io.Writer) int {
+	return Run(cmdutil.New(&IOStreams{In: in, Out: out, ErrOut: errOut}, Version), registry.All(), args)
+}
+
+// Run runs hook-loop for the harnesses hs with the factory's streams and
+// working directory, and returns the exit status.
+func Run(f *Factory, hs []harness.Harness, args []string) (code int) {
+	errOut := f.IOStreams.ErrOut
 	defer func() {
 		if r := recover(); r != nil {
 			if _, ok := r.(unknownCommand); ok {
@@ -98,7 +117,7 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) (code int) {
 			panic(r)
 		}
 	}()
-	app := NewApp(s)
+	app := NewApp(f, hs)
 	err := app.Run(interspersed(app, args))
 	if err == nil {
 		return 0
@@ -118,4 +137,12 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) (code int) {
 func oneLine(s string) string {
 	s = strings.TrimSpace(s)
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+}
+
+// run calls runF when a test injected one, else the command's own run function.
+func run[O any](runF, own func(*O) error, o *O) error {
+	if runF != nil {
+		return runF(o)
+	}
+	return own(o)
 }

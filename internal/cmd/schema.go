@@ -5,9 +5,8 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func init() { register(newSchemaCommand) }
-
-func newSchemaCommand(s *IOStreams) *cli.Command {
+// NewCmdSchema builds `schema`, which has no options.
+func NewCmdSchema(f *Factory, runF func(*IOStreams) error) *cli.Command {
 	return &cli.Command{
 		Name:  "schema",
 		Usage: "print the JSON Schema (draft 2020-12) of the loop file",
@@ -17,8 +16,10 @@ func newSchemaCommand(s *IOStreams) *cli.Command {
 			if c.NArg() > 0 {
 				return exitf(2, "usage: schema takes no arguments")
 			}
-			_, err := s.Out.Write(schema.JSON)
-			return err
+			return run(runF, func(s *IOStreams) error {
+				_, err := s.Out.Write(schema.JSON)
+				return err
+			}, f.IOStreams)
 		},
 	}
 }

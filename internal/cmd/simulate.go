@@ -11,15 +11,16 @@ import (
 	"github.com/hook-loop/hook-loop/loop/sim"
 )
 
-func init() { register(newSimulateCommand) }
-
-type simulateOptions struct {
+// SimulateOptions are simulate's arguments.
+type SimulateOptions struct {
+	IO        *IOStreams
 	File      string
 	EventLog  string
 	SessionID string
 }
 
-func newSimulateCommand(s *IOStreams) *cli.Command {
+// NewCmdSimulate builds `simulate`; runF replaces the run function in tests.
+func NewCmdSimulate(f *Factory, runF func(*SimulateOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "simulate",
 		Usage:     "run a loop with its scripted fake agent and evaluator (no model needed)",
@@ -35,12 +36,13 @@ func newSimulateCommand(s *IOStreams) *cli.Command {
 			if c.NArg() != 1 {
 				return exitf(2, "usage: simulate takes exactly one FILE (see 'hook-loop simulate --help')")
 			}
-			return runSimulate(s, simulateOptions{File: c.Args().First(), EventLog: c.String("event-log"), SessionID: c.String("session-id")})
+			return run(runF, runSimulate, &SimulateOptions{IO: f.IOStreams, File: c.Args().First(), EventLog: c.String("event-log"), SessionID: c.String("session-id")})
 		},
 	}
 }
 
-func runSimulate(s *IOStreams, o simulateOptions) error {
+func runSimulate(o *SimulateOptions) error {
+	s := o.IO
 	if o.SessionID == "" {
 		return exitf(2, "usage: --session-id must not be empty")
 	}

@@ -13,19 +13,19 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-type statusOptions struct {
-	io        *IOStreams
+// StatusOptions are status's flags.
+type StatusOptions struct {
+	IO        *IOStreams
+	WorkDir   string
 	eventLog  string
 	config    string
 	sessionID string
 	json      bool
-	cwd       string
 }
 
-func init() { register(newStatusCommand) }
-
-func newStatusCommand(s *IOStreams) *cli.Command {
-	opts := &statusOptions{io: s}
+// NewCmdStatus builds `status`; runF replaces the run function in tests.
+func NewCmdStatus(f *Factory, runF func(*StatusOptions) error) *cli.Command {
+	opts := &StatusOptions{}
 	return &cli.Command{
 		Name:      "status",
 		Usage:     "show each session's loop state, what would advance it, evidence, refused stops and outcome",
@@ -40,7 +40,8 @@ func newStatusCommand(s *IOStreams) *cli.Command {
 			if c.NArg() > 0 {
 				return exitf(2, "usage: status takes no arguments (got %q)", c.Args().First())
 			}
-			return statusRun(opts)
+			opts.IO, opts.WorkDir = f.IOStreams, f.Cwd()
+			return run(runF, runStatus, opts)
 		},
 	}
 }
@@ -60,12 +61,8 @@ type sessionStatus struct {
 	LastEventAt string   `json:"last_event_at,omitempty"`
 }
 
-func statusRun(o *statusOptions) error {
-	cwd := o.cwd
-	if cwd == "" {
-		cwd, _ = os.Getwd()
-	}
-	root := project.Root(cwd)
+func runStatus(o *StatusOptions) error {
+	root := project.Root(o.WorkDir)
 	logPath := o.eventLog
 	if logPath == "" {
 		logPath = project.LogPath(root)
@@ -76,7 +73,7 @@ func statusRun(o *statusOptions) error {
 	}
 	if _, err := os.Stat(logPath); err != nil {
 		if os.IsNotExist(err) {
-			fmt.Fprintf(o.io.ErrOut, "no sessions (no event log at %s)\n", logPath)
+			fmt.Fprintf(o.IO.ErrOut, "no sessions (no event log at %s)\n", logPath)
 			return nil
 		}
 		return fmt.Errorf("status: %w", err)
@@ -105,13 +102,13 @@ func statusRun(o *statusOptions) error {
 		return fmt.Errorf("status: read %s: %w", logPath, err)
 	}
 	for _, w := range log.Warnings() {
-		fmt.Fprintln(o.io.ErrOut, "warning: "+w)
+		fmt.Fprintln(o.IO.ErrOut, "warning: "+w)
 	}
 	if o.sessionID != "" && len(rows) == 0 {
 		return exitf(1, "status: no session %q in %s", o.sessionID, logPath)
 	}
 	if o.json {
-		enc := json.NewEncoder(o.io.Out)
+		enc := json.NewEncoder(o.IO.Out)
 		enc.SetIndent("", "  ")
 		if rows == nil {
 			rows = []sessionStatus{}
@@ -119,13 +116,13 @@ func statusRun(o *statusOptions) error {
 		return enc.Encode(rows)
 	}
 	if loadErr != nil {
-		fmt.Fprintf(o.io.ErrOut, "note: loop file not loaded (%s); showing states without what advances them\n", oneLine(loadErr.Error()))
+		fmt.Fprintf(o.IO.ErrOut, "note: loop file not loaded (%s); showing states without what advances them\n", oneLine(loadErr.Error()))
 	}
 	for i, r := range rows {
 		if i > 0 {
-			fmt.Fprintln(o.io.Out)
+			fmt.Fprintln(o.IO.Out)
 		}
-		printSession(o.io, r)
+		printSession(o.IO, r)
 	}
 	return nil
 }

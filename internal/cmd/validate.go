@@ -4,18 +4,21 @@ import (
 	"encoding/json"
 	"fmt"
 
+	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
+
 	"github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/urfave/cli/v2"
 )
 
-func init() { register(newValidateCommand) }
-
-type validateOptions struct {
+// ValidateOptions are validate's arguments.
+type ValidateOptions struct {
+	IO   *IOStreams
 	File string
 	JSON bool
 }
 
-func newValidateCommand(s *IOStreams) *cli.Command {
+// NewCmdValidate builds `validate`; runF replaces the run function in tests.
+func NewCmdValidate(f *Factory, runF func(*ValidateOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "validate",
 		Usage:     "check a loop DSL file and report every problem",
@@ -30,7 +33,7 @@ func newValidateCommand(s *IOStreams) *cli.Command {
 			if c.NArg() != 1 {
 				return exitf(2, "usage: validate takes exactly one FILE (see 'hook-loop validate --help')")
 			}
-			return runValidate(s, validateOptions{File: c.Args().First(), JSON: c.Bool("json")})
+			return run(runF, runValidate, &ValidateOptions{IO: f.IOStreams, File: c.Args().First(), JSON: c.Bool("json")})
 		},
 	}
 }
@@ -42,8 +45,9 @@ type validateReport struct {
 	Diagnostics dsl.Diagnostics `json:"diagnostics"`
 }
 
-func runValidate(s *IOStreams, o validateOptions) error {
-	spec, ds, err := dsl.Load(o.File)
+func runValidate(o *ValidateOptions) error {
+	s := o.IO
+	spec, ds, err := loopdsl.Load(o.File)
 	if o.JSON {
 		rep := validateReport{Valid: err == nil, Diagnostics: ds}
 		if spec != nil {

@@ -15,8 +15,8 @@ import (
 	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
 
 	"github.com/hook-loop/hook-loop/adapters/codex"
+	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/gallery"
-	"github.com/hook-loop/hook-loop/internal/hookrun"
 	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/hook-loop/hook-loop/internal/replay"
 )
@@ -77,7 +77,7 @@ func Run(ctx context.Context, w io.Writer, keep bool) (Result, error) {
 	fmt.Fprintf(w, "(no agent, no model: each line is a real hook event, hook-loop's decision and the loop state after it)\n\n")
 	sum, err := replay.Run(ctx, replay.Options{
 		Spec:     spec,
-		Adapters: map[string]hookrun.Adapter{"codex": codex.New()},
+		Adapters: map[string]harness.Adapter{"codex": codex.New()},
 		Harness:  "codex",
 		LogPath:  project.LogPath(dir),
 		Root:     dir,

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/hook-loop/hook-loop/lifecycle"
@@ -32,7 +33,7 @@ const DefaultDeadline = 25 * time.Second
 
 // Options are one hook invocation's inputs.
 type Options struct {
-	Adapter     Adapter
+	Adapter     harness.Adapter
 	Event       string // --event ("" = from the payload, where the harness says it)
 	ConfigPath  string // --config ("" = <project root>/hook-loop.json)
 	LogPath     string // --event-log ("" = <project root>/.hook-loop/events.jsonl)
@@ -40,6 +41,9 @@ type Options struct {
 	Record      bool   // --record: keep the raw input in .hook-loop/trace.jsonl
 	Stdin       io.Reader
 	Cwd         string // the hook process's working directory
+	// OwnedPaths are the harnesses' own files the agent may not write
+	// (registry.OwnedPaths); nil leaves the engine's built-in list.
+	OwnedPaths []string
 	// Lifecycle overrides loading the user's lifecycle hooks (tests, embedding).
 	Lifecycle engine.Lifecycle
 	// LoadLifecycle loads the declaration named by HooksConfig (or the user's
@@ -53,7 +57,7 @@ type Options struct {
 // bad input and never returns an unencoded failure: every error becomes a
 // decision (fail open by default, fail closed when the loop says so) that the
 // adapter encodes in the harness's own form, plus one line on stderr.
-func Run(ctx context.Context, o Options) Output {
+func Run(ctx context.Context, o Options) harness.Output {
 	deadline := o.Deadline
 	if deadline <= 0 {
 		deadline = DefaultDeadline
@@ -67,14 +71,14 @@ func Run(ctx context.Context, o Options) Output {
 	if err == nil {
 		ev, err = o.Adapter.Decode(o.Event, input)
 		if err != nil {
-			err = fmt.Errorf("decode %s %s input: %w", o.Adapter.Harness(), eventLabel(o.Event), err)
+			err = harness.InputError(o.Adapter.Harness(), o.Event, err)
 		}
 	}
 	if ev.Harness == "" {
 		ev.Harness = o.Adapter.Harness()
 	}
 	if ev.Name == "" {
-		ev.Name = canonicalEvent(o.Adapter, o.Event)
+		ev.Name = harness.CanonicalEvent(o.Adapter, o.Event)
 		if ev.Name != o.Event && ev.NativeName == "" {
 			ev.NativeName = o.Event
 		}
@@ -91,7 +95,7 @@ func Run(ctx context.Context, o Options) Output {
 	if err != nil {
 		return failure(o, ev, nil, err)
 	}
-	eng := &engine.Engine{Spec: spec, Root: paths.root, ConfigPath: paths.config, LogPath: paths.log, OwnedPaths: OwnedPaths, Lifecycle: o.Lifecycle}
+	eng := &engine.Engine{Spec: spec, Root: paths.root, ConfigPath: paths.config, LogPath: paths.log, OwnedPaths: o.OwnedPaths, Lifecycle: o.Lifecycle}
 	var loadRecord *engine.LifecycleRecord
 	if eng.Lifecycle == nil {
 		load := o.LoadLifecycle
@@ -123,18 +127,6 @@ func Run(ctx context.Context, o Options) Output {
 		out.Stderr = appendLine(out.Stderr, "hook-loop: warning: "+strings.Join(w, "; "))
 	}
 	return out
-}
-
-// OwnedPaths are the files the harnesses own that the agent may not write: the
-// hook configurations that call hook-loop. The engine knows no harness; every
-// caller that builds one for a project passes this list.
-var OwnedPaths = []string{
-	".codex/hooks.json",
-	".codex/config.toml",
-	".claude/settings.json",
-	".claude/settings.local.json",
-	".opencode/plugins/hook_loop.js",
-	".pi/extensions/hook_loop.ts",
 }
 
 type resolved struct{ root, config, log string }
@@ -187,17 +179,10 @@ func readInput(r io.Reader) ([]byte, error) {
 	return data, nil
 }
 
-func eventLabel(e string) string {
-	if e == "" {
-		return "hook"
-	}
-	return e
-}
-
 // failure turns an error into the harness's answer: the agent proceeds and the
 // person is told, unless the loop is fail_closed, in which case stops and tool
 // calls are refused.
-func failure(o Options, ev loop.HookEvent, spec *dsl.Spec, err error) Output {
+func failure(o Options, ev loop.HookEvent, spec *dsl.Spec, err error) harness.Output {
 	var d loop.Decision
 	if spec != nil {
 		d = engine.Failure(ev.Name, err, spec.Definition.FailClosed, true)

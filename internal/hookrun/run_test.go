@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/internal/hookrun"
 	"github.com/hook-loop/hook-loop/loop"
 )
@@ -39,8 +40,8 @@ func (plainAdapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	}
 	return ev, nil
 }
-func (plainAdapter) Encode(ev loop.HookEvent, d loop.Decision) hookrun.Output {
-	return hookrun.Output{Stdout: []byte(string(d.Action) + ":" + d.Reason), Stderr: []byte(d.SystemMessage)}
+func (plainAdapter) Encode(ev loop.HookEvent, d loop.Decision) harness.Output {
+	return harness.Output{Stdout: []byte(string(d.Action) + ":" + d.Reason), Stderr: []byte(d.SystemMessage)}
 }
 
 const dsl = `{"loop": {"id": "t", "initial_state": "a", "states": ["a", "done", "stopped"],
@@ -56,7 +57,7 @@ func project(t *testing.T, extra string) string {
 	return root
 }
 
-func run(t *testing.T, root, cwd, event, input string, record bool) hookrun.Output {
+func run(t *testing.T, root, cwd, event, input string, record bool) harness.Output {
 	t.Helper()
 	return hookrun.Run(context.Background(), hookrun.Options{
 		Adapter: plainAdapter{}, Event: event, Stdin: strings.NewReader(input), Cwd: cwd, Record: record,

@@ -20,10 +20,10 @@ import (
 
 	"github.com/hook-loop/hook-loop/adapters/claude"
 	"github.com/hook-loop/hook-loop/adapters/codex"
+	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/adapters/opencode"
 	"github.com/hook-loop/hook-loop/adapters/pi"
 	"github.com/hook-loop/hook-loop/gallery"
-	"github.com/hook-loop/hook-loop/internal/hookrun"
 	"github.com/hook-loop/hook-loop/internal/replay"
 	"github.com/hook-loop/hook-loop/loop"
 	"github.com/hook-loop/hook-loop/loop/dsl"
@@ -41,8 +41,8 @@ var traceName = regexp.MustCompile(`^(codex|claude|opencode|pi)-(complete|early-
 
 func tracesDir() string { return filepath.Join("..", "..", "testdata", "traces") }
 
-func galleryAdapters() map[string]hookrun.Adapter {
-	return map[string]hookrun.Adapter{"codex": codex.New(), "claude": claude.New(), "opencode": opencode.New(), "pi": pi.New()}
+func galleryAdapters() map[string]harness.Adapter {
+	return map[string]harness.Adapter{"codex": codex.New(), "claude": claude.New(), "opencode": opencode.New(), "pi": pi.New()}
 }
 
 // traceFile is one recorded trace.

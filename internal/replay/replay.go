@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/internal/hookrun"
 	"github.com/hook-loop/hook-loop/loop"
 	"github.com/hook-loop/hook-loop/loop/dsl"
@@ -36,13 +37,16 @@ type Step struct {
 // Options configure a replay.
 type Options struct {
 	Spec     *dsl.Spec
-	Adapters map[string]hookrun.Adapter // by harness name
+	Adapters map[string]harness.Adapter // by harness name
 	Harness  string                     // default harness for lines that name none
 	LogPath  string                     // event log to write ("" = a fresh temp file)
 	Root     string                     // project root the trace's paths are judged against
 	// Rebase maps the trace's recorded project directory to Root so that path
 	// rules and protections see the same relative paths as in the recorded run.
 	Rebase string
+	// OwnedPaths are the harnesses' own files the agent may not write, as
+	// for a real hook (registry.OwnedPaths); nil leaves the engine's list.
+	OwnedPaths []string
 }
 
 // ReadTrace parses a trace file: one hookrun.TraceLine per line. Blank lines are
@@ -95,7 +99,7 @@ func Run(ctx context.Context, o Options, lines []hookrun.TraceLine, emit func(St
 		logPath = filepath.Join(dir, "events.jsonl")
 	}
 	log := session.Open(logPath)
-	eng := &engine.Engine{Spec: o.Spec, Root: o.Root, ConfigPath: o.Spec.Path, LogPath: logPath, OwnedPaths: hookrun.OwnedPaths}
+	eng := &engine.Engine{Spec: o.Spec, Root: o.Root, ConfigPath: o.Spec.Path, LogPath: logPath, OwnedPaths: o.OwnedPaths}
 	var last string
 	for i, l := range lines {
 		h := l.Harness

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/hook-loop/hook-loop/gallery"
-	"github.com/hook-loop/hook-loop/internal/benchgen"
+	"github.com/hook-loop/hook-loop/internal/testkit/benchgen"
 	"github.com/hook-loop/hook-loop/loop"
 	"github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/loop/engine"

@@ -23,7 +23,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hook-loop/hook-loop/internal/benchgen"
+	"github.com/hook-loop/hook-loop/internal/testkit/benchgen"
 	"github.com/tidwall/sjson"
 )
 

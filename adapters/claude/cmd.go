@@ -1,0 +1,191 @@
+package claude
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/hook-loop/hook-loop/internal/cmdutil"
+	"github.com/hook-loop/hook-loop/internal/project"
+	"github.com/hook-loop/hook-loop/scaffold"
+)
+
+// InstallOptions are the flags of `claude install` and `claude uninstall`.
+type InstallOptions struct {
+	cmdutil.Common
+
+	Scope       string
+	DSL         string
+	Profile     string
+	Destination string
+	Home        string
+	Binary      string // the hook-loop executable; "" = the running one
+	Record      bool
+}
+
+// NewCmd builds the `claude` command: install and uninstall.
+func NewCmd(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:        "claude",
+		Usage:       "install hook-loop into Claude Code's settings, or remove it",
+		Subcommands: []*cli.Command{NewCmdInstall(f, nil), NewCmdUninstall(f, nil)},
+	}
+}
+
+// NewCmdInstall builds `claude install`; runF replaces the run function in tests.
+func NewCmdInstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Command {
+	o := &InstallOptions{}
+	return &cli.Command{
+		Name:      "install",
+		Usage:     "merge hook-loop's hooks into a Claude Code settings file",
+		UsageText: "hook-loop claude install [--scope project|local|user] [--dsl FILE | --profile NAME] [--destination DIR] [--record] [--write]",
+		Flags: append(commonFlags(o),
+			&cli.StringFlag{Name: "dsl", Usage: "loop file the hooks use (default: hook-loop.json in the project)", Destination: &o.DSL},
+			&cli.StringFlag{Name: "profile", Usage: "write the gallery loop NAME as the project's hook-loop.json", Destination: &o.Profile},
+			cmdutil.RecordFlag(&o.Record),
+		),
+		Action: cmdutil.Action(f, &o.Common, o, runF, runInstall),
+	}
+}
+
+// NewCmdUninstall builds `claude uninstall`; runF replaces the run function in tests.
+func NewCmdUninstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Command {
+	o := &InstallOptions{}
+	return &cli.Command{
+		Name:      "uninstall",
+		Usage:     "remove hook-loop's hooks (and only those) from a Claude Code settings file",
+		UsageText: "hook-loop claude uninstall [--scope project|local|user] [--destination DIR] [--write]",
+		Flags:     commonFlags(o),
+		Action:    cmdutil.Action(f, &o.Common, o, runF, runUninstall),
+	}
+}
+
+func commonFlags(o *InstallOptions) []cli.Flag {
+	return append([]cli.Flag{
+		&cli.StringFlag{Name: "scope", Value: scopeProject, Usage: "settings file: project (.claude/settings.json), local (.claude/settings.local.json) or user (~/.claude/settings.json)", Destination: &o.Scope},
+		&cli.StringFlag{Name: "destination", Usage: "project directory (default: the current directory)", Destination: &o.Destination},
+	}, cmdutil.DryRunWriteFlags(&o.DryRun, &o.Write)...)
+}
+
+// claudeTarget resolves the project directory, home and settings path.
+func claudeTarget(o *InstallOptions) (projectDir, settings string, err error) {
+	if projectDir, err = cmdutil.ProjectDir(o.WorkDir, o.Destination); err != nil {
+		return "", "", err
+	}
+	home := o.Home
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	settings, err = ClaudeSettingsPath(o.Scope, projectDir, home)
+	return projectDir, settings, err
+}
+
+func runInstall(ctx context.Context, o *InstallOptions) error {
+	s := o.IO
+	if o.DSL != "" && o.Profile != "" {
+		return cmdutil.Exitf(2, "claude install: --dsl and --profile both given: pick one")
+	}
+	projectDir, settingsPath, err := claudeTarget(o)
+	if err != nil {
+		return fmt.Errorf("claude install: %w", err)
+	}
+	binary, err := scaffold.HookLoopBinary(o.Binary)
+	if err != nil {
+		return fmt.Errorf("claude install: %w", err)
+	}
+	loopPath, loopData, spec, err := scaffold.ResolveLoop(projectDir, cmdutil.Resolve(o.WorkDir, o.DSL), o.Profile)
+	if err != nil {
+		return fmt.Errorf("claude install: %w", err)
+	}
+
+	hooks := installHooks{Binary: binary, Matcher: toolMatcher(spec), Record: o.Record}
+	if o.Scope == scopeUser {
+		// User settings serve every project: each finds its own loop file and
+		// log from its root, unless --dsl names one loop for all.
+		if o.DSL != "" {
+			hooks.Config = scaffold.ShellQuote(loopPath)
+		}
+	} else {
+		hooks.Config = pathArg(loopPath, projectDir, true)
+		hooks.Log = pathArg(project.LogPath(projectDir), projectDir, true)
+	}
+	old, err := os.ReadFile(settingsPath)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("claude install: read %s: %w", settingsPath, err)
+	}
+	merged, err := mergeSettings(old, hooks)
+	if err != nil {
+		return fmt.Errorf("claude install: %s: %w", settingsPath, err)
+	}
+
+	write := o.Write || !o.DryRun
+	verb := "would write"
+	if write {
+		verb = "wrote"
+	}
+	if err := scaffold.WriteProfile(s.Out, write, loopPath, loopData, spec.Definition.ID); err != nil {
+		return fmt.Errorf("claude install: %w", err)
+	}
+	switch {
+	case bytes.Equal(old, merged):
+		fmt.Fprintf(s.Out, "unchanged %s (hook-loop's hooks are already installed)\n", settingsPath)
+	default:
+		if write {
+			if err := writeSettings(settingsPath, merged); err != nil {
+				return fmt.Errorf("claude install: %w", err)
+			}
+		}
+		state := "updated"
+		if old == nil {
+			state = "new file"
+		}
+		fmt.Fprintf(s.Out, "%s %s (%s): hooks for %d events, tool matcher %q\n", verb, settingsPath, state, len(hookCommands(merged)), hooks.Matcher)
+	}
+	fmt.Fprintf(s.Out, "hook command: %s\n", hooks.Command("<Event>"))
+	if !write {
+		if !bytes.Equal(old, merged) {
+			fmt.Fprint(s.Out, scaffold.LineDiff(settingsPath, old, merged))
+		}
+		fmt.Fprintln(s.Out, "dry run: nothing written; re-run with --write")
+	}
+	return nil
+}
+
+func runUninstall(ctx context.Context, o *InstallOptions) error {
+	s := o.IO
+	_, settingsPath, err := claudeTarget(o)
+	if err != nil {
+		return fmt.Errorf("claude uninstall: %w", err)
+	}
+	old, err := os.ReadFile(settingsPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(s.Out, "nothing to remove: %s does not exist\n", settingsPath)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("claude uninstall: read %s: %w", settingsPath, err)
+	}
+	out, n, err := removeSettings(old)
+	if err != nil {
+		return fmt.Errorf("claude uninstall: %s: %w", settingsPath, err)
+	}
+	if n == 0 {
+		fmt.Fprintf(s.Out, "nothing to remove: no hook-loop hooks in %s\n", settingsPath)
+		return nil
+	}
+	if !o.Write && o.DryRun {
+		fmt.Fprintf(s.Out, "would remove %d hook-loop hooks from %s\n%s", n, settingsPath, scaffold.LineDiff(settingsPath, old, out))
+		fmt.Fprintln(s.Out, "dry run: nothing written; re-run with --write")
+		return nil
+	}
+	if err := writeSettings(settingsPath, out); err != nil {
+		return fmt.Errorf("claude uninstall: %w", err)
+	}
+	fmt.Fprintf(s.Out, "removed %d hook-loop hooks from %s\n", n, settingsPath)
+	return nil
+}

@@ -1,0 +1,63 @@
+package claude
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/internal/cmdutil"
+	"github.com/hook-loop/hook-loop/internal/project"
+	"github.com/urfave/cli/v2"
+)
+
+// Harness is Claude Code for the registry.
+var Harness harness.Harness = claudeHarness{}
+
+type claudeHarness struct{}
+
+func (claudeHarness) Name() string                           { return "claude" }
+func (claudeHarness) NewAdapter() harness.Adapter            { return New() }
+func (claudeHarness) NativeEvents() []string                 { return NativeEvents }
+func (claudeHarness) NewCmd(f *cmdutil.Factory) *cli.Command { return NewCmd(f) }
+func (claudeHarness) Doctor(env *harness.DoctorEnv) []harness.Finding {
+	return checkInstall(env)
+}
+
+func (claudeHarness) Hook() harness.Hook {
+	return harness.Hook{
+		Usage:      "the command Claude Code runs for a hook event (reads the event JSON on stdin)",
+		UsageText:  "hook-loop claude-hook [--event EVENT] [--config FILE] [--event-log FILE] [--hooks-config FILE] [--record]",
+		EventUsage: "Claude Code hook event name (default: the payload's hook_event_name)",
+		Project:    hookProject,
+	}
+}
+
+// hookProject prefers CLAUDE_PROJECT_DIR, which Claude Code exports, so a hook
+// started elsewhere still finds the project. Without --config (a user-scope
+// install serves every project) a project with no loop file is not gated: Claude
+// Code proceeds and the person is not told on every event that a loop is missing.
+func hookProject(in io.Reader, getenv func(string) string, configPath, cwd string) (string, bool) {
+	if d := getenv("CLAUDE_PROJECT_DIR"); d != "" && configPath == "" {
+		cwd = d
+	}
+	if configPath == "" {
+		if _, err := os.Stat(project.ConfigPath(project.Root(cwd))); errors.Is(err, fs.ErrNotExist) {
+			io.Copy(io.Discard, in) //nolint:errcheck // drain stdin so Claude never sees a broken pipe
+			return cwd, false
+		}
+	}
+	return cwd, true
+}
+
+// OwnedPaths are the settings files install merges its hooks into: the
+// project's shared and local ones and the user's.
+func (claudeHarness) OwnedPaths(home string) []string {
+	out := []string{".claude/settings.json", ".claude/settings.local.json"}
+	if home != "" {
+		out = append(out, filepath.Join(home, ".claude", "settings.json"))
+	}
+	return out
+}

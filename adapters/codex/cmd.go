@@ -1,0 +1,195 @@
+package codex
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/hook-loop/hook-loop/gallery"
+	"github.com/hook-loop/hook-loop/internal/cmdutil"
+	"github.com/hook-loop/hook-loop/scaffold"
+	"github.com/urfave/cli/v2"
+)
+
+// InstallOptions are the flags of `codex install` / `codex uninstall`
+// (the Python prototype's, plus trust and uninstall's purge).
+type InstallOptions struct {
+	cmdutil.Common
+
+	Profile     string
+	DSL         string
+	Target      string
+	Destination string
+	CodexHome   string
+	CodexBin    string
+	Trust       bool
+	Purge       bool
+	Binary      string // hidden: the binary written into hooks ("" = this one)
+	Record      bool
+}
+
+// NewCmd builds the `codex` command: install and uninstall.
+func NewCmd(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:        "codex",
+		Usage:       "install hook-loop into Codex CLI's hooks, or remove it",
+		Subcommands: []*cli.Command{NewCmdInstall(f, nil), NewCmdUninstall(f, nil)},
+	}
+}
+
+// NewCmdInstall builds `codex install`; runF replaces the run function in tests.
+func NewCmdInstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Command {
+	o := &InstallOptions{}
+	return &cli.Command{
+		Name:      "install",
+		Usage:     "write hook-loop's hooks.json entries (merged into an existing file) and the loop file",
+		UsageText: "hook-loop codex install [--profile NAME | --dsl FILE] [--target project|user|directory] [--destination DIR] [--write [--trust]]",
+		Flags: append(commonFlags(o),
+			&cli.StringFlag{Name: "profile", Value: gallery.Default, Usage: "gallery loop written as hook-loop.json (" + scaffold.ProfileNames() + ")", Destination: &o.Profile},
+			&cli.StringFlag{Name: "dsl", Usage: "copy this loop file instead of the profile", Destination: &o.DSL},
+			cmdutil.RecordFlag(&o.Record),
+			&cli.BoolFlag{Name: "trust", Usage: "mark the project and exactly hook-loop's hooks trusted through codex app-server, so Codex runs them", Destination: &o.Trust},
+		),
+		Action: cmdutil.Action(f, &o.Common, o, runF, runInstall),
+	}
+}
+
+// NewCmdUninstall builds `codex uninstall`; runF replaces the run function in tests.
+func NewCmdUninstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Command {
+	o := &InstallOptions{}
+	return &cli.Command{
+		Name:      "uninstall",
+		Usage:     "remove what install added: hook-loop's hooks and their trust entries",
+		UsageText: "hook-loop codex uninstall [--target project|user|directory] [--destination DIR] [--write] [--purge]",
+		Flags: append(commonFlags(o),
+			&cli.BoolFlag{Name: "purge", Usage: "also remove hook-loop.json and .hook-loop/", Destination: &o.Purge},
+		),
+		Action: cmdutil.Action(f, &o.Common, o, runF, runUninstall),
+	}
+}
+
+func commonFlags(o *InstallOptions) []cli.Flag {
+	return append([]cli.Flag{
+		&cli.StringFlag{Name: "target", Value: targetProject, Usage: "project (<dest>/.codex/hooks.json), user ($CODEX_HOME/hooks.json) or directory", Destination: &o.Target},
+		&cli.StringFlag{Name: "destination", Value: ".", Usage: "project directory", Destination: &o.Destination},
+		&cli.StringFlag{Name: "codex-home", Usage: "Codex's home directory (default: $CODEX_HOME or ~/.codex)", Destination: &o.CodexHome},
+		&cli.StringFlag{Name: "codex-bin", Usage: "codex executable used for trust (default: codex on PATH)", Destination: &o.CodexBin},
+		&cli.StringFlag{Name: "binary", Hidden: true, Destination: &o.Binary},
+	}, cmdutil.DryRunWriteFlags(&o.DryRun, &o.Write)...)
+}
+
+func (o *InstallOptions) scaffold() planOptions {
+	return planOptions{Profile: o.Profile, DSLPath: o.DSL, Target: o.Target, Destination: cmdutil.Resolve(o.WorkDir, o.Destination),
+		CodexHome: o.CodexHome, Binary: o.Binary, Purge: o.Purge, Record: o.Record}
+}
+
+func runInstall(ctx context.Context, o *InstallOptions) error {
+	s := o.IO
+	if o.DSL != "" && o.Profile != gallery.Default && o.Profile != "" {
+		return cmdutil.Exitf(2, "usage: give --dsl or --profile, not both")
+	}
+	plan, err := planInstall(o.scaffold())
+	if err != nil {
+		return err
+	}
+	write := o.Write
+	if !write {
+		fmt.Fprintln(s.Out, "hook-loop codex install: dry run, nothing is written (add --write to apply)")
+	}
+	fmt.Fprintf(s.Out, "hook binary: %s\n", plan.Binary)
+	plan.Render(s.Out)
+	trustProject := plan.Target != targetUser
+	if !write {
+		if o.Trust {
+			what := "hook-loop's hooks"
+			if trustProject {
+				what = "the project " + plan.Dest + " and " + what
+			}
+			fmt.Fprintf(s.Out, "trust: would mark %s trusted in %s through codex app-server\n", what, plan.CodexHome+"/config.toml")
+		} else {
+			fmt.Fprintln(s.Out, "trust: Codex skips untrusted hooks silently; add --trust (or approve them in codex's /hooks screen)")
+		}
+		return nil
+	}
+	if err := plan.Apply(); err != nil {
+		return err
+	}
+	fmt.Fprintf(s.Out, "wrote %d file(s)\n", len(plan.Changes))
+	if !o.Trust {
+		fmt.Fprintln(s.Out, "trust: not changed; Codex skips untrusted hooks silently (run again with --trust, or check with hook-loop doctor)")
+		return nil
+	}
+	bin, err := findCodex(o.CodexBin)
+	if err != nil {
+		return fmt.Errorf("--trust: %w", err)
+	}
+	res, err := TrustCodex(ctx, bin, plan.CodexHome, plan.Dest, plan.HooksPath, trustProject)
+	if err != nil {
+		return fmt.Errorf("--trust: %w", err)
+	}
+	if err := writeRecord(plan.Dest, installRecord{HooksPath: plan.HooksPath, CodexHome: plan.CodexHome,
+		ProjectTrustAdded: res.ProjectTrustAdded, TrustedKeys: append(res.TrustedKeys, res.AlreadyTrusted...)}); err != nil {
+		return err
+	}
+	if res.ProjectTrustAdded {
+		fmt.Fprintf(s.Out, "trust: marked the project %s trusted\n", plan.Dest)
+	}
+	fmt.Fprintf(s.Out, "trust: %d hook(s) trusted, %d already trusted, in %s/config.toml\n", len(res.TrustedKeys), len(res.AlreadyTrusted), plan.CodexHome)
+	return nil
+}
+
+func runUninstall(ctx context.Context, o *InstallOptions) error {
+	s := o.IO
+	plan, err := planUninstall(o.scaffold())
+	if err != nil {
+		return err
+	}
+	rec, recErr := readRecord(plan.Dest)
+	if recErr != nil && !errors.Is(recErr, os.ErrNotExist) {
+		return recErr
+	}
+	if !o.Write {
+		fmt.Fprintln(s.Out, "hook-loop codex uninstall: dry run, nothing is changed (add --write to apply)")
+	}
+	plan.Render(s.Out)
+	// Trust entries exist only if install --trust made them (it leaves a record).
+	trusted := recErr == nil
+	untrustProject := trusted && rec.ProjectTrustAdded
+	if !o.Write {
+		if trusted {
+			fmt.Fprintf(s.Out, "trust: would remove the trust entries of hook-loop's hooks from %s/config.toml", plan.CodexHome)
+			if untrustProject {
+				fmt.Fprintf(s.Out, " and the project trust install added")
+			}
+			fmt.Fprintln(s.Out)
+		}
+		return nil
+	}
+	// Trust entries first: their keys come from the hooks still installed.
+	if trusted {
+		if bin, err := findCodex(o.CodexBin); err != nil {
+			fmt.Fprintf(s.ErrOut, "hook-loop: warning: trust entries left in %s/config.toml: %v\n", plan.CodexHome, err)
+		} else {
+			keys, err := untrustCodex(ctx, bin, plan.CodexHome, plan.Dest, plan.HooksPath, untrustProject)
+			if err != nil {
+				return fmt.Errorf("remove trust entries: %w", err)
+			}
+			fmt.Fprintf(s.Out, "trust: removed %d hook trust entr(ies)", len(keys))
+			if untrustProject {
+				fmt.Fprintf(s.Out, " and the project trust install added")
+			}
+			fmt.Fprintln(s.Out)
+		}
+	}
+	if err := plan.Apply(); err != nil {
+		return err
+	}
+	if !o.Purge {
+		if err := removeRecord(plan.Dest); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(s.Out, "changed %d file(s)\n", len(plan.Changes))
+	return nil
+}

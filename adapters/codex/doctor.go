@@ -1,0 +1,187 @@
+package codex
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
+
+	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/scaffold"
+
+	"github.com/hook-loop/hook-loop/internal/shell"
+)
+
+const codexReinstall = "hook-loop codex install --write --trust"
+
+// checkInstall reports whether Codex will really run hook-loop's hooks in env.Dir:
+// hooks.json entries present, binary and loop file usable, hooks enabled, the
+// project trusted, and every hook's hash trusted (through codex app-server when
+// codex is available).
+func checkInstall(env *harness.DoctorEnv) []harness.Finding {
+	var out []harness.Finding
+	add := func(l harness.Level, what, fix string) {
+		out = append(out, harness.Finding{Level: l, What: what, Fix: fix})
+	}
+	home, err := CodexHome(env.CodexHome)
+	if err != nil {
+		add(harness.LevelFail, err.Error(), "set CODEX_HOME or give --codex-home")
+		return out
+	}
+	projectHooks := filepath.Join(env.Dir, ".codex", "hooks.json")
+	userHooks := filepath.Join(home, "hooks.json")
+	var layers []codexLayer
+	for _, l := range []codexLayer{{path: projectHooks, project: true}, {path: userHooks}} {
+		b, err := os.ReadFile(l.path)
+		if err != nil {
+			continue
+		}
+		if _, _, err := RemoveCodexHooks(b); err != nil {
+			add(harness.LevelFail, fmt.Sprintf("%s is not a valid hooks file: %v", l.path, err), "fix the JSON, then run "+codexReinstall)
+			continue
+		}
+		l.cmds = hookCommands(b)
+		if len(l.cmds) > 0 {
+			layers = append(layers, l)
+		}
+	}
+	if len(layers) == 0 {
+		add(harness.LevelWarn, fmt.Sprintf("hook-loop is not installed for Codex (no codex-hook command in %s or %s)", projectHooks, userHooks), codexReinstall)
+		return out
+	}
+	cfg, cfgErr := readCodexConfig(home)
+	if cfgErr != nil {
+		add(harness.LevelFail, cfgErr.Error(), "fix the TOML syntax of "+filepath.Join(home, "config.toml"))
+	} else if cfg.HooksDisabled != "" {
+		add(harness.LevelFail, fmt.Sprintf("hooks are disabled in %s (%s): Codex runs no hook", cfg.Path, cfg.HooksDisabled),
+			fmt.Sprintf("remove that line from %s (or set it to true)", cfg.Path))
+	} else {
+		add(harness.LevelOK, "hooks are enabled in "+cfg.Path, "")
+	}
+
+	checkedBin := map[string]bool{}
+	checkedDSL := map[string]bool{}
+	for _, l := range layers {
+		events := make([]string, 0, len(l.cmds))
+		for e := range l.cmds {
+			events = append(events, e)
+		}
+		sort.Strings(events)
+		add(harness.LevelOK, fmt.Sprintf("%s has hook-loop hooks for %s", l.path, strings.Join(events, ", ")), "")
+		for _, e := range events {
+			for _, c := range l.cmds[e] {
+				args := shell.Words(c)
+				if len(args) == 0 {
+					add(harness.LevelFail, fmt.Sprintf("%s: the %s hook command cannot be parsed: %s", l.path, e, c), codexReinstall)
+					continue
+				}
+				bin := args[0]
+				if !checkedBin[bin] {
+					checkedBin[bin] = true
+					switch st, err := os.Stat(bin); {
+					case !filepath.IsAbs(bin):
+						add(harness.LevelFail, fmt.Sprintf("%s runs %q by bare name: the hook's environment may not have it on PATH", l.path, bin), codexReinstall+" (writes the absolute path of the binary)")
+					case err != nil:
+						add(harness.LevelFail, fmt.Sprintf("%s runs %s, which does not exist", l.path, bin), codexReinstall+" (with the hook-loop binary you want Codex to run)")
+					case st.IsDir() || st.Mode().Perm()&0o111 == 0:
+						add(harness.LevelFail, fmt.Sprintf("%s runs %s, which is not executable", l.path, bin), "chmod +x "+scaffold.ShellQuote(bin)+", or "+codexReinstall)
+					default:
+						add(harness.LevelOK, "hook binary "+bin+" is executable", "")
+					}
+				}
+				dsl := scaffold.FlagValue(args, "--config")
+				if dsl == "" {
+					dsl = filepath.Join(env.Dir, "hook-loop.json")
+				} else if !filepath.IsAbs(dsl) {
+					add(harness.LevelWarn, fmt.Sprintf("%s: the %s hook names a relative --config %s, resolved against the directory Codex runs in", l.path, e, dsl), codexReinstall+" (writes absolute paths)")
+					dsl = filepath.Join(env.Dir, dsl)
+				}
+				if !checkedDSL[dsl] {
+					checkedDSL[dsl] = true
+					if _, _, err := loopdsl.Load(dsl); err != nil {
+						add(harness.LevelFail, fmt.Sprintf("the loop file %s is invalid: %v", dsl, err), "hook-loop validate "+scaffold.ShellQuote(dsl)+" and fix what it reports")
+					} else {
+						add(harness.LevelOK, "the loop file "+dsl+" is valid", "")
+					}
+				}
+			}
+		}
+		if l.project && cfgErr == nil {
+			if cfg.ProjectTrusted(env.Dir) {
+				add(harness.LevelOK, "the project "+env.Dir+" is trusted", "")
+			} else {
+				add(harness.LevelFail, fmt.Sprintf("the project %s is not trusted in %s: Codex ignores %s", env.Dir, cfg.Path, l.path),
+					codexReinstall+" (or run codex exec --trust once)")
+			}
+		}
+	}
+	var paths []string
+	for _, l := range layers {
+		paths = append(paths, l.path)
+	}
+	out = append(out, checkCodexHashes(env, home, paths)...)
+	return out
+}
+
+// codexLayer is one hooks.json that holds hook-loop hooks.
+type codexLayer struct {
+	path    string
+	project bool
+	cmds    map[string][]string
+}
+
+// checkCodexHashes asks codex app-server for the trust state of each of
+// hook-loop's handlers: an untrusted or modified hook is skipped silently.
+func checkCodexHashes(env *harness.DoctorEnv, home string, hooksPaths []string) []harness.Finding {
+	var out []harness.Finding
+	bin, err := findCodex(env.CodexBin)
+	if err != nil {
+		return []harness.Finding{{Level: harness.LevelWarn, What: "cannot check whether Codex trusts the hooks: " + err.Error(),
+			Fix: "put codex on PATH (or give --codex-bin) and run hook-loop doctor again"}}
+	}
+	ctx := env.Ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	srv, err := startAppServer(ctx, bin, home)
+	if err != nil {
+		return []harness.Finding{{Level: harness.LevelWarn, What: "cannot check hook trust: " + err.Error(), Fix: "check that " + bin + " runs"}}
+	}
+	defer srv.Close()
+	hooks, notes, err := srv.ListHooks(ctx, env.Dir)
+	if err != nil {
+		return []harness.Finding{{Level: harness.LevelWarn, What: "cannot check hook trust: " + err.Error(), Fix: "check that " + bin + " runs"}}
+	}
+	for _, n := range notes {
+		out = append(out, harness.Finding{Level: harness.LevelWarn, What: "codex reports: " + n})
+	}
+	for _, p := range hooksPaths {
+		mine := ours(hooks, p)
+		if len(mine) == 0 {
+			out = append(out, harness.Finding{Level: harness.LevelFail, What: fmt.Sprintf("codex does not load the hooks in %s for %s", p, env.Dir),
+				Fix: codexReinstall + " (trusts the project so Codex loads its .codex/hooks.json)"})
+			continue
+		}
+		var bad []string
+		for _, h := range mine {
+			if h.TrustStatus != "trusted" {
+				bad = append(bad, fmt.Sprintf("%s is %s", h.Key, h.TrustStatus))
+			}
+			if !h.Enabled {
+				bad = append(bad, h.Key+" is disabled")
+			}
+		}
+		if len(bad) > 0 {
+			out = append(out, harness.Finding{Level: harness.LevelFail,
+				What: fmt.Sprintf("Codex silently skips %d of hook-loop's %d hooks in %s: %s", len(bad), len(mine), p, strings.Join(bad, "; ")),
+				Fix:  codexReinstall + " (trusts exactly hook-loop's current hook hashes)"})
+		} else {
+			out = append(out, harness.Finding{Level: harness.LevelOK, What: fmt.Sprintf("codex trusts all %d hook-loop hooks in %s", len(mine), p)})
+		}
+	}
+	return out
+}

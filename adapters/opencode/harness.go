@@ -1,0 +1,31 @@
+package opencode
+
+import (
+	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/internal/cmdutil"
+	"github.com/urfave/cli/v2"
+)
+
+// Harness is opencode for the registry.
+var Harness harness.Harness = opencodeHarness{}
+
+type opencodeHarness struct{}
+
+func (opencodeHarness) Name() string                           { return "opencode" }
+func (opencodeHarness) NewAdapter() harness.Adapter            { return New() }
+func (opencodeHarness) NativeEvents() []string                 { return NativeEvents }
+func (opencodeHarness) NewCmd(f *cmdutil.Factory) *cli.Command { return NewCmd(f) }
+func (opencodeHarness) Doctor(env *harness.DoctorEnv) []harness.Finding {
+	return checkInstall(env)
+}
+
+func (opencodeHarness) Hook() harness.Hook {
+	return harness.Hook{
+		Usage:      "the command the opencode plugin runs for an event (reads the event JSON on stdin, answers one JSON line)",
+		UsageText:  "hook-loop opencode-hook --event EVENT --config FILE --event-log FILE [--hooks-config FILE] [--record]",
+		EventUsage: "opencode hook or event name, e.g. tool.execute.before (default: the payload's \"hook\")",
+	}
+}
+
+// OwnedPaths is the plugin install writes; opencode has no user-level install.
+func (opencodeHarness) OwnedPaths(string) []string { return []string{pluginRel} }

@@ -1,0 +1,313 @@
+package opencode
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
+
+	"github.com/hook-loop/hook-loop/adapters/harness"
+
+	"github.com/hook-loop/hook-loop/internal/project"
+	"github.com/hook-loop/hook-loop/scaffold"
+	"github.com/hook-loop/hook-loop/templates"
+)
+
+// pluginRel is where install writes the plugin, relative to the project.
+// opencode loads every .js/.ts file of .opencode/plugins/ at start.
+const pluginRel = ".opencode/plugins/hook_loop.js"
+
+// opencodePluginMarker is in every plugin install renders; a file with it is ours
+// to replace or remove.
+const opencodePluginMarker = "hook-loop:managed-plugin"
+
+// hookTimeoutMS bounds one hook-loop call from the plugin. It is above
+// hookrun's own deadline so that hook-loop, not the plugin, decides on a slow
+// lifecycle hook.
+const hookTimeoutMS = 30000
+
+const opencodeReinstall = "hook-loop opencode install --write"
+
+// depsWarning is why a first opencode start in a project is slow or needs
+// the network: opencode installs its plugin SDK next to every config dir.
+const depsWarning = "opencode npm-installs @opencode-ai/plugin into .opencode/node_modules on its first start in this project " +
+	"(about 12 s with the npm registry reachable; without it opencode retries for about 70 s, then starts anyway)"
+
+// planOptions describe one opencode install or uninstall.
+type planOptions struct {
+	Profile     string // gallery loop written as hook-loop.json (default gallery.Default)
+	DSLPath     string // a DSL file to copy instead of the profile
+	Destination string // project directory (default ".")
+	Binary      string // hook-loop executable the plugin runs ("" = os.Executable)
+	HooksConfig string // lifecycle hooks declaration passed with --hooks-config ("" = the user's default)
+	Record      bool   // the plugin passes --record: hooks keep each raw input in .hook-loop/trace.jsonl
+	Version     string // written into the plugin's header
+	Purge       bool   // uninstall: also remove hook-loop.json and .hook-loop/
+}
+
+// installPlan is what an opencode install or uninstall will do.
+type installPlan struct {
+	Dest       string
+	PluginPath string
+	ConfigPath string
+	LogPath    string
+	Binary     string
+	Changes    []scaffold.Change
+	Notes      []string
+}
+
+// OpencodePluginData is the template data of templates/opencode/hook_loop.js.tmpl.
+type OpencodePluginData struct {
+	Version       string
+	Bin           string
+	Config        string
+	EventLog      string
+	HooksConfig   string
+	Record        bool
+	FailClosed    bool
+	MaxStopBlocks int
+	TimeoutMS     int
+}
+
+// RenderOpencodePlugin renders the plugin for these absolute paths.
+func RenderOpencodePlugin(d OpencodePluginData) ([]byte, error) {
+	if d.TimeoutMS <= 0 {
+		d.TimeoutMS = hookTimeoutMS
+	}
+	if d.MaxStopBlocks <= 0 {
+		d.MaxStopBlocks = loopdsl.DefaultMaxStopBlocks
+	}
+	if d.Version == "" {
+		d.Version = "dev"
+	}
+	return templates.Render("opencode/hook_loop.js.tmpl", d)
+}
+
+// isPlugin reports whether a plugin file is hook-loop's: one install
+// rendered, or the Python prototype's (which ran `hook-loop opencode-hook`).
+func isPlugin(src []byte) bool {
+	return bytes.Contains(src, []byte(opencodePluginMarker)) || bytes.Contains(src, []byte(`"opencode-hook"`))
+}
+
+func (o planOptions) resolve() (*installPlan, error) {
+	destIn := o.Destination
+	if destIn == "" {
+		destIn = "."
+	}
+	dest, err := filepath.Abs(destIn)
+	if err != nil {
+		return nil, fmt.Errorf("destination %s: %w", destIn, err)
+	}
+	if st, err := os.Stat(dest); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("destination %s: not a directory", dest)
+	}
+	bin, err := scaffold.HookLoopBinary(o.Binary)
+	if err != nil {
+		return nil, err
+	}
+	return &installPlan{
+		Dest:       dest,
+		PluginPath: filepath.Join(dest, filepath.FromSlash(pluginRel)),
+		ConfigPath: project.ConfigPath(dest),
+		LogPath:    project.LogPath(dest),
+		Binary:     bin,
+	}, nil
+}
+
+// planInstall computes the install without touching anything: the loop
+// file (unless one is there) and the plugin (replacing only hook-loop's own).
+func planInstall(o planOptions) (*installPlan, error) {
+	p, err := o.resolve()
+	if err != nil {
+		return nil, err
+	}
+	// The DSL: --dsl FILE, else the profile. Either must load cleanly.
+	dsl, source, err := scaffold.LoopSource(o.DSLPath, o.Profile)
+	if err != nil {
+		return nil, err
+	}
+	// The plugin's fallbacks (fail_closed, the stop cap) come from the loop that
+	// will be in force: the existing file when it is kept.
+	effective := dsl
+	if cur, err := os.ReadFile(p.ConfigPath); err == nil {
+		effective = cur
+		switch {
+		case bytes.Equal(cur, dsl):
+			p.Notes = append(p.Notes, fmt.Sprintf("%s already holds the %s loop", p.ConfigPath, source))
+		default:
+			p.Notes = append(p.Notes, fmt.Sprintf("%s exists: kept as it is (the %s loop is not written; remove the file to replace it)", p.ConfigPath, source))
+		}
+		if _, _, err := loopdsl.Load(p.ConfigPath); err != nil {
+			p.Notes = append(p.Notes, fmt.Sprintf("warning: the existing %s does not load: %v", p.ConfigPath, err))
+		}
+	} else if errors.Is(err, os.ErrNotExist) {
+		p.Changes = append(p.Changes, scaffold.Change{Path: p.ConfigPath, After: dsl, Note: "the loop (" + source + ")"})
+	} else {
+		return nil, fmt.Errorf("read %s: %w", p.ConfigPath, err)
+	}
+	failClosed, maxStops := loopKnobs(effective)
+
+	plugin, err := RenderOpencodePlugin(OpencodePluginData{Version: o.Version, Bin: p.Binary, Config: p.ConfigPath, EventLog: p.LogPath,
+		HooksConfig: o.HooksConfig, Record: o.Record, FailClosed: failClosed, MaxStopBlocks: maxStops})
+	if err != nil {
+		return nil, err
+	}
+	before, err := scaffold.ReadOptional(p.PluginPath)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case before != nil && !isPlugin(before):
+		return nil, fmt.Errorf("%s exists and is not hook-loop's plugin: move it away (or rename it), then install again", p.PluginPath)
+	case bytes.Equal(before, plugin):
+		p.Notes = append(p.Notes, p.PluginPath+" is up to date")
+	default:
+		note := "hook-loop's opencode plugin"
+		if before != nil {
+			note += " (replaces the previous one)"
+		}
+		p.Changes = append(p.Changes, scaffold.Change{Path: p.PluginPath, Before: before, After: plugin, Note: note})
+	}
+	if !opencodeDepsPresent(p.Dest) {
+		p.Notes = append(p.Notes, "warning: "+depsWarning)
+	}
+	return p, nil
+}
+
+// loopKnobs reads loop.fail_closed and the stop cap from a DSL document; a
+// document that does not load gives the defaults.
+func loopKnobs(dsl []byte) (failClosed bool, maxStopBlocks int) {
+	var doc struct {
+		Loop struct {
+			FailClosed    bool `json:"fail_closed"`
+			MaxStopBlocks int  `json:"max_stop_blocks"`
+		} `json:"loop"`
+	}
+	_ = json.Unmarshal(dsl, &doc)
+	maxStopBlocks = doc.Loop.MaxStopBlocks
+	if maxStopBlocks <= 0 {
+		maxStopBlocks = loopdsl.DefaultMaxStopBlocks
+	}
+	return doc.Loop.FailClosed, maxStopBlocks
+}
+
+func opencodeDepsPresent(dest string) bool {
+	_, err := os.Stat(filepath.Join(dest, ".opencode", "node_modules", "@opencode-ai", "plugin"))
+	return err == nil
+}
+
+// planUninstall computes the removal of hook-loop's plugin (never
+// another file), and with Purge the loop file and the .hook-loop directory.
+func planUninstall(o planOptions) (*installPlan, error) {
+	p, err := o.resolve()
+	if err != nil {
+		return nil, err
+	}
+	before, err := scaffold.ReadOptional(p.PluginPath)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case before == nil:
+		p.Notes = append(p.Notes, p.PluginPath+" does not exist: no plugin to remove")
+	case !isPlugin(before):
+		p.Notes = append(p.Notes, p.PluginPath+" is not hook-loop's plugin: left alone")
+	default:
+		p.Changes = append(p.Changes, scaffold.Change{Path: p.PluginPath, Before: before, Note: "hook-loop's opencode plugin"})
+	}
+	changes, notes := scaffold.Purge(o.Purge, p.ConfigPath, p.LogPath)
+	p.Changes, p.Notes = append(p.Changes, changes...), append(p.Notes, notes...)
+	return p, nil
+}
+
+// Render prints the plan: every file with its exact change, then the notes.
+func (p *installPlan) Render(w io.Writer) {
+	scaffold.Render(w, p.Changes, p.Notes)
+}
+
+// Apply writes the plan's changes, each file atomically.
+func (p *installPlan) Apply() error {
+	return scaffold.Apply(p.Changes)
+}
+
+// pluginConst reads `const NAME = "..."` from a rendered plugin.
+func pluginConst(src []byte, name string) (string, bool) {
+	m := regexp.MustCompile(`(?m)^const ` + regexp.QuoteMeta(name) + ` = ("(?:[^"\\]|\\.)*")`).FindSubmatch(src)
+	if m == nil {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(m[1], &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// checkInstall is the doctor check for opencode: the plugin is there, is
+// hook-loop's current one, and points at a binary and a loop that work.
+func checkInstall(env *harness.DoctorEnv) []harness.Finding {
+	var out []harness.Finding
+	add := func(l harness.Level, what, fix string) {
+		out = append(out, harness.Finding{Level: l, What: what, Fix: fix})
+	}
+	path := filepath.Join(env.Dir, filepath.FromSlash(pluginRel))
+	src, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		add(harness.LevelWarn, fmt.Sprintf("hook-loop is not installed for opencode (no %s)", path), opencodeReinstall)
+		return out
+	}
+	if err != nil {
+		add(harness.LevelFail, fmt.Sprintf("cannot read %s: %v", path, err), "")
+		return out
+	}
+	if !isPlugin(src) {
+		add(harness.LevelWarn, path+" is not hook-loop's plugin", "move it away, then run "+opencodeReinstall)
+		return out
+	}
+	if !bytes.Contains(src, []byte(opencodePluginMarker)) {
+		add(harness.LevelFail, path+" is the prototype's plugin: it passed an empty stdin, blocked opencode's start and missed idle events",
+			opencodeReinstall)
+		return out
+	}
+	bin, okBin := pluginConst(src, "HOOK_LOOP")
+	config, okCfg := pluginConst(src, "CONFIG")
+	if !okBin || !okCfg {
+		add(harness.LevelFail, path+" is damaged: cannot read HOOK_LOOP and CONFIG from it", opencodeReinstall)
+		return out
+	}
+	if st, err := os.Stat(bin); err != nil || st.IsDir() || st.Mode().Perm()&0o111 == 0 {
+		add(harness.LevelFail, fmt.Sprintf("the plugin runs %s, which is not an executable file", bin),
+			"re-run install with the hook-loop you want opencode to use: "+opencodeReinstall)
+	} else {
+		add(harness.LevelOK, "the plugin runs "+bin, "")
+	}
+	if _, err := os.Stat(config); err != nil {
+		add(harness.LevelFail, fmt.Sprintf("the plugin's loop file %s is missing", config), opencodeReinstall+" (or restore the file)")
+	} else if _, diags, err := loopdsl.Load(config); err != nil {
+		add(harness.LevelFail, fmt.Sprintf("the loop %s does not load: %s", config, strings.Join(strings.Fields(err.Error()), " ")),
+			"hook-loop validate "+scaffold.ShellQuote(config))
+	} else {
+		n := 0
+		for _, d := range diags {
+			if d.Severity == loopdsl.SeverityError {
+				n++
+			}
+		}
+		if n > 0 {
+			add(harness.LevelFail, fmt.Sprintf("the loop %s has %d validation error(s)", config, n), "hook-loop validate "+scaffold.ShellQuote(config))
+		} else {
+			add(harness.LevelOK, "the plugin's loop "+config+" is valid", "")
+		}
+	}
+	if !opencodeDepsPresent(env.Dir) {
+		add(harness.LevelWarn, depsWarning, "start opencode once with the npm registry reachable (or accept the wait)")
+	}
+	return out
+}

@@ -1,0 +1,198 @@
+package pi
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/hook-loop/hook-loop/internal/cmdutil"
+	"github.com/hook-loop/hook-loop/internal/project"
+	"github.com/hook-loop/hook-loop/scaffold"
+)
+
+// InstallOptions are the flags of `pi install` and `pi uninstall`.
+type InstallOptions struct {
+	cmdutil.Common
+
+	Scope       string
+	DSL         string
+	Profile     string
+	Destination string
+	HooksConfig string
+	Record      bool
+	Home        string
+	Binary      string // the hook-loop executable; "" = the running one
+}
+
+// NewCmd builds the `pi` command: install and uninstall.
+func NewCmd(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:        "pi",
+		Usage:       "install hook-loop's extension into the pi coding agent, or remove it",
+		Subcommands: []*cli.Command{NewCmdInstall(f, nil), NewCmdUninstall(f, nil)},
+	}
+}
+
+// NewCmdInstall builds `pi install`; runF replaces the run function in tests.
+func NewCmdInstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Command {
+	o := &InstallOptions{}
+	return &cli.Command{
+		Name:      "install",
+		Usage:     "write the hook-loop extension pi loads (.pi/extensions/hook_loop.ts)",
+		UsageText: "hook-loop pi install [--scope project|user] [--dsl FILE | --profile NAME] [--destination DIR] [--hooks-config FILE] [--record] [--write]",
+		Flags: append(commonFlags(o),
+			&cli.StringFlag{Name: "dsl", Usage: "loop file the extension uses (default: hook-loop.json in the project)", Destination: &o.DSL},
+			&cli.StringFlag{Name: "profile", Usage: "write the gallery loop NAME as the project's hook-loop.json", Destination: &o.Profile},
+			&cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration pi-hook passes on (default: the user's config.json)", Destination: &o.HooksConfig},
+			cmdutil.RecordFlag(&o.Record),
+		),
+		Action: cmdutil.Action(f, &o.Common, o, runF, runInstall),
+	}
+}
+
+// NewCmdUninstall builds `pi uninstall`; runF replaces the run function in tests.
+func NewCmdUninstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Command {
+	o := &InstallOptions{}
+	return &cli.Command{
+		Name:      "uninstall",
+		Usage:     "remove the hook-loop extension (only a file hook-loop wrote)",
+		UsageText: "hook-loop pi uninstall [--scope project|user] [--destination DIR] [--write]",
+		Flags:     commonFlags(o),
+		Action:    cmdutil.Action(f, &o.Common, o, runF, runUninstall),
+	}
+}
+
+func commonFlags(o *InstallOptions) []cli.Flag {
+	return append([]cli.Flag{
+		&cli.StringFlag{Name: "scope", Value: scopeProject, Usage: "where the extension goes: project (.pi/extensions/) or user (~/.pi/agent/extensions/, every project)", Destination: &o.Scope},
+		&cli.StringFlag{Name: "destination", Usage: "project directory (default: the current directory)", Destination: &o.Destination},
+	}, cmdutil.DryRunWriteFlags(&o.DryRun, &o.Write)...)
+}
+
+// piTarget resolves the project directory and the extension's path.
+func piTarget(o *InstallOptions) (projectDir, extPath string, err error) {
+	if projectDir, err = cmdutil.ProjectDir(o.WorkDir, o.Destination); err != nil {
+		return "", "", err
+	}
+	agentDir := ""
+	if o.Scope == scopeUser {
+		home := o.Home
+		if home == "" {
+			home, _ = os.UserHomeDir()
+		}
+		if agentDir, err = PiAgentDir(home, o.Getenv); err != nil {
+			return "", "", err
+		}
+	}
+	extPath, err = extensionPath(o.Scope, projectDir, agentDir)
+	return projectDir, extPath, err
+}
+
+func runInstall(ctx context.Context, o *InstallOptions) error {
+	s := o.IO
+	if o.DSL != "" && o.Profile != "" {
+		return cmdutil.Exitf(2, "pi install: --dsl and --profile both given: pick one")
+	}
+	projectDir, extPath, err := piTarget(o)
+	if err != nil {
+		return fmt.Errorf("pi install: %w", err)
+	}
+	binary, err := scaffold.HookLoopBinary(o.Binary)
+	if err != nil {
+		return fmt.Errorf("pi install: %w", err)
+	}
+	loopPath, loopData, spec, err := scaffold.ResolveLoop(projectDir, cmdutil.Resolve(o.WorkDir, o.DSL), o.Profile)
+	if err != nil {
+		return fmt.Errorf("pi install: %w", err)
+	}
+	hooksConfig := o.HooksConfig
+	if hooksConfig != "" {
+		if hooksConfig, err = filepath.Abs(cmdutil.Resolve(o.WorkDir, hooksConfig)); err != nil {
+			return err
+		}
+	}
+
+	x := PiExtension{Version: o.Version, HookLoop: binary, HooksConfig: hooksConfig, Record: o.Record}
+	if o.Scope == scopeUser {
+		// One extension serves every project: each finds its own hook-loop.json
+		// upwards from pi's cwd, unless --dsl names one loop for all.
+		if o.DSL != "" {
+			x.Config = loopPath
+		}
+	} else {
+		x.Config = loopPath
+		x.EventLog = project.LogPath(projectDir)
+	}
+	plan, err := planInstall(extPath, x, spec)
+	if err != nil {
+		return fmt.Errorf("pi install: %w", err)
+	}
+
+	write := o.Write
+	verb := "would write"
+	if write {
+		verb = "wrote"
+	}
+	if err := scaffold.WriteProfile(s.Out, write, loopPath, loopData, spec.Definition.ID); err != nil {
+		return fmt.Errorf("pi install: %w", err)
+	}
+	if plan.Unchanged() {
+		fmt.Fprintf(s.Out, "unchanged %s (the hook-loop extension is already installed)\n", extPath)
+	} else {
+		if write {
+			if err := plan.Write(); err != nil {
+				return fmt.Errorf("pi install: %w", err)
+			}
+		}
+		state := "new file"
+		if plan.Old != nil {
+			state = "replaces an earlier hook-loop extension"
+		}
+		fmt.Fprintf(s.Out, "%s %s (%s)\n", verb, extPath, state)
+	}
+	fmt.Fprintf(s.Out, "hook command: %s pi-hook --event <event>", scaffold.ShellQuote(binary))
+	if x.Config != "" {
+		fmt.Fprintf(s.Out, " --config %s", scaffold.ShellQuote(x.Config))
+	}
+	if x.EventLog != "" {
+		fmt.Fprintf(s.Out, " --event-log %s", scaffold.ShellQuote(x.EventLog))
+	}
+	if x.Record {
+		fmt.Fprint(s.Out, " --record")
+	}
+	fmt.Fprintln(s.Out)
+	if o.Scope == scopeUser {
+		fmt.Fprintln(s.Out, "note: pi loads extensions from ~/.pi/agent/extensions/ in every project, without asking; this one acts only where it finds a hook-loop.json (or the --dsl loop).")
+	} else {
+		fmt.Fprintf(s.Out, "note: pi loads project extensions without a trust prompt: %s runs with your permissions the next time pi starts in %s (and so would any file someone adds to .pi/extensions/).\n", extPath, projectDir)
+	}
+	if !write {
+		fmt.Fprintf(s.Out, "--- %s\n%s", extPath, plan.Content)
+		fmt.Fprintln(s.Out, "dry run: nothing written; re-run with --write")
+	}
+	return nil
+}
+
+func runUninstall(ctx context.Context, o *InstallOptions) error {
+	s := o.IO
+	_, extPath, err := piTarget(o)
+	if err != nil {
+		return fmt.Errorf("pi uninstall: %w", err)
+	}
+	found, err := removeExtension(extPath, o.Write)
+	if err != nil {
+		return fmt.Errorf("pi uninstall: %w", err)
+	}
+	switch {
+	case !found:
+		fmt.Fprintf(s.Out, "nothing to remove: %s does not exist\n", extPath)
+	case !o.Write:
+		fmt.Fprintf(s.Out, "would remove %s\ndry run: nothing written; re-run with --write\n", extPath)
+	default:
+		fmt.Fprintf(s.Out, "removed %s\n", extPath)
+	}
+	return nil
+}

@@ -1,0 +1,76 @@
+package pi
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hook-loop/hook-loop/adapters/harness"
+)
+
+const piTestLoop = `{"loop": {"id": "t", "initial_state": "a", "states": ["a", "done"], "terminal_states": ["done"],
+ "events": ["go"], "transitions": [{"from": "a", "event": "go", "to": "done"}]},
+ "codex": {"event_map": [{"codex_event": "Stop", "emit": "go"}]}}`
+
+func findings(fs []harness.Finding) string {
+	var b strings.Builder
+	for _, f := range fs {
+		b.WriteString(string(f.Level) + " " + f.What + "\n")
+	}
+	return b.String()
+}
+
+func TestCheckPi(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "my proj")
+	home := filepath.Join(t.TempDir(), "home")
+	t.Setenv("PI_CODING_AGENT_DIR", "")
+	env := &harness.DoctorEnv{Dir: dir, Home: home}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	got := findings(checkInstall(env))
+	if !strings.Contains(got, "warn hook-loop is not installed for pi") {
+		t.Errorf("nothing installed:\n%s", got)
+	}
+
+	config := filepath.Join(dir, "hook-loop.json")
+	os.WriteFile(config, []byte(piTestLoop), 0o644)
+	ext, _ := extensionPath(scopeProject, dir, "")
+	plan, err := planInstall(ext, PiExtension{HookLoop: filepath.Join(dir, "no such hook-loop"), Config: config, EventLog: filepath.Join(dir, ".hook-loop", "events.jsonl")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := plan.Write(); err != nil {
+		t.Fatal(err)
+	}
+	got = findings(checkInstall(env))
+	for _, want := range []string{"ok pi loads " + ext, "fail " + ext + " calls " + filepath.Join(dir, "no such hook-loop") + ", which does not exist", "ok the loop " + config + " loads"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in:\n%s", want, got)
+		}
+	}
+
+	os.WriteFile(config, []byte(`{"loop": 3}`), 0o644)
+	if got = findings(checkInstall(env)); !strings.Contains(got, "fail "+ext+" uses "+config+", which does not load") {
+		t.Errorf("broken loop not reported:\n%s", got)
+	}
+
+	os.WriteFile(ext, []byte("export default function mine() {}\n"), 0o644)
+	if got = findings(checkInstall(env)); !strings.Contains(got, "warn "+ext+" exists but was not written by hook-loop") {
+		t.Errorf("foreign file not reported:\n%s", got)
+	}
+}
+
+func TestPiExtensionSettingsRoundTrip(t *testing.T) {
+	x := PiExtension{HookLoop: `/a b/"hook-loop"`, Config: `/p q/hook-loop.json`, EventLog: `/p q/.hook-loop/events.jsonl`}
+	src, err := renderExtension(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, cfg, log, ok := extensionSettings(src)
+	if !ok || bin != x.HookLoop || cfg != x.Config || log != x.EventLog {
+		t.Errorf("read back %q %q %q %v", bin, cfg, log, ok)
+	}
+}

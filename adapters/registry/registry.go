@@ -1,0 +1,62 @@
+// Package registry lists the harnesses hook-loop serves. The CLI (the <name>
+// and <name>-hook commands), doctor and the engine's protected files iterate
+// it, so a new harness is its own folder under adapters/ plus one line here.
+package registry
+
+import (
+	"path/filepath"
+	"slices"
+
+	"github.com/hook-loop/hook-loop/adapters/claude"
+	"github.com/hook-loop/hook-loop/adapters/codex"
+	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/adapters/opencode"
+	"github.com/hook-loop/hook-loop/adapters/pi"
+)
+
+// All are the harnesses, in the order doctor checks them.
+func All() []harness.Harness {
+	return []harness.Harness{
+		codex.Harness,
+		opencode.Harness,
+		pi.Harness,
+		claude.Harness,
+	}
+}
+
+// Adapters returns a fresh adapter per harness name; replay and demo pick from it.
+func Adapters(hs []harness.Harness) map[string]harness.Adapter {
+	out := make(map[string]harness.Adapter, len(hs))
+	for _, h := range hs {
+		out[h.Name()] = h.NewAdapter()
+	}
+	return out
+}
+
+// Doctor runs the checks of hs (all, or only those of the named harnesses).
+func Doctor(hs []harness.Harness, env *harness.DoctorEnv, names ...string) []harness.Finding {
+	var out []harness.Finding
+	for _, h := range hs {
+		if len(names) > 0 && !slices.Contains(names, h.Name()) {
+			continue
+		}
+		out = append(out, harness.Named(h.Name(), h.Doctor(env))...)
+	}
+	return out
+}
+
+// OwnedPaths are the files every harness's install writes, which the agent may
+// not write: relative to the project root, or absolute under home. It is the
+// engine's list of protected harness files.
+func OwnedPaths(hs []harness.Harness, home string) []string {
+	var out []string
+	for _, h := range hs {
+		for _, p := range h.OwnedPaths(home) {
+			if !filepath.IsAbs(p) {
+				p = filepath.FromSlash(p)
+			}
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,96 @@
+package scaffold
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// Change is one file an install or uninstall creates, edits or removes.
+type Change struct {
+	Path   string
+	Before []byte // nil: the file does not exist
+	After  []byte // nil: the file is removed
+	Note   string
+	Dir    bool // a directory removed as a whole (purge)
+}
+
+// Render prints every change with its exact diff, then the notes: the dry run
+// every install shows, and what --write then does.
+func Render(w io.Writer, changes []Change, notes []string) {
+	for _, c := range changes {
+		verb := "edit"
+		switch {
+		case c.Dir:
+			verb = "remove directory"
+		case c.Before == nil:
+			verb = "create"
+		case c.After == nil:
+			verb = "remove"
+		}
+		fmt.Fprintf(w, "%s %s", verb, c.Path)
+		if c.Note != "" {
+			fmt.Fprintf(w, " (%s)", c.Note)
+		}
+		fmt.Fprintln(w)
+		if c.Dir {
+			continue
+		}
+		fmt.Fprint(w, LineDiff(c.Path, c.Before, c.After))
+	}
+	for _, n := range notes {
+		fmt.Fprintln(w, n)
+	}
+}
+
+// Apply writes the changes. Each file is replaced atomically.
+func Apply(changes []Change) error {
+	for _, c := range changes {
+		switch {
+		case c.Dir:
+			if err := os.RemoveAll(c.Path); err != nil {
+				return fmt.Errorf("remove %s: %w", c.Path, err)
+			}
+		case c.After == nil:
+			if err := os.Remove(c.Path); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("remove %s: %w", c.Path, err)
+			}
+		default:
+			if err := WriteFileAtomic(c.Path, c.After); err != nil {
+				return fmt.Errorf("write %s: %w", c.Path, err)
+			}
+		}
+	}
+	return nil
+}
+
+// ReadOptional reads a configuration file that may not exist yet (nil, nil).
+func ReadOptional(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return b, nil
+}
+
+// Purge is what an uninstall with --purge also removes: the loop file and the
+// event log's directory, where they exist. Without purge it only notes that
+// they are kept.
+func Purge(purge bool, configPath, logPath string) (changes []Change, notes []string) {
+	dir := filepath.Dir(logPath)
+	if !purge {
+		return nil, []string{fmt.Sprintf("kept %s and %s (add --purge to remove them)", configPath, dir)}
+	}
+	if b, err := os.ReadFile(configPath); err == nil {
+		changes = append(changes, Change{Path: configPath, Before: b, Note: "the loop file (--purge)"})
+	}
+	if _, err := os.Stat(dir); err == nil {
+		changes = append(changes, Change{Path: dir, Dir: true, Before: []byte{}, Note: "the event log directory (--purge)"})
+	}
+	return changes, nil
+}
