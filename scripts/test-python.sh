@@ -7,4 +7,4 @@ if ! command -v python3 >/dev/null; then
   echo "SKIP python SDK tests: python3 is not installed"
   exit 0
 fi
-PYTHONPATH=sdk/python python3 -m unittest discover -s sdk/python/tests -t sdk/python
+PYTHONPATH=sdk/python python3 -m unittest discover -s sdk/python/tests
