@@ -49,13 +49,13 @@ func NewRunner(entries ...Entry) (*Runner, error) {
 		}
 		seen[e.Name] = true
 		kinds := 0
-		for _, set := range []bool{len(e.Command) > 0, e.URL != "", e.Handler != nil} {
+		for _, set := range []bool{len(e.Command) > 0, e.Path != "", e.Module != "", e.URL != "", e.Handler != nil} {
 			if set {
 				kinds++
 			}
 		}
 		if kinds != 1 {
-			return nil, fmt.Errorf("%s: expected exactly one of command, url and an in-process handler", label)
+			return nil, fmt.Errorf("%s: expected exactly one of command, path, module, url and an in-process handler", label)
 		}
 		if e.URL != "" {
 			if err := checkURL(e.URL, e.TokenEnv != ""); err != nil {
