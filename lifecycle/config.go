@@ -22,8 +22,8 @@ import (
 	"time"
 
 	"github.com/adrg/xdg"
-	"go.yaml.in/yaml/v3"
 	"github.com/hook-loop/hook-loop/sdk/hooks"
+	"go.yaml.in/yaml/v3"
 	"mvdan.cc/sh/v3/shell"
 )
 

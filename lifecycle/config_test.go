@@ -279,8 +279,8 @@ hooks:
 	}
 	for body, want := range map[string]string{
 		"hooks:\n  - name: a\n    comand: x\n": `config.yaml: hooks[0] ("a").comand: unknown key`,
-		"hooks: [":                            "config.yaml: not valid YAML",
-		"hooks:\n  - {1: 2}\n":                "every key must be a string",
+		"hooks: [":                             "config.yaml: not valid YAML",
+		"hooks:\n  - {1: 2}\n":                 "every key must be a string",
 	} {
 		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
 			t.Fatal(err)
