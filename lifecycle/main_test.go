@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hook-loop/hook-loop/lifecycle"
 	"github.com/hook-loop/hook-loop/sdk/hooks"
 )
 
@@ -24,6 +25,13 @@ import (
 func TestMain(m *testing.M) {
 	if len(os.Args) >= 3 && os.Args[1] == "executor" {
 		os.Exit(executor(os.Args[2]))
+	}
+	if len(os.Args) >= 3 && os.Args[1] == "keepalive-serve" {
+		if err := lifecycle.ServeKeepAlive(context.Background(), os.Args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
 	code := m.Run()
 	if exampleDir != "" {

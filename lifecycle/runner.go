@@ -29,8 +29,16 @@ const (
 type Runner struct {
 	entries []Entry
 	nextID  atomic.Int64
-	// Getenv reads tokenEnv variables at call time; nil means os.Getenv.
+	// Getenv reads tokenEnv variables and the XDG directories at call time;
+	// nil means os.Getenv.
 	Getenv func(string) string
+	// CacheDir and StateDir override $XDG_CACHE_HOME (where the Python SDK is
+	// extracted) and $XDG_STATE_HOME (kept-alive executors' sockets).
+	CacheDir, StateDir string
+	// Serve is the command that runs a kept-alive executor's server, to which
+	// ServeKeepAlive's spec argument is appended; nil means this executable's
+	// hidden `hooks keepalive-serve`.
+	Serve []string
 }
 
 var _ loop.Lifecycle = (*Runner)(nil)
@@ -245,11 +253,7 @@ func (r *Runner) redact(e Entry, res CallResult) CallResult {
 	if e.TokenEnv == "" {
 		return res
 	}
-	getenv := r.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	tok := getenv(e.TokenEnv)
+	tok := r.getenv()(e.TokenEnv)
 	if tok == "" {
 		return res
 	}
@@ -270,13 +274,16 @@ func (r *Runner) exec(ctx context.Context, e Entry, req []byte) ([]byte, error) 
 	case "go":
 		return hooks.HandleRequest(ctx, e.Handler, req), nil
 	case "url":
-		getenv := r.Getenv
-		if getenv == nil {
-			getenv = os.Getenv
-		}
-		return postJSON(ctx, e, req, getenv)
+		return postJSON(ctx, e, req, r.getenv())
 	}
-	return runCommand(ctx, e, req)
+	env, err := r.procEnv(e)
+	if err != nil {
+		return nil, err
+	}
+	if e.KeepAlive && keepAliveSupported {
+		return r.callKept(ctx, e, env, req)
+	}
+	return runCommand(ctx, e, env, req)
 }
 
 func buildRequest(id int64, point string, c any, with map[string]any) ([]byte, error) {
