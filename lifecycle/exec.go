@@ -53,7 +53,7 @@ func runCommand(ctx context.Context, e Entry, env []string, req []byte) ([]byte,
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	killGroupOnCancel(cmd)
 	// A grandchild holding the pipes open must not outlive the deadline either.
-	cmd.WaitDelay = 100 * time.Millisecond
+	cmd.WaitDelay = 500 * time.Millisecond
 	err := cmd.Run()
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("command %s killed", argv[0])

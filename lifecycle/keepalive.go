@@ -10,7 +10,9 @@ package lifecycle
 // socket's name hashes the executor's argv, directory, environment and file
 // contents, so an edited hook gets a new server and the old one idles out.
 //
-// Client → server, one line: {"timeout_ms":N,"request":<JSON-RPC request>}
+// Client → server, one line: {"deadline":unix-ns,"request":<JSON-RPC request>}
+// (client and server share the machine's clock, so the server kills a hung
+// executor at the very deadline the hook process gave up at)
 // Server → client, one line: {"answer":<JSON-RPC response>} or {"error":"why"}
 
 import (
@@ -49,8 +51,8 @@ type keepSpec struct {
 }
 
 type keepRequest struct {
-	TimeoutMS int64           `json:"timeout_ms"`
-	Request   json.RawMessage `json:"request"`
+	Deadline int64           `json:"deadline"`
+	Request  json.RawMessage `json:"request"`
 }
 
 type keepAnswer struct {
@@ -121,7 +123,7 @@ func roundTrip(ctx context.Context, conn net.Conn, req []byte) (answer []byte, g
 	// The server kills the executor at the deadline; the connection waits a
 	// little longer for it to say so.
 	_ = conn.SetDeadline(deadline.Add(250 * time.Millisecond))
-	line, _ := json.Marshal(keepRequest{TimeoutMS: max(1, time.Until(deadline).Milliseconds()), Request: req})
+	line, _ := json.Marshal(keepRequest{Deadline: deadline.UnixNano(), Request: req})
 	if _, err := conn.Write(append(line, '\n')); err != nil {
 		return nil, true, fmt.Errorf("kept-alive executor: send: %v", err)
 	}
@@ -383,7 +385,7 @@ func (s *keptServer) serve(c net.Conn) {
 }
 
 func (s *keptServer) call(req keepRequest) (json.RawMessage, error) {
-	deadline := time.Now().Add(time.Duration(req.TimeoutMS) * time.Millisecond)
+	deadline := time.Unix(0, req.Deadline)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if time.Now().After(deadline) {
