@@ -153,7 +153,7 @@ func (h *handling) decide() (Decision, error) {
 			return Decision{}, err
 		}
 		if !proceed {
-			return Decision{Action: Block, Reason: reason}, nil
+			return Decision{Action: Block, Reason: reason, EndSession: true}, nil
 		}
 		return Decision{Action: Steer, Context: text}, nil
 

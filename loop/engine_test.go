@@ -362,6 +362,19 @@ func TestLifecycleLoopStartRefusalDisarms(t *testing.T) {
 	}
 }
 
+func TestLifecycleSessionStartRefusalEndsTheSession(t *testing.T) {
+	f := newFixture(t, planLoop)
+	f.eng.Lifecycle = &recorder{apply: func(p string, c any) {
+		if x, ok := c.(*hooks.SessionStartContext); ok {
+			x.Proceed, x.Reason = false, "not today"
+		}
+	}}
+	d := f.handle(loop.HookEvent{Name: loop.EventSessionStart, Source: "startup"})
+	if d.Action != loop.Block || !d.EndSession || d.Reason != "not today" {
+		t.Fatalf("session_start refusal: %+v, want a block that ends the session", d)
+	}
+}
+
 func TestLifecycleDecisionsTakeEffect(t *testing.T) {
 	f := newFixture(t, planLoop)
 	rec := &recorder{apply: func(p string, c any) {
