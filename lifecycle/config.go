@@ -133,6 +133,9 @@ func (e Entry) File() string {
 			}
 		}
 	case "command":
+		if filepath.IsAbs(e.Command[0]) {
+			return e.Command[0]
+		}
 		if p, err := exec.LookPath(e.Command[0]); err == nil {
 			return p
 		}
