@@ -153,7 +153,7 @@ class LoopComplete(Context):
     """loop_complete: a terminal state is reached."""
 
     final_state: str = ""        # the terminal state reached
-    outcome: str = ""            # how the loop ended: completed (a terminal state was reached)
+    outcome: str = ""            # completed (a terminal state) | stopped (its stop state) | forced (the harness ended it over refused stops)
     announce: bool = True        # decision — False: completion is not announced
 
     point = "loop_complete"
