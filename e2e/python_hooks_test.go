@@ -64,6 +64,12 @@ if __name__ == "__main__":
     serve_stdio(Gate())
 `
 
+// pyRaw answers without the SDK, with a key that is no decision.
+const pyRaw = `import json, sys
+req = json.loads(sys.stdin.read())
+print(json.dumps({"jsonrpc": "2.0", "id": req["id"], "result": {"announce": False, "colour": "red"}}))
+`
+
 // pyServer serves phase_changed over HTTP on a free loopback port, which it
 // prints first, with the bearer token from PHASES_TOKEN.
 const pyServer = `import sys
@@ -115,6 +121,7 @@ func newPyHooks(t *testing.T) *pyHooks {
 		"acme_hooks/__init__.py":  "",
 		"acme_hooks/telemetry.py": pyTelemetry,
 		"server.py":               pyServer,
+		"hooks/raw.py":            pyRaw,
 	} {
 		p := filepath.Join(h.dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -192,6 +199,9 @@ func TestPythonHooksClaudeToDone(t *testing.T) {
     url: %s
     tokenEnv: PHASES_TOKEN
     on: [phase_changed]
+  - name: raw
+    path: hooks/raw.py
+    on: [loop_complete]
 `, url))
 	p := newClaudeProject(t, nil)
 	r := p.run(t, messages.Script{Steps: []messages.Step{
@@ -217,9 +227,12 @@ func TestPythonHooksClaudeToDone(t *testing.T) {
 	if len(decided["house"]) == 0 || decided["house"][0]["point"] != "session_start" {
 		t.Errorf("house decisions = %v", decided["house"])
 	}
-	tel := decided["telemetry"]
-	if len(tel) != 1 || fmt.Sprint(tel[0]["fields"]) != "map[announce:false]" || !strings.Contains(fmt.Sprint(tel[0]["warnings"]), `ignored result key "colour"`) {
-		t.Errorf("telemetry decisions = %v, want announce false and a warning for colour", tel)
+	// The SDK sends decisions only; a raw answer's unknown key is a warning.
+	if tel := decided["telemetry"]; len(tel) != 1 || fmt.Sprint(tel[0]["fields"]) != "map[announce:false]" || tel[0]["warnings"] != nil {
+		t.Errorf("telemetry decisions = %v, want announce false", tel)
+	}
+	if raw := decided["raw"]; len(raw) != 1 || !strings.Contains(fmt.Sprint(raw[0]["warnings"]), `ignored result key "colour"`) {
+		t.Errorf("raw decisions = %v, want a warning for colour", raw)
 	}
 	ph := decided["phases"]
 	if len(ph) < 3 || !strings.Contains(fmt.Sprint(ph[0]["fields"]), "(via http)") {
@@ -230,8 +243,12 @@ func TestPythonHooksClaudeToDone(t *testing.T) {
 	}
 }
 
-// A refused session_start ends the Claude Code session before any model call.
-func TestPythonHooksClaudeSessionStartRefusedEndsSession(t *testing.T) {
+// A refused session_start: hook-loop answers Claude Code {"continue": false,
+// "stopReason": R} and logs hooks.refused. Measured with Claude Code 2.1.328:
+// its debug log says the hook "requested preventContinuation", yet `claude -p`
+// still sends the prompt to the model; the request count is logged, not
+// asserted, so the test shows the day Claude Code honours it.
+func TestPythonHooksClaudeSessionStartRefused(t *testing.T) {
 	t.Parallel()
 	h := newPyHooks(t)
 	cfg := h.declare(t, `hooks:
@@ -243,14 +260,11 @@ func TestPythonHooksClaudeSessionStartRefusedEndsSession(t *testing.T) {
 `)
 	p := newClaudeProject(t, nil)
 	r := p.run(t, messages.Script{Steps: []messages.Step{messages.Text("I should never be asked.")}}, "Add a greeting feature", h.env(cfg)...)
-	if n := len(r.mock.MainRequests()); n != 0 {
-		t.Errorf("the model got %d requests after a refused session_start, want 0 (result %v)", n, r.result)
-	}
 	refused := records(p.events(t), "hooks.refused")
-	if g := refused["gate"]; len(g) == 0 || g[0]["reason"] != "not on the delivery roster" {
+	if g := refused["gate"]; len(g) == 0 || g[0]["reason"] != "not on the delivery roster" || g[0]["point"] != "session_start" {
 		t.Errorf("hooks.refused = %v", refused)
 	}
-	t.Logf("claude exit %d, result %v", r.exit, r.result)
+	t.Logf("after continue:false at SessionStart, claude -p exit %d sent %d model requests (terminal_reason %v)", r.exit, len(r.mock.MainRequests()), r.result["terminal_reason"])
 }
 
 // Without a harness: the captured Claude SessionStart payload on the hook

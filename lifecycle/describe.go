@@ -95,7 +95,7 @@ var harnessNotes = map[string][]string{
 		"every harness: proceed false disarms the loop for the session (no gating, no stop refusals); recorded as hooks.refused",
 	},
 	hooks.PointSessionStart: {
-		"claude: proceed false ends the session ({\"continue\": false, \"stopReason\": reason}); context is added as additionalContext",
+		"claude: proceed false answers {\"continue\": false, \"stopReason\": reason} and shows reason to the person; Claude Code 2.1.328 logs preventContinuation but `claude -p` still runs the first prompt (measured), so the session is refused in the log, not ended; context is added as additionalContext",
 		"codex: proceed false ends the session (continue false, stopReason); Codex runs no turn",
 		"opencode: the plugin cannot end a session from session.created: the refusal is logged (hooks.refused) and the session goes on",
 		"pi: the extension cannot end a session from session_start: the refusal is logged (hooks.refused) and the session goes on",
