@@ -243,12 +243,11 @@ func TestPythonHooksClaudeToDone(t *testing.T) {
 	}
 }
 
-// A refused session_start: hook-loop answers Claude Code {"continue": false,
-// "stopReason": R} and logs hooks.refused. Measured with Claude Code 2.1.328:
-// its debug log says the hook "requested preventContinuation", yet `claude -p`
-// still sends the prompt to the model; the request count is logged, not
-// asserted, so the test shows the day Claude Code honours it.
-func TestPythonHooksClaudeSessionStartRefused(t *testing.T) {
+// A refused session_start ends the Claude Code session before any model call.
+// Claude Code 2.1.328 logs the SessionStart hook's continue:false as
+// "requested preventContinuation" yet `claude -p` still submits the prompt; the
+// refusal is kept in the log, so the prompt is refused with continue:false.
+func TestPythonHooksClaudeSessionStartRefusedEndsSession(t *testing.T) {
 	t.Parallel()
 	h := newPyHooks(t)
 	cfg := h.declare(t, `hooks:
@@ -260,11 +259,18 @@ func TestPythonHooksClaudeSessionStartRefused(t *testing.T) {
 `)
 	p := newClaudeProject(t, nil)
 	r := p.run(t, messages.Script{Steps: []messages.Step{messages.Text("I should never be asked.")}}, "Add a greeting feature", h.env(cfg)...)
-	refused := records(p.events(t), "hooks.refused")
+	if n := len(r.mock.MainRequests()); n != 0 {
+		t.Errorf("the model got %d requests after a refused session_start, want 0 (terminal_reason %v)", n, r.result["terminal_reason"])
+	}
+	evs := p.events(t)
+	refused := records(evs, "hooks.refused")
 	if g := refused["gate"]; len(g) == 0 || g[0]["reason"] != "not on the delivery roster" || g[0]["point"] != "session_start" {
 		t.Errorf("hooks.refused = %v", refused)
 	}
-	t.Logf("after continue:false at SessionStart, claude -p exit %d sent %d model requests (terminal_reason %v)", r.exit, len(r.mock.MainRequests()), r.result["terminal_reason"])
+	if len(transitions(evs)) != 0 {
+		t.Errorf("a refused session moved the loop: %v", transitions(evs))
+	}
+	t.Logf("claude -p exit %d, result %q, terminal_reason %v", r.exit, r.result["result"], r.result["terminal_reason"])
 }
 
 // Without a harness: the captured Claude SessionStart payload on the hook

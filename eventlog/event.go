@@ -53,6 +53,7 @@ type Summary struct {
 	OutcomeForced  bool   `json:"outcome_forced"`  // loop_outcome payload.forced_by_harness
 	Started        bool   `json:"started"`         // a loop_started event exists
 	Disarmed       string `json:"disarmed"`        // loop_disarmed payload.reason ("" = armed)
+	SessionRefused bool   `json:"session_refused"` // loop_disarmed by a session_start refusal: the session is to end
 	LastHash       string `json:"last_hash"`       // hash of the session's last line (chain head)
 	LastType       string `json:"last_type"`       // event_type of the last event
 	FirstTimestamp string `json:"first_timestamp"` // of the first event
@@ -96,6 +97,7 @@ func (s *Summary) Apply(e *Event, lineHash string) {
 		if s.Disarmed == "" {
 			s.Disarmed = "disarmed"
 		}
+		s.SessionRefused, _ = e.Payload["session_refused"].(bool)
 	}
 	if s.FirstTimestamp == "" {
 		s.FirstTimestamp = e.Timestamp

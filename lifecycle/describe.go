@@ -95,10 +95,11 @@ var harnessNotes = map[string][]string{
 		"every harness: proceed false disarms the loop for the session (no gating, no stop refusals); recorded as hooks.refused",
 	},
 	hooks.PointSessionStart: {
-		"claude: proceed false answers {\"continue\": false, \"stopReason\": reason} and shows reason to the person; Claude Code 2.1.328 logs preventContinuation but `claude -p` still runs the first prompt (measured), so the session is refused in the log, not ended; context is added as additionalContext",
+		"claude: proceed false ends the session: continue false with stopReason at SessionStart, and, since Claude Code 2.1.328 still submits the first prompt, again at that prompt (\"Operation stopped by hook: reason\", no model call); context is added as additionalContext",
 		"codex: proceed false ends the session (continue false, stopReason); Codex runs no turn",
-		"opencode: the plugin cannot end a session from session.created: the refusal is logged (hooks.refused) and the session goes on",
-		"pi: the extension cannot end a session from session_start: the refusal is logged (hooks.refused) and the session goes on",
+		"opencode: the plugin cannot end a session from session.created; the refusal is logged (hooks.refused) and every later prompt and tool call of the session is refused",
+		"pi: the extension cannot end a session from session_start; the refusal is logged (hooks.refused) and every later prompt and tool call of the session is refused",
+		"every harness: the session's stops are let through, and a hook cannot change what the session starts with beyond context",
 	},
 	hooks.PointInputReceived: {
 		"every harness: proceed false refuses the prompt (claude, codex: decision block; opencode: chat.message throws; pi: the input is handled, not sent)",

@@ -139,8 +139,8 @@ func (h *handling) decide() (Decision, error) {
 			return Decision{Action: Allow, SystemMessage: "hook-loop: this session is not gated: " + why}, nil
 		}
 	}
-	if d := h.tx.Session(h.sid).Disarmed; d != "" {
-		return Decision{Action: Allow}, nil
+	if s := h.tx.Session(h.sid); s.Disarmed != "" {
+		return refusedSession(s.Disarmed, s.SessionRefused, h.ev.Name), nil
 	}
 	switch h.ev.Name {
 	case EventSessionStart:
@@ -153,6 +153,12 @@ func (h *handling) decide() (Decision, error) {
 			return Decision{}, err
 		}
 		if !proceed {
+			// Some harnesses cannot end a session at its start (Claude Code
+			// -p runs the first prompt anyway): the refusal is kept, and the
+			// session's later prompts and tool calls are refused too.
+			if err := h.append(eventlog.TypeLoopDisarmed, "hook-loop", map[string]any{"reason": reason, "session_refused": true}); err != nil {
+				return Decision{}, err
+			}
 			return Decision{Action: Block, Reason: reason, EndSession: true}, nil
 		}
 		return Decision{Action: Steer, Context: text}, nil
@@ -406,6 +412,21 @@ func (h *handling) transition(t Transition) error {
 		}
 	}
 	return nil
+}
+
+// refusedSession answers an event of a disarmed session: nothing, unless a
+// session_start refusal disarmed it, when a prompt or a tool call is refused
+// and the harness asked to end the session. A stop is let through: refusing
+// it would keep the agent working.
+func refusedSession(reason string, sessionRefused bool, event string) Decision {
+	if !sessionRefused {
+		return Decision{Action: Allow}
+	}
+	switch event {
+	case EventUserPromptSubmit, EventPreToolUse, EventPermissionRequest:
+		return Decision{Action: Block, Reason: reason, EndSession: true}
+	}
+	return Decision{Action: Allow}
 }
 
 // terminalOutcome names how a loop that reached state ended.

@@ -91,12 +91,6 @@ func (Adapter) Encode(ev loop.HookEvent, d loop.Decision) hookrun.Output {
 			if d.Action == loop.Block {
 				o.SystemMessage = joinMessages(o.SystemMessage, reason)
 			}
-			if d.EndSession {
-				// continue:false ends the session before any model call
-				// (captured: experiments stop_continue_false, pre_continue_false).
-				f := false
-				o.Continue, o.StopReason = &f, reason
-			}
 		default:
 			// PreCompact, PostCompact, SessionEnd: Claude Code offers no way to
 			// refuse or steer here; the person still gets the reason.
@@ -104,6 +98,12 @@ func (Adapter) Encode(ev loop.HookEvent, d loop.Decision) hookrun.Output {
 				o.SystemMessage = joinMessages(o.SystemMessage, reason)
 			}
 		}
+	}
+	if d.EndSession {
+		// continue:false ends the session without another model call
+		// (captured: experiments stop_continue_false, pre_continue_false).
+		f := false
+		o.Continue, o.StopReason = &f, reason
 	}
 	if o == (output{}) {
 		return hookrun.Output{}
