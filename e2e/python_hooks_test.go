@@ -21,6 +21,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tidwall/sjson"
+
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/internal/mockmodel/messages"
 )
@@ -298,7 +300,13 @@ func TestPythonHooksHookCommand(t *testing.T) {
 				cmd := exec.CommandContext(ctx, hookLoopBinary(t), "claude-hook")
 				cmd.Dir = proj
 				cmd.Env = append(os.Environ(), h.env(cfg, "CLAUDE_PROJECT_DIR="+proj)...)
-				cmd.Stdin = bytes.NewReader(payload)
+				// A new session each time, so the hook runs again (and a
+				// kept-alive executor is reused).
+				in, err := sjson.SetBytes(payload, "session_id", fmt.Sprintf("s-%d", i))
+				if err != nil {
+					t.Fatal(err)
+				}
+				cmd.Stdin = bytes.NewReader(in)
 				out, err := cmd.Output()
 				cancel()
 				if err != nil {

@@ -80,7 +80,7 @@ func (r *Runner) keepSpec(e Entry, env []string) (keepSpec, error) {
 	if len(filepath.Join(dir, e.Name+"-"+sum+".sock")) > maxSocketPath {
 		dir = filepath.Join(os.TempDir(), "hook-loop-"+strconv.Itoa(os.Getuid()))
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := privateDir(dir); err != nil {
 		return keepSpec{}, fmt.Errorf("kept-alive executor: %w", err)
 	}
 	base := filepath.Join(dir, e.Name+"-"+sum)
@@ -88,6 +88,23 @@ func (r *Runner) keepSpec(e Entry, env []string) (keepSpec, error) {
 		base = filepath.Join(dir, sum)
 	}
 	return keepSpec{Name: e.Name, Socket: base + ".sock", Lock: base + ".lock", Argv: e.Argv(), Dir: e.Dir, Env: env, IdleMS: e.idle().Milliseconds()}, nil
+}
+
+// privateDir makes dir (0700) and refuses one another user owns or may write:
+// whoever can put a socket there would receive every hook's context.
+func privateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !fi.IsDir() || (ok && int(st.Uid) != os.Getuid()) || fi.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("refusing %s: not a directory of this user's that only it can write", dir)
+	}
+	return nil
 }
 
 // callKept sends one request to the entry's kept-alive executor, starting it

@@ -23,6 +23,9 @@ import (
 // MODE`, it reads one request on stdin and answers like a real (well or badly
 // behaved) hook would. Each mode is a real subprocess on the real wire.
 func TestMain(m *testing.M) {
+	if len(os.Args) >= 3 && os.Args[1] == "executor" && os.Args[2] == "serve-pid" {
+		os.Exit(hooks.ServeStdio(pidGo{}))
+	}
 	if len(os.Args) >= 3 && os.Args[1] == "executor" {
 		os.Exit(executor(os.Args[2]))
 	}
@@ -38,6 +41,15 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(exampleDir)
 	}
 	os.Exit(code)
+}
+
+// pidGo refuses every loop start with its process id, as the Python pidHook
+// does: a Go command executor served with hooks.ServeStdio.
+type pidGo struct{}
+
+func (pidGo) LoopStart(_ context.Context, c *hooks.LoopStartContext) error {
+	c.Proceed, c.Reason = false, strconv.Itoa(os.Getpid())
+	return nil
 }
 
 // tagger appends its `with.tag` to every text decision it sees, so a chain of

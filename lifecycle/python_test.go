@@ -249,3 +249,35 @@ func TestPythonKeptAliveParallel(t *testing.T) {
 		t.Errorf("servers = %v, want exactly one", servers)
 	}
 }
+
+func TestKeptAliveRefusesASharedSocketDir(t *testing.T) {
+	dir := pyDir(t)
+	r := pyRunner(t, dir, lifecycle.Entry{Name: "kept", Command: self("null"), KeepAlive: true})
+	sockDir := filepath.Join(r.StateDir, "hook-loop", "executors")
+	if err := os.MkdirAll(sockDir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(sockDir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Call(context.Background(), "kept", loop.PointLoopStart, hooks.NewLoopStart(facts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Err == nil || !strings.Contains(res.Err.Error(), "only it can write") {
+		t.Fatalf("err = %v, want the world-writable socket directory refused", res.Err)
+	}
+}
+
+// A Go command executor written with hooks.ServeStdio is kept alive the same way.
+func TestGoCommandKeptAlive(t *testing.T) {
+	dir := pyDir(t)
+	r := pyRunner(t, dir, lifecycle.Entry{Name: "gokept", Command: self("serve-pid"), KeepAlive: true, Timeout: 10 * time.Second})
+	first, err := callPid(t, r, "gokept")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := callPid(t, r, "gokept"); err != nil || again != first {
+		t.Fatalf("second call from pid %s (%v), want the kept %s", again, err, first)
+	}
+}

@@ -415,15 +415,15 @@ func (h *handling) transition(t Transition) error {
 }
 
 // refusedSession answers an event of a disarmed session: nothing, unless a
-// session_start refusal disarmed it, when a prompt or a tool call is refused
-// and the harness asked to end the session. A stop is let through: refusing
+// session_start refusal disarmed it, when its resumption, a prompt or a tool
+// call is refused and the harness asked to end the session. A stop is let through: refusing
 // it would keep the agent working.
 func refusedSession(reason string, sessionRefused bool, event string) Decision {
 	if !sessionRefused {
 		return Decision{Action: Allow}
 	}
 	switch event {
-	case EventUserPromptSubmit, EventPreToolUse, EventPermissionRequest:
+	case EventSessionStart, EventUserPromptSubmit, EventPreToolUse, EventPermissionRequest:
 		return Decision{Action: Block, Reason: reason, EndSession: true}
 	}
 	return Decision{Action: Allow}

@@ -384,6 +384,9 @@ func TestLifecycleSessionStartRefusalEndsTheSession(t *testing.T) {
 	if d := f.handle(stop("")); d.Action == loop.Block {
 		t.Fatalf("stop after a refused session was refused: %+v", d)
 	}
+	if d := f.handle(loop.HookEvent{Name: loop.EventSessionStart, Source: "resume"}); d.Action != loop.Block || !d.EndSession {
+		t.Fatalf("resuming a refused session: %+v", d)
+	}
 	if s := f.session("s1"); !s.SessionRefused || s.Disarmed != "not today" {
 		t.Fatalf("session = %+v", s)
 	}
