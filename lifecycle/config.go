@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/adrg/xdg"
 	"github.com/hook-loop/hook-loop/sdk/hooks"
+	"go.yaml.in/yaml/v3"
 	"mvdan.cc/sh/v3/shell"
 )
 
@@ -31,12 +33,25 @@ const EnvConfig = "HOOK_LOOP_CONFIG"
 // DefaultTimeout is an entry's timeout when timeoutSeconds is absent.
 const DefaultTimeout = 10 * time.Second
 
-// Entry is one declared hook. Exactly one of Command, URL and Handler is set.
+// DefaultIdle is how long a kept-alive executor waits for a call before it stops.
+const DefaultIdle = 10 * time.Minute
+
+// Entry is one declared hook. Exactly one of Command, Path, Module, URL and
+// Handler is set.
 type Entry struct {
 	Name string
 	// Command is the argv of a command executor, argv[0] already resolved against
 	// the config file's directory when it is a relative path.
 	Command []string
+	// Path is a script or executable, absolute (resolved against the config
+	// file's directory): .py runs with python3, .js and .mjs with node.
+	Path string
+	// Module is pkg.mod[:Class], served by the Python SDK's runner.
+	Module string
+	// KeepAlive starts the executor once and reuses it from later hook
+	// processes (see keepalive.go); the default for a module entry.
+	KeepAlive bool
+	Idle      time.Duration // a kept-alive executor's idle stop; 0: DefaultIdle
 	// URL is the endpoint of an HTTP executor.
 	URL string
 	// Handler is an in-process executor: a value implementing some of the
@@ -54,13 +69,17 @@ type Entry struct {
 	Dir string
 }
 
-// Kind is command, url or go (in-process).
+// Kind is command, path, module, url or go (in-process).
 func (e Entry) Kind() string {
 	switch {
 	case e.Handler != nil:
 		return "go"
 	case e.URL != "":
 		return "url"
+	case e.Module != "":
+		return "module"
+	case e.Path != "":
+		return "path"
 	}
 	return "command"
 }
@@ -73,7 +92,62 @@ func (e Entry) Target() string {
 	case "url":
 		return e.URL
 	}
-	return strings.Join(e.Command, " ")
+	return strings.Join(e.Argv(), " ")
+}
+
+// Argv is the process a command, path or module entry runs.
+func (e Entry) Argv() []string {
+	switch e.Kind() {
+	case "module":
+		return []string{"python3", "-m", "hook_loop_hooks.run", e.Module}
+	case "path":
+		switch strings.ToLower(filepath.Ext(e.Path)) {
+		case ".py":
+			return []string{"python3", e.Path}
+		case ".js", ".mjs":
+			return []string{"node", e.Path}
+		}
+		return []string{e.Path}
+	}
+	return e.Command
+}
+
+// python reports whether the executor runs Python code that may import the SDK.
+func (e Entry) python() bool {
+	return e.Kind() == "module" || (e.Kind() == "path" && strings.EqualFold(filepath.Ext(e.Path), ".py"))
+}
+
+// File is the file the executor's code is in, "" when none is known (an
+// installed module, a program not found on PATH). A kept-alive executor is
+// restarted when this file changes.
+func (e Entry) File() string {
+	switch e.Kind() {
+	case "path":
+		return e.Path
+	case "module":
+		mod, _, _ := strings.Cut(e.Module, ":")
+		base := filepath.Join(e.Dir, filepath.FromSlash(strings.ReplaceAll(mod, ".", "/")))
+		for _, f := range []string{base + ".py", filepath.Join(base, "__init__.py")} {
+			if _, err := os.Stat(f); err == nil {
+				return f
+			}
+		}
+	case "command":
+		if filepath.IsAbs(e.Command[0]) {
+			return e.Command[0]
+		}
+		if p, err := exec.LookPath(e.Command[0]); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+func (e Entry) idle() time.Duration {
+	if e.Idle <= 0 {
+		return DefaultIdle
+	}
+	return e.Idle
 }
 
 // Points is the list of points the entry runs at.
@@ -102,10 +176,12 @@ func (e Entry) timeout() time.Duration {
 }
 
 // ConfigPath returns the hooks config file to read: the --hooks-config flag,
-// else $HOOK_LOOP_CONFIG, else $XDG_CONFIG_HOME/hook-loop/config.json. explicit
-// is true for the first two, whose absence is an error. getenv is the
-// environment lookup (os.Getenv in a command): xdg caches the environment when
-// the process starts, so XDG_CONFIG_HOME is read through getenv first.
+// else $HOOK_LOOP_CONFIG, else config.yaml or config.json in
+// $XDG_CONFIG_HOME/hook-loop (config.json when neither exists; LoadConfig
+// refuses when both do). explicit is true for the first two, whose absence is
+// an error. getenv is the environment lookup (os.Getenv in a command): xdg
+// caches the environment when the process starts, so XDG_CONFIG_HOME is read
+// through getenv first.
 func ConfigPath(flag string, getenv func(string) string) (path string, explicit bool) {
 	if getenv == nil {
 		getenv = os.Getenv
@@ -120,13 +196,42 @@ func ConfigPath(flag string, getenv func(string) string) (path string, explicit 
 	if dir == "" || !filepath.IsAbs(dir) {
 		dir = xdg.ConfigHome
 	}
+	yml := filepath.Join(dir, "hook-loop", "config.yaml")
+	if _, err := os.Stat(yml); err == nil {
+		return yml, false
+	}
 	return filepath.Join(dir, "hook-loop", "config.json"), false
+}
+
+// checkDefault refuses a default declaration when both config.yaml and
+// config.json exist: neither silently wins.
+func checkDefault(path string) error {
+	if filepath.Base(path) != "config.yaml" {
+		return nil
+	}
+	other := filepath.Join(filepath.Dir(path), "config.json")
+	if _, err := os.Stat(other); err == nil {
+		return fmt.Errorf("hooks config: both %s and %s exist; keep one", path, other)
+	}
+	return nil
+}
+
+// FindConfig is ConfigPath plus the refusal of two default files.
+func FindConfig(flag string, getenv func(string) string) (path string, explicit bool, err error) {
+	path, explicit = ConfigPath(flag, getenv)
+	if !explicit {
+		err = checkDefault(path)
+	}
+	return path, explicit, err
 }
 
 // LoadConfig finds and loads the declaration as ConfigPath describes. A missing
 // default file is no hooks at all; a missing explicit one is an error.
 func LoadConfig(flag string, getenv func(string) string) (*Runner, string, error) {
-	path, explicit := ConfigPath(flag, getenv)
+	path, explicit, err := FindConfig(flag, getenv)
+	if err != nil {
+		return nil, path, err
+	}
 	r, err := Load(path)
 	if err != nil && !explicit && errors.Is(err, fs.ErrNotExist) {
 		return &Runner{}, path, nil
@@ -154,7 +259,11 @@ func ParseFile(path string) ([]Entry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("hooks config %s: %w", path, err)
 	}
-	entries, err := Parse(data, filepath.Dir(abs))
+	parse := Parse
+	if ext := strings.ToLower(filepath.Ext(path)); ext == ".yaml" || ext == ".yml" {
+		parse = ParseYAML
+	}
+	entries, err := parse(data, filepath.Dir(abs))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -168,7 +277,14 @@ var (
 	envVarRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 )
 
-var entryKeys = []string{"name", "command", "url", "on", "required", "enabled", "timeoutSeconds", "with", "tokenEnv", "headers"}
+var entryKeys = []string{"name", "command", "path", "module", "url", "on", "required", "enabled", "timeoutSeconds", "with", "tokenEnv", "headers", "keepAlive", "idleSeconds"}
+
+// executorKeys are the keys of which an entry has exactly one.
+var executorKeys = []string{"command", "path", "module", "url"}
+
+var moduleRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*(:[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*)?$`)
+})
 
 // Parse validates a config document; dir is the directory relative command paths
 // resolve against. Keys other than "hooks" at the top level belong to other
@@ -211,6 +327,25 @@ func Parse(data []byte, dir string) ([]Entry, error) {
 	return entries, nil
 }
 
+// ParseYAML validates a YAML config document: the same keys as Parse's JSON,
+// under a top-level hooks: list.
+func ParseYAML(data []byte, dir string) ([]Entry, error) {
+	var doc any
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("not valid YAML: %v", err)
+	}
+	if doc == nil {
+		return nil, nil
+	}
+	// Through JSON, so one validator serves both forms; yaml.v3 gives
+	// map[string]any for string keys, and any other key has no JSON form.
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return nil, fmt.Errorf("not a JSON-like document (every key must be a string): %v", err)
+	}
+	return Parse(b, dir)
+}
+
 func parseEntry(i int, item any, dir string) (Entry, error) {
 	label := fmt.Sprintf("hooks[%d]", i)
 	obj, ok := item.(map[string]any)
@@ -239,25 +374,70 @@ func parseEntry(i int, item any, dir string) (Entry, error) {
 	}
 	e.Name = name
 
-	_, hasCmd := obj["command"]
-	_, hasURL := obj["url"]
-	switch {
-	case hasCmd && hasURL:
-		return Entry{}, bad("command", "expected exactly one of command and url, got both")
-	case !hasCmd && !hasURL:
-		return Entry{}, bad("command", "expected exactly one of command and url, got neither")
+	var kinds []string
+	for _, k := range executorKeys {
+		if _, ok := obj[k]; ok {
+			kinds = append(kinds, k)
+		}
 	}
-	if hasCmd {
+	if len(kinds) != 1 {
+		got := "none"
+		if len(kinds) > 1 {
+			got = strings.Join(kinds, " and ")
+		}
+		return Entry{}, bad(executorKeys[0], "expected exactly one of %s, got %s", strings.Join(executorKeys, ", "), got)
+	}
+	hasURL := kinds[0] == "url"
+	switch kinds[0] {
+	case "command":
 		argv, err := parseCommand(obj["command"], dir)
 		if err != nil {
 			return Entry{}, bad("command", "%v", err)
 		}
 		e.Command = argv
+	case "path":
+		s, ok := obj["path"].(string)
+		if !ok || s == "" {
+			return Entry{}, bad("path", "expected the path of a script or executable (relative to %s)", dir)
+		}
+		if !filepath.IsAbs(s) {
+			s = filepath.Join(dir, s)
+		}
+		e.Path = filepath.Clean(s)
+	case "module":
+		s, ok := obj["module"].(string)
+		if !ok || !moduleRE().MatchString(s) {
+			return Entry{}, bad("module", "expected a Python module as pkg.mod or pkg.mod:Class, got %s", show(obj["module"]))
+		}
+		e.Module = s
+		e.KeepAlive = true
+	}
+	if !hasURL {
 		for _, k := range []string{"tokenEnv", "headers"} {
 			if _, ok := obj[k]; ok {
 				return Entry{}, bad(k, "only a url entry takes %s", k)
 			}
 		}
+	} else {
+		for _, k := range []string{"keepAlive", "idleSeconds"} {
+			if _, ok := obj[k]; ok {
+				return Entry{}, bad(k, "a url entry is not a process hook-loop starts; %s is for command, path and module entries", k)
+			}
+		}
+	}
+	if v, ok := obj["keepAlive"]; ok {
+		b, ok := v.(bool)
+		if !ok {
+			return Entry{}, bad("keepAlive", "expected true or false")
+		}
+		e.KeepAlive = b
+	}
+	if v, ok := obj["idleSeconds"]; ok {
+		f, ok := positive(v)
+		if !ok {
+			return Entry{}, bad("idleSeconds", "expected a positive number")
+		}
+		e.Idle = time.Duration(f * float64(time.Second))
 	}
 
 	if v, ok := obj["tokenEnv"]; ok {
@@ -325,9 +505,8 @@ func parseEntry(i int, item any, dir string) (Entry, error) {
 		e.Disabled = !b
 	}
 	if v, ok := obj["timeoutSeconds"]; ok {
-		n, ok := v.(json.Number)
-		f, err := n.Float64()
-		if !ok || err != nil || f <= 0 {
+		f, ok := positive(v)
+		if !ok {
 			return Entry{}, bad("timeoutSeconds", "expected a positive number")
 		}
 		e.Timeout = time.Duration(f * float64(time.Second))
@@ -340,6 +519,15 @@ func parseEntry(i int, item any, dir string) (Entry, error) {
 		e.With = normalize(m).(map[string]any)
 	}
 	return e, nil
+}
+
+func positive(v any) (float64, bool) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return 0, false
+	}
+	f, err := n.Float64()
+	return f, err == nil && f > 0
 }
 
 // parseCommand accepts an argv array or a string split with shell word rules.

@@ -81,8 +81,8 @@ func TestLoadRejectsMalformedEntries(t *testing.T) {
 		{`[{"name":"Roster","command":["x"]}]`, `hooks[0] ("Roster").name: expected a string matching ^[a-z][a-z0-9-]*$`},
 		{`[{"command":["x"]}]`, `hooks[0].name: expected a string`},
 		{`[{"name":"a","command":["x"]},{"name":"a","command":["y"]}]`, `hooks[1] ("a").name: duplicate of hooks[0]`},
-		{`[{"name":"a"}]`, `hooks[0] ("a").command: expected exactly one of command and url, got neither`},
-		{`[{"name":"a","command":["x"],"url":"https://h/"}]`, `got both`},
+		{`[{"name":"a"}]`, `hooks[0] ("a").command: expected exactly one of command, path, module, url, got none`},
+		{`[{"name":"a","command":["x"],"url":"https://h/"}]`, `got command and url`},
 		{`[{"name":"a","command":[]}]`, `hooks[0] ("a").command: expected a program to run`},
 		{`[{"name":"a","command":[1]}]`, `hooks[0] ("a").command: element 0: expected a string`},
 		{`[{"name":"a","command":["x"],"on":["work_item_start"]}]`, `hooks[0] ("a").on[0]: expected one of loop_start, session_start`},
@@ -100,6 +100,13 @@ func TestLoadRejectsMalformedEntries(t *testing.T) {
 		{`[{"name":"a","url":"https://user:pw@h/"}]`, `credentials in the URL`},
 		{`[{"name":"a","url":"ftp://h/"}]`, `got scheme "ftp"`},
 		{`[{"name":"a","url":"/relative"}]`, `expected an absolute http(s) URL`},
+		{`[{"name":"a","path":""}]`, `hooks[0] ("a").path: expected the path of a script or executable`},
+		{`[{"name":"a","module":"acme-hooks"}]`, `hooks[0] ("a").module: expected a Python module as pkg.mod or pkg.mod:Class, got "acme-hooks"`},
+		{`[{"name":"a","module":"m","path":"p.py"}]`, `got path and module`},
+		{`[{"name":"a","module":"m","keepAlive":"yes"}]`, `hooks[0] ("a").keepAlive: expected true or false`},
+		{`[{"name":"a","module":"m","idleSeconds":-1}]`, `hooks[0] ("a").idleSeconds: expected a positive number`},
+		{`[{"name":"a","url":"https://h/","keepAlive":true}]`, `hooks[0] ("a").keepAlive: a url entry is not a process`},
+		{`[{"name":"a","path":"x.py","tokenEnv":"T"}]`, `hooks[0] ("a").tokenEnv: only a url entry takes tokenEnv`},
 		{`{"name":"a"}`, `hooks: expected an array`},
 		{`["a"]`, `hooks[0]: expected an object`},
 	}
@@ -186,5 +193,134 @@ func TestLoadConfigMissingDefaultIsNoHooks(t *testing.T) {
 	r, _, err = lifecycle.LoadConfig("", get)
 	if err != nil || len(r.Entries()) != 1 {
 		t.Fatalf("default present: %v %v", r, err)
+	}
+}
+
+func TestPathAndModuleForms(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "config.json")
+	body := `{"hooks":[
+		{"name":"py","path":"hooks/acme.py"},
+		{"name":"js","path":"hooks/a.mjs","keepAlive":true,"idleSeconds":30},
+		{"name":"bin","path":"/opt/hook"},
+		{"name":"mod","module":"acme_hooks.telemetry:Telemetry"},
+		{"name":"mod2","module":"acme_hooks","keepAlive":false}]}`
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := lifecycle.ParseFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{
+		{"python3", filepath.Join(dir, "hooks", "acme.py")},
+		{"node", filepath.Join(dir, "hooks", "a.mjs")},
+		{"/opt/hook"},
+		{"python3", "-m", "hook_loop_hooks.run", "acme_hooks.telemetry:Telemetry"},
+		{"python3", "-m", "hook_loop_hooks.run", "acme_hooks"},
+	}
+	for i, e := range entries {
+		if !reflect.DeepEqual(e.Argv(), want[i]) {
+			t.Errorf("%s: argv %v, want %v", e.Name, e.Argv(), want[i])
+		}
+	}
+	if k := []bool{entries[0].KeepAlive, entries[1].KeepAlive, entries[3].KeepAlive, entries[4].KeepAlive}; !reflect.DeepEqual(k, []bool{false, true, true, false}) {
+		t.Errorf("keepAlive = %v (module defaults to true)", k)
+	}
+	if entries[1].Idle != 30*time.Second || entries[3].Kind() != "module" || entries[0].Kind() != "path" {
+		t.Errorf("entries = %+v", entries)
+	}
+	// A module's file is found beside the declaration.
+	if err := os.MkdirAll(filepath.Join(dir, "acme_hooks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "acme_hooks", "telemetry.py"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if f := entries[3].File(); f != filepath.Join(dir, "acme_hooks", "telemetry.py") {
+		t.Errorf("module file = %q", f)
+	}
+}
+
+func TestYAMLDeclaration(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "config.yaml")
+	body := `# the design's form
+critics: {}
+hooks:
+  - name: acme
+    path: hooks/acme.py            # relative to THIS file's directory
+    required: true
+  - name: telemetry
+    module: acme_loop_hooks.telemetry
+    with: {team: platform, n: 3}
+    on: [loop_start, loop_complete]
+    timeoutSeconds: 2.5
+  - name: compliance
+    url: https://hooks.acme.example/hook-loop
+    tokenEnv: ACME_HOOKS_TOKEN
+`
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := lifecycle.ParseFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 3 || entries[0].Path != filepath.Join(dir, "hooks", "acme.py") || !entries[0].Required {
+		t.Fatalf("entries = %+v", entries)
+	}
+	if e := entries[1]; !reflect.DeepEqual(e.With, map[string]any{"team": "platform", "n": int64(3)}) || e.Timeout != 2500*time.Millisecond || !reflect.DeepEqual(e.On, []string{"loop_start", "loop_complete"}) {
+		t.Errorf("telemetry = %+v", e)
+	}
+	if entries[2].TokenEnv != "ACME_HOOKS_TOKEN" {
+		t.Errorf("compliance = %+v", entries[2])
+	}
+	for body, want := range map[string]string{
+		"hooks:\n  - name: a\n    comand: x\n": `config.yaml: hooks[0] ("a").comand: unknown key`,
+		"hooks: [":                             "config.yaml: not valid YAML",
+		"hooks:\n  - {1: 2}\n":                 "every key must be a string",
+	} {
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := lifecycle.ParseFile(p); err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: err = %v, want one line with %q", body, err, want)
+		}
+	}
+}
+
+func TestDefaultConfigYAMLOrJSON(t *testing.T) {
+	home := t.TempDir()
+	getenv := func(k string) string {
+		if k == "XDG_CONFIG_HOME" {
+			return home
+		}
+		return ""
+	}
+	dir := filepath.Join(home, "hook-loop")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(`{"hooks":[{"name":"j","command":["x"]}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, path, err := lifecycle.LoadConfig("", getenv)
+	if err != nil || filepath.Base(path) != "config.json" || r.Entries()[0].Name != "j" {
+		t.Fatalf("json only: %v %s", err, path)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte("hooks:\n  - {name: y, command: [x]}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = lifecycle.LoadConfig("", getenv)
+	if err == nil || !strings.Contains(err.Error(), "both "+filepath.Join(dir, "config.yaml")+" and "+filepath.Join(dir, "config.json")+" exist") {
+		t.Fatalf("both: err = %v", err)
+	}
+	if err := os.Remove(filepath.Join(dir, "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	r, path, err = lifecycle.LoadConfig("", getenv)
+	if err != nil || filepath.Base(path) != "config.yaml" || r.Entries()[0].Name != "y" {
+		t.Fatalf("yaml only: %v %s", err, path)
 	}
 }

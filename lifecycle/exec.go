@@ -6,9 +6,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/adrg/xdg"
 )
 
 // maxAnswer bounds what an executor may answer; decisions are a few hundred bytes.
@@ -32,22 +36,27 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// runCommand runs a command executor: the request on stdin, the answer on
-// stdout. On ctx's end the whole process group is killed, so a hanging hook (or
-// a child it started) cannot hold hook-loop past the deadline.
-func runCommand(ctx context.Context, e Entry, req []byte) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, e.Command[0], e.Command[1:]...)
+// runCommand runs a command, path or module executor afresh: the request on
+// stdin, the answer on stdout. On ctx's end the whole process group is killed,
+// so a hanging hook (or a child it started) cannot hold hook-loop past the
+// deadline. env is added to hook-loop's own environment.
+func runCommand(ctx context.Context, e Entry, env []string, req []byte) ([]byte, error) {
+	argv := e.Argv()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = e.Dir
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stdin = bytes.NewReader(req)
 	stdout := &limitedBuffer{max: maxAnswer}
 	stderr := &limitedBuffer{max: 4096}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	killGroupOnCancel(cmd)
 	// A grandchild holding the pipes open must not outlive the deadline either.
-	cmd.WaitDelay = 100 * time.Millisecond
+	cmd.WaitDelay = 500 * time.Millisecond
 	err := cmd.Run()
 	if ctx.Err() != nil {
-		return nil, fmt.Errorf("command %s killed", e.Command[0])
+		return nil, fmt.Errorf("command %s killed", argv[0])
 	}
 	if err != nil {
 		if ee, ok := err.(*exec.ExitError); ok {
@@ -109,6 +118,56 @@ func postJSON(ctx context.Context, e Entry, req []byte, getenv func(string) stri
 		return body, fmt.Errorf("HTTP status %d: %s", resp.StatusCode, snippet(body))
 	}
 	return body, nil
+}
+
+// procEnv is what an executor process gets beside hook-loop's environment: a
+// Python executor finds the SDK hook-loop ships (and a module entry its module
+// beside the declaration) on PYTHONPATH.
+func (r *Runner) procEnv(e Entry) ([]string, error) {
+	if !e.python() {
+		return nil, nil
+	}
+	sdk, err := pythonSDKDir(r.cacheDir())
+	if err != nil {
+		return nil, err
+	}
+	parts := []string{sdk}
+	if e.Kind() == "module" {
+		parts = append(parts, e.Dir)
+	}
+	if old := r.getenv()("PYTHONPATH"); old != "" {
+		parts = append(parts, old)
+	}
+	return []string{"PYTHONPATH=" + strings.Join(parts, string(os.PathListSeparator))}, nil
+}
+
+func (r *Runner) getenv() func(string) string {
+	if r.Getenv != nil {
+		return r.Getenv
+	}
+	return os.Getenv
+}
+
+// cacheDir and stateDir read XDG_* through getenv first: xdg caches the
+// environment when the process starts.
+func (r *Runner) cacheDir() string {
+	if r.CacheDir != "" {
+		return r.CacheDir
+	}
+	if d := r.getenv()("XDG_CACHE_HOME"); filepath.IsAbs(d) {
+		return d
+	}
+	return xdg.CacheHome
+}
+
+func (r *Runner) stateDir() string {
+	if r.StateDir != "" {
+		return r.StateDir
+	}
+	if d := r.getenv()("XDG_STATE_HOME"); filepath.IsAbs(d) {
+		return d
+	}
+	return xdg.StateHome
 }
 
 func firstLine(s string) string {

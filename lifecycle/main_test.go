@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hook-loop/hook-loop/lifecycle"
 	"github.com/hook-loop/hook-loop/sdk/hooks"
 )
 
@@ -22,14 +23,33 @@ import (
 // MODE`, it reads one request on stdin and answers like a real (well or badly
 // behaved) hook would. Each mode is a real subprocess on the real wire.
 func TestMain(m *testing.M) {
+	if len(os.Args) >= 3 && os.Args[1] == "executor" && os.Args[2] == "serve-pid" {
+		os.Exit(hooks.ServeStdio(pidGo{}))
+	}
 	if len(os.Args) >= 3 && os.Args[1] == "executor" {
 		os.Exit(executor(os.Args[2]))
+	}
+	if len(os.Args) >= 3 && os.Args[1] == "keepalive-serve" {
+		if err := lifecycle.ServeKeepAlive(context.Background(), os.Args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
 	code := m.Run()
 	if exampleDir != "" {
 		os.RemoveAll(exampleDir)
 	}
 	os.Exit(code)
+}
+
+// pidGo refuses every loop start with its process id, as the Python pidHook
+// does: a Go command executor served with hooks.ServeStdio.
+type pidGo struct{}
+
+func (pidGo) LoopStart(_ context.Context, c *hooks.LoopStartContext) error {
+	c.Proceed, c.Reason = false, strconv.Itoa(os.Getpid())
+	return nil
 }
 
 // tagger appends its `with.tag` to every text decision it sees, so a chain of

@@ -29,8 +29,16 @@ const (
 type Runner struct {
 	entries []Entry
 	nextID  atomic.Int64
-	// Getenv reads tokenEnv variables at call time; nil means os.Getenv.
+	// Getenv reads tokenEnv variables and the XDG directories at call time;
+	// nil means os.Getenv.
 	Getenv func(string) string
+	// CacheDir and StateDir override $XDG_CACHE_HOME (where the Python SDK is
+	// extracted) and $XDG_STATE_HOME (kept-alive executors' sockets).
+	CacheDir, StateDir string
+	// Serve is the command that runs a kept-alive executor's server, to which
+	// ServeKeepAlive's spec argument is appended; nil means this executable's
+	// hidden `hooks keepalive-serve`.
+	Serve []string
 }
 
 var _ engine.Lifecycle = (*Runner)(nil)
@@ -49,13 +57,13 @@ func NewRunner(entries ...Entry) (*Runner, error) {
 		}
 		seen[e.Name] = true
 		kinds := 0
-		for _, set := range []bool{len(e.Command) > 0, e.URL != "", e.Handler != nil} {
+		for _, set := range []bool{len(e.Command) > 0, e.Path != "", e.Module != "", e.URL != "", e.Handler != nil} {
 			if set {
 				kinds++
 			}
 		}
 		if kinds != 1 {
-			return nil, fmt.Errorf("%s: expected exactly one of command, url and an in-process handler", label)
+			return nil, fmt.Errorf("%s: expected exactly one of command, path, module, url and an in-process handler", label)
 		}
 		if e.URL != "" {
 			if err := checkURL(e.URL, e.TokenEnv != ""); err != nil {
@@ -134,16 +142,21 @@ func (r *Runner) Fire(ctx context.Context, point string, c any) []engine.Lifecyc
 			}
 			continue
 		}
-		if len(res.Changed) == 0 {
+		if len(res.Changed) == 0 && len(res.Warnings) == 0 {
 			continue
 		}
 		if err := apply(c, res.Changed); err != nil {
 			recs = append(recs, failed(point, e.Name, err.Error()))
 			continue
 		}
-		recs = append(recs, engine.LifecycleRecord{Type: RecordDecided, Payload: map[string]any{
-			"point": point, "hook": e.Name, "fields": res.Changed,
-		}})
+		payload := map[string]any{"point": point, "hook": e.Name, "fields": res.Changed}
+		if res.Changed == nil {
+			payload["fields"] = map[string]any{}
+		}
+		if len(res.Warnings) > 0 {
+			payload["warnings"] = res.Warnings
+		}
+		recs = append(recs, engine.LifecycleRecord{Type: RecordDecided, Payload: payload})
 		if v, ok := res.Changed["proceed"].(bool); ok {
 			refusedBy = ""
 			if !v {
@@ -178,7 +191,10 @@ type CallResult struct {
 	Request []byte         // the JSON-RPC request sent
 	Answer  []byte         // the raw answer, when one came
 	Changed map[string]any // the decisions it would change (nil: none)
-	Err     error          // the hook's failure
+	// Warnings name what of the answer was ignored (an unknown key); they go
+	// into the hooks.decided record and fail nothing.
+	Warnings []string
+	Err      error // the hook's failure
 }
 
 // Call sends c to the entry named name alone, without applying anything: what
@@ -227,7 +243,7 @@ func (r *Runner) call1(ctx context.Context, e Entry, point string, c any) CallRe
 		}
 		return res
 	}
-	res.Changed, res.Err = parseAnswer(answer, id, point, c)
+	res.Changed, res.Warnings, res.Err = parseAnswer(answer, id, point, c)
 	return res
 }
 
@@ -237,11 +253,7 @@ func (r *Runner) redact(e Entry, res CallResult) CallResult {
 	if e.TokenEnv == "" {
 		return res
 	}
-	getenv := r.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	tok := getenv(e.TokenEnv)
+	tok := r.getenv()(e.TokenEnv)
 	if tok == "" {
 		return res
 	}
@@ -262,13 +274,16 @@ func (r *Runner) exec(ctx context.Context, e Entry, req []byte) ([]byte, error) 
 	case "go":
 		return hooks.HandleRequest(ctx, e.Handler, req), nil
 	case "url":
-		getenv := r.Getenv
-		if getenv == nil {
-			getenv = os.Getenv
-		}
-		return postJSON(ctx, e, req, getenv)
+		return postJSON(ctx, e, req, r.getenv())
 	}
-	return runCommand(ctx, e, req)
+	env, err := r.procEnv(e)
+	if err != nil {
+		return nil, err
+	}
+	if e.KeepAlive && keepAliveSupported {
+		return r.callKept(ctx, e, env, req)
+	}
+	return runCommand(ctx, e, env, req)
 }
 
 func buildRequest(id int64, point string, c any, with map[string]any) ([]byte, error) {
@@ -294,36 +309,37 @@ func buildRequest(id int64, point string, c any, with map[string]any) ([]byte, e
 }
 
 // parseAnswer checks one JSON-RPC answer and returns the decisions that differ
-// from c's. Nothing of a bad answer is applied.
-func parseAnswer(answer []byte, id int64, point string, c any) (map[string]any, error) {
+// from c's, and a warning for each key it ignored. Nothing of a bad answer is
+// applied.
+func parseAnswer(answer []byte, id int64, point string, c any) (changed map[string]any, warnings []string, err error) {
 	var resp map[string]json.RawMessage
 	if err := json.Unmarshal(answer, &resp); err != nil {
-		return nil, fmt.Errorf("answer is not a JSON-RPC object: %s", snippet(answer))
+		return nil, nil, fmt.Errorf("answer is not a JSON-RPC object: %s", snippet(answer))
 	}
 	if v := string(resp["jsonrpc"]); v != `"2.0"` {
-		return nil, fmt.Errorf(`answer lacks "jsonrpc":"2.0"`)
+		return nil, nil, fmt.Errorf(`answer lacks "jsonrpc":"2.0"`)
 	}
 	var gotID json.Number
 	if err := json.Unmarshal(resp["id"], &gotID); err != nil || gotID.String() != fmt.Sprint(id) {
-		return nil, fmt.Errorf("answer id %s does not match request id %d", orNone(resp["id"]), id)
+		return nil, nil, fmt.Errorf("answer id %s does not match request id %d", orNone(resp["id"]), id)
 	}
 	if e, ok := resp["error"]; ok && !isNull(e) {
 		var rpcErr hooks.Error
 		if json.Unmarshal(e, &rpcErr) == nil && rpcErr.Message != "" {
-			return nil, fmt.Errorf("executor answered error %d: %s", rpcErr.Code, rpcErr.Message)
+			return nil, nil, fmt.Errorf("executor answered error %d: %s", rpcErr.Code, rpcErr.Message)
 		}
-		return nil, fmt.Errorf("executor answered error %s", snippet(e))
+		return nil, nil, fmt.Errorf("executor answered error %s", snippet(e))
 	}
 	result, ok := resp["result"]
 	if !ok {
-		return nil, fmt.Errorf("answer has neither result nor error")
+		return nil, nil, fmt.Errorf("answer has neither result nor error")
 	}
 	if isNull(result) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(result, &obj); err != nil {
-		return nil, fmt.Errorf("result is neither null nor an object of decisions: %s", snippet(result))
+		return nil, nil, fmt.Errorf("result is neither null nor an object of decisions: %s", snippet(result))
 	}
 	p, _ := hooks.Lookup(point)
 	decisions := map[string]string{}
@@ -335,40 +351,42 @@ func parseAnswer(answer []byte, id int64, point string, c any) (map[string]any, 
 		facts[f.Name] = true
 	}
 	current := hooks.Decisions(c)
-	changed := map[string]any{}
+	changed = map[string]any{}
 	for _, k := range sortedKeys(obj) {
 		typ, isDecision := decisions[k]
 		if !isDecision {
-			if facts[k] {
-				continue // a changed fact changes nothing
+			// A changed fact changes nothing; an unknown key is ignored, as the
+			// design's wire says, but named so a typo ("procede") is found.
+			if !facts[k] {
+				warnings = append(warnings, fmt.Sprintf("ignored result key %q: not a decision of %s (decisions: %s)", k, point, strings.Join(sortedKeys(decisions), ", ")))
 			}
-			return nil, fmt.Errorf("result key %q is not a decision of %s (decisions: %s)", k, point, strings.Join(sortedKeys(decisions), ", "))
+			continue
 		}
 		var v any
 		switch typ {
 		case "bool":
 			var b bool
 			if isNull(obj[k]) || json.Unmarshal(obj[k], &b) != nil {
-				return nil, fmt.Errorf("decision %q: expected true or false, got %s", k, snippet(obj[k]))
+				return nil, nil, fmt.Errorf("decision %q: expected true or false, got %s", k, snippet(obj[k]))
 			}
 			v = b
 		case "string":
 			var s string
 			if isNull(obj[k]) || json.Unmarshal(obj[k], &s) != nil {
-				return nil, fmt.Errorf("decision %q: expected a string, got %s", k, snippet(obj[k]))
+				return nil, nil, fmt.Errorf("decision %q: expected a string, got %s", k, snippet(obj[k]))
 			}
 			v = s
 		default:
-			return nil, fmt.Errorf("decision %q has unsupported type %s", k, typ)
+			return nil, nil, fmt.Errorf("decision %q has unsupported type %s", k, typ)
 		}
 		if !reflect.DeepEqual(current[k], v) {
 			changed[k] = v
 		}
 	}
 	if len(changed) == 0 {
-		return nil, nil
+		return nil, warnings, nil
 	}
-	return changed, nil
+	return changed, warnings, nil
 }
 
 // apply sets c's decision fields from m (names are JSON names, already checked).

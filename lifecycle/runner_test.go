@@ -140,7 +140,6 @@ func TestFailureModes(t *testing.T) {
 		why   string
 	}{
 		{"wrong type", lifecycle.Entry{Command: self("wrong-type")}, `decision "proceed": expected true or false, got "yes"`},
-		{"unknown key", lifecycle.Entry{Command: self("unknown-key")}, `result key "colour" is not a decision of session_start`},
 		{"error member", lifecycle.Entry{Command: self("error-member")}, "executor answered error -32000: roster service down"},
 		{"mismatched id", lifecycle.Entry{Command: self("bad-id")}, "does not match request id"},
 		{"not json", lifecycle.Entry{Command: self("not-json")}, "answer is not a JSON-RPC object: hello, I am not JSON"},
@@ -171,6 +170,23 @@ func TestFailureModes(t *testing.T) {
 				t.Errorf("context=%q proceed=%v, want the failing hook ignored", c.Context, c.Proceed)
 			}
 		})
+	}
+}
+
+func TestUnknownAnswerKeysAreIgnoredWithAWarning(t *testing.T) {
+	r := runner(t, lifecycle.Entry{Name: "colourful", Command: self("unknown-key")})
+	c := hooks.NewSessionStart(facts, "startup", "text")
+	recs := r.Fire(context.Background(), hooks.PointSessionStart, c)
+	if got := types(recs); !reflect.DeepEqual(got, []string{"hooks.decided", "hooks.refused"}) {
+		t.Fatalf("records = %v", recs)
+	}
+	if c.Proceed {
+		t.Error("the answer's decision was not applied beside its unknown key")
+	}
+	d := recs[0].Payload
+	w, _ := d["warnings"].([]string)
+	if !reflect.DeepEqual(d["fields"], map[string]any{"proceed": false}) || len(w) != 1 || !strings.Contains(w[0], `ignored result key "colour": not a decision of session_start`) {
+		t.Errorf("hooks.decided = %v", d)
 	}
 }
 

@@ -19,6 +19,9 @@ type Decision struct {
 	Context string
 	// SystemMessage is for the person watching, never the model.
 	SystemMessage string
+	// EndSession asks the harness to end the session, with Reason, where it
+	// can (a lifecycle hook refused session_start).
+	EndSession bool
 	// Outcome is set when this event ended the loop for the session:
 	// "completed", "stopped" or "capped".
 	Outcome string

@@ -14,6 +14,9 @@ go vet ./...
 echo "== test"
 go test -count=1 -timeout 40m ./...
 
+echo "== python sdk"
+scripts/test-python.sh
+
 echo "== fuzz (${FUZZTIME:=10s} per target)"
 scripts/fuzz.sh "$FUZZTIME"
 

@@ -272,6 +272,25 @@ func TestEncodeGolden(t *testing.T) {
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
+// A refused session_start ends the session: Claude Code honours continue:false
+// with stopReason on every event (experiments stop_continue_false,
+// pre_continue_false: the session ends without another model call).
+func TestEncodeSessionStartEndSession(t *testing.T) {
+	ev := loop.HookEvent{Harness: Name, Name: loop.EventSessionStart, NativeName: loop.EventSessionStart}
+	out := New().Encode(ev, loop.Decision{Action: loop.Block, Reason: "not on the roster", EndSession: true})
+	var obj map[string]any
+	if err := json.Unmarshal(out.Stdout, &obj); err != nil {
+		t.Fatalf("stdout %q: %v", out.Stdout, err)
+	}
+	if obj["continue"] != false || obj["stopReason"] != "not on the roster" || out.Exit != 0 {
+		t.Fatalf("output = %s, want continue:false with the reason", out.Stdout)
+	}
+	plain := New().Encode(ev, loop.Decision{Action: loop.Block, Reason: "x"})
+	if strings.Contains(string(plain.Stdout), "continue") {
+		t.Errorf("a block without EndSession ended the session: %s", plain.Stdout)
+	}
+}
+
 // TestEncodeContract checks, for every event × decision, the rules measured on the
 // real binary: exit 0 always; stdout empty or one JSON object; hookSpecificOutput
 // always names the event Claude fired; never an explicit allow; a block is always

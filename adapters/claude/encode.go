@@ -16,6 +16,8 @@ type output struct {
 	Reason             string              `json:"reason,omitempty"`
 	SystemMessage      string              `json:"systemMessage,omitempty"`
 	HookSpecificOutput *hookSpecificOutput `json:"hookSpecificOutput,omitempty"`
+	Continue           *bool               `json:"continue,omitempty"`
+	StopReason         string              `json:"stopReason,omitempty"`
 }
 
 // hookSpecificOutput must always carry hookEventName, equal to the event Claude
@@ -96,6 +98,12 @@ func (Adapter) Encode(ev loop.HookEvent, d loop.Decision) harness.Output {
 				o.SystemMessage = joinMessages(o.SystemMessage, reason)
 			}
 		}
+	}
+	if d.EndSession {
+		// continue:false ends the session without another model call
+		// (captured: experiments stop_continue_false, pre_continue_false).
+		f := false
+		o.Continue, o.StopReason = &f, reason
 	}
 	if o == (output{}) {
 		return harness.Output{}

@@ -38,7 +38,7 @@ func NewCmdHook(f *Factory, h harness.Harness, hs []harness.Harness, runF func(*
 			&cli.StringFlag{Name: "event", Usage: spec.EventUsage, Destination: &o.Event},
 			&cli.StringFlag{Name: "config", Usage: "loop DSL file (default: hook-loop.json at the project root)", Destination: &o.ConfigPath},
 			&cli.StringFlag{Name: "event-log", Usage: "event log (default: .hook-loop/events.jsonl at the project root)", Destination: &o.LogPath},
-			&cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration (default: the user's config.json)", Destination: &o.HooksConfig},
+			&cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration (default: the user's config.yaml or config.json)", Destination: &o.HooksConfig},
 			&cli.BoolFlag{Name: "record", Usage: "also keep the raw hook input in .hook-loop/trace.jsonl, for hook-loop replay", Destination: &o.Record},
 		},
 		Action: func(c *cli.Context) error {

@@ -7,7 +7,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/hook-loop/hook-loop/lifecycle"
 	"github.com/hook-loop/hook-loop/sdk/hooks"
@@ -32,7 +31,7 @@ func NewCmdHooks(f *Factory, runF func(*HooksOptions) error) *cli.Command {
 	bind := func() { o.IO, o.WorkDir, o.getenv = f.IOStreams, f.Cwd(), f.Getenv }
 	// A flag value is one object per command: urfave/cli keeps parse state in it.
 	configFlag := func() cli.Flag {
-		return &cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration `FILE` (default: $HOOK_LOOP_CONFIG, else $XDG_CONFIG_HOME/hook-loop/config.json)", Destination: &o.hooksConfig}
+		return &cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration `FILE` (default: $HOOK_LOOP_CONFIG, else $XDG_CONFIG_HOME/hook-loop/config.yaml or config.json)", Destination: &o.hooksConfig}
 	}
 	return &cli.Command{
 		Name:      "hooks",
@@ -47,6 +46,15 @@ func NewCmdHooks(f *Factory, runF func(*HooksOptions) error) *cli.Command {
 			return run(runF, runHooksList, o)
 		},
 		Subcommands: []*cli.Command{
+			{
+				// Started by a hook process for a keepAlive executor; not for people.
+				Name:            "keepalive-serve",
+				Hidden:          true,
+				SkipFlagParsing: true,
+				Action: func(c *cli.Context) error {
+					return lifecycle.ServeKeepAlive(c.Context, c.Args().First())
+				},
+			},
 			{
 				Name:      "points",
 				Usage:     "print the seven lifecycle points with their facts and decisions",
@@ -66,7 +74,7 @@ func NewCmdHooks(f *Factory, runF func(*HooksOptions) error) *cli.Command {
 				ArgsUsage: "NAME",
 				UsageText: "hook-loop hooks test NAME --point POINT [--hooks-config FILE]",
 				Description: "--point POINT        the lifecycle point to send (one of " + strings.Join(hooks.PointNames(), ", ") + ")\n" +
-					"--hooks-config FILE  the declaration (default: $HOOK_LOOP_CONFIG, else $XDG_CONFIG_HOME/hook-loop/config.json)",
+					"--hooks-config FILE  the declaration (default: $HOOK_LOOP_CONFIG, else $XDG_CONFIG_HOME/hook-loop/config.yaml or config.json)",
 				// urfave/cli reorders arguments around flags in ways that lose
 				// --point's value; this command's three arguments are parsed here.
 				SkipFlagParsing: true,
@@ -89,7 +97,10 @@ func NewCmdHooks(f *Factory, runF func(*HooksOptions) error) *cli.Command {
 }
 
 func runHooksList(o *HooksOptions) error {
-	path, explicit := lifecycle.ConfigPath(o.hooksConfig, o.getenv)
+	path, explicit, err := lifecycle.FindConfig(o.hooksConfig, o.getenv)
+	if err != nil {
+		return exitf(1, "%v", err)
+	}
 	if _, err := os.Stat(path); err != nil && !explicit && os.IsNotExist(err) {
 		fmt.Fprintf(o.IO.Out, "no lifecycle hooks declared (no file at %s)\n", path)
 		return nil
@@ -102,68 +113,10 @@ func runHooksList(o *HooksOptions) error {
 		fmt.Fprintf(o.IO.Out, "no lifecycle hooks declared in %s\n", path)
 		return nil
 	}
-	fmt.Fprintf(o.IO.Out, "hooks config: %s\n", path)
-	tw := tabwriter.NewWriter(o.IO.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tKIND\tTARGET\tPOINTS\tREQUIRED\tENABLED")
-	for _, e := range entries {
-		target := e.Target()
-		if e.TokenEnv != "" {
-			// The variable's name only: its value is read at call time, never shown.
-			target += " (bearer from $" + e.TokenEnv + ")"
-		}
-		points := "all"
-		if len(e.On) > 0 {
-			points = strings.Join(e.On, ",")
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.Name, e.Kind(), target, points, yesNo(e.Required), yesNo(!e.Disabled))
-	}
-	return tw.Flush()
+	return lifecycle.Describe(o.IO.Out, path, entries)
 }
 
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
-}
-
-type pointJSON struct {
-	Name        string        `json:"name"`
-	Description string        `json:"description"`
-	Facts       []hooks.Field `json:"facts"`
-	Decisions   []hooks.Field `json:"decisions"`
-}
-
-func runHooksPoints(o *HooksOptions) error {
-	if o.json {
-		var out []pointJSON
-		for _, p := range hooks.Points {
-			out = append(out, pointJSON{p.Name, p.Description, p.Facts(), p.Decisions()})
-		}
-		enc := json.NewEncoder(o.IO.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
-	}
-	for i, p := range hooks.Points {
-		if i > 0 {
-			fmt.Fprintln(o.IO.Out)
-		}
-		fmt.Fprintf(o.IO.Out, "%s: %s\n", p.Name, p.Description)
-		tw := tabwriter.NewWriter(o.IO.Out, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  facts:")
-		for _, f := range p.Facts() {
-			fmt.Fprintf(tw, "    %s\t%s\t%s\n", f.Name, f.Type, f.Doc)
-		}
-		fmt.Fprintln(tw, "  decisions:")
-		for _, f := range p.Decisions() {
-			fmt.Fprintf(tw, "    %s\t%s\t%s\n", f.Name, f.Type, f.Doc)
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func runHooksPoints(o *HooksOptions) error { return lifecycle.WritePoints(o.IO.Out, o.json) }
 
 // testArgs takes NAME, --point and --hooks-config, in any order.
 func (o *HooksOptions) testArgs(args []string) (string, error) {
@@ -203,7 +156,10 @@ func runHooksTest(ctx context.Context, o *HooksOptions) error {
 	if !ok {
 		return exitf(2, "usage: --point %q: expected one of %s", o.point, strings.Join(hooks.PointNames(), ", "))
 	}
-	path, _ := lifecycle.ConfigPath(o.hooksConfig, o.getenv)
+	path, _, err := lifecycle.FindConfig(o.hooksConfig, o.getenv)
+	if err != nil {
+		return exitf(1, "%v", err)
+	}
 	r, err := lifecycle.Load(path)
 	if err != nil {
 		return exitf(1, "%v", err)
@@ -224,7 +180,7 @@ func runHooksTest(ctx context.Context, o *HooksOptions) error {
 	if entry.Disabled {
 		fmt.Fprintf(o.IO.Out, "note: %s is disabled; sending anyway\n", name)
 	}
-	c := sampleContext(p, o.WorkDir)
+	c := lifecycle.SampleContext(p, o.WorkDir)
 	res, err := r.Call(ctx, name, p.Name, c)
 	if err != nil {
 		return exitf(1, "%v", err)
@@ -240,6 +196,9 @@ func runHooksTest(ctx context.Context, o *HooksOptions) error {
 		}
 		return exitf(1, "hook %s failed at %s", name, p.Name)
 	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(o.IO.Out, "warning: %s\n", w)
+	}
 	if len(res.Changed) == 0 {
 		fmt.Fprintln(o.IO.Out, "would change: nothing (passes through)")
 		return nil
@@ -252,26 +211,4 @@ func runHooksTest(ctx context.Context, o *HooksOptions) error {
 		}
 	}
 	return nil
-}
-
-// sampleContext fills a point's context with recognisable sample facts.
-func sampleContext(p hooks.Point, cwd string) any {
-	f := hooks.Facts{LoopID: "sample-loop", SessionID: "sample-session", Harness: "codex", Cwd: cwd, State: "planning"}
-	switch p.Name {
-	case hooks.PointLoopStart:
-		return hooks.NewLoopStart(f)
-	case hooks.PointSessionStart:
-		return hooks.NewSessionStart(f, "startup", "(the loop's session-start text)")
-	case hooks.PointInputReceived:
-		return hooks.NewInputReceived(f, "sample prompt")
-	case hooks.PointToolRequested:
-		return hooks.NewToolRequested(f, "Bash", json.RawMessage(`{"command":"ls"}`), "ls", nil)
-	case hooks.PointPhaseChanged:
-		return hooks.NewPhaseChanged(f, "planning", "implementing", "plan_ready")
-	case hooks.PointWaitingForInput:
-		return hooks.NewWaitingForInput(f, "(the loop's question)", "(the loop's summary)")
-	case hooks.PointLoopComplete:
-		return hooks.NewLoopComplete(f, "done", "tests_passed")
-	}
-	return p.New()
 }

@@ -179,8 +179,8 @@ func (h *handling) decide() (loop.Decision, error) {
 			return loop.Decision{Action: loop.Allow, SystemMessage: "hook-loop: this session is not gated: " + why}, nil
 		}
 	}
-	if d := h.tx.Session(h.sid).Disarmed; d != "" {
-		return loop.Decision{Action: loop.Allow}, nil
+	if s := h.tx.Session(h.sid); s.Disarmed != "" {
+		return refusedSession(s.Disarmed, s.SessionRefused, h.ev.Name), nil
 	}
 	switch h.ev.Name {
 	case loop.EventSessionStart:
@@ -193,7 +193,13 @@ func (h *handling) decide() (loop.Decision, error) {
 			return loop.Decision{}, err
 		}
 		if !proceed {
-			return loop.Decision{Action: loop.Block, Reason: reason}, nil
+			// Some harnesses cannot end a session at its start (Claude Code
+			// -p runs the first prompt anyway): the refusal is kept, and the
+			// session's later prompts and tool calls are refused too.
+			if err := h.append(eventlog.TypeLoopDisarmed, "hook-loop", map[string]any{"reason": reason, "session_refused": true}); err != nil {
+				return loop.Decision{}, err
+			}
+			return loop.Decision{Action: loop.Block, Reason: reason, EndSession: true}, nil
 		}
 		return loop.Decision{Action: loop.Steer, Context: text}, nil
 
@@ -427,6 +433,21 @@ func (h *handling) transition(t dsl.Transition) error {
 		}
 	}
 	return nil
+}
+
+// refusedSession answers an event of a disarmed session: nothing, unless a
+// session_start refusal disarmed it, when its resumption, a prompt or a tool
+// call is refused and the harness asked to end the session. A stop is let through: refusing
+// it would keep the agent working.
+func refusedSession(reason string, sessionRefused bool, event string) loop.Decision {
+	if !sessionRefused {
+		return loop.Decision{Action: loop.Allow}
+	}
+	switch event {
+	case loop.EventSessionStart, loop.EventUserPromptSubmit, loop.EventPreToolUse, loop.EventPermissionRequest:
+		return loop.Decision{Action: loop.Block, Reason: reason, EndSession: true}
+	}
+	return loop.Decision{Action: loop.Allow}
 }
 
 // terminalOutcome names how a loop that reached state ended.

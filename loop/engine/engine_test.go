@@ -369,6 +369,36 @@ func TestLifecycleLoopStartRefusalDisarms(t *testing.T) {
 	}
 }
 
+func TestLifecycleSessionStartRefusalEndsTheSession(t *testing.T) {
+	f := newFixture(t, planLoop)
+	f.eng.Lifecycle = &recorder{apply: func(p string, c any) {
+		if x, ok := c.(*hooks.SessionStartContext); ok {
+			x.Proceed, x.Reason = false, "not today"
+		}
+	}}
+	d := f.handle(loop.HookEvent{Name: loop.EventSessionStart, Source: "startup"})
+	if d.Action != loop.Block || !d.EndSession || d.Reason != "not today" {
+		t.Fatalf("session_start refusal: %+v, want a block that ends the session", d)
+	}
+	// A harness that went on anyway gets every prompt and tool call refused,
+	// and its stop let through (a refused stop would keep the agent working).
+	if d := f.handle(prompt("go")); d.Action != loop.Block || !d.EndSession || d.Reason != "not today" {
+		t.Fatalf("prompt after a refused session: %+v", d)
+	}
+	if d := f.handle(pre("Bash", "ls")); d.Action != loop.Block || !d.EndSession {
+		t.Fatalf("tool call after a refused session: %+v", d)
+	}
+	if d := f.handle(stop("")); d.Action == loop.Block {
+		t.Fatalf("stop after a refused session was refused: %+v", d)
+	}
+	if d := f.handle(loop.HookEvent{Name: loop.EventSessionStart, Source: "resume"}); d.Action != loop.Block || !d.EndSession {
+		t.Fatalf("resuming a refused session: %+v", d)
+	}
+	if s := f.session("s1"); !s.SessionRefused || s.Disarmed != "not today" {
+		t.Fatalf("session = %+v", s)
+	}
+}
+
 func TestLifecycleDecisionsTakeEffect(t *testing.T) {
 	f := newFixture(t, planLoop)
 	rec := &recorder{apply: func(p string, c any) {

@@ -23,6 +23,7 @@ type View struct {
 	OutcomeForced  bool   `json:"outcome_forced"`  // loop_outcome payload.forced_by_harness
 	Started        bool   `json:"started"`         // a loop_started event exists
 	Disarmed       string `json:"disarmed"`        // loop_disarmed payload.reason ("" = armed)
+	SessionRefused bool   `json:"session_refused"` // loop_disarmed by a session_start refusal: the session is to end
 	LastType       string `json:"last_type"`       // event_type of the last event
 	FirstTimestamp string `json:"first_timestamp"` // of the first event
 	LastTimestamp  string `json:"last_timestamp"`  // of the last event
@@ -60,6 +61,7 @@ func (v *View) Fold(e *eventlog.Event) {
 		if v.Disarmed == "" {
 			v.Disarmed = "disarmed"
 		}
+		v.SessionRefused, _ = e.Payload["session_refused"].(bool)
 	}
 	if v.FirstTimestamp == "" {
 		v.FirstTimestamp = e.Timestamp

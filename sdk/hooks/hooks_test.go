@@ -219,3 +219,16 @@ func TestServerBearerAndHealth(t *testing.T) {
 		t.Errorf("right token: %d %s", code, body2)
 	}
 }
+
+func TestServeLinesAnswersEachLine(t *testing.T) {
+	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"loop_complete","params":{}}` + "\n\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"nope"}` + "\n")
+	var out bytes.Buffer
+	if code := hooks.ServeLines(context.Background(), struct{}{}, in, &out); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `"id":1,"result":null`) || !strings.Contains(lines[1], `"code":-32601`) {
+		t.Fatalf("answers:\n%s", out.String())
+	}
+}

@@ -101,7 +101,7 @@ type WaitingForInputContext struct {
 type LoopCompleteContext struct {
 	Facts
 	FinalState string `json:"final_state" doc:"the terminal state reached"`
-	Outcome    string `json:"outcome" doc:"the loop event that reached it"`
+	Outcome    string `json:"outcome" doc:"how the loop ended: completed (a terminal state), stopped (its stop state) or forced (the harness ended the session over refused stops)"`
 	Announce   bool   `json:"announce" hook:"decision" doc:"false: completion is not announced (default true)"`
 }
 
