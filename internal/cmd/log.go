@@ -1,16 +1,21 @@
 package cmd
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"os/signal"
 	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/internal/follow"
 	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/urfave/cli/v2"
 )
@@ -21,7 +26,10 @@ type logOptions struct {
 	session  string
 	types    string
 	json     bool
+	follow   bool
 	cwd      string
+	// ctx ends --follow; nil: until Ctrl-C.
+	ctx context.Context
 }
 
 func init() { register(newLogCommand) }
@@ -44,6 +52,7 @@ func newLogCommand(s *IOStreams) *cli.Command {
 			&cli.StringFlag{Name: "session", Usage: "only session `ID` (the whole id, or its start or end as shown)", Destination: &opts.session},
 			&cli.StringFlag{Name: "type", Usage: "only events of `TYPE` (comma-separated list)", Destination: &opts.types},
 			&cli.BoolFlag{Name: "json", Usage: "print the matching lines as stored (JSON lines)", Destination: &opts.json},
+			&cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep printing events as they are appended, until Ctrl-C (a rotated or recreated log is read again from its start)", Destination: &opts.follow},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -121,6 +130,9 @@ func logRun(o *logOptions) error {
 		return sessionOK(e.SessionID) && (len(types) == 0 || types[e.EventType])
 	}
 
+	if o.follow {
+		return logFollow(o, l, match)
+	}
 	if o.json {
 		return wrapLogErr(l.ScanRaw(warn, func(_ int, raw []byte, e eventlog.Event) error {
 			if !match(&e) {
@@ -131,27 +143,79 @@ func logRun(o *logOptions) error {
 		}))
 	}
 
+	format, err := lineFormatter(l)
+	if err != nil {
+		return err
+	}
+	return wrapLogErr(l.Scan(warn, func(_ int, e eventlog.Event) error {
+		if !match(&e) {
+			return nil
+		}
+		_, err := io.WriteString(o.io.Out, format(&e))
+		return err
+	}))
+}
+
+// lineFormatter returns the readable form of an event, one line with its newline.
+func lineFormatter(l *eventlog.Log) (func(e *eventlog.Event) string, error) {
 	// The index knows every session: it gives the short names without a second
 	// pass over the log.
 	var ids []string
 	if err := l.View(func(tx *eventlog.Tx) error { ids = tx.SessionIDs(); return nil }); err != nil {
-		return fmt.Errorf("log: %w", err)
+		return nil, fmt.Errorf("log: %w", err)
 	}
 	short := shortIDs(ids)
 	width := 0
 	for _, s := range short {
 		width = max(width, utf8.RuneCountInString(s))
 	}
-	return wrapLogErr(l.Scan(warn, func(_ int, e eventlog.Event) error {
-		if !match(&e) {
-			return nil
-		}
+	return func(e *eventlog.Event) string {
 		sid, ok := short[e.SessionID]
 		if !ok { // appended after the View
 			sid = e.SessionID
 		}
-		_, err := fmt.Fprintf(o.io.Out, "%-19s  %s  %-14s  %-22s  %-9s  %s\n",
-			displayTime(e.Timestamp), padRunes(sid, width), orDash(e.State), e.EventType, orDash(e.Actor), payloadSummary(&e))
+		return fmt.Sprintf("%-19s  %s  %-14s  %-22s  %-9s  %s\n",
+			displayTime(e.Timestamp), padRunes(sid, width), orDash(e.State), e.EventType, orDash(e.Actor), payloadSummary(e))
+	}, nil
+}
+
+// logFollow prints the log from its start and then every line appended, until
+// the context ends.
+func logFollow(o *logOptions, l *eventlog.Log, match func(*eventlog.Event) bool) error {
+	format, err := lineFormatter(l)
+	if err != nil {
+		return err
+	}
+	ctx := o.ctx
+	if ctx == nil {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+	}
+	fw := follow.New(l.Path(), 0)
+	n := 0
+	fw.OnReset = func() {
+		n = 0
+		fmt.Fprintf(o.io.ErrOut, "note: %s was replaced or truncated; reading it from the start\n", l.Path())
+	}
+	return wrapLogErr(fw.Run(ctx, func(line []byte) error {
+		n++
+		if len(bytes.TrimSpace(line)) == 0 {
+			return nil
+		}
+		e, err := eventlog.ParseLine(line)
+		if err != nil {
+			fmt.Fprintf(o.io.ErrOut, "warning: %s:%d: skipped: %v\n", l.Path(), n, err)
+			return nil
+		}
+		if !match(&e) {
+			return nil
+		}
+		if o.json {
+			_, err = o.io.Out.Write(append(line[:len(line):len(line)], '\n'))
+		} else {
+			_, err = io.WriteString(o.io.Out, format(&e))
+		}
 		return err
 	}))
 }
