@@ -17,6 +17,7 @@ import (
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/internal/follow"
 	"github.com/hook-loop/hook-loop/internal/project"
+	"github.com/hook-loop/hook-loop/overview"
 	"github.com/urfave/cli/v2"
 )
 
@@ -164,7 +165,7 @@ func lineFormatter(l *eventlog.Log) (func(e *eventlog.Event) string, error) {
 	if err := l.View(func(tx *eventlog.Tx) error { ids = tx.SessionIDs(); return nil }); err != nil {
 		return nil, fmt.Errorf("log: %w", err)
 	}
-	short := shortIDs(ids)
+	short := overview.ShortIDs(ids)
 	width := 0
 	for _, s := range short {
 		width = max(width, utf8.RuneCountInString(s))
@@ -245,53 +246,6 @@ func logVerifyRun(o *logOptions) error {
 	}
 	fmt.Fprintf(o.io.Out, "ok: %d events in %d sessions, chain intact\n", r.Events, r.Sessions)
 	return nil
-}
-
-// shortIDs names each session by the shortest tail of its id (at least 8
-// characters) that no other session shares: Codex ids are UUIDv7, whose start is
-// a timestamp shared by sessions begun close together, while the tail is random.
-func shortIDs(ids []string) map[string]string {
-	const minLen = 8
-	// With the ids sorted by their reversed runes, the longest tail an id shares
-	// with any other is the one it shares with a neighbour.
-	rev := make([][]rune, len(ids))
-	for i, id := range ids {
-		r := []rune(id)
-		for a, b := 0, len(r)-1; a < b; a, b = a+1, b-1 {
-			r[a], r[b] = r[b], r[a]
-		}
-		rev[i] = r
-	}
-	order := make([]int, len(ids))
-	for i := range order {
-		order[i] = i
-	}
-	sort.Slice(order, func(a, b int) bool { return string(rev[order[a]]) < string(rev[order[b]]) })
-	common := func(a, b []rune) int {
-		n := 0
-		for n < len(a) && n < len(b) && a[n] == b[n] {
-			n++
-		}
-		return n
-	}
-	out := make(map[string]string, len(ids))
-	for pos, i := range order {
-		shared := 0
-		if pos > 0 {
-			shared = max(shared, common(rev[i], rev[order[pos-1]]))
-		}
-		if pos+1 < len(order) {
-			shared = max(shared, common(rev[i], rev[order[pos+1]]))
-		}
-		r := []rune(ids[i])
-		k := max(minLen, shared+1)
-		if k+4 >= len(r) {
-			out[ids[i]] = ids[i]
-			continue
-		}
-		out[ids[i]] = "…" + string(r[len(r)-k:])
-	}
-	return out
 }
 
 func padRunes(s string, w int) string {

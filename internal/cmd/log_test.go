@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/overview"
 )
 
 func TestShortIDs(t *testing.T) {
@@ -14,7 +15,7 @@ func TestShortIDs(t *testing.T) {
 		"short",
 		"twelve-chars",
 	}
-	got := shortIDs(ids)
+	got := overview.ShortIDs(ids)
 	want := map[string]string{
 		ids[0]: "…1f0e8a4b10",
 		ids[1]: "…e31c77f2",
