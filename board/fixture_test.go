@@ -114,4 +114,3 @@ func (p *project) events(t *testing.T, typ string) []eventlog.Event {
 }
 
 func baseURL(u string) string { return u[:strings.Index(u, "/?")] }
-
