@@ -31,7 +31,7 @@ var assets embed.FS
 
 var pageTmpl = template.Must(template.New("").Funcs(template.FuncMap{
 	"svg":   func(s string) template.HTML { return template.HTML(s) }, // drawn by package diagram, which escapes every name
-	"clock": clock,
+	"clock": overview.Clock,
 }).ParseFS(assets, "assets/*.tmpl"))
 
 const cookieName = "hook_loop_board"
@@ -340,14 +340,4 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request) {
 		s.notify()
 	}
 	w.WriteHeader(http.StatusNoContent)
-}
-
-// clock shows a stored timestamp as UTC time of day.
-func clock(ts string) string {
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999"} {
-		if t, err := time.Parse(layout, ts); err == nil {
-			return t.UTC().Format("15:04:05")
-		}
-	}
-	return ts
 }

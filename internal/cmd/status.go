@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -18,7 +19,10 @@ type statusOptions struct {
 	config    string
 	sessionID string
 	json      bool
+	watch     bool
 	cwd       string
+	// ctx ends --watch; nil: until Ctrl-C.
+	ctx context.Context
 }
 
 func init() { register(newStatusCommand) }
@@ -34,6 +38,7 @@ func newStatusCommand(s *IOStreams) *cli.Command {
 			&cli.StringFlag{Name: "config", Aliases: []string{"dsl"}, Usage: "loop `FILE` (default: <project>/hook-loop.json)", Destination: &opts.config},
 			&cli.StringFlag{Name: "session", Usage: "only session `ID`", Destination: &opts.sessionID},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON", Destination: &opts.json},
+			&cli.BoolFlag{Name: "watch", Aliases: []string{"w"}, Usage: "keep showing every session, redrawn as events arrive, until Ctrl-C (append-only when not a terminal)", Destination: &opts.watch},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -60,6 +65,9 @@ type sessionStatus struct {
 }
 
 func statusRun(o *statusOptions) error {
+	if o.watch {
+		return statusWatch(o)
+	}
 	cwd := o.cwd
 	if cwd == "" {
 		cwd, _ = os.Getwd()
