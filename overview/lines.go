@@ -127,14 +127,15 @@ func describeLine(e *eventlog.Event) string {
 }
 
 // readBackwards calls fn with the complete lines of path's first end bytes, last
-// line first, reading at most limit bytes; fn returns false to stop.
-func readBackwards(path string, end, limit int64, fn func(line []byte) bool) error {
+// line first, reading at most limit bytes; fn returns false to stop. It reports
+// whether it read back to the file's first line.
+func readBackwards(path string, end, limit int64, fn func(line []byte) bool) (bool, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return true, nil
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer f.Close()
 	const chunk = 1 << 20
@@ -146,7 +147,7 @@ func readBackwards(path string, end, limit int64, fn func(line []byte) bool) err
 		n := min(int64(chunk), pos-stop)
 		pos -= n
 		if _, err := f.ReadAt(buf[:n], pos); err != nil && !errors.Is(err, io.EOF) {
-			return err
+			return false, err
 		}
 		data := append(buf[:n:n], carry...)
 		for {
@@ -156,16 +157,19 @@ func readBackwards(path string, end, limit int64, fn func(line []byte) bool) err
 			}
 			line := bytes.TrimSuffix(data[i+1:], []byte("\n"))
 			if len(line) > 0 && !fn(line) {
-				return nil
+				return false, nil
 			}
 			data = data[:i+1]
 		}
 		carry = append([]byte(nil), data...)
 	}
-	if pos == 0 && len(carry) > 0 {
-		fn(bytes.TrimSuffix(carry, []byte("\n")))
+	if pos > 0 {
+		return false, nil
 	}
-	return nil
+	if len(carry) > 0 && !fn(bytes.TrimSuffix(carry, []byte("\n"))) {
+		return false, nil
+	}
+	return true, nil
 }
 
 // completeEnd is the offset just after the file's last newline: a line still

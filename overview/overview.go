@@ -128,6 +128,9 @@ func Open(o Options) (*Watcher, error) {
 	}
 	w.fw = follow.New(o.Log.Path(), end)
 	w.fw.OnReset = w.reset
+	if err := w.fw.Open(); err != nil {
+		return nil, fmt.Errorf("open %s: %w", o.Log.Path(), err)
+	}
 	return w, nil
 }
 
@@ -297,7 +300,7 @@ func (w *Watcher) backscan(end int64) error {
 		return n >= want
 	}
 	checked := 0
-	err := readBackwards(w.opts.Log.Path(), end, w.opts.BackscanBytes, func(line []byte) bool {
+	reachedStart, err := readBackwards(w.opts.Log.Path(), end, w.opts.BackscanBytes, func(line []byte) bool {
 		w.applyLine(line, true)
 		checked++
 		// Checking every session after each line would cost sessions × lines.
@@ -305,6 +308,15 @@ func (w *Watcher) backscan(end int64) error {
 	})
 	if err != nil {
 		return fmt.Errorf("read %s: %w", w.opts.Log.Path(), err)
+	}
+	for _, id := range w.ids {
+		d := w.session(id)
+		if reachedStart {
+			d.started = true // even without a start event: nothing precedes the log
+		}
+		if !d.started {
+			d.older = true // entries beyond the window may exist
+		}
 	}
 	return nil
 }

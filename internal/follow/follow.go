@@ -60,6 +60,10 @@ func (fw *Follower) Close() error {
 	return err
 }
 
+// Open opens the file now, so that a file replaced before the first Poll is
+// noticed as replaced. A missing file is not an error.
+func (fw *Follower) Open() error { return fw.reopenIfReplaced() }
+
 // Poll reads what was appended since the last call and calls fn for each new
 // complete line (without its newline; valid only during the call). A missing file
 // has no lines yet.
@@ -122,7 +126,7 @@ func (fw *Follower) reopenIfReplaced() error {
 	reset := false
 	switch {
 	case fw.f == nil:
-		reset = fw.fi != nil
+		reset = fw.fi != nil || fi.Size() < fw.offset
 	case !os.SameFile(fi, fw.fi):
 		reset = true
 	case fi.Size() < fw.offset:

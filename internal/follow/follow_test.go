@@ -127,3 +127,18 @@ func TestRunSeesAppendsFromAnotherGoroutine(t *testing.T) {
 		t.Fatalf("Run after cancel: %v", err)
 	}
 }
+
+func TestReplacedBeforeFirstPoll(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log")
+	appendTo(t, path, "a long first line\n")
+	fw := New(path, Size(path))
+	defer fw.Close()
+	if err := fw.Open(); err != nil {
+		t.Fatal(err)
+	}
+	os.Rename(path, path+".1")
+	appendTo(t, path, "new\n")
+	if got := poll(t, fw); strings.Join(got, "|") != "new" {
+		t.Fatalf("got %q, want the new file's line", got)
+	}
+}
