@@ -68,16 +68,7 @@ func describe(e *eventlog.Event) (string, string) {
 }
 
 func describeLine(e *eventlog.Event) string {
-	str := func(k string) string {
-		switch v := e.Payload[k].(type) {
-		case string:
-			return v
-		case nil:
-			return ""
-		default:
-			return fmt.Sprint(v)
-		}
-	}
+	str := func(k string) string { return PayloadString(e.Payload, k) }
 	switch e.EventType {
 	case eventlog.TypeLoopStarted:
 		s := "loop " + str("loop_id") + " started in " + str("initial_state")
@@ -124,6 +115,19 @@ func describeLine(e *eventlog.Event) string {
 		return s
 	}
 	return e.EventType
+}
+
+// PayloadString is payload value k as text: a string as is, "" when absent or
+// null, anything else formatted.
+func PayloadString(p map[string]any, k string) string {
+	switch v := p[k].(type) {
+	case string:
+		return v
+	case nil:
+		return ""
+	default:
+		return fmt.Sprint(v)
+	}
 }
 
 // readBackwards calls fn with the complete lines of path's first end bytes, last

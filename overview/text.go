@@ -61,10 +61,14 @@ func (s Session) WriteText(w io.Writer) {
 }
 
 // Clock shows a stored timestamp as its UTC time of day.
-func Clock(ts string) string {
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999"} {
-		if t, err := time.Parse(layout, ts); err == nil {
-			return t.UTC().Format("15:04:05")
+func Clock(ts string) string { return FormatTime(ts, "15:04:05") }
+
+// FormatTime shows a stored timestamp in UTC with layout; one it cannot read is
+// shown as written, a missing one as "-".
+func FormatTime(ts, layout string) string {
+	for _, in := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999"} {
+		if t, err := time.Parse(in, ts); err == nil {
+			return t.UTC().Format(layout)
 		}
 	}
 	if ts == "" {

@@ -91,12 +91,8 @@ func boardRun(o *boardOptions) error {
 	if err != nil {
 		return fmt.Errorf("board: %w", err)
 	}
-	ctx := o.ctx
-	if ctx == nil {
-		var stop context.CancelFunc
-		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt)
-		defer stop()
-	}
+	ctx, stop := untilInterrupt(o.ctx)
+	defer stop()
 	url := srv.URL(ln)
 	fmt.Fprintf(o.io.Out, "hook-loop board for %s\n  %s\n(Ctrl-C to stop)\n", root, url)
 	if o.ready != nil {
@@ -106,4 +102,13 @@ func boardRun(o *boardOptions) error {
 		return fmt.Errorf("board: %w", err)
 	}
 	return nil
+}
+
+// untilInterrupt is ctx, or when nil a context that ends on Ctrl-C: what the
+// commands that run until stopped (board, log --follow, status --watch) wait on.
+func untilInterrupt(ctx context.Context) (context.Context, context.CancelFunc) {
+	if ctx != nil {
+		return ctx, func() {}
+	}
+	return signal.NotifyContext(context.Background(), os.Interrupt)
 }

@@ -8,10 +8,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/signal"
 	"sort"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/hook-loop/hook-loop/eventlog"
@@ -187,12 +185,8 @@ func logFollow(o *logOptions, l *eventlog.Log, match func(*eventlog.Event) bool)
 	if err != nil {
 		return err
 	}
-	ctx := o.ctx
-	if ctx == nil {
-		var stop context.CancelFunc
-		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt)
-		defer stop()
-	}
+	ctx, stop := untilInterrupt(o.ctx)
+	defer stop()
 	fw := follow.New(l.Path(), 0)
 	n := 0
 	fw.OnReset = func() {
@@ -264,31 +258,12 @@ func orDash(s string) string {
 
 // displayTime shows a timestamp in UTC to the second; one it cannot read is
 // shown as written.
-func displayTime(ts string) string {
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999"} {
-		if t, err := time.Parse(layout, ts); err == nil {
-			return t.UTC().Format("2006-01-02 15:04:05")
-		}
-	}
-	if ts == "" {
-		return "-"
-	}
-	return ts
-}
+func displayTime(ts string) string { return overview.FormatTime(ts, "2006-01-02 15:04:05") }
 
 // payloadSummary says in a few words what an event's payload holds.
 func payloadSummary(e *eventlog.Event) string {
 	p := e.Payload
-	str := func(k string) string {
-		switch v := p[k].(type) {
-		case string:
-			return v
-		case nil:
-			return ""
-		default:
-			return fmt.Sprint(v)
-		}
-	}
+	str := func(k string) string { return overview.PayloadString(p, k) }
 	var parts []string
 	add := func(s string) {
 		if s != "" {

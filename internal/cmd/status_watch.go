@@ -2,10 +2,8 @@ package cmd
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
-	"os/signal"
 	"time"
 
 	"github.com/hook-loop/hook-loop/overview"
@@ -24,12 +22,8 @@ func statusWatch(o *statusOptions) error {
 	if err != nil {
 		return fmt.Errorf("status: %w", err)
 	}
-	ctx := o.ctx
-	if ctx == nil {
-		var stop context.CancelFunc
-		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt)
-		defer stop()
-	}
+	ctx, stop := untilInterrupt(o.ctx)
+	defer stop()
 	tty := false
 	if f, ok := o.io.Out.(*os.File); ok {
 		tty = term.IsTerminal(int(f.Fd()))
