@@ -46,7 +46,6 @@ func BenchmarkBoardLoad(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			b.ReportMetric(float64(size)/(1<<20), "log-MiB")
 			b.ResetTimer()
 			for b.Loop() {
 				l := eventlog.Open(path)
@@ -68,6 +67,7 @@ func BenchmarkBoardLoad(b *testing.B) {
 				}
 				io.Discard.Write(rec.Body.Bytes())
 			}
+			b.ReportMetric(float64(size)/(1<<20), "log-MiB")
 		})
 	}
 }
