@@ -114,6 +114,11 @@ func describeLine(e *eventlog.Event) string {
 		}
 		return s
 	}
+	for _, k := range []string{"reason", "message", "decision", "summary"} {
+		if v := str(k); v != "" {
+			return e.EventType + ": " + v
+		}
+	}
 	return e.EventType
 }
 

@@ -8,10 +8,8 @@ package overview
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
 
 	"github.com/hook-loop/hook-loop/eventlog"
@@ -222,12 +220,15 @@ func (w *Watcher) applyLine(line []byte, backwards bool) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return
 	}
-	typ := gjson.GetBytes(line, "event_type").String()
+	f := gjson.GetManyBytes(line, "event_type", "session_id", "actor")
+	typ, id := f[0].String(), f[1].String()
 	kind := kindOf(typ)
+	if kind == "" && f[2].String() == "lifecycle" {
+		kind = "lifecycle" // what the project's lifecycle hooks decided and recorded
+	}
 	if kind == "" && typ != eventlog.TypeLoopStarted && typ != eventlog.TypeSessionInitialized {
 		return
 	}
-	id := gjson.GetBytes(line, "session_id").String()
 	d := w.session(id)
 	if backwards && (d.started || len(d.timeline) >= w.opts.TimelineCap) {
 		if !d.started {
@@ -421,23 +422,4 @@ func (w *Watcher) Warning() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.lineWarn
-}
-
-// ErrNoSession is returned for a session id the log does not hold.
-var ErrNoSession = errors.New("no such session")
-
-// Resolve returns the full id of a session named by its id or short form.
-func (w *Watcher) Resolve(name string) (string, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if _, ok := w.sums[name]; ok {
-		return name, nil
-	}
-	short := ShortIDs(w.ids)
-	for id, s := range short {
-		if s == name || strings.TrimPrefix(s, "…") == name {
-			return id, nil
-		}
-	}
-	return "", fmt.Errorf("%w: %q", ErrNoSession, name)
 }

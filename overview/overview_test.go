@@ -115,14 +115,19 @@ func TestOpenKeepsTheLatestEntriesAndFindsHarnesses(t *testing.T) {
 
 func TestOpenWholeLogWhenSmall(t *testing.T) {
 	l := eventlog.Open(filepath.Join(t.TempDir(), "events.jsonl"))
-	add(t, l, started("a", "claude"), moved("a", "backlog", "draft_ready", "drafting"))
+	add(t, l, started("a", "claude"), moved("a", "backlog", "draft_ready", "drafting"),
+		eventlog.Event{SessionID: "a", EventType: eventlog.TypeHookFired, State: "drafting"},
+		eventlog.Event{SessionID: "a", EventType: "release_checked", Actor: "lifecycle", State: "drafting", Payload: map[string]any{"decision": "hold the release"}})
 	w, err := Open(Options{Log: l, Spec: approvalSpec(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	a, _ := w.Session("a")
-	if a.Older || len(a.Timeline) != 2 || a.Timeline[0].Type != eventlog.TypeLoopStarted {
-		t.Errorf("timeline %+v older %v, want both events and nothing older", a.Timeline, a.Older)
+	if a.Older || len(a.Timeline) != 3 || a.Timeline[0].Type != eventlog.TypeLoopStarted {
+		t.Fatalf("timeline %+v older %v, want the three shown events and nothing older", a.Timeline, a.Older)
+	}
+	if e := a.Timeline[2]; e.Kind != "lifecycle" || e.Text != "release_checked: hold the release" {
+		t.Errorf("lifecycle record shown as %+v", e)
 	}
 }
 
