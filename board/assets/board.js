@@ -6,10 +6,15 @@
   const view = document.getElementById("view");
   const live = document.getElementById("live");
   let pending = false;
+  let again = false; // a change arrived while a refresh was running
 
   async function refresh() {
-    if (pending) return;
+    if (pending) {
+      again = true;
+      return;
+    }
     pending = true;
+    again = false;
     try {
       const r = await fetch("/api/view", { credentials: "same-origin", cache: "no-store" });
       if (!r.ok) throw new Error(r.status + " " + r.statusText);
@@ -25,6 +30,7 @@
       live.className = "live bad";
     } finally {
       pending = false;
+      if (again) refresh();
     }
   }
 
