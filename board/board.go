@@ -131,6 +131,11 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		w.Header().Set("X-Frame-Options", "DENY")
 		w.Header().Set("Referrer-Policy", "no-referrer")
 		w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'")
+		if !loopbackHost(r.Host) {
+			// A DNS name rebound to 127.0.0.1 gets nothing, token or not.
+			http.Error(w, "forbidden: the board answers only to a loopback host name", http.StatusForbidden)
+			return
+		}
 		if r.Method == http.MethodPost {
 			// The header token cannot be sent cross-site without a CORS preflight
 			// the board never answers; the Origin and Fetch Metadata checks refuse
@@ -153,6 +158,19 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		}
 		http.Error(w, "forbidden: open the URL hook-loop board printed (it carries the token)", http.StatusForbidden)
 	})
+}
+
+// loopbackHost reports whether a request's Host names this machine's loopback.
+func loopbackHost(hostport string) bool {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = hostport
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func (s *Server) tokenOK(t string) bool {

@@ -34,6 +34,10 @@ func TestTokenAndCrossSiteGuard(t *testing.T) {
 		t.Helper()
 		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
 		for k, v := range hdr {
+			if k == "Host" {
+				req.Host = v
+				continue
+			}
 			req.Header.Set(k, v)
 		}
 		resp, err := c.Do(req)
@@ -47,6 +51,9 @@ func TestTokenAndCrossSiteGuard(t *testing.T) {
 
 	if code, _ := do("GET", "/", nil, ""); code != http.StatusForbidden {
 		t.Errorf("GET / without token: %d, want 403", code)
+	}
+	if code, _ := do("GET", "/?token="+srv.Token, map[string]string{"Host": "rebound.example:80"}, ""); code != http.StatusForbidden {
+		t.Errorf("GET / with the token under a foreign Host: %d, want 403", code)
 	}
 	if code, _ := do("GET", "/?token=wrong", nil, ""); code != http.StatusForbidden {
 		t.Errorf("GET / with a wrong token: %d, want 403", code)
