@@ -58,7 +58,7 @@ func BenchmarkBoardLoad(b *testing.B) {
 					b.Fatal(err)
 				}
 				rec := httptest.NewRecorder()
-				srv.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/?token="+srv.Token, nil))
+				srv.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "http://127.0.0.1/?token="+srv.Token, nil))
 				if rec.Code != 200 {
 					b.Fatalf("GET /: %d", rec.Code)
 				}
