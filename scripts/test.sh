@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 
 echo "== harnesses"
 scripts/install-harnesses.sh || echo "install-harnesses failed; end-to-end suites will skip"
+scripts/install-chromium.sh
 
 echo "== vet"
 go vet ./...

@@ -1,18 +1,22 @@
 package cmd
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"sort"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/internal/follow"
 	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/hook-loop/hook-loop/loop/session"
+	"github.com/hook-loop/hook-loop/overview"
 	"github.com/urfave/cli/v2"
 )
 
@@ -24,6 +28,9 @@ type LogOptions struct {
 	session  string
 	types    string
 	json     bool
+	follow   bool
+	// ctx ends --follow; nil: until Ctrl-C.
+	ctx context.Context
 }
 
 // NewCmdLog builds `log` and `log verify`; runF replaces both run functions in tests.
@@ -45,6 +52,7 @@ func NewCmdLog(f *Factory, runF func(*LogOptions) error) *cli.Command {
 			&cli.StringFlag{Name: "session", Usage: "only session `ID` (the whole id, or its start or end as shown)", Destination: &opts.session},
 			&cli.StringFlag{Name: "type", Usage: "only events of `TYPE` (comma-separated list)", Destination: &opts.types},
 			&cli.BoolFlag{Name: "json", Usage: "print the matching lines as stored (JSON lines)", Destination: &opts.json},
+			&cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep printing events as they are appended, until Ctrl-C (a rotated or recreated log is read again from its start)", Destination: &opts.follow},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -120,6 +128,9 @@ func runLog(o *LogOptions) error {
 		return sessionOK(e.SessionID) && (len(types) == 0 || types[e.EventType])
 	}
 
+	if o.follow {
+		return logFollow(o, l, match)
+	}
 	if o.json {
 		return wrapLogErr(l.ScanRaw(warn, func(_ int, raw []byte, e eventlog.Event) error {
 			if !match(&e) {
@@ -130,27 +141,75 @@ func runLog(o *LogOptions) error {
 		}))
 	}
 
-	// The index knows every session: it gives the short names without a second
-	// pass over the log.
-	var ids []string
-	if err := l.View(func(tx session.Tx) error { ids = tx.SessionIDs(); return nil }); err != nil {
-		return fmt.Errorf("log: %w", err)
-	}
-	short := shortIDs(ids)
-	width := 0
-	for _, s := range short {
-		width = max(width, utf8.RuneCountInString(s))
+	format, err := lineFormatter(l)
+	if err != nil {
+		return err
 	}
 	return wrapLogErr(l.Scan(warn, func(_ int, e eventlog.Event) error {
 		if !match(&e) {
 			return nil
 		}
+		_, err := io.WriteString(o.IO.Out, format(&e))
+		return err
+	}))
+}
+
+// lineFormatter returns the readable form of an event, one line with its newline.
+func lineFormatter(l *session.Log) (func(e *eventlog.Event) string, error) {
+	// The index knows every session: it gives the short names without a second
+	// pass over the log.
+	var ids []string
+	if err := l.View(func(tx session.Tx) error { ids = tx.SessionIDs(); return nil }); err != nil {
+		return nil, fmt.Errorf("log: %w", err)
+	}
+	short := overview.ShortIDs(ids)
+	width := 0
+	for _, s := range short {
+		width = max(width, utf8.RuneCountInString(s))
+	}
+	return func(e *eventlog.Event) string {
 		sid, ok := short[e.SessionID]
 		if !ok { // appended after the View
 			sid = e.SessionID
 		}
-		_, err := fmt.Fprintf(o.IO.Out, "%-19s  %s  %-14s  %-22s  %-9s  %s\n",
-			displayTime(e.Timestamp), padRunes(sid, width), orDash(e.State), e.EventType, orDash(e.Actor), payloadSummary(&e))
+		return fmt.Sprintf("%-19s  %s  %-14s  %-22s  %-9s  %s\n",
+			displayTime(e.Timestamp), padRunes(sid, width), orDash(e.State), e.EventType, orDash(e.Actor), payloadSummary(e))
+	}, nil
+}
+
+// logFollow prints the log from its start and then every line appended, until
+// the context ends.
+func logFollow(o *LogOptions, l *session.Log, match func(*eventlog.Event) bool) error {
+	format, err := lineFormatter(l)
+	if err != nil {
+		return err
+	}
+	ctx, stop := untilInterrupt(o.ctx)
+	defer stop()
+	fw := follow.New(l.Path(), 0)
+	n := 0
+	fw.OnReset = func() {
+		n = 0
+		fmt.Fprintf(o.IO.ErrOut, "note: %s was replaced or truncated; reading it from the start\n", l.Path())
+	}
+	return wrapLogErr(fw.Run(ctx, func(line []byte) error {
+		n++
+		if len(bytes.TrimSpace(line)) == 0 {
+			return nil
+		}
+		e, err := eventlog.ParseLine(line)
+		if err != nil {
+			fmt.Fprintf(o.IO.ErrOut, "warning: %s:%d: skipped: %v\n", l.Path(), n, err)
+			return nil
+		}
+		if !match(&e) {
+			return nil
+		}
+		if o.json {
+			_, err = o.IO.Out.Write(append(line[:len(line):len(line)], '\n'))
+		} else {
+			_, err = io.WriteString(o.IO.Out, format(&e))
+		}
 		return err
 	}))
 }
@@ -182,53 +241,6 @@ func runLogVerify(o *LogOptions) error {
 	return nil
 }
 
-// shortIDs names each session by the shortest tail of its id (at least 8
-// characters) that no other session shares: Codex ids are UUIDv7, whose start is
-// a timestamp shared by sessions begun close together, while the tail is random.
-func shortIDs(ids []string) map[string]string {
-	const minLen = 8
-	// With the ids sorted by their reversed runes, the longest tail an id shares
-	// with any other is the one it shares with a neighbour.
-	rev := make([][]rune, len(ids))
-	for i, id := range ids {
-		r := []rune(id)
-		for a, b := 0, len(r)-1; a < b; a, b = a+1, b-1 {
-			r[a], r[b] = r[b], r[a]
-		}
-		rev[i] = r
-	}
-	order := make([]int, len(ids))
-	for i := range order {
-		order[i] = i
-	}
-	sort.Slice(order, func(a, b int) bool { return string(rev[order[a]]) < string(rev[order[b]]) })
-	common := func(a, b []rune) int {
-		n := 0
-		for n < len(a) && n < len(b) && a[n] == b[n] {
-			n++
-		}
-		return n
-	}
-	out := make(map[string]string, len(ids))
-	for pos, i := range order {
-		shared := 0
-		if pos > 0 {
-			shared = max(shared, common(rev[i], rev[order[pos-1]]))
-		}
-		if pos+1 < len(order) {
-			shared = max(shared, common(rev[i], rev[order[pos+1]]))
-		}
-		r := []rune(ids[i])
-		k := max(minLen, shared+1)
-		if k+4 >= len(r) {
-			out[ids[i]] = ids[i]
-			continue
-		}
-		out[ids[i]] = "…" + string(r[len(r)-k:])
-	}
-	return out
-}
-
 func padRunes(s string, w int) string {
 	if n := utf8.RuneCountInString(s); n < w {
 		return s + strings.Repeat(" ", w-n)
@@ -245,31 +257,12 @@ func orDash(s string) string {
 
 // displayTime shows a timestamp in UTC to the second; one it cannot read is
 // shown as written.
-func displayTime(ts string) string {
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999"} {
-		if t, err := time.Parse(layout, ts); err == nil {
-			return t.UTC().Format("2006-01-02 15:04:05")
-		}
-	}
-	if ts == "" {
-		return "-"
-	}
-	return ts
-}
+func displayTime(ts string) string { return overview.FormatTime(ts, "2006-01-02 15:04:05") }
 
 // payloadSummary says in a few words what an event's payload holds.
 func payloadSummary(e *eventlog.Event) string {
 	p := e.Payload
-	str := func(k string) string {
-		switch v := p[k].(type) {
-		case string:
-			return v
-		case nil:
-			return ""
-		default:
-			return fmt.Sprint(v)
-		}
-	}
+	str := func(k string) string { return overview.PayloadString(p, k) }
 	var parts []string
 	add := func(s string) {
 		if s != "" {

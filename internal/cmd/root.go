@@ -44,6 +44,7 @@ func commands(f *Factory, hs []harness.Harness) []*cli.Command {
 		NewCmdSchema(f, nil),
 		NewCmdStatus(f, nil),
 		NewCmdLog(f, nil),
+		NewCmdBoard(f, nil),
 		NewCmdReplay(f, hs, nil),
 		NewCmdDemo(f, nil),
 		NewCmdHooks(f, nil),

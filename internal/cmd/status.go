@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -21,6 +22,9 @@ type StatusOptions struct {
 	config    string
 	sessionID string
 	json      bool
+	watch     bool
+	// ctx ends --watch; nil: until Ctrl-C.
+	ctx context.Context
 }
 
 // NewCmdStatus builds `status`; runF replaces the run function in tests.
@@ -35,6 +39,7 @@ func NewCmdStatus(f *Factory, runF func(*StatusOptions) error) *cli.Command {
 			&cli.StringFlag{Name: "config", Aliases: []string{"dsl"}, Usage: "loop `FILE` (default: <project>/hook-loop.json)", Destination: &opts.config},
 			&cli.StringFlag{Name: "session", Usage: "only session `ID`", Destination: &opts.sessionID},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON", Destination: &opts.json},
+			&cli.BoolFlag{Name: "watch", Aliases: []string{"w"}, Usage: "keep showing every session, redrawn as events arrive, until Ctrl-C (append-only when not a terminal)", Destination: &opts.watch},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -62,6 +67,9 @@ type sessionStatus struct {
 }
 
 func runStatus(o *StatusOptions) error {
+	if o.watch {
+		return statusWatch(o)
+	}
 	root := project.Root(o.WorkDir)
 	logPath := o.eventLog
 	if logPath == "" {

@@ -1,0 +1,71 @@
+// The board: swaps in the server-rendered view whenever the log changes, and
+// sends the operator buttons' requests with the page's token.
+(function () {
+  "use strict";
+  const token = document.querySelector('meta[name="board-token"]').content;
+  const view = document.getElementById("view");
+  const live = document.getElementById("live");
+  let pending = false;
+  let again = false; // a change arrived while a refresh was running
+
+  async function refresh() {
+    if (pending) {
+      again = true;
+      return;
+    }
+    pending = true;
+    again = false;
+    try {
+      const r = await fetch("/api/view", { credentials: "same-origin", cache: "no-store" });
+      if (!r.ok) throw new Error(r.status + " " + r.statusText);
+      const html = await r.text();
+      // Keep what the person opened and where they were.
+      const open = new Set([...view.querySelectorAll("details[open]")].map((d) => d.dataset.key));
+      view.innerHTML = html;
+      view.querySelectorAll("details").forEach((d) => { if (open.has(d.dataset.key)) d.open = true; });
+      live.textContent = "live · updated " + new Date().toLocaleTimeString();
+      live.className = "live ok";
+    } catch (e) {
+      live.textContent = "update failed: " + e.message;
+      live.className = "live bad";
+    } finally {
+      pending = false;
+      if (again) refresh();
+    }
+  }
+
+  function connect() {
+    const es = new EventSource("/api/events");
+    es.addEventListener("hello", () => { live.textContent = "live"; live.className = "live ok"; });
+    es.addEventListener("change", refresh);
+    es.onerror = () => { live.textContent = "reconnecting…"; live.className = "live bad"; };
+  }
+
+  view.addEventListener("click", async (ev) => {
+    const b = ev.target.closest("button.act");
+    if (!b) return;
+    const card = b.closest("[data-session]");
+    const action = b.dataset.action;
+    let reason = "";
+    if (action === "reject" || action === "cancel") {
+      reason = window.prompt("Reason for " + action + " (optional):", "") || "";
+    }
+    b.disabled = true;
+    try {
+      const r = await fetch("/api/sessions/" + encodeURIComponent(card.dataset.session) + "/" + action, {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "Content-Type": "application/json", "X-Board-Token": token },
+        body: JSON.stringify({ reason: reason }),
+      });
+      if (!r.ok) throw new Error(await r.text());
+      await refresh();
+    } catch (e) {
+      live.textContent = action + " failed: " + e.message;
+      live.className = "live bad";
+      b.disabled = false;
+    }
+  });
+
+  connect();
+})();

@@ -1,0 +1,116 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+
+	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
+	"github.com/hook-loop/hook-loop/loop/session"
+
+	"github.com/hook-loop/hook-loop/board"
+	"github.com/hook-loop/hook-loop/internal/project"
+	"github.com/hook-loop/hook-loop/overview"
+	"github.com/urfave/cli/v2"
+)
+
+// BoardOptions are the flags of board.
+type BoardOptions struct {
+	IO       *IOStreams
+	WorkDir  string
+	eventLog string
+	config   string
+	addr     string
+	// ctx ends the server; nil: until Ctrl-C. ready, when set, receives the URL.
+	ctx   context.Context
+	ready func(url string)
+}
+
+// NewCmdBoard builds `board`; runF replaces the run function in tests.
+func NewCmdBoard(f *Factory, runF func(*BoardOptions) error) *cli.Command {
+	opts := &BoardOptions{}
+	return &cli.Command{
+		Name:      "board",
+		Usage:     "serve a local web page showing every session live, with approve/reject/pause/resume/cancel buttons",
+		ArgsUsage: " ",
+		Description: "Listens on loopback only and prints a URL with a random token; every request\n" +
+			"must carry it. Runs until Ctrl-C.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "event-log", Usage: "event log `FILE` (default: <project>/.hook-loop/events.jsonl)", Destination: &opts.eventLog},
+			&cli.StringFlag{Name: "config", Aliases: []string{"dsl"}, Usage: "loop `FILE` (default: <project>/hook-loop.json)", Destination: &opts.config},
+			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:0", Usage: "loopback `HOST:PORT` to listen on (port 0: a free one)", Destination: &opts.addr},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return exitf(2, "usage: board takes no arguments (got %q)", c.Args().First())
+			}
+			opts.IO, opts.WorkDir = f.IOStreams, f.Cwd()
+			return run(runF, runBoard, opts)
+		},
+	}
+}
+
+// watchedProject resolves the log and loop of the project around cwd and opens
+// the live overview of its sessions. A loop file that does not load is fatal only
+// when named explicitly.
+func watchedProject(cwd, logFlag, configFlag string, errOut func(string)) (*overview.Watcher, *session.Log, string, error) {
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	root := project.Root(cwd)
+	logPath := logFlag
+	if logPath == "" {
+		logPath = project.LogPath(root)
+	}
+	cfg := configFlag
+	if cfg == "" {
+		cfg = project.ConfigPath(root)
+	}
+	spec, _, err := loopdsl.Load(cfg)
+	if err != nil {
+		if configFlag != "" {
+			return nil, nil, "", err
+		}
+		errOut(fmt.Sprintf("note: loop file not loaded (%s); showing states without the diagram or what advances them", oneLine(err.Error())))
+		spec = nil
+	}
+	l := session.Open(logPath)
+	w, err := overview.Open(overview.Options{Log: l, Spec: spec, Root: root})
+	return w, l, root, err
+}
+
+func runBoard(o *BoardOptions) error {
+	w, l, root, err := watchedProject(o.WorkDir, o.eventLog, o.config, func(s string) { fmt.Fprintln(o.IO.ErrOut, s) })
+	if err != nil {
+		return fmt.Errorf("board: %w", err)
+	}
+	srv, err := board.New(w, board.LogControls{Log: l}, root)
+	if err != nil {
+		return err
+	}
+	ln, err := board.Listen(o.addr)
+	if err != nil {
+		return fmt.Errorf("board: %w", err)
+	}
+	ctx, stop := untilInterrupt(o.ctx)
+	defer stop()
+	url := srv.URL(ln)
+	fmt.Fprintf(o.IO.Out, "hook-loop board for %s\n  %s\n(Ctrl-C to stop)\n", root, url)
+	if o.ready != nil {
+		o.ready(url)
+	}
+	if err := srv.Serve(ctx, ln); err != nil {
+		return fmt.Errorf("board: %w", err)
+	}
+	return nil
+}
+
+// untilInterrupt is ctx, or when nil a context that ends on Ctrl-C: what the
+// commands that run until stopped (board, log --follow, status --watch) wait on.
+func untilInterrupt(ctx context.Context) (context.Context, context.CancelFunc) {
+	if ctx != nil {
+		return ctx, func() {}
+	}
+	return signal.NotifyContext(context.Background(), os.Interrupt)
+}
