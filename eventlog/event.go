@@ -22,6 +22,9 @@ type Event struct {
 	// PrevHash is the hex SHA-256 of the previous line (bytes, without the newline)
 	// of the same session; "" for a session's first event.
 	PrevHash string `json:"prev_hash,omitempty"`
+	// MAC is the line's HMAC-SHA256 under the log's key (package doc); Append
+	// writes it last, and it is "" in lines from before keying.
+	MAC string `json:"mac,omitempty"`
 }
 
 // Event types with a meaning for state recovery and summaries.

@@ -2,6 +2,8 @@ package eventlog
 
 import (
 	"bytes"
+	"crypto/hmac"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,7 +21,7 @@ import (
 // the log grows. It is a cache: any doubt about it and the log is folded again.
 const (
 	indexFormat  = "hook-loop-eventlog-index"
-	indexVersion = 1
+	indexVersion = 2 // 2: keyed log (MAC, key_at, legacy, tamper notes)
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -29,6 +31,9 @@ type indexStamp struct {
 	Format  string `json:"format"`
 	Version int    `json:"version"`
 	CRC     uint32 `json:"crc32c"` // of every byte after this line
+	// MAC is the HMAC-SHA256 of every byte after this line under the log's key:
+	// an index is a cache of states, and an edited one must not claim any.
+	MAC string `json:"mac,omitempty"`
 }
 
 // indexHeader is the second line of the index file.
@@ -46,6 +51,13 @@ type indexHeader struct {
 	FileID    string  `json:"file_id,omitempty"`
 	Sessions  int     `json:"sessions"`
 	Project   Summary `json:"project"`
+	// KeyedAt is the first line with a MAC (0: none yet), Legacy the honoured
+	// event lines without one, Tampered the lines not honoured and Tamper the
+	// first maxTamperNotes of them.
+	KeyedAt  int          `json:"keyed_at,omitempty"`
+	Legacy   int          `json:"legacy,omitempty"`
+	Tampered int          `json:"tampered,omitempty"`
+	Tamper   []TamperNote `json:"tamper,omitempty"`
 }
 
 type indexSession struct {
@@ -66,6 +78,7 @@ type state struct {
 	// corrupt is set when an indexed line does not decode despite its checksum.
 	corrupt error
 	changed bool // differs from the index file
+	judge   *judge
 }
 
 type span struct{ start, end int } // end excludes the newline
@@ -123,7 +136,7 @@ func (st *state) apply(e *Event, hash string) {
 
 // readIndex loads the index file. A missing file returns (nil, "", nil); a file
 // that cannot be trusted returns (nil, why, nil).
-func readIndex(path string) (*state, string, error) {
+func readIndex(path string, key *logKey) (*state, string, error) {
 	data, err := readFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "", nil
@@ -145,6 +158,14 @@ func readIndex(path string) (*state, string, error) {
 	rest := data[nl+1:]
 	if crc32Checksum(rest) != stamp.CRC {
 		return nil, "index checksum mismatch", nil
+	}
+	switch {
+	case key == nil && stamp.MAC != "":
+		return nil, "index has a MAC but the log has no key here", nil
+	case key != nil && stamp.MAC == "":
+		return nil, "index has no MAC (written before the log was keyed)", nil
+	case key != nil && !hmac.Equal([]byte(stamp.MAC), []byte(hex.EncodeToString(key.mac(rest)))):
+		return nil, "index MAC does not match: the index was edited", nil
 	}
 	nl = bytes.IndexByte(rest, '\n')
 	if nl < 0 {
@@ -185,7 +206,7 @@ func readIndex(path string) (*state, string, error) {
 }
 
 // encodeIndex renders st as the index file's bytes.
-func (st *state) encodeIndex() ([]byte, error) {
+func (st *state) encodeIndex(key *logKey) ([]byte, error) {
 	var body bytes.Buffer
 	enc := json.NewEncoder(&body)
 	enc.SetEscapeHTML(false)
@@ -204,7 +225,11 @@ func (st *state) encodeIndex() ([]byte, error) {
 		sp := st.span[id]
 		body.Write(st.raw[sp.start : sp.end+1])
 	}
-	out, err := json.Marshal(indexStamp{Format: indexFormat, Version: indexVersion, CRC: crc32Checksum(body.Bytes())})
+	stamp := indexStamp{Format: indexFormat, Version: indexVersion, CRC: crc32Checksum(body.Bytes())}
+	if key != nil {
+		stamp.MAC = hex.EncodeToString(key.mac(body.Bytes()))
+	}
+	out, err := json.Marshal(stamp)
 	if err != nil {
 		return nil, err
 	}
@@ -215,8 +240,8 @@ func (st *state) encodeIndex() ([]byte, error) {
 // writeIndex replaces the index file atomically: a reader (or a crash) sees the
 // old index or the new one, never half of one. Callers hold the lock, so one
 // temporary name is enough.
-func writeIndex(path string, st *state) error {
-	data, err := st.encodeIndex()
+func writeIndex(path string, st *state, key *logKey) error {
+	data, err := st.encodeIndex(key)
 	if err != nil {
 		return fmt.Errorf("encode index: %w", err)
 	}
