@@ -2,6 +2,33 @@
 // line with the prototype's fields, an exclusive lock around every
 // read-decide-append, an index of per-session summaries beside the log, recovery
 // from torn lines, and a per-session hash chain.
+//
+// # Only hook-loop's own lines count
+//
+// The agent a log judges can usually write the log, so every line hook-loop
+// appends carries a MAC: the line ends in `,"mac":"<hex>"}`, where hex is
+// HMAC-SHA256(key, the line's bytes before that suffix). The MAC covers
+// prev_hash (the SHA-256 of the session's previous line, as before keying), so
+// the chain is keyed too. The key is one per log (per project), created on the
+// first append under StateDir()/keys (file 0600, directory 0700), never in the
+// project. A line is honoured — folded into its session's summary — only when:
+//
+//   - it has a MAC, the MAC is right, and its prev_hash is the session's last
+//     honoured line (no forged, edited, replayed or reordered lines); or
+//   - it has no MAC and lies in the legacy part of the log: the bytes the log
+//     held when its key was created, pinned by length and SHA-256 in the key
+//     file (logs from before keying load; a rewritten or replaced log's
+//     unkeyed lines do not), or anywhere while the log has no key yet.
+//
+// Any other event line is skipped: the session keeps the state of its last
+// honoured line, Tx.Tampered reports the line, Warnings says so, and Verify
+// lists it. The index (a cache of summaries) carries a MAC of its body under
+// the same key, so an edited index is rebuilt from the log, not believed.
+//
+// Every lock wait is bounded (DefaultLockTimeout, HOOK_LOOP_LOCK_TIMEOUT,
+// WithLockTimeout) and ends in a *LockTimeoutError (ErrLockTimeout). The log,
+// index and lock are opened without following symbolic links, must be regular
+// files, and their directory must not be a symbolic link.
 package eventlog
 
 // SchemaVersion is written into every event, as the prototype did.

@@ -175,11 +175,30 @@ func logVerifyRun(o *logOptions) error {
 	for _, w := range r.Warnings {
 		fmt.Fprintln(o.io.ErrOut, "warning: "+w)
 	}
-	if !r.OK() {
+	if r.Legacy > 0 {
+		at := "no keyed line yet"
+		if r.KeyedAt > 0 {
+			at = fmt.Sprintf("before line %d", r.KeyedAt)
+		}
+		fmt.Fprintf(o.io.Out, "note: %d legacy unkeyed lines %s (written before hook-loop keyed its log; accepted as they were)\n", r.Legacy, at)
+	}
+	for _, n := range r.Tampered {
+		fmt.Fprintf(o.io.Out, "tampered: line %d (session %s): %s\n", n.Line, n.Session, n.Reason)
+	}
+	if more := r.TamperedCount - len(r.Tampered); more > 0 {
+		fmt.Fprintf(o.io.Out, "tampered: %d more lines\n", more)
+	}
+	if r.BrokenLine != 0 {
 		fmt.Fprintf(o.io.Out, "broken: line %d (session %s): %s\n", r.BrokenLine, r.BrokenSession, r.Reason)
+	}
+	if !r.OK() {
 		return exitf(1, "")
 	}
-	fmt.Fprintf(o.io.Out, "ok: %d events in %d sessions, chain intact\n", r.Events, r.Sessions)
+	keyed := "no key yet (nothing appended since keying began)"
+	if r.Keyed {
+		keyed = "every line's MAC checked with " + r.KeyPath
+	}
+	fmt.Fprintf(o.io.Out, "ok: %d events in %d sessions, chain intact; %s\n", r.Events, r.Sessions, keyed)
 	return nil
 }
 
