@@ -125,7 +125,7 @@ func ensureDir(dir string, create bool) (exists bool, err error) {
 	case fi.Mode()&os.ModeSymlink != 0:
 		return false, fmt.Errorf("refusing event log directory %s: it is a symbolic link (hook-loop keeps its log only in a real directory)", filepath.Clean(dir))
 	case !fi.IsDir():
-		return false, fmt.Errorf("event log directory %s is not a directory", filepath.Clean(dir))
+		return false, fmt.Errorf("create event log directory: %s is not a directory", filepath.Clean(dir))
 	}
 	return true, nil
 }
