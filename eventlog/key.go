@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -132,6 +133,9 @@ func (k *logKey) mac(body []byte) []byte {
 	return m.Sum(nil)
 }
 
+// newMAC is a reusable HMAC under the key, for checking many lines.
+func (k *logKey) newMAC() hash.Hash { return hmac.New(sha256.New, k.raw) }
+
 // seal appends the MAC field to an encoded event (line without its newline,
 // ending in '}'), in place.
 func (k *logKey) seal(line []byte) []byte {
@@ -142,16 +146,19 @@ func (k *logKey) seal(line []byte) []byte {
 	return append(out, '"', '}')
 }
 
-// macOK reports whether line carries a MAC where seal puts it and it is right.
-func (k *logKey) macOK(line []byte) bool {
+// macOK reports whether line carries a MAC where seal puts it and it is right;
+// m is from newMAC.
+func macOK(m hash.Hash, line []byte) bool {
 	if len(line) < macSuffixLen || !bytes.HasPrefix(line[len(line)-macSuffixLen:], []byte(macField)) || !bytes.HasSuffix(line, []byte(`"}`)) {
 		return false
 	}
-	got := make([]byte, sha256.Size)
-	if _, err := hex.Decode(got, line[len(line)-macSuffixLen+len(macField):len(line)-2]); err != nil {
+	var got, want [sha256.Size]byte
+	if _, err := hex.Decode(got[:], line[len(line)-macSuffixLen+len(macField):len(line)-2]); err != nil {
 		return false
 	}
-	return hmac.Equal(got, k.mac(line[:len(line)-macSuffixLen]))
+	m.Reset()
+	m.Write(line[:len(line)-macSuffixLen])
+	return hmac.Equal(got[:], m.Sum(want[:0]))
 }
 
 // TamperNote is one event line that is not honoured: its MAC is wrong or
@@ -183,6 +190,7 @@ type judge struct {
 	legacy     func() bool
 	legacyDone bool
 	legacyOK   bool
+	m          hash.Hash // the key's HMAC, reused line after line
 }
 
 func (j *judge) verdict(line []byte, e *Event, start int64, lastHash string) string {
@@ -204,7 +212,10 @@ func (j *judge) verdict(line []byte, e *Event, start int64, lastHash string) str
 	if j.key == nil {
 		return "has a MAC but this log has no key here (written on another machine, the project moved, or forged)"
 	}
-	if !j.key.macOK(line) {
+	if j.m == nil {
+		j.m = j.key.newMAC()
+	}
+	if !macOK(j.m, line) {
 		return "MAC does not match the line: forged or edited"
 	}
 	if e.PrevHash != lastHash {
