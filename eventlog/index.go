@@ -247,6 +247,12 @@ func writeIndex(path string, st *state, key *logKey) error {
 	}
 	tmp := path + ".tmp"
 	f, err := openFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		// Not a regular file (a link planted there): remove the name, not what
+		// it points to, and make our own.
+		_ = os.Remove(tmp)
+		f, err = openFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_EXCL, 0o644)
+	}
 	if err == nil {
 		_, err = f.Write(data)
 		if cerr := f.Close(); err == nil {

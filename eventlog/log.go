@@ -113,9 +113,10 @@ func (tx *Tx) TamperedLines() int { return tx.st.hdr.Tampered }
 // SessionIDs lists the log's sessions in first-seen order.
 func (tx *Tx) SessionIDs() []string { return append([]string(nil), tx.st.order...) }
 
-// Append fills e's SchemaVersion, EventID, Timestamp and PrevHash (the chain head
-// of its session) when they are empty, stages it, and returns it as it will be
-// written. The event counts in Session and Project at once; it reaches the file
+// Append fills e's SchemaVersion, EventID and Timestamp when they are empty,
+// sets PrevHash to its session's chain head and MAC to the line's MAC under the
+// log's key (created now if the log has none), stages it, and returns it as it
+// will be written. The event counts in Session and Project at once; it reaches the file
 // when Update's fn returns nil.
 func (tx *Tx) Append(e Event) (Event, error) {
 	if tx.readOnly {

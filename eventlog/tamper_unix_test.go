@@ -138,5 +138,13 @@ func TestOnlyRegularFilesAreOpened(t *testing.T) {
 		if b, _ := os.ReadFile(target); string(b) != "keep" {
 			t.Fatalf("victim now %q", b)
 		}
+		// The planted links are gone and the index is hook-loop's again.
+		if fi, err := os.Lstat(l.IndexPath()); err != nil || !fi.Mode().IsRegular() {
+			t.Fatalf("index: %v %v", fi, err)
+		}
+		viewAll(t, l)
+		if w := l.Warnings(); len(w) != 0 {
+			t.Fatalf("index not trusted after repair: %q", w)
+		}
 	})
 }
