@@ -79,6 +79,9 @@ type state struct {
 	corrupt error
 	changed bool // differs from the index file
 	judge   *judge
+	// unverified: a MAC'd index or keyed lines were taken on trust (View
+	// without the key).
+	unverified bool
 }
 
 type span struct{ start, end int } // end excludes the newline
@@ -136,7 +139,7 @@ func (st *state) apply(e *Event, hash string) {
 
 // readIndex loads the index file. A missing file returns (nil, "", nil); a file
 // that cannot be trusted returns (nil, why, nil).
-func readIndex(path string, key *logKey) (*state, string, error) {
+func readIndex(path string, key *logKey, unverified bool) (*state, string, error) {
 	data, err := readFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "", nil
@@ -160,7 +163,7 @@ func readIndex(path string, key *logKey) (*state, string, error) {
 		return nil, "index checksum mismatch", nil
 	}
 	switch {
-	case key == nil && stamp.MAC != "":
+	case key == nil && stamp.MAC != "" && !unverified:
 		return nil, "index has a MAC but the log has no key here", nil
 	case key != nil && stamp.MAC == "":
 		return nil, "index has no MAC (written before the log was keyed)", nil
@@ -172,6 +175,7 @@ func readIndex(path string, key *logKey) (*state, string, error) {
 		return nil, "index has no header line", nil
 	}
 	st := newState()
+	st.unverified = key == nil && stamp.MAC != ""
 	if err := json.Unmarshal(rest[:nl], &st.hdr); err != nil {
 		return nil, fmt.Sprintf("index header: %v", err), nil
 	}

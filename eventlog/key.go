@@ -188,6 +188,8 @@ type judge struct {
 	// legacy reports whether the log still holds its pinned legacy part; it
 	// reads that part once, when a line in it is judged.
 	legacy     func() bool
+	unverified bool // no key: take keyed lines on trust (read-only display)
+	trusted    int  // keyed lines so taken
 	legacyDone bool
 	legacyOK   bool
 	m          hash.Hash // the key's HMAC, reused line after line
@@ -210,7 +212,11 @@ func (j *judge) verdict(line []byte, e *Event, start int64, lastHash string) str
 		return ""
 	}
 	if j.key == nil {
-		return "has a MAC but this log has no key here (written on another machine, the project moved, or forged)"
+		if j.unverified {
+			j.trusted++
+			return ""
+		}
+		return "has a MAC but this log has no key here (written on another machine, the project moved, HOME or " + StateDirEnv + " differs from the hooks', or forged)"
 	}
 	if j.m == nil {
 		j.m = j.key.newMAC()

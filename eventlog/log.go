@@ -39,6 +39,9 @@ type Log struct {
 	envWarning  string  // a HOOK_LOOP_LOCK_TIMEOUT that did not parse
 	key         *logKey // once read (a key never changes once created)
 	keyPath     string
+	// unverified is set for a View that found no key: it shows keyed lines
+	// unchecked (with a warning) instead of none. Update never does.
+	unverified bool
 }
 
 // Open returns the log at path. It does no I/O: the directory is created on the
@@ -244,6 +247,7 @@ func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
 	if err := l.loadKey(); err != nil {
 		return err
 	}
+	l.unverified = readOnly && l.key == nil
 
 	flag := os.O_RDONLY
 	if !readOnly {
@@ -323,7 +327,13 @@ func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
 			return fmt.Errorf("append %d events to %s: %w", tx.staged, l.path, err)
 		}
 	}
-	if st.changed && locked {
+	if st.judge != nil && st.judge.trusted > 0 {
+		st.unverified = true
+	}
+	if st.unverified {
+		l.warn("%s: MACs not checked: no key at %s (the hooks may keep theirs under another HOME or %s)", l.path, l.keyPath, StateDirEnv)
+	}
+	if st.changed && locked && !st.unverified {
 		// The log is the truth and is written; if the index cannot be, the next run
 		// replays what it missed. A View only offers its work to the next run: a
 		// read-only checkout must not make every look at it noisy.
@@ -356,7 +366,7 @@ func (l *Log) loadKey() error {
 
 // judgeFor is the line judge of one pass over the log file f of size bytes.
 func (l *Log) judgeFor(f io.ReaderAt, size int64) *judge {
-	j := &judge{key: l.key}
+	j := &judge{key: l.key, unverified: l.unverified}
 	if l.key != nil {
 		j.legacy = legacyCheck(l.key, f, size)
 	}
@@ -373,7 +383,7 @@ type tornTail struct {
 // load returns the fold of every complete line of the log's first size bytes,
 // from the index when it can be trusted, plus the torn fragment at the end, if any.
 func (l *Log) load(f *os.File, size int64, fid string) (*state, *tornTail, error) {
-	st, why, err := readIndex(l.IndexPath(), l.key)
+	st, why, err := readIndex(l.IndexPath(), l.key, l.unverified)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -449,7 +459,7 @@ func (l *Log) foldLine(st *state, line []byte, size int, light bool) {
 		last = s.LastHash
 	}
 	if st.judge == nil {
-		st.judge = &judge{key: l.key}
+		st.judge = &judge{key: l.key, unverified: l.unverified}
 	}
 	if why := st.judge.verdict(line, &e, start, last); why != "" {
 		l.warn("%s:%d: not honoured (session %q): %s", l.path, st.hdr.Lines, e.SessionID, why)

@@ -273,7 +273,7 @@ func (l *Log) indexFor() *state {
 	if lockWithin(lock, l.lockTimeout) == nil {
 		defer lock.Unlock()
 	}
-	idx, _, err := readIndex(l.IndexPath(), l.key)
+	idx, _, err := readIndex(l.IndexPath(), l.key, false)
 	if err != nil || idx == nil || idx.hdr.Offset == 0 {
 		return nil
 	}

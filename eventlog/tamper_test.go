@@ -244,3 +244,29 @@ func TestLockTimeoutFromEnv(t *testing.T) {
 		t.Fatalf("option: %v", l.lockTimeout)
 	}
 }
+
+// A person's read (status, log) under another HOME finds no key: it shows the
+// log unchecked and says so; a hook (Update) honours nothing it cannot check.
+func TestNoKeyHere(t *testing.T) {
+	l := executing(t)
+	legacyView := newLog(t)
+	legacyLog(t, legacyView, 2)
+	t.Setenv(StateDirEnv, t.TempDir())
+	other := Open(l.Path())
+	var s Summary
+	if err := other.View(func(tx *Tx) error { s = tx.Session("s1"); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if s.State != "executing" || !strings.Contains(strings.Join(other.Warnings(), "\n"), "MACs not checked") {
+		t.Fatalf("%+v %q", s, other.Warnings())
+	}
+	if s, notes := sessionOf(t, Open(l.Path()), "s1"); s.Events != 0 || len(notes) != 2 {
+		t.Fatalf("update without the key: %+v %+v", s, notes)
+	}
+	// A log never keyed needs no key and warns of nothing.
+	legacyView.View(func(tx *Tx) error { return nil }) // builds the index
+	legacyView.View(func(tx *Tx) error { return nil })
+	if w := legacyView.Warnings(); len(w) != 0 {
+		t.Fatalf("legacy view warns %q", w)
+	}
+}
