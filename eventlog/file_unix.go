@@ -32,8 +32,11 @@ func openFile(path string, flag int, perm os.FileMode) (*os.File, error) {
 			syscall.Close(fd)
 			return nil, &os.PathError{Op: "stat", Path: path, Err: err}
 		}
-		if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		if m := st.Mode & syscall.S_IFMT; m != syscall.S_IFREG {
 			syscall.Close(fd)
+			if m == syscall.S_IFDIR {
+				return nil, &os.PathError{Op: "open", Path: path, Err: syscall.EISDIR}
+			}
 			return nil, notRegular(path)
 		}
 		return os.NewFile(uintptr(fd), path), nil
