@@ -175,6 +175,16 @@ type TamperNote struct {
 
 func (n TamperNote) String() string { return fmt.Sprintf("line %d: %s", n.Line, n.Reason) }
 
+// hasTamperNote reports whether session id has a note already.
+func (st *state) hasTamperNote(id string) bool {
+	for _, n := range st.hdr.Tamper {
+		if n.Session == id {
+			return true
+		}
+	}
+	return false
+}
+
 // maxTamperNotes bounds what the index keeps: the first notes name the attack;
 // a flood of forged lines must not grow every hook's read.
 const maxTamperNotes = 64

@@ -99,7 +99,9 @@ func (tx *Tx) Project() Summary { return tx.st.hdr.Project }
 // that are not honoured: forged or edited lines, unkeyed lines where the log is
 // keyed, replayed lines (TamperNote.Reason says which). The session's summary
 // already skips them. New marks the notes found in this call, so a caller
-// records each once; the index keeps at most the first 64 notes of the log.
+// records each once. The index keeps the first 64 notes of the log and, past
+// those, the first of each session, so a session with tampering always has a
+// note however many forged lines came before.
 func (tx *Tx) Tampered(id string) []TamperNote {
 	var out []TamperNote
 	for _, n := range tx.st.hdr.Tamper {
@@ -464,7 +466,9 @@ func (l *Log) foldLine(st *state, line []byte, size int, light bool) {
 	if why := st.judge.verdict(line, &e, start, last); why != "" {
 		l.warn("%s:%d: not honoured (session %q): %s", l.path, st.hdr.Lines, e.SessionID, why)
 		st.hdr.Tampered++
-		if len(st.hdr.Tamper) < maxTamperNotes {
+		// Past the cap, a note only for a session the log really has (forged
+		// lines may name endless made-up ones) that has none yet.
+		if len(st.hdr.Tamper) < maxTamperNotes || (st.session(e.SessionID, false) != nil && !st.hasTamperNote(e.SessionID)) {
 			st.hdr.Tamper = append(st.hdr.Tamper, TamperNote{Line: st.hdr.Lines, Session: e.SessionID, Reason: why, New: true})
 		}
 		return

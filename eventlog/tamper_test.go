@@ -3,6 +3,7 @@ package eventlog
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -268,5 +269,18 @@ func TestNoKeyHere(t *testing.T) {
 	legacyView.View(func(tx *Tx) error { return nil })
 	if w := legacyView.Warnings(); len(w) != 0 {
 		t.Fatalf("legacy view warns %q", w)
+	}
+}
+
+// A flood of forged lines for other sessions does not hide the one that
+// matters.
+func TestTamperNoteOfEverySession(t *testing.T) {
+	l := executing(t)
+	for i := range maxTamperNotes + 5 {
+		forge(t, l, fmt.Sprint("decoy", i), ev("", TypeHookFired, "x", nil), "")
+	}
+	forge(t, l, "s1", toDone, "")
+	if s, notes := sessionOf(t, l, "s1"); s.State != "executing" || len(notes) != 1 {
+		t.Fatalf("%+v %+v", s, notes)
 	}
 }
