@@ -52,12 +52,16 @@ type logKey struct {
 }
 
 // KeyPath is the key file of the log at path: one key per log (per project),
-// named by the SHA-256 of the log's absolute path, under StateDir — never inside
-// the project, where the agent the log judges can write.
+// named by the SHA-256 of the log's absolute path with its directory's links
+// resolved (a hook and a person's `status` may spell it differently), under
+// StateDir — never inside the project, where the agent the log judges can write.
 func KeyPath(logPath string) (string, error) {
 	abs, err := filepath.Abs(logPath)
 	if err != nil {
 		return "", fmt.Errorf("key for %s: %w", logPath, err)
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		abs = filepath.Join(dir, filepath.Base(abs))
 	}
 	sum := sha256.Sum256([]byte(abs))
 	return filepath.Join(StateDir(), "keys", hex.EncodeToString(sum[:])+".key"), nil

@@ -148,3 +148,15 @@ func TestOnlyRegularFilesAreOpened(t *testing.T) {
 		}
 	})
 }
+
+// The same log reached through a linked parent directory has the same key.
+func TestKeyPathSameThroughLinkedParent(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "real", ".hook-loop"), 0o755)
+	os.Symlink(filepath.Join(root, "real"), filepath.Join(root, "link"))
+	a, _ := KeyPath(filepath.Join(root, "real", ".hook-loop", "events.jsonl"))
+	b, _ := KeyPath(filepath.Join(root, "link", ".hook-loop", "events.jsonl"))
+	if a != b {
+		t.Fatalf("%s != %s", a, b)
+	}
+}
