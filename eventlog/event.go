@@ -4,6 +4,33 @@
 // caches per-session views folded by a caller's Folder, recovery from torn
 // lines, and a per-session hash chain. It stores, locks, indexes and replays;
 // what a view means belongs to the Folder (the loop's is loop/session).
+//
+// # Only hook-loop's own lines count
+//
+// The agent a log judges can usually write the log, so every line hook-loop
+// appends carries a MAC: the line ends in `,"mac":"<hex>"}`, where hex is
+// HMAC-SHA256(key, the line's bytes before that suffix). The MAC covers
+// prev_hash (the SHA-256 of the session's previous line, as before keying), so
+// the chain is keyed too. The key is one per log (per project), created on the
+// first append under StateDir()/keys (file 0600, directory 0700), never in the
+// project. A line is honoured — folded into its session's view — only when:
+//
+//   - it has a MAC, the MAC is right, and its prev_hash is the session's last
+//     honoured line (no forged, edited, replayed or reordered lines); or
+//   - it has no MAC and lies in the legacy part of the log: the bytes the log
+//     held when its key was created, pinned by length and SHA-256 in the key
+//     file (logs from before keying load; a rewritten or replaced log's
+//     unkeyed lines do not), or anywhere while the log has no key yet.
+//
+// Any other event line is skipped: the session keeps the state of its last
+// honoured line, Tx.Tampered reports the line, Warnings says so, and Verify
+// lists it. The index (a cache of views) carries a MAC of its body under
+// the same key, so an edited index is rebuilt from the log, not believed.
+//
+// Every lock wait is bounded (DefaultLockTimeout, HOOK_LOOP_LOCK_TIMEOUT,
+// WithLockTimeout) and ends in a *LockTimeoutError (ErrLockTimeout). The log,
+// index and lock are opened without following symbolic links, must be regular
+// files, and their directory must not be a symbolic link.
 package eventlog
 
 // SchemaVersion is written into every event, as the Python original did.
@@ -24,6 +51,9 @@ type Event struct {
 	// PrevHash is the hex SHA-256 of the previous line (bytes, without the newline)
 	// of the same session; "" for a session's first event.
 	PrevHash string `json:"prev_hash,omitempty"`
+	// MAC is the line's HMAC-SHA256 under the log's key (package doc); Append
+	// writes it last, and it is "" in lines from before keying.
+	MAC string `json:"mac,omitempty"`
 }
 
 // Event types with a meaning for state recovery and summaries.

@@ -2,10 +2,29 @@
 
 package eventlog
 
-import "os"
+import (
+	"fmt"
+	"os"
+)
 
+// openFile opens one of hook-loop's own files, refusing a symbolic link and
+// anything but a regular file (see file_unix.go). Without O_NOFOLLOW the link
+// check is an Lstat before the open.
 func openFile(path string, flag int, perm os.FileMode) (*os.File, error) {
-	return os.OpenFile(path, flag, perm)
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return nil, fmt.Errorf("refusing %s: it is a symbolic link (hook-loop opens only its own regular files)", path)
+	}
+	f, err := os.OpenFile(path, flag, perm)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, notRegular(path)
+	}
+	return f, nil
 }
+
+const lockFlag = os.O_CREATE | os.O_RDONLY
 
 func renameFile(from, to string) error { return os.Rename(from, to) }

@@ -3,25 +3,48 @@
 package eventlog
 
 import (
+	"fmt"
 	"os"
 	"syscall"
 )
 
-// openFile is os.OpenFile without the poller registration os.OpenFile tries for
-// every file (four fcntl and an epoll_ctl that fails for a regular file): a hook
-// opens four files per event and the budget is milliseconds.
+// openFile opens one of hook-loop's own files: never through a symbolic link
+// (O_NOFOLLOW), never blocking on a FIFO (O_NONBLOCK, which a regular file
+// ignores), and only a regular file — the log pointed at /dev/null or a pipe
+// must fail loudly, not swallow or hang every event. It is also os.OpenFile
+// without the poller registration os.OpenFile tries for every file (four fcntl
+// and an epoll_ctl that fails for a regular file): a hook opens four files per
+// event and the budget is milliseconds.
 func openFile(path string, flag int, perm os.FileMode) (*os.File, error) {
 	for {
-		fd, err := syscall.Open(path, flag|syscall.O_CLOEXEC, uint32(perm.Perm()))
+		fd, err := syscall.Open(path, flag|syscall.O_CLOEXEC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, uint32(perm.Perm()))
 		if err == syscall.EINTR {
 			continue
+		}
+		if err == syscall.ELOOP {
+			return nil, fmt.Errorf("refusing %s: it is a symbolic link (hook-loop opens only its own regular files)", path)
 		}
 		if err != nil {
 			return nil, &os.PathError{Op: "open", Path: path, Err: err}
 		}
+		var st syscall.Stat_t
+		if err := syscall.Fstat(fd, &st); err != nil {
+			syscall.Close(fd)
+			return nil, &os.PathError{Op: "stat", Path: path, Err: err}
+		}
+		if m := st.Mode & syscall.S_IFMT; m != syscall.S_IFREG {
+			syscall.Close(fd)
+			if m == syscall.S_IFDIR {
+				return nil, &os.PathError{Op: "open", Path: path, Err: syscall.EISDIR}
+			}
+			return nil, notRegular(path)
+		}
 		return os.NewFile(uintptr(fd), path), nil
 	}
 }
+
+// lockFlag opens the lock file as openFile opens the others.
+const lockFlag = os.O_CREATE | os.O_RDONLY | syscall.O_NOFOLLOW | syscall.O_NONBLOCK
 
 // renameFile is os.Rename without its extra lstat of the target.
 func renameFile(from, to string) error {

@@ -2,6 +2,8 @@ package eventlog
 
 import (
 	"bytes"
+	"crypto/hmac"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,7 +22,7 @@ import (
 // folded again.
 const (
 	indexFormat  = "hook-loop-eventlog-index"
-	indexVersion = 2 // 2: views of a Folder instead of built-in summaries
+	indexVersion = 3 // 2: views of a Folder instead of built-in summaries; 3: keyed log (MAC, key_at, legacy, tamper notes)
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -30,6 +32,9 @@ type indexStamp struct {
 	Format  string `json:"format"`
 	Version int    `json:"version"`
 	CRC     uint32 `json:"crc32c"` // of every byte after this line
+	// MAC is the HMAC-SHA256 of every byte after this line under the log's key:
+	// an index is a cache of states, and an edited one must not claim any.
+	MAC string `json:"mac,omitempty"`
 }
 
 // indexHeader is the second line of the index file.
@@ -49,6 +54,13 @@ type indexHeader struct {
 	// Folder is the Name of the Folder whose views the index holds.
 	Folder  string `json:"folder"`
 	Project any    `json:"project,omitempty"` // a View when written; json.RawMessage when read
+	// KeyedAt is the first line with a MAC (0: none yet), Legacy the honoured
+	// event lines without one, Tampered the lines not honoured and Tamper the
+	// first maxTamperNotes of them.
+	KeyedAt  int          `json:"keyed_at,omitempty"`
+	Legacy   int          `json:"legacy,omitempty"`
+	Tampered int          `json:"tampered,omitempty"`
+	Tamper   []TamperNote `json:"tamper,omitempty"`
 }
 
 // indexSession is one session line. View is a View when written (encoded with
@@ -75,6 +87,10 @@ type state struct {
 	// corrupt is set when an indexed line does not decode despite its checksum.
 	corrupt error
 	changed bool // differs from the index file
+	judge   *judge
+	// unverified: a MAC'd index or keyed lines were taken on trust (View
+	// without the key).
+	unverified bool
 }
 
 type span struct{ start, end int } // end excludes the newline
@@ -156,9 +172,9 @@ func (st *state) apply(e *Event, hash string) {
 }
 
 // readIndex loads the index file, with the views of folder f (nil: heads only,
-// whatever folder wrote it). A missing file returns (nil, "", nil); a file that
-// cannot be trusted returns (nil, why, nil).
-func readIndex(path string, f Folder) (*state, string, error) {
+// whatever folder wrote it), checking its MAC under key. A missing file returns
+// (nil, "", nil); a file that cannot be trusted returns (nil, why, nil).
+func readIndex(path string, f Folder, key *logKey, unverified bool) (*state, string, error) {
 	data, err := readFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "", nil
@@ -181,11 +197,20 @@ func readIndex(path string, f Folder) (*state, string, error) {
 	if crc32Checksum(rest) != stamp.CRC {
 		return nil, "index checksum mismatch", nil
 	}
+	switch {
+	case key == nil && stamp.MAC != "" && !unverified:
+		return nil, "index has a MAC but the log has no key here", nil
+	case key != nil && stamp.MAC == "":
+		return nil, "index has no MAC (written before the log was keyed)", nil
+	case key != nil && !hmac.Equal([]byte(stamp.MAC), []byte(hex.EncodeToString(key.mac(rest)))):
+		return nil, "index MAC does not match: the index was edited", nil
+	}
 	nl = bytes.IndexByte(rest, '\n')
 	if nl < 0 {
 		return nil, "index has no header line", nil
 	}
 	st := newState(f)
+	st.unverified = key == nil && stamp.MAC != ""
 	st.hdr = indexHeader{Project: st.project}
 	if f == nil {
 		st.hdr.Project = &json.RawMessage{}
@@ -229,7 +254,7 @@ func readIndex(path string, f Folder) (*state, string, error) {
 }
 
 // encodeIndex renders st as the index file's bytes.
-func (st *state) encodeIndex() ([]byte, error) {
+func (st *state) encodeIndex(key *logKey) ([]byte, error) {
 	var body bytes.Buffer
 	enc := json.NewEncoder(&body)
 	enc.SetEscapeHTML(false)
@@ -255,7 +280,11 @@ func (st *state) encodeIndex() ([]byte, error) {
 		sp := st.span[id]
 		body.Write(st.raw[sp.start : sp.end+1])
 	}
-	out, err := json.Marshal(indexStamp{Format: indexFormat, Version: indexVersion, CRC: crc32Checksum(body.Bytes())})
+	stamp := indexStamp{Format: indexFormat, Version: indexVersion, CRC: crc32Checksum(body.Bytes())}
+	if key != nil {
+		stamp.MAC = hex.EncodeToString(key.mac(body.Bytes()))
+	}
+	out, err := json.Marshal(stamp)
 	if err != nil {
 		return nil, err
 	}
@@ -266,13 +295,19 @@ func (st *state) encodeIndex() ([]byte, error) {
 // writeIndex replaces the index file atomically: a reader (or a crash) sees the
 // old index or the new one, never half of one. Callers hold the lock, so one
 // temporary name is enough.
-func writeIndex(path string, st *state) error {
-	data, err := st.encodeIndex()
+func writeIndex(path string, st *state, key *logKey) error {
+	data, err := st.encodeIndex(key)
 	if err != nil {
 		return fmt.Errorf("encode index: %w", err)
 	}
 	tmp := path + ".tmp"
 	f, err := openFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		// Not a regular file (a link planted there): remove the name, not what
+		// it points to, and make our own.
+		_ = os.Remove(tmp)
+		f, err = openFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_EXCL, 0o644)
+	}
 	if err == nil {
 		_, err = f.Write(data)
 		if cerr := f.Close(); err == nil {

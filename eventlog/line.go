@@ -96,6 +96,8 @@ func parseLine(line []byte, full bool) (Event, error) {
 			return str(&e.Actor)
 		case "prev_hash":
 			return str(&e.PrevHash)
+		case "mac":
+			return str(&e.MAC)
 		case "payload":
 			if v.Type != gjson.Null && !v.IsObject() {
 				err = fmt.Errorf("payload: expected an object, got %s", jsonkind.Of(v))

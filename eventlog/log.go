@@ -10,11 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
-	"github.com/gofrs/flock"
 	"github.com/google/uuid"
 )
 
@@ -39,14 +37,27 @@ type Log struct {
 	tailRead int64
 	// now is the clock Append uses; tests may pin it.
 	now func() time.Time
+
+	lockTimeout time.Duration
+	envWarning  string  // a HOOK_LOOP_LOCK_TIMEOUT that did not parse
+	key         *logKey // once read (a key never changes once created)
+	keyPath     string
+	// unverified is set for a View that found no key: it shows keyed lines
+	// unchecked (with a warning) instead of none. Update never does.
+	unverified bool
 }
 
 // Open returns the log at path, keeping the views of folder f per session and for
 // the project. A nil f keeps none: such a Log can scan, verify and append, but it
 // leaves the index to a Log that folds (it never writes it). Open does no I/O:
 // the directory is created on the first write.
-func Open(path string, f Folder) *Log {
-	return &Log{path: path, folder: f, light: lightCovers(f), now: time.Now}
+func Open(path string, f Folder, opts ...Option) *Log {
+	l := &Log{path: path, folder: f, light: lightCovers(f), now: time.Now}
+	l.lockTimeout, l.envWarning = lockTimeoutFromEnv()
+	for _, o := range opts {
+		o(l)
+	}
+	return l
 }
 
 // Path is the log file's path.
@@ -71,6 +82,8 @@ type Tx struct {
 	l        *Log
 	st       *state
 	readOnly bool
+	f        *os.File // the log, for pinning its legacy part when Append creates the key
+	size     int64
 	pending  bytes.Buffer // staged lines, each with its newline
 	staged   int
 }
@@ -97,12 +110,33 @@ func (tx *Tx) Head(id string) Head {
 	return Head{}
 }
 
+// Tampered lists the lines of session id (and those concerning the whole log)
+// that are not honoured: forged or edited lines, unkeyed lines where the log is
+// keyed, replayed lines (TamperNote.Reason says which). The session's summary
+// already skips them. New marks the notes found in this call, so a caller
+// records each once. The index keeps the first 64 notes of the log and, past
+// those, the first of each session, so a session with tampering always has a
+// note however many forged lines came before.
+func (tx *Tx) Tampered(id string) []TamperNote {
+	var out []TamperNote
+	for _, n := range tx.st.hdr.Tamper {
+		if n.Session == id || n.Session == "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// TamperedLines is how many lines of the whole log are not honoured.
+func (tx *Tx) TamperedLines() int { return tx.st.hdr.Tampered }
+
 // SessionIDs lists the log's sessions in first-seen order.
 func (tx *Tx) SessionIDs() []string { return append([]string(nil), tx.st.order...) }
 
-// Append fills e's SchemaVersion, EventID, Timestamp and PrevHash (the chain head
-// of its session) when they are empty, stages it, and returns it as it will be
-// written. The event counts in Session and Project at once; it reaches the file
+// Append fills e's SchemaVersion, EventID and Timestamp when they are empty,
+// sets PrevHash to its session's chain head and MAC to the line's MAC under the
+// log's key (created now if the log has none), stages it, and returns it as it
+// will be written. The event counts in Session and Project at once; it reaches the file
 // when Update's fn returns nil.
 func (tx *Tx) Append(e Event) (Event, error) {
 	if tx.readOnly {
@@ -131,10 +165,18 @@ func (tx *Tx) Append(e Event) (Event, error) {
 		b, _ := json.Marshal(e.SessionID)
 		_ = json.Unmarshal(b, &e.SessionID)
 	}
-	if e.PrevHash == "" {
-		if s := tx.st.session(e.SessionID, false); s != nil {
-			e.PrevHash = s.LastHash
+	// The chain head, always: a keyed line that does not continue its session's
+	// chain is not honoured.
+	e.PrevHash, e.MAC = "", ""
+	if s := tx.st.session(e.SessionID, false); s != nil {
+		e.PrevHash = s.LastHash
+	}
+	if tx.l.key == nil {
+		k, err := createKey(tx.l.keyPath, tx.l.path, tx.f, tx.size)
+		if err != nil {
+			return Event{}, fmt.Errorf("append to %s: %w", tx.l.path, err)
 		}
+		tx.l.key = k
 	}
 	start := tx.pending.Len()
 	enc := json.NewEncoder(&tx.pending)
@@ -143,6 +185,11 @@ func (tx *Tx) Append(e Event) (Event, error) {
 		tx.pending.Truncate(start)
 		return Event{}, fmt.Errorf("append to %s: encode %s event: %w", tx.l.path, e.EventType, err)
 	}
+	sealed := tx.l.key.seal(tx.pending.Bytes()[start : tx.pending.Len()-1])
+	tx.pending.Truncate(start)
+	tx.pending.Write(sealed)
+	tx.pending.WriteByte('\n')
+	e.MAC = string(sealed[len(sealed)-macSuffixLen+len(macField) : len(sealed)-2])
 	line := tx.pending.Bytes()[start:]
 	if len(line)-1 > MaxLineBytes {
 		tx.pending.Truncate(start)
@@ -158,6 +205,9 @@ func (tx *Tx) Append(e Event) (Event, error) {
 	}
 	hash := LineHash(line[:len(line)-1])
 	tx.st.addLine(line[:len(line)-1], hash, len(line))
+	if tx.st.hdr.KeyedAt == 0 {
+		tx.st.hdr.KeyedAt = tx.st.hdr.Lines
+	}
 	tx.st.apply(&stored, hash)
 	tx.staged++
 	return e, nil
@@ -184,27 +234,37 @@ func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
 	defer l.mu.Unlock()
 	l.warnings = nil
 
-	if readOnly {
-		if _, err := os.Stat(filepath.Dir(l.path)); errors.Is(err, fs.ErrNotExist) {
-			// Nothing was ever written: do not create a directory to look at nothing.
-			return fn(&Tx{l: l, st: newState(l.folder), readOnly: true})
-		}
-	} else if err := os.MkdirAll(filepath.Dir(l.path), 0o755); err != nil {
-		return fmt.Errorf("create event log directory: %w", err)
+	if l.envWarning != "" {
+		l.warn("%s", l.envWarning)
+	}
+	// Nothing was ever written: do not create a directory to look at nothing.
+	if exists, err := ensureDir(filepath.Dir(l.path), !readOnly); err != nil {
+		return err
+	} else if !exists {
+		return fn(&Tx{l: l, st: newState(l.folder), readOnly: true})
 	}
 
-	lock := flock.New(l.LockPath())
+	lock := newLock(l.LockPath())
 	locked := false
-	if err := lockRetry(lock); err != nil {
+	if err := lockWithin(lock, l.lockTimeout); err != nil {
 		if !readOnly {
+			var lt *LockTimeoutError
+			if errors.As(err, &lt) {
+				return err
+			}
 			return fmt.Errorf("lock %s: %w", l.LockPath(), err)
 		}
-		// A read-only checkout can still be looked at; say that it was unlocked.
+		// A read-only checkout (or a held lock) can still be looked at: appends
+		// are whole lines, and the index is not written without the lock.
 		l.warn("%s: reading without the lock: %v", l.path, err)
 	} else {
 		locked = true
 		defer lock.Unlock()
 	}
+	if err := l.loadKey(); err != nil {
+		return err
+	}
+	l.unverified = readOnly && l.key == nil
 
 	flag := os.O_RDONLY
 	if !readOnly {
@@ -218,6 +278,8 @@ func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
 		return fmt.Errorf("open event log: %w", err)
 	}
 	defer f.Close()
+	// Checked again on the open file: openFile refuses links and non-regular
+	// files, and this is the identity the index records.
 	fi, err := f.Stat()
 	if err != nil {
 		return fmt.Errorf("stat %s: %w", l.path, err)
@@ -248,7 +310,7 @@ func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
 		}
 	}
 
-	tx := &Tx{l: l, st: st, readOnly: readOnly}
+	tx := &Tx{l: l, st: st, readOnly: readOnly, f: f, size: size}
 	if err := fn(tx); err != nil {
 		return err
 	}
@@ -282,26 +344,50 @@ func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
 			return fmt.Errorf("append %d events to %s: %w", tx.staged, l.path, err)
 		}
 	}
-	if st.changed && locked && l.folder != nil {
+	if st.judge != nil && st.judge.trusted > 0 {
+		st.unverified = true
+	}
+	if st.unverified {
+		l.warn("%s: MACs not checked: no key at %s (the hooks may keep theirs under another HOME or %s)", l.path, l.keyPath, StateDirEnv)
+	}
+	if st.changed && locked && l.folder != nil && !st.unverified {
 		// The log is the truth and is written; if the index cannot be, the next run
 		// replays what it missed. A View only offers its work to the next run: a
 		// read-only checkout must not make every look at it noisy.
-		if err := writeIndex(l.IndexPath(), st); err != nil && !readOnly {
+		if err := writeIndex(l.IndexPath(), st, l.key); err != nil && !readOnly {
 			l.warn("%v", err)
 		}
 	}
 	return nil
 }
 
-// lockRetry takes the exclusive lock, retrying a lock call a signal interrupted.
-func lockRetry(lock *flock.Flock) error {
-	var err error
-	for range 100 {
-		if err = lock.Lock(); !errors.Is(err, syscall.EINTR) {
+// loadKey reads the log's key when it exists (Append creates it).
+func (l *Log) loadKey() error {
+	if l.key != nil {
+		return nil
+	}
+	if l.keyPath == "" {
+		p, err := KeyPath(l.path)
+		if err != nil {
 			return err
 		}
+		l.keyPath = p
 	}
-	return err
+	k, err := readKey(l.keyPath)
+	if err != nil {
+		return err
+	}
+	l.key = k
+	return nil
+}
+
+// judgeFor is the line judge of one pass over the log file f of size bytes.
+func (l *Log) judgeFor(f io.ReaderAt, size int64) *judge {
+	j := &judge{key: l.key, unverified: l.unverified}
+	if l.key != nil {
+		j.legacy = legacyCheck(l.key, f, size)
+	}
+	return j
 }
 
 // tornTail is the end of a log that does not end with a newline.
@@ -314,7 +400,7 @@ type tornTail struct {
 // load returns the fold of every complete line of the log's first size bytes,
 // from the index when it can be trusted, plus the torn fragment at the end, if any.
 func (l *Log) load(f *os.File, size int64, fid string) (*state, *tornTail, error) {
-	st, why, err := readIndex(l.IndexPath(), l.folder)
+	st, why, err := readIndex(l.IndexPath(), l.folder, l.key, l.unverified)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -343,6 +429,7 @@ func (l *Log) load(f *os.File, size int64, fid string) (*state, *tornTail, error
 		return st, nil, nil
 	}
 	lr := newLineReader(io.NewSectionReader(f, st.hdr.Offset, size-st.hdr.Offset))
+	st.judge = l.judgeFor(f, size)
 	var torn *tornTail
 	for {
 		line, terminated, tooLong, n, err := lr.next()
@@ -370,9 +457,11 @@ func (l *Log) load(f *os.File, size int64, fid string) (*state, *tornTail, error
 	return st, torn, nil
 }
 
-// foldLine accounts for one line and folds it into st when it is an event.
+// foldLine accounts for one line and folds it into st when it is an event
+// hook-loop wrote (judge.verdict); a line it did not is noted, not folded.
 func (l *Log) foldLine(st *state, line []byte, size int, light bool) {
 	hash := LineHash(line)
+	start := st.hdr.Offset
 	st.addLine(line, hash, size)
 	if len(bytes.TrimSpace(line)) == 0 {
 		return
@@ -381,6 +470,28 @@ func (l *Log) foldLine(st *state, line []byte, size int, light bool) {
 	if err != nil {
 		l.warn("%s:%d: skipped: %v", l.path, st.hdr.Lines, err)
 		return
+	}
+	last := ""
+	if s := st.session(e.SessionID, false); s != nil {
+		last = s.LastHash
+	}
+	if st.judge == nil {
+		st.judge = &judge{key: l.key, unverified: l.unverified}
+	}
+	if why := st.judge.verdict(line, &e, start, last); why != "" {
+		l.warn("%s:%d: not honoured (session %q): %s", l.path, st.hdr.Lines, e.SessionID, why)
+		st.hdr.Tampered++
+		// Past the cap, a note only for a session the log really has (forged
+		// lines may name endless made-up ones) that has none yet.
+		if len(st.hdr.Tamper) < maxTamperNotes || (st.session(e.SessionID, false) != nil && !st.hasTamperNote(e.SessionID)) {
+			st.hdr.Tamper = append(st.hdr.Tamper, TamperNote{Line: st.hdr.Lines, Session: e.SessionID, Reason: why, New: true})
+		}
+		return
+	}
+	if e.MAC == "" {
+		st.hdr.Legacy++
+	} else if st.hdr.KeyedAt == 0 {
+		st.hdr.KeyedAt = st.hdr.Lines
 	}
 	st.apply(&e, hash)
 }

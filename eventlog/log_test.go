@@ -2,12 +2,14 @@ package eventlog
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -48,8 +50,24 @@ func ev(session, typ, state string, payload map[string]any) Event {
 func fullFold(t testing.TB, l *Log) (map[string]Summary, Summary, []string) {
 	t.Helper()
 	st := newState(testFolder{})
-	err := l.scanLines(nil, func(sl *scannedLine) error {
-		if sl.e != nil {
+	if err := l.loadKey(); err != nil {
+		t.Fatal(err)
+	}
+	var j *judge
+	opened := func(f *os.File) {
+		fi, _ := f.Stat()
+		j = l.judgeFor(f, fi.Size())
+	}
+	// The fold of the file is of the lines hook-loop honours.
+	err := l.scanFile(nil, opened, func(sl *scannedLine) error {
+		if sl.e == nil {
+			return nil
+		}
+		last := ""
+		if s := st.session(sl.e.SessionID, false); s != nil {
+			last = s.LastHash
+		}
+		if j.verdict(sl.raw, sl.e, sl.start, last) == "" {
 			st.apply(sl.e, sl.hash)
 		}
 		return nil
@@ -123,7 +141,7 @@ func TestAppendRoundTripPrototypeFields(t *testing.T) {
 	if len(lines) != 2 {
 		t.Fatalf("got %d lines, want 2", len(lines))
 	}
-	proto := []string{"actor", "event_id", "event_type", "payload", "run_id", "schema_version", "session_id", "state", "timestamp"}
+	proto := []string{"actor", "event_id", "event_type", "mac", "payload", "run_id", "schema_version", "session_id", "state", "timestamp"}
 	for i, line := range lines {
 		var m map[string]any
 		if err := json.Unmarshal([]byte(line), &m); err != nil {
@@ -354,6 +372,8 @@ func TestIndexRebuild(t *testing.T) {
 			os.WriteFile(tmp, b, 0o644)
 			os.Rename(tmp, l.Path())
 		}, "replaced"},
+		// A writer that is not hook-loop (the prototype, or the agent): its
+		// line is read, not honoured, and the index is not rebuilt for it.
 		"appended by another writer": {func(t *testing.T, l *Log) {
 			appendRaw(t, l, ev("s9", TypeEvidenceRegistered, "late", nil))
 		}, ""},
@@ -368,6 +388,7 @@ func TestIndexRebuild(t *testing.T) {
 				t.Fatalf("got %+v\nwant %+v", gm, wm)
 			}
 			w := strings.Join(l.Warnings(), "\n")
+			w = strings.TrimSpace(regexp.MustCompile(`(?m)^.*not honoured.*$`).ReplaceAllString(w, ""))
 			if c.rebuilt == "" {
 				if w != "" {
 					t.Fatalf("unexpected warnings: %s", w)
@@ -420,8 +441,12 @@ func TestIndexNormalPathReadsOnlyTail(t *testing.T) {
 	if l.tailRead != size()-before {
 		t.Fatalf("View read %d bytes, want the %d appended", l.tailRead, size()-before)
 	}
-	if s1.State != "b" || s1.Events != 26 {
+	// Read, and not honoured: hook-loop did not write it.
+	if s1.State != "a" || s1.Events != 25 {
 		t.Fatalf("s1 %+v", s1)
+	}
+	if w := strings.Join(l.Warnings(), "\n"); !strings.Contains(w, "not honoured") {
+		t.Fatalf("warnings %q, want the foreign line reported", w)
 	}
 }
 
@@ -606,7 +631,8 @@ func TestIndexEntryThatDoesNotDecode(t *testing.T) {
 		}
 	}
 	rest := strings.Join(lines[1:], "\n") + "\n"
-	stamp, _ := json.Marshal(indexStamp{Format: indexFormat, Version: indexVersion, CRC: crc32Checksum([]byte(rest))})
+	// Damaged as if by a bug, not an attack: the checksum and the MAC fit.
+	stamp, _ := json.Marshal(indexStamp{Format: indexFormat, Version: indexVersion, CRC: crc32Checksum([]byte(rest)), MAC: hex.EncodeToString(l.key.mac([]byte(rest)))})
 	os.WriteFile(l.IndexPath(), []byte(string(stamp)+"\n"+rest), 0o644)
 	logBefore, _ := os.ReadFile(l.Path())
 
@@ -672,7 +698,9 @@ func TestVerifyAgainstIndex(t *testing.T) {
 		f, _ := os.OpenFile(l.Path(), os.O_APPEND|os.O_WRONLY, 0)
 		f.WriteString(`{"session_id":"s9","event_type":"x"}` + "\n")
 		f.Close()
-		if r, _ := l.Verify(); !r.OK() || r.Events != len(lines)+1 {
+		// The chain is intact; the line is not hook-loop's.
+		r, _ := l.Verify()
+		if r.BrokenLine != 0 || r.Events != len(lines)+1 || r.TamperedCount != 1 || r.Tampered[0].Line != len(lines)+1 || r.OK() {
 			t.Fatalf("%+v", r)
 		}
 	})

@@ -32,6 +32,19 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(fn())
 	}
+	// Log keys go to a directory of the test's own, never the user's state
+	// directory; child processes inherit it.
+	if os.Getenv(StateDirEnv) == "" {
+		dir, err := os.MkdirTemp("", "eventlog-state-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		os.Setenv(StateDirEnv, dir)
+		code := m.Run()
+		os.RemoveAll(dir)
+		os.Exit(code)
+	}
 	os.Exit(m.Run())
 }
 

@@ -7,8 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-
-	"github.com/gofrs/flock"
 )
 
 // Scan streams every event of the log in file order with its 1-based line number.
@@ -42,6 +40,7 @@ type scannedLine struct {
 	n     int    // 1-based line number
 	raw   []byte // without the newline; nil when over MaxLineBytes
 	hash  string // chain hash ("" when raw is nil)
+	start int64  // byte offset of the line
 	end   int64  // byte offset just after the newline
 	e     *Event // nil when the line is not an event (reported through warn)
 	blank bool   // an empty or all-space line: not an event, not reported
@@ -49,10 +48,15 @@ type scannedLine struct {
 
 // scanLines calls fn for every complete line.
 func (l *Log) scanLines(warn func(string), fn func(sl *scannedLine) error) error {
+	return l.scanFile(warn, func(*os.File) {}, fn)
+}
+
+// scanFile is scanLines that first hands the open log to opened.
+func (l *Log) scanFile(warn func(string), opened func(f *os.File), fn func(sl *scannedLine) error) error {
 	if warn == nil {
 		warn = func(string) {}
 	}
-	f, err := os.Open(l.path)
+	f, err := openFile(l.path, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -60,6 +64,7 @@ func (l *Log) scanLines(warn func(string), fn func(sl *scannedLine) error) error
 		return fmt.Errorf("open event log: %w", err)
 	}
 	defer f.Close()
+	opened(f)
 	lr := newLineReader(f)
 	for n := 1; ; n++ {
 		line, terminated, tooLong, size, err := lr.next()
@@ -73,7 +78,7 @@ func (l *Log) scanLines(warn func(string), fn func(sl *scannedLine) error) error
 			warn(fmt.Sprintf("%s:%d: skipped: torn last line (%d bytes, no newline: a write was interrupted or is in progress)", l.path, n, size))
 			return nil
 		}
-		sl := scannedLine{n: n, end: lr.read}
+		sl := scannedLine{n: n, start: lr.read - int64(size), end: lr.read}
 		switch {
 		case tooLong:
 			warn(fmt.Sprintf("%s:%d: skipped: line longer than %d bytes", l.path, n, MaxLineBytes))
@@ -110,10 +115,22 @@ type VerifyReport struct {
 	Reason        string
 	// Warnings are the skipped lines, as Scan reports them.
 	Warnings []string
+	// Keyed says the log has a key (KeyPath); KeyedAt is its first line with a
+	// MAC and Legacy the lines without one honoured before it (logs from before
+	// keying). Tampered lists the event lines hook-loop did not write — a wrong
+	// or missing MAC, legacy lines changed since keying — which the summaries
+	// skip; TamperedCount counts them all when the list is cut.
+	Keyed         bool
+	KeyPath       string
+	KeyedAt       int
+	Legacy        int
+	Tampered      []TamperNote
+	TamperedCount int
 }
 
-// OK reports whether every session's chain is intact.
-func (r VerifyReport) OK() bool { return r.BrokenLine == 0 }
+// OK reports whether every session's chain is intact and every line is
+// hook-loop's own.
+func (r VerifyReport) OK() bool { return r.BrokenLine == 0 && r.TamperedCount == 0 }
 
 // Verify walks the log and checks every session's hash chain: each event's
 // prev_hash must be the hash of the previous event line of its session ("" for
@@ -126,10 +143,16 @@ func (r VerifyReport) OK() bool { return r.BrokenLine == 0 }
 // the first break and counts on to the end.
 func (l *Log) Verify() (VerifyReport, error) {
 	var r VerifyReport
+	if err := l.loadKey(); err != nil {
+		return r, err
+	}
+	r.Keyed, r.KeyPath = l.key != nil, l.keyPath
+	var j *judge
 	type head struct {
 		hash   string
 		line   int
-		events int
+		events int            // honoured events
+		okHash string         // hash of the last honoured event line
 		seen   map[string]int // earlier hashes of the session → line
 	}
 	heads := map[string]*head{}
@@ -155,7 +178,7 @@ func (l *Log) Verify() (VerifyReport, error) {
 				brk(max(lines, 1), id, 0, "the index recorded %d events of session %q in the first %d bytes, the log has none: they were deleted", want.Events, id, idx.hdr.Offset)
 				return
 			}
-			if h.events != want.Events || h.hash != want.LastHash {
+			if h.events != want.Events || h.okHash != want.LastHash {
 				brk(h.line, id, 0, "the index recorded %d events of session %q in the first %d bytes, ending in a line with hash %.12s…; the log has %d ending at line %d (hash %.12s…): the session's last events were edited or deleted",
 					want.Events, id, idx.hdr.Offset, want.LastHash, h.events, h.line, h.hash)
 				return
@@ -163,7 +186,14 @@ func (l *Log) Verify() (VerifyReport, error) {
 		}
 	}
 
-	err := l.scanLines(func(w string) { r.Warnings = append(r.Warnings, w) }, func(sl *scannedLine) error {
+	opened := func(f *os.File) {
+		size := int64(0)
+		if fi, err := f.Stat(); err == nil {
+			size = fi.Size()
+		}
+		j = l.judgeFor(f, size)
+	}
+	err := l.scanFile(func(w string) { r.Warnings = append(r.Warnings, w) }, opened, func(sl *scannedLine) error {
 		r.Lines = sl.n
 		if !checked && sl.end > idx.hdr.Offset {
 			checked = true
@@ -182,6 +212,22 @@ func (l *Log) Verify() (VerifyReport, error) {
 				h = &head{seen: map[string]int{}}
 				heads[e.SessionID] = h
 			}
+			// Honoured as the fold honours it; the chain below runs over every
+			// event line, so its reasons tell an edit from an insert or a gap.
+			if why := j.verdict(sl.raw, e, sl.start, h.okHash); why != "" {
+				r.TamperedCount++
+				if len(r.Tampered) < 1000 {
+					r.Tampered = append(r.Tampered, TamperNote{Line: sl.n, Session: e.SessionID, Reason: why})
+				}
+			} else {
+				if e.MAC == "" {
+					r.Legacy++
+				} else if r.KeyedAt == 0 {
+					r.KeyedAt = sl.n
+				}
+				h.okHash = sl.hash
+				h.events++
+			}
 			if e.PrevHash != h.hash {
 				switch {
 				case h.line == 0:
@@ -198,7 +244,6 @@ func (l *Log) Verify() (VerifyReport, error) {
 				h.seen[h.hash] = h.line
 			}
 			h.hash, h.line = sl.hash, sl.n
-			h.events++
 		}
 		if !checked && sl.end == idx.hdr.Offset {
 			checkIndex(sl.n)
@@ -224,11 +269,11 @@ func (l *Log) indexFor() *state {
 	}
 	// Under the lock, so no hook replaces the index while it is open (Windows
 	// refuses that rename). Without a lock (read-only directory) it is read anyway.
-	lock := flock.New(l.LockPath())
-	if lockRetry(lock) == nil {
+	lock := newLock(l.LockPath())
+	if lockWithin(lock, l.lockTimeout) == nil {
 		defer lock.Unlock()
 	}
-	idx, _, err := readIndex(l.IndexPath(), nil)
+	idx, _, err := readIndex(l.IndexPath(), nil, l.key, false)
 	if err != nil || idx == nil || idx.hdr.Offset == 0 {
 		return nil
 	}

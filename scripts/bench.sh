@@ -15,6 +15,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hook-loop-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+# The logs' keys (eventlog) live and die with the temporary logs.
+export HOOK_LOOP_STATE_DIR="$tmp/state"
 # shellcheck disable=SC2086
 go build ${BUILD_FLAGS:-} -o "$tmp/hook-loop" .
 go build -o "$tmp/benchrun" ./scripts/benchrun

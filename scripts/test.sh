@@ -13,6 +13,11 @@ echo "== vet"
 go vet ./...
 
 echo "== test"
+# Log keys (eventlog) of the tests' temporary logs go to a directory of their
+# own, not the user's state directory.
+HOOK_LOOP_STATE_DIR=$(mktemp -d "${TMPDIR:-/tmp}/hook-loop-state.XXXXXX")
+export HOOK_LOOP_STATE_DIR
+trap 'rm -rf "$HOOK_LOOP_STATE_DIR"' EXIT
 go test -count=1 -timeout 40m ./...
 
 echo "== python sdk"

@@ -233,8 +233,25 @@ func runLogVerify(o *LogOptions) error {
 	for _, w := range r.Warnings {
 		fmt.Fprintln(o.IO.ErrOut, "warning: "+w)
 	}
-	if !r.OK() {
+	switch {
+	case r.Legacy > 0 && r.KeyedAt > 0:
+		fmt.Fprintf(o.IO.Out, "note: %d legacy unkeyed lines before line %d (written before hook-loop keyed its log; accepted as they were)\n", r.Legacy, r.KeyedAt)
+	case r.Legacy > 0:
+		fmt.Fprintf(o.IO.Out, "note: %d legacy unkeyed lines; the log has no keyed line yet (hook-loop keys it at its next append)\n", r.Legacy)
+	}
+	if r.Keyed {
+		fmt.Fprintf(o.IO.Out, "note: MACs checked with the key %s\n", r.KeyPath)
+	}
+	for _, n := range r.Tampered {
+		fmt.Fprintf(o.IO.Out, "tampered: line %d (session %s): %s\n", n.Line, n.Session, n.Reason)
+	}
+	if more := r.TamperedCount - len(r.Tampered); more > 0 {
+		fmt.Fprintf(o.IO.Out, "tampered: %d more lines\n", more)
+	}
+	if r.BrokenLine != 0 {
 		fmt.Fprintf(o.IO.Out, "broken: line %d (session %s): %s\n", r.BrokenLine, r.BrokenSession, r.Reason)
+	}
+	if !r.OK() {
 		return exitf(1, "")
 	}
 	fmt.Fprintf(o.IO.Out, "ok: %d events in %d sessions, chain intact\n", r.Events, r.Sessions)

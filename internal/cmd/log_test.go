@@ -1,6 +1,11 @@
 package cmd
 
 import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hook-loop/hook-loop/eventlog"
@@ -26,5 +31,38 @@ func TestPayloadSummary(t *testing.T) {
 		if got := payloadSummary(&e); got != c.want {
 			t.Errorf("%s %v → %q, want %q", c.typ, c.p, got, c.want)
 		}
+	}
+}
+
+func TestLogVerifyNamesTamperedAndLegacyLines(t *testing.T) {
+	t.Setenv(eventlog.StateDirEnv, t.TempDir())
+	path := filepath.Join(t.TempDir(), ".hook-loop", "events.jsonl")
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	// One line from before keying, then hook-loop's own, then a forged one.
+	legacy := `{"schema_version":1,"event_id":"e1","session_id":"s1","run_id":"","timestamp":"","state":"a","event_type":"hook_fired","actor":"","payload":{}}`
+	os.WriteFile(path, []byte(legacy+"\n"), 0o644)
+	l := eventlog.Open(path, nil)
+	if err := l.Update(func(tx *eventlog.Tx) error {
+		_, err := tx.Append(eventlog.Event{SessionID: "s1", EventType: eventlog.TypeHookFired, State: "a"})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	o := &LogOptions{IO: &IOStreams{Out: &out, ErrOut: &errOut}, eventLog: path}
+	if err := runLogVerify(o); err != nil {
+		t.Fatalf("intact log: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "1 legacy unkeyed lines before line 2") || !strings.Contains(out.String(), "ok:") {
+		t.Fatalf("intact log:\n%s", out.String())
+	}
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"session_id":"s1","event_type":"state_transitioned","payload":{"to":"done"}}` + "\n")
+	f.Close()
+	out.Reset()
+	err := runLogVerify(o)
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.Code != 1 || !strings.Contains(out.String(), "tampered: line 3 (session s1)") {
+		t.Fatalf("forged line: %v\n%s", err, out.String())
 	}
 }
