@@ -64,6 +64,10 @@ type LoopEvent struct {
 	OnReject RejectPolicy
 	// RunID groups the lines in the log ("": a new one).
 	RunID string
+	// Driver names what sends loop events instead of a harness ("simulate", an
+	// operator's command); it stands for the harness in loop_started and in
+	// the lifecycle hooks' facts.
+	Driver string
 }
 
 // Result is what applying a loop event did.
@@ -100,7 +104,7 @@ func (e *Engine) State(tx Tx, sessionID string) string {
 // points it reaches and recording the outcome of a terminal state), or refuses
 // it by in.OnReject. Run it inside the log's exclusive transaction.
 func (e *Engine) Apply(ctx context.Context, tx Tx, sessionID string, in LoopEvent) (Result, error) {
-	h := e.start(ctx, tx, sessionID, in.RunID)
+	h := e.start(ctx, tx, sessionID, in)
 	if err := h.ensureArmed(); err != nil {
 		return Result{}, err
 	}
@@ -109,17 +113,20 @@ func (e *Engine) Apply(ctx context.Context, tx Tx, sessionID string, in LoopEven
 	return res, err
 }
 
-// Halt ends the loop in its stop state for a reason recorded as why (the
+// Halt ends the loop in its stop state for the reason in.Record says (the
 // simulation's exhausted budget or blocked transition, an operator's cancel),
-// and records the outcome "stopped". Run it inside the log's exclusive
-// transaction.
-func (e *Engine) Halt(ctx context.Context, tx Tx, sessionID string, why Record, runID string) (Result, error) {
-	h := e.start(ctx, tx, sessionID, runID)
+// recorded in the stop state, and records the outcome "stopped"; in.Event must
+// be empty. Run it inside the log's exclusive transaction.
+func (e *Engine) Halt(ctx context.Context, tx Tx, sessionID string, in LoopEvent) (Result, error) {
+	if in.Record == nil || in.Event != "" {
+		return Result{}, errors.New("halt needs a record of why, and no event")
+	}
+	h := e.start(ctx, tx, sessionID, in)
 	if err := h.ensureArmed(); err != nil {
 		return Result{}, err
 	}
 	res := Result{From: h.state}
-	if err := h.halt(why); err != nil {
+	if err := h.halt(*in.Record); err != nil {
 		return res, err
 	}
 	res.To, res.Halted, res.Outcome, res.Messages = h.state, true, h.outcome, h.system
@@ -127,9 +134,9 @@ func (e *Engine) Halt(ctx context.Context, tx Tx, sessionID string, why Record, 
 }
 
 // start is the handling of a loop event that no harness sent.
-func (e *Engine) start(ctx context.Context, tx Tx, sessionID, runID string) *handling {
+func (e *Engine) start(ctx context.Context, tx Tx, sessionID string, in LoopEvent) *handling {
 	sid := SessionKey(sessionID)
-	h := &handling{e: e, ctx: ctx, tx: tx, ev: &loop.HookEvent{SessionID: sid}, sid: sid, runID: runID}
+	h := &handling{e: e, ctx: ctx, tx: tx, ev: &loop.HookEvent{Harness: in.Driver, SessionID: sid}, sid: sid, runID: in.RunID}
 	if h.runID == "" {
 		h.runID = uuid.NewString()
 	}
