@@ -121,6 +121,9 @@ func (e *Engine) Halt(ctx context.Context, tx Tx, sessionID string, in LoopEvent
 	if in.Record == nil || in.Event != "" {
 		return Result{}, errors.New("halt needs a record of why, and no event")
 	}
+	if e.Spec.Definition.StopState == "" {
+		return Result{}, ErrNoStopState
+	}
 	h := e.start(ctx, tx, sessionID, in)
 	if err := h.ensureArmed(); err != nil {
 		return Result{}, err

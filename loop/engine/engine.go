@@ -3,6 +3,11 @@
 // and the stop gate, fires the user's lifecycle hooks, appends what happened and
 // returns one Decision. It never knows which harness sent the event: adapters
 // decode into loop.HookEvent and encode the loop.Decision.
+//
+// Every transition, whoever asks for it, goes through one core (apply.go): a
+// rule's emit in Handle, a simulated step (loop/sim drives Apply and Halt as a
+// fake harness), an operator's advance. The callers choose its inputs — the
+// guards they grant, whether a refusal halts the loop — never its rules.
 package engine
 
 import (
