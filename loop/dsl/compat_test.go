@@ -73,15 +73,22 @@ func TestReferenceFilesLikeThePrototype(t *testing.T) {
 			if err := log.Scan(nil, func(_ int, e eventlog.Event) error { events = append(events, e); return nil }); err != nil {
 				t.Fatal(err)
 			}
-			last := events[len(events)-1]
+			// The engine records the outcome after the event that ended the run.
+			outcome, last := events[len(events)-1], events[len(events)-2]
 			switch want {
 			case "done":
 				if last.EventType != eventlog.TypeStateTransitioned || last.Payload["to"] != "done" {
-					t.Errorf("last event = %+v", last)
+					t.Errorf("last transition = %+v", last)
+				}
+				if outcome.EventType != eventlog.TypeLoopOutcome || outcome.Payload["outcome"] != "completed" {
+					t.Errorf("outcome = %+v", outcome)
 				}
 			case "stopped":
 				if last.EventType != eventlog.TypeTransitionRejected || last.Payload["reason"] != "Missing guards for transition: plan_complete" {
-					t.Errorf("last event = %+v", last)
+					t.Errorf("halting event = %+v", last)
+				}
+				if outcome.EventType != eventlog.TypeLoopOutcome || outcome.Payload["outcome"] != "stopped" {
+					t.Errorf("outcome = %+v", outcome)
 				}
 			}
 		})

@@ -3,12 +3,16 @@
 // and the stop gate, fires the user's lifecycle hooks, appends what happened and
 // returns one Decision. It never knows which harness sent the event: adapters
 // decode into loop.HookEvent and encode the loop.Decision.
+//
+// Every transition, whoever asks for it, goes through one core (apply.go): a
+// rule's emit in Handle, a simulated step (loop/sim drives Apply and Halt as a
+// fake harness), an operator's advance. The callers choose its inputs — the
+// guards they grant, whether a refusal halts the loop — never its rules.
 package engine
 
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -303,9 +307,11 @@ func scopeName(s string) string {
 }
 
 // applyRules runs the event map for the event, in file order: each matching rule
-// appends its record, then applies its emit only when the current state has that
-// transition (so repeated events do not storm); the available events are
-// recomputed after each applied transition.
+// appends its record, then applies its emit through the transition core only
+// when the current state has that transition (so repeated events do not storm);
+// a hook grants the rule's guard_satisfied, and evidence_bound_to_criteria once
+// evidence is recorded. The available events are recomputed after each applied
+// transition.
 func (h *handling) applyRules() error {
 	spec := h.e.Spec
 	var rejected []string
@@ -315,31 +321,16 @@ func (h *handling) applyRules() error {
 			continue
 		}
 		h.matched = append(h.matched, r.Index)
+		in := LoopEvent{Event: r.Emit, Guards: r.GuardSatisfied, EvidenceGrants: true, OnReject: Continue}
 		if r.Record != nil {
-			if err := h.append(r.Record.EventType, actor(r.Record), h.recordPayload(r.Record)); err != nil {
-				return err
-			}
+			in.Record = &Record{Type: r.Record.EventType, Actor: actor(r.Record), Payload: h.recordPayload(r.Record)}
 		}
-		if r.Emit == "" {
-			continue
-		}
-		t, ok := spec.Definition.TransitionFor(h.state, r.Emit)
-		if !ok {
-			continue
-		}
-		missing := h.missingGuards(t, r.GuardSatisfied)
-		if len(missing) > 0 {
-			reason := dsl.MissingGuardsReason(missing)
-			if err := h.append(eventlog.TypeTransitionRejected, "driver", map[string]any{
-				"from": h.state, "event": r.Emit, "reason": reason,
-			}); err != nil {
-				return err
-			}
-			rejected = append(rejected, fmt.Sprintf("%s: %s (%s)", r.Emit, reason, h.e.describeGuards(missing)))
-			continue
-		}
-		if err := h.transition(t); err != nil {
+		res, err := h.apply(in)
+		if err != nil {
 			return err
+		}
+		if len(res.Missing) > 0 {
+			rejected = append(rejected, fmt.Sprintf("%s: %s (%s)", r.Emit, res.Reason, h.e.describeGuards(res.Missing)))
 		}
 	}
 	if len(rejected) > 0 {
@@ -403,19 +394,17 @@ func clip(s string) string {
 	return s
 }
 
-func (h *handling) missingGuards(t dsl.Transition, granted []string) []string {
-	return t.MissingGuards(func(g string) bool {
-		return slices.Contains(granted, g) || g == dsl.GuardEvidenceBound && h.view().Evidence > 0
-	})
-}
-
-// transition applies t, records it and fires the lifecycle points it reaches.
-func (h *handling) transition(t dsl.Transition) error {
+// transition applies t, records it (payload adds to from, event and to) and
+// fires the lifecycle points it reaches.
+func (h *handling) transition(t dsl.Transition, actor string, payload map[string]any) error {
 	from := h.state
 	h.state = t.To
-	if err := h.append(eventlog.TypeStateTransitioned, "driver", map[string]any{
-		"from": from, "event": t.Event, "to": t.To,
-	}); err != nil {
+	p := map[string]any{}
+	for k, v := range payload {
+		p[k] = v
+	}
+	p["from"], p["event"], p["to"] = from, t.Event, t.To
+	if err := h.append(eventlog.TypeStateTransitioned, actor, p); err != nil {
 		return err
 	}
 	if err := h.firePhaseChanged(from, t.To, t.Event); err != nil {

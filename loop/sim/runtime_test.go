@@ -51,6 +51,20 @@ func readLog(t *testing.T, log *session.Log) []eventlog.Event {
 	return out
 }
 
+// haltedBy checks that the run ended in the stop state with the outcome
+// "stopped" and returns the event that halted it, recorded just before.
+func haltedBy(t *testing.T, events []eventlog.Event) eventlog.Event {
+	t.Helper()
+	if len(events) < 2 {
+		t.Fatalf("events = %v", types(events))
+	}
+	last := events[len(events)-1]
+	if last.EventType != eventlog.TypeLoopOutcome || last.Payload["outcome"] != "stopped" || last.State != "stopped" {
+		t.Fatalf("last event = %+v, want the outcome stopped", last)
+	}
+	return events[len(events)-2]
+}
+
 func types(events []eventlog.Event) []string {
 	var out []string
 	for _, e := range events {
@@ -71,8 +85,8 @@ func TestRuntimeReachesDoneOnPass(t *testing.T) {
 		t.Fatalf("RunUntilStop = %q, %v", final, err)
 	}
 	events := readLog(t, log)
-	want := []string{"session_initialized", "state_transitioned", "evidence_registered", "state_transitioned",
-		"state_transitioned", "verdict_recorded", "state_transitioned"}
+	want := []string{"loop_started", "state_transitioned", "evidence_registered", "state_transitioned",
+		"state_transitioned", "verdict_recorded", "state_transitioned", "loop_outcome"}
 	if got := types(events); !slices.Equal(got, want) {
 		t.Fatalf("event types = %v\nwant %v", got, want)
 	}
@@ -82,8 +96,8 @@ func TestRuntimeReachesDoneOnPass(t *testing.T) {
 		}
 	}
 	// The Python original's field values, event by event.
-	if e := events[0]; e.State != "backlog" || e.Actor != "runtime" || e.Payload["initial_state"] != "backlog" {
-		t.Errorf("session_initialized = %+v", e)
+	if e := events[0]; e.State != "backlog" || e.Payload["initial_state"] != "backlog" {
+		t.Errorf("loop_started = %+v", e)
 	}
 	if e := events[2]; e.State != "building" || e.Actor != "agent" || e.Payload["evidence_id"] != "e1" {
 		t.Errorf("evidence_registered = %+v", e)
@@ -94,8 +108,11 @@ func TestRuntimeReachesDoneOnPass(t *testing.T) {
 	if e := events[5]; e.Actor != "evaluator" || e.State != "evaluating" || e.Payload["status"] != "PASS" || e.Payload["details"] != "evidence checked" {
 		t.Errorf("verdict_recorded = %+v", e)
 	}
-	if e := events[6]; e.Payload["verdict"] != "PASS" || e.Payload["to"] != "done" {
+	if e := events[6]; e.Payload["verdict"] != "PASS" || e.Payload["to"] != "done" || e.Actor != "runtime" {
 		t.Errorf("final transition = %+v", e)
+	}
+	if e := events[7]; e.Payload["outcome"] != "completed" || e.Payload["final_state"] != "done" {
+		t.Errorf("outcome = %+v", e)
 	}
 	var s session.View
 	_ = log.View(func(tx session.Tx) error { s = tx.Session(DefaultSimulationSession); return nil })
@@ -112,8 +129,8 @@ func TestRuntimeFinalTurnReachesDone(t *testing.T) {
 	if err != nil || final != "done" {
 		t.Fatalf("RunUntilStop = %q, %v", final, err)
 	}
-	if ev := readLog(t, log); ev[len(ev)-1].EventType != "state_transitioned" {
-		t.Errorf("last event = %s", ev[len(ev)-1].EventType)
+	if ev := readLog(t, log); ev[len(ev)-2].EventType != "state_transitioned" || ev[len(ev)-1].Payload["outcome"] != "completed" {
+		t.Errorf("last events = %s, %+v", ev[len(ev)-2].EventType, ev[len(ev)-1])
 	}
 }
 
@@ -160,7 +177,7 @@ func TestRuntimeReworksAfterNeedsWork(t *testing.T) {
 func TestRuntimeResumesEvaluatingWithoutAgentStep(t *testing.T) {
 	log := newLog(t)
 	seed(t, log,
-		eventlog.Event{SessionID: "s1", RunID: "r1", State: "backlog", EventType: "session_initialized", Actor: "runtime", Payload: map[string]any{"initial_state": "backlog"}},
+		eventlog.Event{SessionID: "s1", RunID: "r1", State: "backlog", EventType: "loop_started", Actor: "hook-loop", Payload: map[string]any{"initial_state": "backlog"}},
 		eventlog.Event{SessionID: "s1", RunID: "r1", State: "evaluating", EventType: "state_transitioned", Actor: "runtime",
 			Payload: map[string]any{"from": "evidence_ready", "event": "review_requested", "to": "evaluating"}},
 	)
@@ -171,8 +188,8 @@ func TestRuntimeResumesEvaluatingWithoutAgentStep(t *testing.T) {
 		t.Fatalf("RunUntilStop = %q, %v", final, err)
 	}
 	events := readLog(t, log)
-	if got := types(events); !slices.Equal(got, []string{"session_initialized", "state_transitioned", "verdict_recorded", "state_transitioned"}) {
-		t.Errorf("a resumed session must not be initialized again: %v", got)
+	if got := types(events); !slices.Equal(got, []string{"loop_started", "state_transitioned", "verdict_recorded", "state_transitioned", "loop_outcome"}) {
+		t.Errorf("a resumed session must not be started again: %v", got)
 	}
 }
 
@@ -186,10 +203,10 @@ func TestRuntimeRecoversOnlyMatchingSession(t *testing.T) {
 		t.Fatalf("RunUntilStop = %q, %v (the other session's done must not count)", final, err)
 	}
 	events := readLog(t, log)
-	if events[1].SessionID != "s1" || events[1].EventType != "session_initialized" || events[1].Payload["initial_state"] != "backlog" {
+	if events[1].SessionID != "s1" || events[1].EventType != "loop_started" || events[1].Payload["initial_state"] != "backlog" {
 		t.Errorf("second event = %+v", events[1])
 	}
-	if last := events[len(events)-1]; last.EventType != "budget_exhausted" || last.State != "stopped" || last.Payload["reason"] != "no productive event" {
+	if last := haltedBy(t, events); last.EventType != "budget_exhausted" || last.State != "stopped" || last.Payload["reason"] != "no productive event" {
 		t.Errorf("last event = %+v", last)
 	}
 }
@@ -201,8 +218,8 @@ func TestRuntimeStopsOnNoProgress(t *testing.T) {
 	if err != nil || final != "stopped" {
 		t.Fatalf("RunUntilStop = %q, %v", final, err)
 	}
-	if ev := readLog(t, log); ev[len(ev)-1].EventType != "budget_exhausted" || ev[len(ev)-1].Payload["reason"] != "no productive event" {
-		t.Errorf("last event = %+v", ev[len(ev)-1])
+	if last := haltedBy(t, readLog(t, log)); last.EventType != "budget_exhausted" || last.Payload["reason"] != "no productive event" {
+		t.Errorf("halted by %+v", last)
 	}
 }
 
@@ -213,8 +230,8 @@ func TestRuntimeNoProgressDefaultIsTwo(t *testing.T) {
 	if final, err := rt.RunUntilStop(dsl.Budget{MaxTurns: 1}); err != nil || final != "stopped" {
 		t.Fatalf("RunUntilStop = %q, %v", final, err)
 	}
-	if ev := readLog(t, log); ev[len(ev)-1].Payload["reason"] != "max_turns" {
-		t.Errorf("one idle turn of a 1-turn budget must end on max_turns, got %+v", ev[len(ev)-1])
+	if last := haltedBy(t, readLog(t, log)); last.Payload["reason"] != "max_turns" {
+		t.Errorf("one idle turn of a 1-turn budget must end on max_turns, got %+v", last)
 	}
 }
 
@@ -226,8 +243,7 @@ func TestRuntimeBudgetExhaustion(t *testing.T) {
 	if err != nil || final != "stopped" {
 		t.Fatalf("RunUntilStop = %q, %v", final, err)
 	}
-	events := readLog(t, log)
-	last := events[len(events)-1]
+	last := haltedBy(t, readLog(t, log))
 	if last.EventType != "budget_exhausted" || last.Payload["reason"] != "max_turns" || last.State != "stopped" || last.Actor != "runtime" {
 		t.Errorf("last event = %+v", last)
 	}
@@ -242,8 +258,8 @@ func TestRuntimeRejectedTransitionStops(t *testing.T) {
 	if err != nil || final != "stopped" {
 		t.Fatalf("RunUntilStop = %q, %v", final, err)
 	}
-	last := readLog(t, log)[1]
-	if last.EventType != "transition_rejected" || last.Payload["event"] != "review_requested" ||
+	last := haltedBy(t, readLog(t, log))
+	if last.EventType != "transition_rejected" || last.Payload["event"] != "review_requested" || last.Payload["from"] != "backlog" ||
 		last.Payload["reason"] != "No transition for state='backlog', event='review_requested'" {
 		t.Errorf("rejection = %+v", last)
 	}
@@ -257,8 +273,7 @@ func TestRuntimeMissingGuardStops(t *testing.T) {
 	if err != nil || final != "stopped" {
 		t.Fatalf("RunUntilStop = %q, %v", final, err)
 	}
-	ev := readLog(t, log)
-	if last := ev[len(ev)-1]; last.Payload["reason"] != "Missing guards for transition: approved, reviewed" {
+	if last := haltedBy(t, readLog(t, log)); last.Payload["reason"] != "Missing guards for transition: approved, reviewed" {
 		t.Errorf("rejection = %+v", last)
 	}
 }
@@ -278,8 +293,7 @@ func TestRuntimeHookBlocksTransition(t *testing.T) {
 	if err != nil || final != "stopped" {
 		t.Fatalf("RunUntilStop = %q, %v", final, err)
 	}
-	ev := readLog(t, log)
-	last := ev[len(ev)-1]
+	last := haltedBy(t, readLog(t, log))
 	if last.EventType != "transition_blocked" || !reflect.DeepEqual(last.Payload["messages"], []any{"missing bound evidence"}) {
 		t.Errorf("last event = %+v", last)
 	}
@@ -294,8 +308,8 @@ func TestRuntimeBlockReasonSurvivesNoProgressBudgetOfOne(t *testing.T) {
 	if final, err := rt.RunUntilStop(dsl.Budget{MaxTurns: 1, MaxNoProgressTurns: 1}); err != nil || final != "stopped" {
 		t.Fatalf("RunUntilStop = %q, %v", final, err)
 	}
-	if ev := readLog(t, log); ev[len(ev)-1].EventType != "transition_blocked" {
-		t.Errorf("last event = %s", ev[len(ev)-1].EventType)
+	if last := haltedBy(t, readLog(t, log)); last.EventType != "transition_blocked" {
+		t.Errorf("halted by %s", last.EventType)
 	}
 }
 
@@ -314,7 +328,7 @@ func TestRuntimeBeforeTurnPauseStops(t *testing.T) {
 		t.Fatalf("RunUntilStop = %q, %v", final, err)
 	}
 	ev := readLog(t, log)
-	if got := types(ev); !slices.Equal(got, []string{"session_initialized", "state_transitioned", "transition_blocked"}) {
+	if got := types(ev); !slices.Equal(got, []string{"loop_started", "state_transitioned", "transition_blocked", "loop_outcome"}) {
 		t.Errorf("events = %v", got)
 	}
 }
