@@ -89,8 +89,13 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 	r := bufio.NewReaderSize(in, 64<<10)
 	for ctx.Err() == nil {
 		line, err := readLine(r)
-		if len(bytes.TrimSpace(line)) > 0 || errors.Is(err, errLineTooLong) {
-			a := answer(ctx, o, line, err)
+		tooLong := errors.Is(err, errLineTooLong)
+		if len(bytes.TrimSpace(line)) > 0 || tooLong {
+			var readErr error
+			if tooLong {
+				readErr = err
+			}
+			a := answer(ctx, o, line, readErr)
 			if werr := enc.Encode(a); werr != nil {
 				return fmt.Errorf("write answer: %w", werr)
 			}
@@ -101,7 +106,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 		if err == io.EOF {
 			return nil
 		}
-		if err != nil && !errors.Is(err, errLineTooLong) {
+		if err != nil && !tooLong {
 			return fmt.Errorf("read request: %w", err)
 		}
 	}
