@@ -69,7 +69,10 @@ const spawnOnce = (bin) =>
           c.stdin.end("{}")
         })
 
-const modes = { oneshot: await load("oneshot"), coproc: await load("coproc"), hello: spawnOnce(hello), true: spawnOnce("/bin/true") }
+const all = { oneshot: () => load("oneshot"), coproc: () => load("coproc"), hello: () => spawnOnce(hello), true: () => spawnOnce("/bin/true") }
+// BENCH_MODES picks modes (comma-separated; default all of them).
+const modes = {}
+for (const m of (process.env.BENCH_MODES || Object.keys(all).join(",")).split(",")) modes[m] = await all[m]()
 const times = Object.fromEntries(Object.keys(modes).map((m) => [m, []]))
 for (let i = 0; i < warmup + runs; i++) {
   for (const [m, f] of Object.entries(modes)) {
