@@ -35,8 +35,8 @@ fi
 go build "${flags[@]}" -o "$tmp/hook-loop" .
 go build "${flags[@]}" -o "$tmp/hello" ./scripts/benchrun/hello
 echo "built with: go build ${flags[*]} (CGO_ENABLED=${CGO_ENABLED:-})" >&2
+go build -o "$tmp/benchrun" ./scripts/benchrun
 if [ -z "${PLUGIN_ONLY:-}" ]; then
-  go build -o "$tmp/benchrun" ./scripts/benchrun
   "$tmp/benchrun" -bin "$tmp/hook-loop" -hello "$tmp/hello" -work "$tmp/work" \
     -runs "${RUNS:-50}" -sizes "${SIZES:-0,10000,100000,1000000}" "$@"
 fi
@@ -45,9 +45,8 @@ if [ "${PLUGIN:-1}" != 0 ]; then
     echo "skipping the plugin benchmark: node not found" >&2
     exit 0
   fi
-  go build -o "$tmp/benchplugin" ./scripts/benchrun/plugin
   echo
-  "$tmp/benchplugin" -bin "$tmp/hook-loop" -hello "$tmp/hello" -work "$tmp/plugin" \
+  "$tmp/benchrun" plugin -bin "$tmp/hook-loop" -hello "$tmp/hello" -work "$tmp/plugin" \
     -harness-dir "${HOOK_LOOP_HARNESS_DIR:-.cache/harnesses}" \
     -runs "${PLUGIN_RUNS:-40}" -rss "${PLUGIN_RSS:-50,1024}"
 fi

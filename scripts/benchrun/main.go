@@ -1,6 +1,7 @@
 // Command benchrun times the real hook-loop binary as a Codex hook, per event type
 // and event-log size, and prints a Markdown table of median and p95 wall time, CPU
-// time and peak memory. scripts/bench.sh builds the binary and runs this.
+// time and peak memory; `benchrun plugin` times the opencode plugin and the pi
+// extension (plugin.go). scripts/bench.sh builds the binaries and runs both.
 //
 // Each cell gets its own copy of a generated log (several sessions interleaved,
 // the payload's session among them) whose index is built before timing, so every
@@ -53,6 +54,17 @@ type cell struct {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "plugin" {
+		o, err := parsePluginFlags(os.Args[2:])
+		if err == nil {
+			err = runPlugin(o, os.Stdout, os.Stderr)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "benchrun plugin:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if len(os.Args) == 2 && os.Args[1] == "-spawn" {
 		if err := spawn(os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "benchrun -spawn:", err)
@@ -113,24 +125,15 @@ func run(o options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if o.work == "" {
-		dir, err := os.MkdirTemp("", "hook-loop-bench-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-		o.work = dir
-	}
-	project := filepath.Join(o.work, "project")
-	if err := os.MkdirAll(project, 0o755); err != nil {
-		return err
-	}
-	dsl, err := os.ReadFile(o.config)
+	work, cleanup, err := scratch(o.work, "hook-loop-bench-")
 	if err != nil {
 		return err
 	}
-	config := filepath.Join(project, "hook-loop.json")
-	if err := os.WriteFile(config, dsl, 0o644); err != nil {
+	defer cleanup()
+	o.work = work
+	project := filepath.Join(o.work, "project")
+	config, err := newProject(project, o.config)
+	if err != nil {
 		return err
 	}
 	rollout, err := writeRollout(o.payloads, o.work)
@@ -210,6 +213,32 @@ func run(o options, stdout, stderr io.Writer) error {
 	}
 	report(stdout, o, cells)
 	return nil
+}
+
+// scratch is dir, or a new temporary directory removed by cleanup.
+func scratch(dir, prefix string) (string, func(), error) {
+	if dir != "" {
+		return dir, func() {}, nil
+	}
+	tmp, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return "", nil, err
+	}
+	return tmp, func() { os.RemoveAll(tmp) }, nil
+}
+
+// newProject makes dir a project whose loop is a copy of the file dsl, and
+// returns the copy's path.
+func newProject(dir, dsl string) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	data, err := os.ReadFile(dsl)
+	if err != nil {
+		return "", err
+	}
+	config := filepath.Join(dir, "hook-loop.json")
+	return config, os.WriteFile(config, data, 0o644)
 }
 
 // writeRollout puts the recorded Codex rollout behind 1 MiB of earlier session

@@ -1,8 +1,9 @@
-// Command plugin times the generated opencode plugin and pi extension per tool
-// call (before + after) in a Node host at several host sizes, comparing the
-// one-shot hook per event, the `hook-loop serve` co-process, and one spawn of a
-// Go hello-world (and of /bin/true) from the same host. scripts/bench.sh runs it.
 package main
+
+// `benchrun plugin` times the generated opencode plugin and pi extension per
+// tool call (before + after) in a Node host at several host sizes, comparing the
+// one-shot hook per event, the `hook-loop serve` co-process, and one spawn of a
+// Go hello-world (and of /bin/true) from the same host.
 
 import (
 	"bytes"
@@ -15,7 +16,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,39 +23,27 @@ import (
 	"github.com/hook-loop/hook-loop/templates"
 )
 
-//go:embed driver.mjs
+//go:embed plugin_driver.mjs
 var driver []byte
 
-type options struct {
+type pluginOptions struct {
 	bin, hello, config, work, harnessDir string
 	harnesses                            []string
 	rss                                  []int
 	runs, warmup                         int
 }
 
-// result is one driver run: one harness at one host size.
-type result struct {
+// pluginResult is one driver run: one harness at one host size.
+type pluginResult struct {
 	Harness string               `json:"harness"`
 	RSSMiB  int                  `json:"rss_mib"`
 	Modes   map[string][]float64 `json:"modes"`
 }
 
-func main() {
-	o, err := parseFlags(os.Args[1:])
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "benchrun/plugin:", err)
-		os.Exit(2)
-	}
-	if err := run(o, os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "benchrun/plugin:", err)
-		os.Exit(1)
-	}
-}
-
-func parseFlags(args []string) (options, error) {
-	var o options
+func parsePluginFlags(args []string) (pluginOptions, error) {
+	var o pluginOptions
 	var harnesses, rss string
-	fs := flag.NewFlagSet("plugin", flag.ContinueOnError)
+	fs := flag.NewFlagSet("benchrun plugin", flag.ContinueOnError)
 	fs.StringVar(&o.bin, "bin", "", "hook-loop binary (required)")
 	fs.StringVar(&o.hello, "hello", "", "Go hello-world binary built with the same flags (required)")
 	fs.StringVar(&o.config, "config", "gallery/plan_execute.json", "loop DSL the hooks run")
@@ -82,7 +70,7 @@ func parseFlags(args []string) (options, error) {
 	return o, nil
 }
 
-func run(o options, stdout, stderr io.Writer) error {
+func runPlugin(o pluginOptions, stdout, stderr io.Writer) error {
 	node, err := exec.LookPath("node")
 	if err != nil {
 		return fmt.Errorf("node not found on PATH: the plugin benchmark drives the plugins in node")
@@ -95,19 +83,17 @@ func run(o options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if o.work == "" {
-		dir, err := os.MkdirTemp("", "hook-loop-plugin-bench-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-		o.work = dir
+	work, cleanup, err := scratch(o.work, "hook-loop-plugin-bench-")
+	if err != nil {
+		return err
 	}
+	defer cleanup()
+	o.work = work
 	jiti := ""
 	if o.harnessDir != "" {
 		jiti, _ = filepath.Abs(filepath.Join(o.harnessDir, "pi", "node_modules", "jiti", "lib", "jiti.mjs"))
 	}
-	var results []result
+	var results []pluginResult
 	for _, h := range o.harnesses {
 		if h == "pi" {
 			if _, err := os.Stat(jiti); jiti == "" || err != nil {
@@ -125,23 +111,16 @@ func run(o options, stdout, stderr io.Writer) error {
 			results = append(results, r)
 		}
 	}
-	report(stdout, o, results)
+	pluginReport(stdout, o, results)
 	return nil
 }
 
 // runDriver renders the plugin into a fresh project and runs the node driver.
-func runDriver(o options, node, bin, hello, jiti, harness string, rss int) (result, error) {
+func runDriver(o pluginOptions, node, bin, hello, jiti, harness string, rss int) (pluginResult, error) {
 	project := filepath.Join(o.work, fmt.Sprintf("%s-%d", harness, rss))
-	if err := os.MkdirAll(project, 0o755); err != nil {
-		return result{}, err
-	}
-	dsl, err := os.ReadFile(o.config)
+	config, err := newProject(project, o.config)
 	if err != nil {
-		return result{}, err
-	}
-	config := filepath.Join(project, "hook-loop.json")
-	if err := os.WriteFile(config, dsl, 0o644); err != nil {
-		return result{}, err
+		return pluginResult{}, err
 	}
 	data := map[string]any{"Version": "bench", "Config": config, "EventLog": filepath.Join(project, ".hook-loop", "events.jsonl"),
 		"HooksConfig": filepath.Join(o.work, "no-lifecycle-hooks.json"), "Record": false, "TimeoutMS": 30000, "FailClosed": false, "MaxStopBlocks": 8}
@@ -154,34 +133,34 @@ func runDriver(o options, node, bin, hello, jiti, harness string, rss int) (resu
 	}
 	src, err := templates.Render(name, data)
 	if err != nil {
-		return result{}, err
+		return pluginResult{}, err
 	}
 	if err := os.WriteFile(file, src, 0o644); err != nil {
-		return result{}, err
+		return pluginResult{}, err
 	}
 	drv := filepath.Join(o.work, "driver.mjs")
 	if err := os.WriteFile(drv, driver, 0o644); err != nil {
-		return result{}, err
+		return pluginResult{}, err
 	}
 	cmd := exec.Command(node, drv, harness, file, project, hello, strconv.Itoa(rss), strconv.Itoa(o.runs), strconv.Itoa(o.warmup), jiti)
 	cmd.Dir = project
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Run(); err != nil {
-		return result{}, fmt.Errorf("driver: %v: %s", err, strings.TrimSpace(errOut.String()))
+		return pluginResult{}, fmt.Errorf("driver: %v: %s", err, strings.TrimSpace(errOut.String()))
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	var r result
+	var r pluginResult
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &r); err != nil {
-		return result{}, fmt.Errorf("driver output %q: %w", out.String(), err)
+		return pluginResult{}, fmt.Errorf("driver output %q: %w", out.String(), err)
 	}
 	if s := strings.TrimSpace(errOut.String()); s != "" {
-		return result{}, fmt.Errorf("the plugin wrote to stderr (it failed to reach hook-loop?): %s", s)
+		return pluginResult{}, fmt.Errorf("the plugin wrote to stderr (it failed to reach hook-loop?): %s", s)
 	}
 	return r, nil
 }
 
-func report(w io.Writer, o options, rs []result) {
+func pluginReport(w io.Writer, o pluginOptions, rs []pluginResult) {
 	fmt.Fprintf(w, "Plugin hooks per tool call (before + after), median of %d after %d warm-up calls, modes interleaved; %s/%s, %d CPUs, %s.\n\n",
 		o.runs, o.warmup, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), time.Now().UTC().Format("2006-01-02"))
 	fmt.Fprintln(w, "| harness | host RSS (MiB) | one-shot hooks (ms) | co-process (ms) | Go hello-world spawn (ms) | /bin/true spawn (ms) | co-process ÷ hello-world | one-shot ÷ hello-world |")
@@ -193,7 +172,7 @@ func report(w io.Writer, o options, rs []result) {
 	fmt.Fprintln(w)
 	// Budgets (issue 14): co-process per tool call ≤ 1× one hello-world spawn from
 	// the same host, and flat (±20%) from the smallest host to the largest.
-	byHarness := map[string][]result{}
+	byHarness := map[string][]pluginResult{}
 	var order []string
 	for _, r := range rs {
 		if _, ok := byHarness[r.Harness]; !ok {
@@ -215,20 +194,4 @@ func report(w io.Writer, o options, rs []result) {
 		}
 		fmt.Fprintln(w, line)
 	}
-}
-
-func verdict(ok bool) string {
-	if ok {
-		return "met"
-	}
-	return "MISSED"
-}
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
