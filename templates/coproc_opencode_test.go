@@ -7,11 +7,6 @@ import (
 	"testing"
 )
 
-func (h *pluginHarness) modes() []string {
-	b, _ := os.ReadFile(filepath.Join(h.dir, "modes.log"))
-	return strings.Fields(strings.ReplaceAll(string(b), "\n", " | "))
-}
-
 func (h *pluginHarness) modeLines() []string {
 	b, _ := os.ReadFile(filepath.Join(h.dir, "modes.log"))
 	return strings.Split(strings.TrimSpace(string(b)), "\n")

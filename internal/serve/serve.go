@@ -124,7 +124,6 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 		if len(line)+len(chunk) <= maxLine {
 			line = append(line, chunk...)
 		} else {
-			line = line[:0]
 			for errors.Is(err, bufio.ErrBufferFull) {
 				_, err = r.ReadSlice('\n')
 			}
