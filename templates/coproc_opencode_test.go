@@ -131,3 +131,19 @@ func TestPluginCoprocOldBinaryWithoutServe(t *testing.T) {
 		t.Fatalf("%s", out)
 	}
 }
+
+// A co-process that exits right after answering (a replaced one finishing its
+// queue) has its answer used, not the event run again one-shot.
+func TestPluginCoprocAnswerBeforeExitIsUsed(t *testing.T) {
+	h := newPluginHarness(t, "", false, `{"action":"block","reason":"refused"}`)
+	for i := 0; i < 5; i++ {
+		os.Remove(filepath.Join(h.dir, "modes.log"))
+		out, _ := h.run("run", `await hooks["tool.execute.before"]({ tool: "bash", sessionID: "s", callID: "c" }, { args: { command: "LAST" } })`)
+		if o := parseOut(t, out); o.Thrown != "refused" {
+			t.Fatalf("%s", out)
+		}
+		if m := h.modeLines(); countPrefix(m, "oneshot ") != 0 {
+			t.Fatalf("the answered event ran again one-shot: %q", m)
+		}
+	}
+}

@@ -5,7 +5,8 @@ package templates
 // in calls.log and prints answer.json. As `serve --stdio --harness H ...` it says
 // hello and then records each request in calls.log as the one-shot hook it
 // stands for would have been recorded, and answers with answer.json; a request
-// whose input contains CRASH makes it exit without answering. modes.log gets
+// whose input contains CRASH makes it exit without answering, one with LAST
+// makes it exit right after answering. modes.log gets
 // "serve PID", "oneshot EVENT" and "exit PID" lines.
 func fakeHookLoop(node, dir string) string {
 	return "#!" + node + `
@@ -34,7 +35,9 @@ if (args[0] === "serve") {
       const cfg = r.config ? ["--config=" + r.config] : []
       log([harness + "-hook", ...eventFlag, ...cfg, ...flags].join(" "), input)
       if (input.includes("CRASH")) process.exit(3)
-      process.stdout.write(JSON.stringify({ id: r.id, stdout: answer() + "\n", stderr: "", exit: 0 }) + "\n")
+      process.stdout.write(JSON.stringify({ id: r.id, stdout: answer() + "\n", stderr: "", exit: 0 }) + "\n", () => {
+        if (input.includes("LAST")) process.exit(0)
+      })
     }
   })
   process.stdin.on("end", () => {
