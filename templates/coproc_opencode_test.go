@@ -136,7 +136,7 @@ func TestPluginCoprocOldBinaryWithoutServe(t *testing.T) {
 // queue) has its answer used, not the event run again one-shot.
 func TestPluginCoprocAnswerBeforeExitIsUsed(t *testing.T) {
 	h := newPluginHarness(t, "", false, `{"action":"block","reason":"refused"}`)
-	for i := 0; i < 5; i++ {
+	for i := 0; i < 2; i++ {
 		os.Remove(filepath.Join(h.dir, "modes.log"))
 		out, _ := h.run("run", `await hooks["tool.execute.before"]({ tool: "bash", sessionID: "s", callID: "c" }, { args: { command: "LAST" } })`)
 		if o := parseOut(t, out); o.Thrown != "refused" {

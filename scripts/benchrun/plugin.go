@@ -161,8 +161,12 @@ func runDriver(o pluginOptions, node, bin, hello, jiti, harness string, rss int)
 }
 
 func pluginReport(w io.Writer, o pluginOptions, rs []pluginResult) {
-	fmt.Fprintf(w, "Plugin hooks per tool call (before + after), median of %d after %d warm-up calls, modes interleaved; %s/%s, %d CPUs, %s.\n\n",
-		o.runs, o.warmup, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), time.Now().UTC().Format("2006-01-02"))
+	order := "modes interleaved"
+	if os.Getenv("BENCH_BLOCKS") == "1" {
+		order = "each mode in its own block (BENCH_BLOCKS=1)"
+	}
+	fmt.Fprintf(w, "Plugin hooks per tool call (before + after), median of %d after %d warm-up calls, %s; %s/%s, %d CPUs%s, %s.\n\n",
+		o.runs, o.warmup, order, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), loadAverage(), time.Now().UTC().Format("2006-01-02"))
 	fmt.Fprintln(w, "| harness | host RSS (MiB) | one-shot hooks (ms) | co-process (ms) | Go hello-world spawn (ms) | /bin/true spawn (ms) | co-process ÷ hello-world | one-shot ÷ hello-world |")
 	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for _, r := range rs {
@@ -173,14 +177,14 @@ func pluginReport(w io.Writer, o pluginOptions, rs []pluginResult) {
 	// Budgets (issue 14): co-process per tool call ≤ 1× one hello-world spawn from
 	// the same host, and flat (±20%) from the smallest host to the largest.
 	byHarness := map[string][]pluginResult{}
-	var order []string
+	var harnesses []string
 	for _, r := range rs {
 		if _, ok := byHarness[r.Harness]; !ok {
-			order = append(order, r.Harness)
+			harnesses = append(harnesses, r.Harness)
 		}
 		byHarness[r.Harness] = append(byHarness[r.Harness], r)
 	}
-	for _, h := range order {
+	for _, h := range harnesses {
 		l := byHarness[h]
 		worst := 0.0
 		for _, r := range l {

@@ -74,13 +74,19 @@ const all = { oneshot: () => load("oneshot"), coproc: () => load("coproc"), hell
 const modes = {}
 for (const m of (process.env.BENCH_MODES || Object.keys(all).join(",")).split(",")) modes[m] = await all[m]()
 const times = Object.fromEntries(Object.keys(modes).map((m) => [m, []]))
-for (let i = 0; i < warmup + runs; i++) {
-  for (const [m, f] of Object.entries(modes)) {
-    const t = process.hrtime.bigint()
-    await f(i)
-    const ms = Number(process.hrtime.bigint() - t) / 1e6
-    if (i >= warmup) times[m].push(ms)
-  }
+const once = async (m, i) => {
+  const t = process.hrtime.bigint()
+  await modes[m](i)
+  const ms = Number(process.hrtime.bigint() - t) / 1e6
+  if (i >= warmup) times[m].push(ms)
+}
+// Interleaved by default, against drift. BENCH_BLOCKS=1 times each mode in its
+// own block instead: in a large host every spawn leaves work behind (copy-on-
+// write faults, page-table teardown) that lands on whatever is timed next.
+if (process.env.BENCH_BLOCKS === "1") {
+  for (const m of Object.keys(modes)) for (let i = 0; i < warmup + runs; i++) await once(m, i)
+} else {
+  for (let i = 0; i < warmup + runs; i++) for (const m of Object.keys(modes)) await once(m, i)
 }
 console.log(JSON.stringify({ harness, rss_mib: Math.round(process.memoryUsage().rss / 1048576), modes: times }))
 if (ballast) ballast[0] = 1
