@@ -49,11 +49,11 @@ func newServeCommand(s *IOStreams) *cli.Command {
 
 func runServe(c *cli.Context, s *IOStreams, o serveOptions) error {
 	if !o.Stdio {
-		return &ExitError{Code: 2, Message: "hook-loop serve: --stdio is required (the only transport)"}
+		return &ExitError{Code: 2, Message: "serve: --stdio is required (the only transport)"}
 	}
 	adapter, ok := serveAdapters[o.Harness]
 	if !ok {
-		return &ExitError{Code: 2, Message: fmt.Sprintf("hook-loop serve: --harness: expected opencode or pi, got %q", o.Harness)}
+		return &ExitError{Code: 2, Message: fmt.Sprintf("serve: --harness: expected opencode or pi, got %q", o.Harness)}
 	}
 	cwd, _ := os.Getwd()
 	return serve.Serve(c.Context, s.In, s.Out, serve.Options{
