@@ -17,6 +17,7 @@ type pluginHarness struct {
 	dir    string
 	node   string
 	plugin string
+	env    []string // extra environment for the driver
 }
 
 func newPluginHarness(t *testing.T, bin string, failClosed bool, fakeAnswer string) *pluginHarness {
@@ -28,11 +29,7 @@ func newPluginHarness(t *testing.T, bin string, failClosed bool, fakeAnswer stri
 	dir := t.TempDir()
 	if bin == "" {
 		bin = filepath.Join(dir, "fake hook-loop")
-		// Records "argv<TAB>stdin" per call; answers with $FAKE_ANSWER (or the file's
-		// scripted answer) and exit status 0.
-		script := "#!/bin/sh\nin=$(cat)\nprintf '%s\\t%s\\n' \"$*\" \"$in\" >> \"" + filepath.Join(dir, "calls.log") + "\"\n" +
-			"cat \"" + filepath.Join(dir, "answer.json") + "\"\n"
-		if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		if err := os.WriteFile(bin, []byte(fakeHookLoop(node, dir)), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join(dir, "answer.json"), []byte(fakeAnswer), 0o644); err != nil {
@@ -73,6 +70,7 @@ console.log(JSON.stringify(out))
 		h.t.Fatal(err)
 	}
 	cmd := exec.Command(h.node, f)
+	cmd.Env = append(os.Environ(), h.env...)
 	var so, se strings.Builder
 	cmd.Stdout, cmd.Stderr = &so, &se
 	if err := cmd.Run(); err != nil {

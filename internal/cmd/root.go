@@ -53,6 +53,7 @@ func commands(f *Factory, hs []harness.Harness) []*cli.Command {
 		cmds = append(cmds, h.NewCmd(f), NewCmdHook(f, h, hs, nil))
 	}
 	return append(cmds,
+		NewCmdServe(f, hs, nil),
 		NewCmdDoctor(f, hs, nil),
 		NewCmdCompletion(f, nil),
 	)

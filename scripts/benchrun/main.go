@@ -1,6 +1,7 @@
 // Command benchrun times the real hook-loop binary as a Codex hook, per event type
 // and event-log size, and prints a Markdown table of median and p95 wall time, CPU
-// time and peak memory. scripts/bench.sh builds the binary and runs this.
+// time and peak memory; `benchrun plugin` times the opencode plugin and the pi
+// extension (plugin.go). scripts/bench.sh builds the binaries and runs both.
 //
 // Each cell gets its own copy of a generated log (several sessions interleaved,
 // the payload's session among them) whose index is built before timing, so every
@@ -29,6 +30,7 @@ import (
 
 type options struct {
 	bin      string
+	hello    string
 	payloads string
 	config   string
 	work     string
@@ -52,6 +54,17 @@ type cell struct {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "plugin" {
+		o, err := parsePluginFlags(os.Args[2:])
+		if err == nil {
+			err = runPlugin(o, os.Stdout, os.Stderr)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "benchrun plugin:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if len(os.Args) == 2 && os.Args[1] == "-spawn" {
 		if err := spawn(os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "benchrun -spawn:", err)
@@ -75,6 +88,7 @@ func parseFlags(args []string) (options, error) {
 	var sizes, events string
 	fs := flag.NewFlagSet("benchrun", flag.ContinueOnError)
 	fs.StringVar(&o.bin, "bin", "", "hook-loop binary to time (required)")
+	fs.StringVar(&o.hello, "hello", "", "Go hello-world that reads stdin, built with hook-loop's flags: the floor every figure is divided by")
 	fs.StringVar(&o.payloads, "payloads", "testdata/bench/codex", "directory of Codex payloads <Event>.json and rollout.jsonl")
 	fs.StringVar(&o.config, "config", "gallery/plan_execute.json", "loop DSL the hook runs")
 	fs.StringVar(&o.work, "work", "", "scratch directory (default: a new temporary one, removed afterwards)")
@@ -111,24 +125,15 @@ func run(o options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if o.work == "" {
-		dir, err := os.MkdirTemp("", "hook-loop-bench-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-		o.work = dir
-	}
-	project := filepath.Join(o.work, "project")
-	if err := os.MkdirAll(project, 0o755); err != nil {
-		return err
-	}
-	dsl, err := os.ReadFile(o.config)
+	work, cleanup, err := scratch(o.work, "hook-loop-bench-")
 	if err != nil {
 		return err
 	}
-	config := filepath.Join(project, "hook-loop.json")
-	if err := os.WriteFile(config, dsl, 0o644); err != nil {
+	defer cleanup()
+	o.work = work
+	project := filepath.Join(o.work, "project")
+	config, err := newProject(project, o.config)
+	if err != nil {
 		return err
 	}
 	rollout, err := writeRollout(o.payloads, o.work)
@@ -155,13 +160,25 @@ func run(o options, stdout, stderr io.Writer) error {
 		return fmt.Errorf("--version: %w", err)
 	}
 	cells := []*cell{floor}
+	if o.hello != "" {
+		// The budget's unit: a Go program that reads stdin and exits, built alike.
+		hello, err := filepath.Abs(o.hello)
+		if err != nil {
+			return err
+		}
+		c := &cell{Event: helloEvent, Size: -1}
+		if err := measure(c, job{Bin: hello, Dir: project, Stdin: payloads[o.events[0]], Warmup: o.warmup, Runs: o.runs}); err != nil {
+			return fmt.Errorf("hello-world: %w", err)
+		}
+		cells = append([]*cell{c}, cells...)
+	}
 	if _, err := os.Stat("/bin/true"); err == nil {
 		// The machine's floor for any process at all.
-		trueFloor := &cell{Event: "(any process: /bin/true)", Size: -1}
+		trueFloor := &cell{Event: trueEvent, Size: -1}
 		if err := measure(trueFloor, job{Bin: "/bin/true", Dir: project, Warmup: o.warmup, Runs: o.runs}); err != nil {
 			return fmt.Errorf("/bin/true: %w", err)
 		}
-		cells = []*cell{trueFloor, floor}
+		cells = append([]*cell{trueFloor}, cells...)
 	}
 	for _, size := range o.sizes {
 		base := filepath.Join(o.work, fmt.Sprintf("base-%d.jsonl", size))
@@ -196,6 +213,32 @@ func run(o options, stdout, stderr io.Writer) error {
 	}
 	report(stdout, o, cells)
 	return nil
+}
+
+// scratch is dir, or a new temporary directory removed by cleanup.
+func scratch(dir, prefix string) (string, func(), error) {
+	if dir != "" {
+		return dir, func() {}, nil
+	}
+	tmp, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return "", nil, err
+	}
+	return tmp, func() { os.RemoveAll(tmp) }, nil
+}
+
+// newProject makes dir a project whose loop is a copy of the file dsl, and
+// returns the copy's path.
+func newProject(dir, dsl string) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	data, err := os.ReadFile(dsl)
+	if err != nil {
+		return "", err
+	}
+	config := filepath.Join(dir, "hook-loop.json")
+	return config, os.WriteFile(config, data, 0o644)
 }
 
 // writeRollout puts the recorded Codex rollout behind 1 MiB of earlier session
@@ -344,6 +387,12 @@ func spawn(stdin io.Reader, stdout io.Writer) error {
 	return json.NewEncoder(stdout).Encode(samples)
 }
 
+// The floors' rows; every row is also given as a multiple of them.
+const (
+	helloEvent = "(Go hello-world reading stdin)"
+	trueEvent  = "(any process: /bin/true)"
+)
+
 // once runs the hook one time. A non-zero exit is an error: every answer Codex
 // honours is an exit 0.
 func once(bin string, args []string, dir string, in []byte) (sample, error) {
@@ -413,33 +462,55 @@ func quantile(xs []float64, q float64) float64 {
 func report(w io.Writer, o options, cells []*cell) {
 	fmt.Fprintf(w, "hook-loop codex-hook, %d runs per cell after %d warm-up runs, logs of %d interleaved sessions; %s/%s, %d CPUs%s, %s.\n\n",
 		o.runs, o.warmup, o.sessions, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), loadAverage(), time.Now().UTC().Format("2006-01-02"))
-	fmt.Fprintln(w, "| event | log events | answer | median wall (ms) | p95 wall (ms) | median CPU (ms) | peak RSS (MiB) |")
-	fmt.Fprintln(w, "| --- | ---: | --- | ---: | ---: | ---: | ---: |")
+	floor := func(name string) float64 {
+		for _, c := range cells {
+			if c.Event == name {
+				return median(c.Wall)
+			}
+		}
+		return 0
+	}
+	hello, trueMs := floor(helloEvent), floor(trueEvent)
+	ratio := func(x, unit float64) string {
+		if unit <= 0 {
+			return "–"
+		}
+		return fmt.Sprintf("%.2f×", x/unit)
+	}
+	fmt.Fprintln(w, "| event | log events | answer | median wall (ms) | ÷ Go hello-world | ÷ /bin/true | p95 wall (ms) | median CPU (ms) | peak RSS (MiB) |")
+	fmt.Fprintln(w, "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for _, c := range cells {
 		size, answer := thousands(c.Size), strings.Join(c.Outputs, ", ")
 		if c.Size < 0 {
 			size, answer = "–", "–"
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %.2f | %.2f | %.2f | %s |\n", c.Event, size, answer,
-			median(c.Wall), quantile(c.Wall, 0.95), median(c.CPU), rssMiB(c.RSS))
+		fmt.Fprintf(w, "| %s | %s | %s | %.2f | %s | %s | %.2f | %.2f | %s |\n", c.Event, size, answer,
+			median(c.Wall), ratio(median(c.Wall), hello), ratio(median(c.Wall), trueMs), quantile(c.Wall, 0.95), median(c.CPU), rssMiB(c.RSS))
 	}
 	fmt.Fprintln(w)
-	// Budgets (DESIGN.md): median < 5 ms at 10k, 1M ≤ 1.3× that, peak < 20 MiB.
+	// Budgets (DESIGN.md, issue 14): median ≤ 1.5× a Go hello-world reading stdin
+	// at 10k events (stretch 1.3×), 1M ≤ 1.05× 10k, peak < 20 MiB.
 	byKey := map[string]*cell{}
 	var peak int64
 	for _, c := range cells {
 		byKey[fmt.Sprintf("%s/%d", c.Event, c.Size)] = c
-		peak = max(peak, slices.Max(append([]int64{0}, c.RSS...)))
+		if c.Size >= 0 {
+			peak = max(peak, slices.Max(append([]int64{0}, c.RSS...)))
+		}
 	}
 	for _, ev := range o.events {
 		small, big := byKey[ev+"/10000"], byKey[ev+"/1000000"]
 		if small == nil {
 			continue
 		}
-		line := fmt.Sprintf("- %s: median %.2f ms at 10,000 events (budget < 5 ms: %s)", ev, median(small.Wall), verdict(median(small.Wall) < 5))
+		line := fmt.Sprintf("- %s: median %.2f ms at 10,000 events", ev, median(small.Wall))
+		if hello > 0 {
+			r := median(small.Wall) / hello
+			line += fmt.Sprintf(" = %.2f× the hello-world (budget ≤ 1.5×: %s; stretch 1.3×: %s)", r, verdict(r <= 1.5), verdict(r <= 1.3))
+		}
 		if big != nil {
 			r := median(big.Wall) / median(small.Wall)
-			line += fmt.Sprintf("; 1,000,000 events %.2f× that (budget ≤ 1.3×: %s)", r, verdict(r <= 1.3))
+			line += fmt.Sprintf("; 1,000,000 events %.2f× that (budget ≤ 1.05×: %s)", r, verdict(r <= 1.05))
 		}
 		fmt.Fprintln(w, line)
 	}

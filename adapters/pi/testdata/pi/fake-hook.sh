@@ -2,6 +2,9 @@
 # Stands in for `hook-loop pi-hook` in the extension's behaviour test: saves argv,
 # cwd and stdin to $FAKE_DIR/<n>-<event>.json and answers $FAKE_REPLY_<event>
 # with exit $FAKE_EXIT_<event> (after $FAKE_SLEEP seconds, when set).
+# It does not serve (like a hook-loop older than `serve`), so the extension
+# answers every event one-shot, where the variables above take effect.
+[ "${1:-}" = serve ] && exit 3
 event=unknown
 prev=
 for a in "$@"; do

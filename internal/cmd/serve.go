@@ -1,0 +1,78 @@
+package cmd
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/adapters/registry"
+	"github.com/hook-loop/hook-loop/internal/serve"
+	"github.com/urfave/cli/v2"
+)
+
+// ServeOptions are the flags of serve: the *-hook flags that do not vary per
+// event, and the harness whose adapter answers.
+type ServeOptions struct {
+	IO          *IOStreams
+	WorkDir     string
+	Version     string
+	Stdio       bool
+	Harness     string
+	ConfigPath  string
+	LogPath     string
+	HooksConfig string
+	Record      bool
+	// OwnedPaths are every harness's files, as the one-shot hook protects them.
+	OwnedPaths []string
+	harnesses  []harness.Harness
+}
+
+// NewCmdServe builds `serve`, the co-process the opencode plugin and the pi
+// extension keep per host process; runF replaces the run function in tests.
+func NewCmdServe(f *Factory, hs []harness.Harness, runF func(*ServeOptions) error) *cli.Command {
+	o := &ServeOptions{harnesses: hs}
+	return &cli.Command{
+		Name:  "serve",
+		Usage: "answer a host process's hook events over NDJSON on stdin/stdout (the opencode plugin's and pi extension's co-process)",
+		UsageText: "hook-loop serve --stdio --harness NAME [--config FILE] [--event-log FILE] [--hooks-config FILE] [--record]\n\n" +
+			`First line out: {"hello":"hook-loop","version":V,...}. Then per line in {"id":N,"event":E,"input":{...},"cwd":D} ` +
+			`one line out {"id":N,"stdout":S,"stderr":S,"exit":N}, exactly what the harness's one-shot hook command prints for that input.`,
+		Hidden: true,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "stdio", Usage: "speak NDJSON on stdin/stdout (the only transport)", Destination: &o.Stdio},
+			&cli.StringFlag{Name: "harness", Usage: "the harness whose events arrive (opencode, pi)", Destination: &o.Harness},
+			&cli.StringFlag{Name: "config", Usage: "loop DSL file (default: hook-loop.json at the project root; a request's config replaces it)", Destination: &o.ConfigPath},
+			&cli.StringFlag{Name: "event-log", Usage: "event log (default: .hook-loop/events.jsonl at the project root)", Destination: &o.LogPath},
+			&cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration (default: the user's config.yaml or config.json)", Destination: &o.HooksConfig},
+			&cli.BoolFlag{Name: "record", Usage: "also keep the raw hook input in .hook-loop/trace.jsonl, for hook-loop replay", Destination: &o.Record},
+		},
+		Action: func(c *cli.Context) error {
+			o.IO, o.WorkDir, o.Version = f.IOStreams, f.Cwd(), f.Version
+			o.OwnedPaths = registry.OwnedPaths(hs, f.Home())
+			if runF != nil {
+				return runF(o)
+			}
+			return runServe(c, o)
+		},
+	}
+}
+
+func runServe(c *cli.Context, o *ServeOptions) error {
+	if !o.Stdio {
+		return exitf(2, "usage: serve --stdio is required (the only transport)")
+	}
+	i := slices.IndexFunc(o.harnesses, func(h harness.Harness) bool { return h.Name() == o.Harness })
+	if i < 0 {
+		names := make([]string, len(o.harnesses))
+		for j, h := range o.harnesses {
+			names[j] = h.Name()
+		}
+		return exitf(2, "usage: serve --harness: expected one of %s, got %q", strings.Join(names, ", "), o.Harness)
+	}
+	h := o.harnesses[i]
+	return serve.Serve(c.Context, o.IO.In, o.IO.Out, serve.Options{
+		Adapter: h.NewAdapter, Version: o.Version, Cwd: o.WorkDir,
+		ConfigPath: o.ConfigPath, LogPath: o.LogPath, HooksConfig: o.HooksConfig, Record: o.Record,
+		OwnedPaths: o.OwnedPaths,
+	})
+}

@@ -1,0 +1,38 @@
+package serve_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hook-loop/hook-loop/internal/serve"
+)
+
+// BenchmarkServeToolCall is one opencode tool call (before + after) through the
+// co-process's request loop with the real hook path, the gallery's plan_execute
+// loop and a growing log: the in-process cost a plugin pays per tool call on
+// top of the pipe round trips.
+func BenchmarkServeToolCall(b *testing.B) {
+	dir := b.TempDir()
+	dsl, err := os.ReadFile(filepath.Join("..", "..", "gallery", "plan_execute.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "hook-loop.json"), dsl, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	var in strings.Builder
+	for i := 0; i < b.N; i++ {
+		fmt.Fprintf(&in, `{"id":%d,"event":"tool.execute.before","cwd":%q,"input":{"hook":"tool.execute.before","input":{"tool":"bash","sessionID":"s","callID":"c%d"},"output":{"args":{"command":"ls"}}}}`+"\n", 2*i, dir, i)
+		fmt.Fprintf(&in, `{"id":%d,"event":"tool.execute.after","cwd":%q,"input":{"hook":"tool.execute.after","input":{"tool":"bash","sessionID":"s","callID":"c%d"},"output":{"title":"ls","output":"a\n","metadata":{"exit":0}}}}`+"\n", 2*i+1, dir, i)
+	}
+	o := serve.Options{Adapter: opencodeAdapter, HooksConfig: filepath.Join(dir, "no-hooks.json"), Cwd: dir}
+	b.ResetTimer()
+	if err := serve.Serve(context.Background(), strings.NewReader(in.String()), io.Discard, o); err != nil {
+		b.Fatal(err)
+	}
+}

@@ -1,0 +1,150 @@
+package templates
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// piCoproc renders the pi extension around the fake hook-loop and runs body in
+// node with `h` (the extension's handlers by event) and `tool(cmd)` (one tool
+// call: tool_call then tool_result) in scope, loading the .ts with jiti, the
+// loader pi itself uses.
+type piCoproc struct {
+	t               *testing.T
+	node, jiti, dir string
+	ext, proj       string
+}
+
+func newPiCoproc(t *testing.T, answer string) *piCoproc {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node not found on PATH: cannot run the pi extension's co-process tests")
+	}
+	base := os.Getenv("HOOK_LOOP_HARNESS_DIR")
+	if base == "" {
+		base = filepath.Join("..", ".cache", "harnesses")
+	}
+	jiti, _ := filepath.Abs(filepath.Join(base, "pi", "node_modules", "jiti", "lib", "jiti.mjs"))
+	if _, err := os.Stat(jiti); err != nil {
+		t.Skip("pi (and its jiti loader) is not installed: run scripts/install-harnesses.sh pi")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "fake hook-loop")
+	proj := filepath.Join(dir, "proj")
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string]string{bin: fakeHookLoop(node, dir), filepath.Join(dir, "answer.json"): answer} {
+		if err := os.WriteFile(name, []byte(data), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src, err := Render("pi/hook_loop.ts.tmpl", map[string]any{"Version": "test", "HookLoop": bin,
+		"Config": filepath.Join(proj, "hook-loop.json"), "EventLog": filepath.Join(proj, "events.jsonl"), "HooksConfig": "",
+		"Record": false, "TimeoutMS": 5000, "FailClosed": false, "MaxStopBlocks": 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext := filepath.Join(dir, "hook_loop.ts")
+	if err := os.WriteFile(ext, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return &piCoproc{t: t, node: node, jiti: jiti, dir: dir, ext: ext, proj: proj}
+}
+
+func (p *piCoproc) run(body string) string {
+	p.t.Helper()
+	driver := `const { createJiti } = await import(` + jsString(p.jiti) + `)
+const f = await createJiti(import.meta.url).import(` + jsString(p.ext) + `, { default: true })
+const h = {}
+f({ on: (n, fn) => (h[n] = fn), sendUserMessage() {} })
+const ctx = { cwd: ` + jsString(p.proj) + `, hasUI: false, sessionManager: { getSessionId: () => "s" } }
+const out = { answers: [] }
+const tool = (cmd) => {
+  out.answers.push(h.tool_call({ type: "tool_call", toolName: "bash", toolCallId: "c", input: { command: cmd } }, ctx))
+  out.answers.push(h.tool_result({ type: "tool_result", toolName: "bash", toolCallId: "c", content: [] }, ctx))
+}
+` + body + `
+console.log(JSON.stringify(out))
+`
+	f := filepath.Join(p.dir, "driver.mjs")
+	if err := os.WriteFile(f, []byte(driver), 0o644); err != nil {
+		p.t.Fatal(err)
+	}
+	cmd := exec.Command(p.node, f)
+	cmd.Dir = p.proj
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		p.t.Fatalf("driver: %v\n%s", err, out)
+	}
+	return string(out)
+}
+
+func (p *piCoproc) modeLines() []string {
+	b, _ := os.ReadFile(filepath.Join(p.dir, "modes.log"))
+	return strings.Split(strings.TrimSpace(string(b)), "\n")
+}
+
+// One co-process answers every event synchronously, answers matched by id.
+func TestPiCoprocAnswersEveryEventOfTheHost(t *testing.T) {
+	p := newPiCoproc(t, `{"action":"block","reason":"refused"}`)
+	out := p.run(`tool("a"); tool("b"); tool("c")`)
+	if strings.Count(out, `{"block":true,"reason":"refused"}`) != 3 {
+		t.Fatalf("the refusals were not applied to every tool call: %s", out)
+	}
+	m := p.modeLines()
+	if countPrefix(m, "serve ") != 1 || countPrefix(m, "oneshot ") != 0 {
+		t.Fatalf("want one co-process and no one-shot hook, got %q", m)
+	}
+	b, _ := os.ReadFile(filepath.Join(p.dir, "calls.log"))
+	calls := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(calls) != 6 || !strings.HasPrefix(calls[0], "pi-hook --event=tool_call --config="+p.proj) || !strings.Contains(calls[2], `"command":"b"`) {
+		t.Fatalf("requests wrong or out of order: %q", calls)
+	}
+}
+
+// A crash with an event in flight: that event is answered one-shot, the next
+// one by a new co-process; three crashes in a row give the co-process up.
+func TestPiCoprocCrashFallsBackAndRestarts(t *testing.T) {
+	p := newPiCoproc(t, `{"action":"block","reason":"refused"}`)
+	out := p.run(`tool("CRASH"); tool("ls")`)
+	if strings.Count(out, `{"block":true,"reason":"refused"}`) != 2 {
+		t.Fatalf("the crashed event or the next was not refused: %s", out)
+	}
+	m := p.modeLines()
+	if countPrefix(m, "serve ") != 2 || countPrefix(m, "oneshot tool_call") != 1 {
+		t.Fatalf("want a one-shot for the crashed event and a second co-process, got %q", m)
+	}
+
+	p = newPiCoproc(t, `{"action":"allow"}`)
+	p.run(strings.Repeat(`h.tool_call({ type: "tool_call", toolCallId: "c", input: { command: "CRASH" } }, ctx)
+`, 4))
+	if m := p.modeLines(); countPrefix(m, "serve ") != 3 || countPrefix(m, "oneshot ") != 4 {
+		t.Fatalf("want 3 co-process starts then one-shot hooks only, got %q", m)
+	}
+}
+
+// An upgraded binary replaces the co-process at the next event.
+func TestPiCoprocReplacedWhenTheBinaryChanges(t *testing.T) {
+	p := newPiCoproc(t, `{"action":"allow"}`)
+	bin := filepath.Join(p.dir, "fake hook-loop")
+	p.run(`tool("a")
+const fs = await import("node:fs")
+fs.appendFileSync(` + jsString(bin) + `, "// upgraded\n")
+const later = new Date(Date.now() + 5000)
+fs.utimesSync(` + jsString(bin) + `, later, later)
+tool("b")
+await new Promise((r) => setTimeout(r, 300))
+`)
+	m := p.modeLines()
+	if countPrefix(m, "serve ") != 2 || countPrefix(m, "oneshot ") != 0 {
+		t.Fatalf("want a second co-process after the upgrade, got %q", m)
+	}
+	if first := strings.TrimPrefix(m[0], "serve "); countPrefix(m, "exit "+first) != 1 {
+		t.Fatalf("the old co-process %s did not exit: %q", first, m)
+	}
+}
