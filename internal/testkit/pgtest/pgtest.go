@@ -5,7 +5,9 @@
 package pgtest
 
 import (
+	"context"
 	"fmt"
+	"hash/fnv"
 	"net"
 	"os"
 	"os/exec"
@@ -17,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // Server is one running (or stopped) throwaway cluster.
@@ -61,27 +65,68 @@ func Start(t testing.TB, o Options) *Server {
 	}
 	s.dir = dir
 	t.Cleanup(func() { s.Stop(); _ = os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
+	if err := s.own(dir); err != nil {
 		t.Fatal(err)
 	}
-	if s.asUser != "" {
-		u, err := user.Lookup(s.asUser)
-		if err != nil {
-			t.Fatal(err)
-		}
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
-		if err := os.Chown(dir, uid, gid); err != nil {
-			t.Fatal(err)
-		}
-	}
-	out, err := s.command(filepath.Join(bin, "initdb"), "-D", s.dataDir(), "-A", "trust", "-U", "hookloop", "--no-sync", "-E", "UTF8", "--locale=C").CombinedOutput()
+	tmpl, err := s.template()
 	if err != nil {
-		t.Skipf("PostgreSQL unavailable: initdb failed: %v\n%s", err, out)
+		t.Skipf("PostgreSQL unavailable: %v", err)
+	}
+	if out, err := exec.Command("cp", "-a", tmpl, s.dataDir()).CombinedOutput(); err != nil {
+		t.Fatalf("copy cluster template: %v\n%s", err, out)
 	}
 	s.port = freePort(t)
 	s.Restart()
 	return s
+}
+
+// template returns a freshly initdb'ed data directory to copy: initdb takes
+// seconds, a copy milliseconds. It is kept across runs, one per server binary
+// and user, and made in a scratch directory renamed into place so concurrent
+// test binaries never see half of one.
+func (s *Server) template() (string, error) {
+	key := fnv.New64a()
+	key.Write([]byte(s.bin + "\x00" + s.asUser))
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("pgtest-template-%016x", key.Sum64()))
+	if _, err := os.Stat(filepath.Join(dir, "data", "PG_VERSION")); err == nil {
+		return filepath.Join(dir, "data"), nil
+	}
+	scratch, err := os.MkdirTemp("", "pgtest-initdb-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(scratch)
+	if err := s.own(scratch); err != nil {
+		return "", err
+	}
+	data := filepath.Join(scratch, "data")
+	out, err := s.command(filepath.Join(s.bin, "initdb"), "-D", data, "-A", "trust", "-U", "hookloop", "--no-sync", "-E", "UTF8", "--locale=C").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("initdb failed: %v\n%s", err, out)
+	}
+	if err := os.Rename(scratch, dir); err != nil {
+		if _, serr := os.Stat(filepath.Join(dir, "data", "PG_VERSION")); serr != nil {
+			return "", fmt.Errorf("keep cluster template: %w", err)
+		}
+	}
+	return filepath.Join(dir, "data"), nil
+}
+
+// own makes dir traversable by everyone and owned by the server's user.
+func (s *Server) own(dir string) error {
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return err
+	}
+	if s.asUser == "" {
+		return nil
+	}
+	u, err := user.Lookup(s.asUser)
+	if err != nil {
+		return err
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	return os.Chown(dir, uid, gid)
 }
 
 func (s *Server) dataDir() string { return filepath.Join(s.dir, "data") }
@@ -131,10 +176,14 @@ func (s *Server) Restart() {
 	s.stopped = false
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		ready := exec.Command(filepath.Join(s.bin, "pg_isready"), "-q", "-t", "1", "-h", "127.0.0.1", "-p", strconv.Itoa(s.port))
-		if ready.Run() == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		conn, err := pgx.Connect(ctx, s.URL())
+		if err == nil {
+			_ = conn.Close(ctx)
+			cancel()
 			return
 		}
+		cancel()
 		time.Sleep(50 * time.Millisecond)
 	}
 	log, _ := os.ReadFile(filepath.Join(s.dir, "server.log"))
@@ -174,15 +223,19 @@ func (s *Server) postmasterPID() int {
 	return pid
 }
 
-// findBin returns the directory of initdb: from PATH, else the newest Debian
-// versioned install.
+// findBin returns the directory of initdb and postgres: the newest Debian
+// versioned install, else PATH's.
 func findBin() (string, error) {
-	if p, err := exec.LookPath("initdb"); err == nil {
-		return filepath.Dir(p), nil
-	}
 	m, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
 	if len(m) == 0 {
-		return "", fmt.Errorf("no initdb in PATH or /usr/lib/postgresql/*/bin")
+		p, err := exec.LookPath("initdb")
+		if err != nil {
+			return "", fmt.Errorf("no initdb in /usr/lib/postgresql/*/bin or PATH")
+		}
+		if _, err := os.Stat(filepath.Join(filepath.Dir(p), "postgres")); err != nil {
+			return "", fmt.Errorf("no postgres beside %s", p)
+		}
+		return filepath.Dir(p), nil
 	}
 	sort.Slice(m, func(i, j int) bool {
 		vi, _ := strconv.Atoi(filepath.Base(filepath.Dir(filepath.Dir(m[i]))))
