@@ -3,4 +3,3 @@ package postgres
 // childEnv makes the test binary a hook-like child process (see TestKill9).
 const childEnv = "HOOK_LOOP_PG_CHILD"
 
-func childMain() int { return 0 }
