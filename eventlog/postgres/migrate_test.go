@@ -90,7 +90,7 @@ func TestMigrateRoundTrip(t *testing.T) {
 	broken := filepath.Join(dir, "broken.jsonl")
 	b, _ := os.ReadFile(src)
 	lines := strings.SplitAfter(string(b), "\n")
-	if err := os.WriteFile(broken, []byte(lines[0]+lines[2]+lines[3]), 0o644); err != nil {
+	if err := os.WriteFile(broken, []byte(lines[0]+lines[1]+lines[3]), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Migrate(ctx, Target{Path: broken}, Target{URL: srv.URL()}, Options{Project: "other"}); !errors.As(err, &refusal) || !strings.Contains(err.Error(), "chain broken") {
