@@ -1,0 +1,94 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/internal/benchgen"
+	"github.com/hook-loop/hook-loop/internal/testkit/pgtest"
+)
+
+const benchFocus = "019a2b6c-7f3e-7c21-9d55-000000000003"
+
+// hookWork is one hook's log work on either backend: recover the session and
+// the project, decide, append two events.
+func hookEvents(s eventlog.Summary) []eventlog.Event {
+	return []eventlog.Event{
+		{SessionID: benchFocus, RunID: "run-1", State: s.State, EventType: eventlog.TypeHookFired, Actor: "codex",
+			Payload: map[string]any{"codex_event": "PostToolUse", "tool_name": "Bash", "command": "go test ./...", "exit_code": 0}},
+		{SessionID: benchFocus, RunID: "run-1", State: s.State, EventType: eventlog.TypeEvidenceRegistered, Actor: "hook-loop",
+			Payload: map[string]any{"kind": "test_pass"}},
+	}
+}
+
+// BenchmarkUpdateAppend compares one hook's Update (read session and project,
+// append two events) on the JSONL log and on PostgreSQL over loopback TCP, at
+// 10k events (and 1M with EVENTLOG_BENCH_1M=1). "pg-hook" opens a new
+// connection per operation, as a hook process does; "pg-warm" reuses one.
+// PostgreSQL runs with its default durable commits (fsync on).
+func BenchmarkUpdateAppend(b *testing.B) {
+	sizes := []int{10_000}
+	if os.Getenv("EVENTLOG_BENCH_1M") != "" {
+		sizes = append(sizes, 1_000_000)
+	}
+	srv := pgtest.Start(b, pgtest.Options{Fsync: os.Getenv("PG_BENCH_NOFSYNC") == ""})
+	for _, n := range sizes {
+		path := filepath.Join(b.TempDir(), ".hook-loop", "events.jsonl")
+		if _, err := benchgen.Write(path, benchgen.Options{Events: n, Sessions: 8, Focus: benchFocus}); err != nil {
+			b.Fatal(err)
+		}
+		opts := Options{Project: fmt.Sprintf("bench-%d", n)}
+		if _, err := Migrate(context.Background(), Target{Path: path}, Target{URL: srv.URL()}, opts); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("jsonl/%d", n), func(b *testing.B) {
+			l := eventlog.Open(path)
+			for b.Loop() {
+				if err := l.Update(func(tx *eventlog.Tx) error {
+					_ = tx.Project()
+					for _, e := range hookEvents(tx.Session(benchFocus)) {
+						if _, err := tx.Append(e); err != nil {
+							return err
+						}
+					}
+					return nil
+				}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		pgOp := func(b *testing.B, s *Store) {
+			if err := s.Update(func(tx *Tx) error {
+				_ = tx.Project()
+				for _, e := range hookEvents(tx.Session(benchFocus)) {
+					if _, err := tx.Append(e); err != nil {
+						return err
+					}
+				}
+				return nil
+			}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.Run(fmt.Sprintf("pg-warm/%d", n), func(b *testing.B) {
+			s := openStore(b, srv.URL(), opts.Project)
+			for b.Loop() {
+				pgOp(b, s)
+			}
+		})
+		b.Run(fmt.Sprintf("pg-hook/%d", n), func(b *testing.B) {
+			for b.Loop() {
+				s, err := Open(srv.URL(), opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				pgOp(b, s)
+				s.Close()
+			}
+		})
+	}
+}
