@@ -1,3 +1,5 @@
+//go:build unix
+
 package postgres
 
 import (
@@ -134,6 +136,9 @@ func TestConcurrentUpdatesFromTwoCheckouts(t *testing.T) {
 // childMain is a hook process for TestKill9MidTransaction: transitions in a loop,
 // pausing inside each transaction so a kill lands there.
 func childMain() int {
+	if os.Getenv(childOnceEnv) != "" {
+		return hookOnce()
+	}
 	s, err := Open(os.Getenv(childEnv), Options{Project: "kill9"})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package pgtest starts a throwaway PostgreSQL cluster for a test: initdb in a
 // temp dir, the server on a unix socket in that dir and a random loopback port,
 // stopped when the test ends. PostgreSQL refuses to run as root, so under root the
