@@ -12,6 +12,7 @@ import (
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/internal/benchgen"
 	"github.com/hook-loop/hook-loop/internal/testkit/pgtest"
+	"github.com/jackc/pgx/v5"
 )
 
 const benchFocus = "019a2b6c-7f3e-7c21-9d55-000000000003"
@@ -30,7 +31,8 @@ func hookEvents(s eventlog.Summary) []eventlog.Event {
 // BenchmarkUpdateAppend compares one hook's Update (read session and project,
 // append two events) on the JSONL log and on PostgreSQL over loopback TCP, at
 // 10k events (and 1M with EVENTLOG_BENCH_1M=1). "pg-hook" opens a new
-// connection per operation, as a hook process does; "pg-warm" reuses one.
+// connection per operation, as a hook process does; "pg-warm" reuses one;
+// "pg-connect-only" is a bare connect and close, for scale.
 // PostgreSQL runs with its default durable commits (fsync on).
 func BenchmarkUpdateAppend(b *testing.B) {
 	sizes := []int{10_000}
@@ -80,6 +82,17 @@ func BenchmarkUpdateAppend(b *testing.B) {
 			s := openStore(b, srv.URL(), opts.Project)
 			for b.Loop() {
 				pgOp(b, s)
+			}
+		})
+		// What any PostgreSQL client process pays before its first query: the
+		// server forks a backend per connection.
+		b.Run(fmt.Sprintf("pg-connect-only/%d", n), func(b *testing.B) {
+			for b.Loop() {
+				conn, err := pgx.Connect(context.Background(), srv.URL())
+				if err != nil {
+					b.Fatal(err)
+				}
+				_ = conn.Close(context.Background())
 			}
 		})
 		b.Run(fmt.Sprintf("pg-hook/%d", n), func(b *testing.B) {

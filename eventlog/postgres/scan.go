@@ -212,11 +212,11 @@ func (s *Store) Follow(ctx context.Context, after int64, fn func(line int, e eve
 	conn, err := pgx.ConnectConfig(cctx, s.cfg)
 	cancel()
 	if err != nil {
-		return after, s.fail(ctx, "connect", err)
+		return after, s.describe(ctx, "connect", err)
 	}
 	defer conn.Close(context.Background())
 	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{s.channel}.Sanitize()); err != nil {
-		return after, s.fail(ctx, "listen", err)
+		return after, s.describe(ctx, "listen", err)
 	}
 	for {
 		after, err = s.scanAfter(after, nil, func(r storedRow) error {
@@ -235,7 +235,7 @@ func (s *Store) Follow(ctx context.Context, after int64, fn func(line int, e eve
 			return after, ctx.Err()
 		}
 		if err != nil && wctx.Err() == nil {
-			return after, s.fail(ctx, "wait for events", err)
+			return after, s.describe(ctx, "wait for events", err)
 		}
 		if n != nil {
 			var note struct {

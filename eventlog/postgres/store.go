@@ -153,6 +153,13 @@ func (s *Store) fail(ctx context.Context, what string, err error) error {
 	if !errors.As(err, &pe) {
 		s.drop()
 	}
+	return s.describe(ctx, what, err)
+}
+
+// describe words a database error for a hook's one-line answer.
+func (s *Store) describe(ctx context.Context, what string, err error) error {
+	var pe *pgconn.PgError
+	errors.As(err, &pe)
 	switch {
 	case pe != nil && pe.Code == "55P03": // lock_not_available
 		return fmt.Errorf("event store %s: %s: another hook held the loop's lock of project %q for over %s", s.where, what, s.project, LockTimeout)
