@@ -46,6 +46,9 @@ func hookOnce() int {
 // A hook process stays within its 20 MiB memory budget with the store. The test
 // binary carries the testing package besides, so this is an upper bound.
 func TestHookProcessMemory(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector multiplies memory use; run without -race")
+	}
 	srv := pgtest.Start(t, pgtest.Options{})
 	self, err := os.Executable()
 	if err != nil {
