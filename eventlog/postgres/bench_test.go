@@ -17,15 +17,29 @@ import (
 
 const benchFocus = "019a2b6c-7f3e-7c21-9d55-000000000003"
 
+// logTx is what eventlog.Tx and Tx have in common.
+type logTx interface {
+	Session(id string) eventlog.Summary
+	Project() eventlog.Summary
+	Append(e eventlog.Event) (eventlog.Event, error)
+}
+
 // hookWork is one hook's log work on either backend: recover the session and
 // the project, decide, append two events.
-func hookEvents(s eventlog.Summary) []eventlog.Event {
-	return []eventlog.Event{
+func hookWork(tx logTx) error {
+	_ = tx.Project()
+	s := tx.Session(benchFocus)
+	for _, e := range []eventlog.Event{
 		{SessionID: benchFocus, RunID: "run-1", State: s.State, EventType: eventlog.TypeHookFired, Actor: "codex",
 			Payload: map[string]any{"codex_event": "PostToolUse", "tool_name": "Bash", "command": "go test ./...", "exit_code": 0}},
 		{SessionID: benchFocus, RunID: "run-1", State: s.State, EventType: eventlog.TypeEvidenceRegistered, Actor: "hook-loop",
 			Payload: map[string]any{"kind": "test_pass"}},
+	} {
+		if _, err := tx.Append(e); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 // BenchmarkUpdateAppend compares one hook's Update (read session and project,
@@ -52,29 +66,13 @@ func BenchmarkUpdateAppend(b *testing.B) {
 		b.Run(fmt.Sprintf("jsonl/%d", n), func(b *testing.B) {
 			l := eventlog.Open(path)
 			for b.Loop() {
-				if err := l.Update(func(tx *eventlog.Tx) error {
-					_ = tx.Project()
-					for _, e := range hookEvents(tx.Session(benchFocus)) {
-						if _, err := tx.Append(e); err != nil {
-							return err
-						}
-					}
-					return nil
-				}); err != nil {
+				if err := l.Update(func(tx *eventlog.Tx) error { return hookWork(tx) }); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
 		pgOp := func(b *testing.B, s *Store) {
-			if err := s.Update(func(tx *Tx) error {
-				_ = tx.Project()
-				for _, e := range hookEvents(tx.Session(benchFocus)) {
-					if _, err := tx.Append(e); err != nil {
-						return err
-					}
-				}
-				return nil
-			}); err != nil {
+			if err := s.Update(func(tx *Tx) error { return hookWork(tx) }); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -28,15 +28,7 @@ func hookOnce() int {
 		return 1
 	}
 	defer s.Close()
-	if err := s.Update(func(tx *Tx) error {
-		_ = tx.Project()
-		for _, e := range hookEvents(tx.Session(benchFocus)) {
-			if _, err := tx.Append(e); err != nil {
-				return err
-			}
-		}
-		return nil
-	}); err != nil {
+	if err := s.Update(func(tx *Tx) error { return hookWork(tx) }); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

@@ -54,12 +54,6 @@ func sampleEvents() []eventlog.Event {
 	}
 }
 
-// appendAll appends es one Update each, with a pinned clock and event ids, so the
-// JSONL log and the store can be compared byte for byte.
-type appender interface {
-	update(fn func(app func(eventlog.Event) (eventlog.Event, error)) error) error
-}
-
 func TestAppendWritesTheJSONLLinesAndViews(t *testing.T) {
 	srv := pgtest.Start(t, pgtest.Options{})
 	s := openStore(t, srv.URL(), "github.com/o/r")
