@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/hook-loop/hook-loop/internal/project"
 )
 
 // Target is where an event log lives: a PostgreSQL database or a JSONL file.
@@ -93,4 +95,11 @@ func HasPassword(raw string) bool {
 		}
 	}
 	return u.Query().Has("password")
+}
+
+// OpenProject opens the store at url for the project whose root is root, under
+// its identity (project.Identity: $HOOK_LOOP_PROJECT, else the git origin, else
+// the folder). getenv is os.Getenv outside tests.
+func OpenProject(url, root string, getenv func(string) string) (*Store, error) {
+	return Open(url, Options{Project: project.Identity(root, getenv)})
 }
