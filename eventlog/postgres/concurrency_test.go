@@ -267,3 +267,18 @@ func TestLockWaitIsBounded(t *testing.T) {
 	}
 	checkTransitions(t, s, 1)
 }
+
+// The bounds are on the store's waits, not on the decision: the engine runs
+// lifecycle hooks inside Update under their own timeouts.
+func TestSlowDecisionStillCommits(t *testing.T) {
+	srv := pgtest.Start(t, pgtest.Options{})
+	s := openStore(t, srv.URL(), "slow")
+	if err := s.Update(func(tx *Tx) error {
+		time.Sleep(Timeout + time.Second)
+		tx.Session("slow")
+		return transition(tx, "slow")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	checkTransitions(t, s, 1)
+}

@@ -24,10 +24,15 @@ import (
 )
 
 // Bounds on waiting, so a hook answers (per fail_closed) within Timeout when the
-// database is down, slow or another hook holds the loop's lock.
+// database is down, slow or another hook holds the loop's lock. They bound the
+// store's waits, not fn's own work: the engine runs lifecycle hooks inside an
+// Update, under their own timeouts.
 const (
-	Timeout     = 5 * time.Second // a whole Update or View, connecting included
+	Timeout     = 5 * time.Second // connecting up to holding the lock; each read; storing and committing
 	LockTimeout = 4 * time.Second // waiting for the loop's lock (less than Timeout, so it is the error seen)
+	// IdleTimeout ends a transaction whose hook stopped (SIGSTOP, a hung
+	// lifecycle hook) with the lock held; a killed hook's ends at once.
+	IdleTimeout = 5 * time.Minute
 )
 
 // Options name the log inside the database.
@@ -76,7 +81,7 @@ func Open(url string, o Options) (*Store, error) {
 	cfg.RuntimeParams["lock_timeout"] = fmt.Sprint(LockTimeout.Milliseconds())
 	cfg.RuntimeParams["statement_timeout"] = fmt.Sprint(Timeout.Milliseconds())
 	// A hook stopped (not killed) inside a transaction must not hold the loop forever.
-	cfg.RuntimeParams["idle_in_transaction_session_timeout"] = "30000"
+	cfg.RuntimeParams["idle_in_transaction_session_timeout"] = fmt.Sprint(IdleTimeout.Milliseconds())
 	// One hook runs a handful of statements: the statement cache only costs memory.
 	cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
 	cfg.StatementCacheCapacity = 0
@@ -174,7 +179,6 @@ func (s *Store) describe(ctx context.Context, what string, err error) error {
 // Tx is the view of the log inside Update or View. It is valid only during fn.
 type Tx struct {
 	s        *Store
-	ctx      context.Context
 	tx       pgx.Tx
 	readOnly bool
 	vs       *views
@@ -217,28 +221,35 @@ func (s *Store) run(readOnly bool, fn func(tx *Tx) error) error {
 	if err != nil {
 		return s.fail(ctx, "begin", err)
 	}
-	defer func() { _ = ptx.Rollback(context.Background()) }()
+	defer func() {
+		rctx, rcancel := context.WithTimeout(context.Background(), time.Second)
+		_ = ptx.Rollback(rctx)
+		rcancel()
+	}()
 	if !readOnly {
 		if _, err := ptx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, s.lockKey); err != nil {
 			return s.fail(ctx, "lock loop", err)
 		}
 	}
-	tx := &Tx{s: s, ctx: ctx, tx: ptx, readOnly: readOnly, vs: newViews()}
+	tx := &Tx{s: s, tx: ptx, readOnly: readOnly, vs: newViews()}
 	if r, ok, err := loadRow(ctx, ptx, s.project, s.loop, ""); err != nil {
 		return s.fail(ctx, "read project view", err)
 	} else if ok {
 		tx.vs.project = r
 		tx.seq = r.lastSeq
 	}
+	cancel()
 	if err := fn(tx); err != nil {
 		return err
 	}
 	if tx.err != nil {
-		return s.fail(ctx, "read", tx.err)
+		return s.fail(context.Background(), "read", tx.err)
 	}
 	if readOnly || len(tx.pending) == 0 {
 		return nil
 	}
+	ctx, cancel = context.WithTimeout(context.Background(), Timeout)
+	defer cancel()
 	b := &pgx.Batch{}
 	for _, p := range tx.pending {
 		b.Queue(`INSERT INTO hook_loop_events (project, loop, seq, session_id, event_type, hash, line) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
@@ -266,7 +277,9 @@ func (tx *Tx) row(id string) *viewRow {
 	if tx.err != nil {
 		return nil
 	}
-	r, ok, err := loadRow(tx.ctx, tx.tx, tx.s.project, tx.s.loop, id)
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	defer cancel()
+	r, ok, err := loadRow(ctx, tx.tx, tx.s.project, tx.s.loop, id)
 	if err != nil {
 		tx.err = err
 		return nil
@@ -297,7 +310,9 @@ func (tx *Tx) Project() eventlog.Summary { return tx.vs.project.view }
 func (tx *Tx) SessionIDs() []string {
 	var ids []string
 	if tx.err == nil {
-		rows, err := tx.tx.Query(tx.ctx, `SELECT session_id FROM hook_loop_views WHERE project = $1 AND loop = $2 AND session_id <> '' ORDER BY ord`, tx.s.project, tx.s.loop)
+		ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+		defer cancel()
+		rows, err := tx.tx.Query(ctx, `SELECT session_id FROM hook_loop_views WHERE project = $1 AND loop = $2 AND session_id <> '' ORDER BY ord`, tx.s.project, tx.s.loop)
 		if err == nil {
 			ids, err = pgx.CollectRows(rows, pgx.RowTo[string])
 		}
