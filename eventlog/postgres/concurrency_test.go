@@ -3,6 +3,7 @@
 package postgres
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/hook-loop/hook-loop/internal/testkit/pgtest"
+	"github.com/jackc/pgx/v5"
 )
 
 // checkout makes a directory that is a clone of remote, as far as project
@@ -281,4 +283,33 @@ func TestSlowDecisionStillCommits(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkTransitions(t, s, 1)
+}
+
+// A connection dropped inside the transaction stores none of it; the next
+// Update reconnects and carries the chain on.
+func TestConnectionDroppedMidTransaction(t *testing.T) {
+	srv := pgtest.Start(t, pgtest.Options{})
+	s := openStore(t, srv.URL(), "dropped")
+	killer := openStore(t, srv.URL(), "other")
+	step := func(tx *Tx) error { return transition(tx, "one") }
+	if err := s.Update(step); err != nil {
+		t.Fatal(err)
+	}
+	err := s.Update(func(tx *Tx) error {
+		if err := step(tx); err != nil {
+			return err
+		}
+		pid := s.conn.PgConn().PID()
+		return killer.query(func(ctx context.Context, conn *pgx.Conn) error {
+			_, err := conn.Exec(ctx, `SELECT pg_terminate_backend($1)`, pid)
+			return err
+		})
+	})
+	if err == nil || !strings.Contains(err.Error(), "127.0.0.1") {
+		t.Fatalf("Update whose connection was dropped = %v", err)
+	}
+	if err := s.Update(step); err != nil {
+		t.Fatalf("after the drop: %v", err)
+	}
+	checkTransitions(t, s, 2)
 }
