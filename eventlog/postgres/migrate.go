@@ -269,7 +269,7 @@ func (d dbEnd) appendAfter(ctx context.Context, fn func(have [][32]byte, put fun
 		if err := vs.queue(b, s.project, s.loop); err != nil {
 			return err
 		}
-		b.Queue(`SELECT pg_notify($1, $2)`, s.channel, fmt.Sprintf(`{"loop":%q,"seq":%d}`, s.loop, seq))
+		s.queueNotify(b, seq)
 		return tx.SendBatch(ctx, b).Close()
 	})
 	var r *Refusal

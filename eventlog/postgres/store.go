@@ -258,7 +258,7 @@ func (s *Store) run(readOnly bool, fn func(tx *Tx) error) error {
 	if err := tx.vs.queue(b, s.project, s.loop); err != nil {
 		return err
 	}
-	b.Queue(`SELECT pg_notify($1, $2)`, s.channel, fmt.Sprintf(`{"loop":%q,"seq":%d}`, s.loop, tx.seq))
+	s.queueNotify(b, tx.seq)
 	if err := ptx.SendBatch(ctx, b).Close(); err != nil {
 		return s.fail(ctx, fmt.Sprintf("append %d events", len(tx.pending)), err)
 	}
@@ -266,6 +266,16 @@ func (s *Store) run(readOnly bool, fn func(tx *Tx) error) error {
 		return s.fail(ctx, fmt.Sprintf("commit %d events", len(tx.pending)), err)
 	}
 	return nil
+}
+
+// queueNotify tells followers (LISTEN on the project's channel) that the log now
+// ends at seq. The payload is small and fixed-size: followers read the events.
+func (s *Store) queueNotify(b *pgx.Batch, seq int64) {
+	payload, _ := json.Marshal(struct {
+		Loop string `json:"loop"`
+		Seq  int64  `json:"seq"`
+	}{s.loop, seq})
+	b.Queue(`SELECT pg_notify($1, $2)`, s.channel, string(payload))
 }
 
 // row returns the view row of session id, reading it on first use; nil when the
