@@ -251,7 +251,7 @@ func (d dbEnd) appendAfter(ctx context.Context, fn func(have [][32]byte, put fun
 				}
 			}
 			seq++
-			hash := eventlog.LineHash(line)
+			hash := chainHash(line)
 			vs.add(&e, e.SessionID, seq, hash)
 			page = append(page, []any{s.project, s.loop, seq, e.SessionID, e.EventType, hash, append([]byte(nil), line...)})
 			if len(page) == scanPage {

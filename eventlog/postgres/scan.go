@@ -136,7 +136,7 @@ func (s *Store) Verify() (eventlog.VerifyReport, error) {
 			brk(n, row.session, int(last), "no event with sequence numbers %d to %d: events were deleted", last+1, row.seq-1)
 		}
 		last = row.seq
-		hash := eventlog.LineHash(row.line)
+		hash := chainHash(row.line)
 		if hash != row.hash {
 			brk(n, row.session, 0, "stored hash %.12s… is not the hash of the stored line (%.12s…): the line was edited", row.hash, hash)
 		}

@@ -303,18 +303,18 @@ func (tx *Tx) row(id string) *viewRow {
 
 // Session is the summary of session id, including events appended in this
 // transaction; the zero Summary when the log has none.
-func (tx *Tx) Session(id string) eventlog.Summary {
+func (tx *Tx) Session(id string) View {
 	if id == "" {
-		return eventlog.Summary{}
+		return View{}
 	}
 	if r := tx.row(id); r != nil {
 		return r.view
 	}
-	return eventlog.Summary{}
+	return View{}
 }
 
 // Project is the fold of every event of the log (for loop.scope "project").
-func (tx *Tx) Project() eventlog.Summary { return tx.vs.project.view }
+func (tx *Tx) Project() View { return tx.vs.project.view }
 
 // SessionIDs lists the log's sessions in first-seen order.
 func (tx *Tx) SessionIDs() []string {
@@ -381,7 +381,7 @@ func (tx *Tx) Append(e eventlog.Event) (eventlog.Event, error) {
 	if err != nil {
 		return eventlog.Event{}, fmt.Errorf("append to %s: %s event does not read back: %w", where, e.EventType, err)
 	}
-	hash := eventlog.LineHash(line)
+	hash := chainHash(line)
 	tx.seq++
 	tx.vs.add(&stored, stored.SessionID, tx.seq, hash)
 	tx.pending = append(tx.pending, pendingEvent{seq: tx.seq, session: stored.SessionID, eventType: stored.EventType, hash: hash, line: line})
