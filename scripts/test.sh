@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 
 echo "== harnesses"
 scripts/install-harnesses.sh || echo "install-harnesses failed; end-to-end suites will skip"
-scripts/install-chromium.sh
+scripts/install-chromium.sh || echo "install-chromium failed; browser suites will skip"
+scripts/install-postgres.sh || echo "install-postgres failed; PostgreSQL suites will skip"
 
 echo "== vet"
 go vet ./...

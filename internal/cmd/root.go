@@ -45,6 +45,7 @@ func commands(f *Factory, hs []harness.Harness) []*cli.Command {
 		NewCmdStatus(f, nil),
 		NewCmdLog(f, nil),
 		NewCmdBoard(f, nil),
+		NewCmdStore(f, nil),
 		NewCmdReplay(f, hs, nil),
 		NewCmdDemo(f, nil),
 		NewCmdHooks(f, nil),

@@ -1,0 +1,404 @@
+// Package postgres is the event log in PostgreSQL, for loops shared by agents on
+// several machines. It mirrors eventlog.Log: Update runs a read-decide-append in
+// one transaction under a per-(project, loop) advisory lock, View reads a
+// consistent snapshot, and each event is stored as the exact JSON line the JSONL
+// log would hold, chained per session with eventlog.LineHash, so `log verify`
+// means the same on both and Migrate copies between them line for line.
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Bounds on waiting, so a hook answers (per fail_closed) within Timeout when the
+// database is down, slow or another hook holds the loop's lock. They bound the
+// store's waits, not fn's own work: the engine runs lifecycle hooks inside an
+// Update, under their own timeouts.
+const (
+	Timeout     = 5 * time.Second // connecting up to holding the lock; each read; storing and committing
+	LockTimeout = 4 * time.Second // waiting for the loop's lock (less than Timeout, so it is the error seen)
+	// IdleTimeout ends a transaction whose hook stopped (SIGSTOP, a hung
+	// lifecycle hook) with the lock held; a killed hook's ends at once.
+	IdleTimeout = 5 * time.Minute
+)
+
+// Options name the log inside the database.
+type Options struct {
+	// Project is the project's identity (project.Identity); required.
+	Project string
+	// Loop separates loops of one project that keep separate logs; "" is the
+	// project's log, like the one JSONL file.
+	Loop string
+}
+
+// Store is one (project, loop) log in a PostgreSQL database. It keeps one
+// connection, opened on first use and reopened after a failure. A Store is safe
+// for concurrent use; calls are serialised.
+type Store struct {
+	cfg     *pgx.ConnConfig
+	where   string // the database for messages: URL without the password
+	project string
+	loop    string
+	lockKey int64
+	channel string
+
+	mu       sync.Mutex
+	conn     *pgx.Conn
+	warnings []string
+	now      func() time.Time
+}
+
+// Open returns the store at url (postgres://…; the password from PGPASSWORD or
+// ~/.pgpass). It does no I/O: it connects, and creates or migrates the schema,
+// on first use.
+func Open(url string, o Options) (*Store, error) {
+	where := Redact(url)
+	if o.Project == "" {
+		return nil, fmt.Errorf("event store %s: no project identity", where)
+	}
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		// pgx's parse errors can quote the connection string: keep only the gist.
+		return nil, fmt.Errorf("event store %s: invalid connection URL", where)
+	}
+	if cfg.ConnectTimeout <= 0 || cfg.ConnectTimeout > Timeout {
+		cfg.ConnectTimeout = Timeout
+	}
+	cfg.RuntimeParams["application_name"] = "hook-loop"
+	cfg.RuntimeParams["lock_timeout"] = fmt.Sprint(LockTimeout.Milliseconds())
+	cfg.RuntimeParams["statement_timeout"] = fmt.Sprint(Timeout.Milliseconds())
+	// A hook stopped (not killed) inside a transaction must not hold the loop forever.
+	cfg.RuntimeParams["idle_in_transaction_session_timeout"] = fmt.Sprint(IdleTimeout.Milliseconds())
+	// One hook runs a handful of statements: the statement cache only costs memory.
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
+	cfg.StatementCacheCapacity = 0
+	cfg.DescriptionCacheCapacity = 0
+	h := fnv.New64a()
+	h.Write([]byte("hook-loop\x00" + o.Project + "\x00" + o.Loop))
+	sum := h.Sum64()
+	hp := fnv.New64a()
+	hp.Write([]byte(o.Project))
+	return &Store{
+		cfg: cfg, where: where, project: o.Project, loop: o.Loop,
+		lockKey: int64(sum),
+		channel: fmt.Sprintf("hook_loop_%016x", hp.Sum64()),
+		now:     time.Now,
+	}, nil
+}
+
+// Where names the database, without the password.
+func (s *Store) Where() string { return s.where }
+
+// Project is the project identity the store was opened with.
+func (s *Store) Project() string { return s.project }
+
+// Channel is the LISTEN channel appends to this project notify.
+func (s *Store) Channel() string { return s.channel }
+
+// Close drops the connection.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.drop()
+	return nil
+}
+
+func (s *Store) drop() {
+	if s.conn != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_ = s.conn.Close(ctx)
+		cancel()
+		s.conn = nil
+	}
+}
+
+// Warnings returns what the last call noticed and worked around, one line each.
+func (s *Store) Warnings() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.warnings...)
+}
+
+// connect returns the open connection, opening it and bringing the schema up to
+// date when there is none.
+func (s *Store) connect(ctx context.Context) (*pgx.Conn, error) {
+	if s.conn != nil && !s.conn.IsClosed() {
+		return s.conn, nil
+	}
+	s.conn = nil
+	conn, err := pgx.ConnectConfig(ctx, s.cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := ensureSchema(ctx, conn); err != nil {
+		_ = conn.Close(context.Background())
+		return nil, err
+	}
+	s.conn = conn
+	return conn, nil
+}
+
+// fail wraps err once with the database's name and what it means, and drops the
+// connection unless the server answered (a broken one is reopened next time).
+func (s *Store) fail(ctx context.Context, what string, err error) error {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		s.drop()
+	}
+	return s.describe(ctx, what, err)
+}
+
+// describe words a database error for a hook's one-line answer.
+func (s *Store) describe(ctx context.Context, what string, err error) error {
+	var pe *pgconn.PgError
+	errors.As(err, &pe)
+	switch {
+	case pe != nil && pe.Code == "55P03": // lock_not_available
+		return fmt.Errorf("event store %s: %s: another hook held the loop's lock of project %q for over %s", s.where, what, s.project, LockTimeout)
+	case pe != nil && pe.Code == "57014": // query_canceled (statement_timeout)
+		return fmt.Errorf("event store %s: %s: no answer within %s", s.where, what, Timeout)
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return fmt.Errorf("event store %s: %s: no answer within %s: %w", s.where, what, Timeout, err)
+	}
+	return fmt.Errorf("event store %s: %s: %w", s.where, what, err)
+}
+
+// Tx is the view of the log inside Update or View. It is valid only during fn.
+type Tx struct {
+	s        *Store
+	tx       pgx.Tx
+	readOnly bool
+	vs       *views
+	seq      int64 // last seq, appends included
+	pending  []pendingEvent
+	err      error // first read error; Update returns it
+}
+
+type pendingEvent struct {
+	seq       int64
+	session   string
+	eventType string
+	hash      string
+	line      []byte
+}
+
+// Update runs fn with the (project, loop) lock held and views up to date, then
+// stores the events fn appended, their views and a notification in the same
+// transaction. If fn returns an error nothing is stored.
+func (s *Store) Update(fn func(tx *Tx) error) error { return s.run(false, fn) }
+
+// View runs fn on a consistent snapshot; Append fails. It takes no lock.
+func (s *Store) View(fn func(tx *Tx) error) error { return s.run(true, fn) }
+
+func (s *Store) run(readOnly bool, fn func(tx *Tx) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.warnings = nil
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	defer cancel()
+	conn, err := s.connect(ctx)
+	if err != nil {
+		return s.fail(ctx, "connect", err)
+	}
+	opts := pgx.TxOptions{}
+	if readOnly {
+		opts = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
+	}
+	ptx, err := conn.BeginTx(ctx, opts)
+	if err != nil {
+		return s.fail(ctx, "begin", err)
+	}
+	defer func() {
+		rctx, rcancel := context.WithTimeout(context.Background(), time.Second)
+		_ = ptx.Rollback(rctx)
+		rcancel()
+	}()
+	if !readOnly {
+		if _, err := ptx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, s.lockKey); err != nil {
+			return s.fail(ctx, "lock loop", err)
+		}
+	}
+	tx := &Tx{s: s, tx: ptx, readOnly: readOnly, vs: newViews()}
+	if r, ok, err := loadRow(ctx, ptx, s.project, s.loop, ""); err != nil {
+		return s.fail(ctx, "read project view", err)
+	} else if ok {
+		tx.vs.project = r
+		tx.seq = r.lastSeq
+	}
+	cancel()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if tx.err != nil {
+		return s.fail(context.Background(), "read", tx.err)
+	}
+	if readOnly || len(tx.pending) == 0 {
+		return nil
+	}
+	ctx, cancel = context.WithTimeout(context.Background(), Timeout)
+	defer cancel()
+	b := &pgx.Batch{}
+	for _, p := range tx.pending {
+		b.Queue(`INSERT INTO hook_loop_events (project, loop, seq, session_id, event_type, hash, line) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+			s.project, s.loop, p.seq, p.session, p.eventType, p.hash, p.line)
+	}
+	if err := tx.vs.queue(b, s.project, s.loop); err != nil {
+		return err
+	}
+	s.queueNotify(b, tx.seq)
+	if err := ptx.SendBatch(ctx, b).Close(); err != nil {
+		return s.fail(ctx, fmt.Sprintf("append %d events", len(tx.pending)), err)
+	}
+	if err := ptx.Commit(ctx); err != nil {
+		return s.fail(ctx, fmt.Sprintf("commit %d events", len(tx.pending)), err)
+	}
+	return nil
+}
+
+// queueNotify tells followers (LISTEN on the project's channel) that the log now
+// ends at seq. The payload is small and fixed-size: followers read the events.
+func (s *Store) queueNotify(b *pgx.Batch, seq int64) {
+	payload, _ := json.Marshal(struct {
+		Loop string `json:"loop"`
+		Seq  int64  `json:"seq"`
+	}{s.loop, seq})
+	b.Queue(`SELECT pg_notify($1, $2)`, s.channel, string(payload))
+}
+
+// row returns the view row of session id, reading it on first use; nil when the
+// log has no such session.
+func (tx *Tx) row(id string) *viewRow {
+	if r, ok := tx.vs.sess[id]; ok {
+		return r
+	}
+	if tx.err != nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	defer cancel()
+	r, ok, err := loadRow(ctx, tx.tx, tx.s.project, tx.s.loop, id)
+	if err != nil {
+		tx.err = err
+		return nil
+	}
+	if !ok {
+		return nil
+	}
+	tx.vs.sess[id] = &r
+	return &r
+}
+
+// Session is the summary of session id, including events appended in this
+// transaction; the zero Summary when the log has none.
+func (tx *Tx) Session(id string) View {
+	if id == "" {
+		return View{}
+	}
+	if r := tx.row(id); r != nil {
+		return r.view
+	}
+	return View{}
+}
+
+// Project is the fold of every event of the log (for loop.scope "project").
+func (tx *Tx) Project() View { return tx.vs.project.view }
+
+// SessionIDs lists the log's sessions in first-seen order.
+func (tx *Tx) SessionIDs() []string {
+	var ids []string
+	if tx.err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+		defer cancel()
+		rows, err := tx.tx.Query(ctx, `SELECT session_id FROM hook_loop_views WHERE project = $1 AND loop = $2 AND session_id <> '' ORDER BY ord`, tx.s.project, tx.s.loop)
+		if err == nil {
+			ids, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		}
+		if err != nil {
+			tx.err = err
+		}
+	}
+	return append(ids, tx.vs.added...)
+}
+
+// Append fills e's SchemaVersion, EventID, Timestamp and PrevHash (the chain head
+// of its session) when they are empty, exactly as eventlog does, and returns it as
+// it will be stored. It counts in Session and Project at once and is stored when
+// Update's fn returns nil.
+func (tx *Tx) Append(e eventlog.Event) (eventlog.Event, error) {
+	where := tx.s.where
+	if tx.readOnly {
+		return eventlog.Event{}, errors.New("eventlog: Append inside View (read-only)")
+	}
+	if e.SessionID == "" {
+		return eventlog.Event{}, fmt.Errorf("append to %s: event %q has no session_id", where, e.EventType)
+	}
+	if e.EventType == "" {
+		return eventlog.Event{}, fmt.Errorf("append to %s: event of session %q has no event_type", where, e.SessionID)
+	}
+	if e.SchemaVersion == 0 {
+		e.SchemaVersion = eventlog.SchemaVersion
+	}
+	if e.EventID == "" {
+		e.EventID = uuid.NewString()
+	}
+	if e.Timestamp == "" {
+		e.Timestamp = tx.s.now().UTC().Format(eventlog.TimestampLayout)
+	}
+	if e.Payload == nil {
+		e.Payload = map[string]any{}
+	}
+	if !utf8.ValidString(e.SessionID) {
+		b, _ := json.Marshal(e.SessionID)
+		_ = json.Unmarshal(b, &e.SessionID)
+	}
+	r := tx.row(e.SessionID)
+	if tx.err != nil {
+		return eventlog.Event{}, fmt.Errorf("append to %s: read session %q: %w", where, e.SessionID, tx.err)
+	}
+	if e.PrevHash == "" && r != nil {
+		e.PrevHash = r.lastHash
+	}
+	line, err := encodeLine(&e)
+	if err != nil {
+		return eventlog.Event{}, fmt.Errorf("append to %s: %w", where, err)
+	}
+	// Fold the line as a reader will see it, not the caller's values, so the
+	// views equal a fold of the stored lines.
+	stored, err := eventlog.ParseLine(line)
+	if err != nil {
+		return eventlog.Event{}, fmt.Errorf("append to %s: %s event does not read back: %w", where, e.EventType, err)
+	}
+	hash := chainHash(line)
+	tx.seq++
+	tx.vs.add(&stored, stored.SessionID, tx.seq, hash)
+	tx.pending = append(tx.pending, pendingEvent{seq: tx.seq, session: stored.SessionID, eventType: stored.EventType, hash: hash, line: line})
+	return e, nil
+}
+
+// encodeLine is the JSONL log's line for e, without the newline.
+func encodeLine(e *eventlog.Event) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(e); err != nil {
+		return nil, fmt.Errorf("encode %s event: %w", e.EventType, err)
+	}
+	line := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	if len(line) > eventlog.MaxLineBytes {
+		return nil, fmt.Errorf("%s event is %d bytes, over the %d-byte line limit", e.EventType, len(line), eventlog.MaxLineBytes)
+	}
+	return line, nil
+}
