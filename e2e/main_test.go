@@ -28,8 +28,10 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	builtHookLoop = filepath.Join(dir, "hook-loop")
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goBin); err != nil {
+	// `go test` runs with the toolchain's GOROOT in the environment; fall back
+	// to PATH when it is not there.
+	goBin := filepath.Join(os.Getenv("GOROOT"), "bin", "go")
+	if _, err := os.Stat(goBin); os.Getenv("GOROOT") == "" || err != nil {
 		goBin = "go"
 	}
 	cmd := exec.Command(goBin, "build", "-o", builtHookLoop, ".")

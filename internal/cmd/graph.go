@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/hook-loop/hook-loop/gallery"
@@ -49,8 +47,8 @@ func NewCmdGraph(f *Factory, runF func(*GraphOptions) error) *cli.Command {
 
 func runGraph(o *GraphOptions) error {
 	s := o.IO
-	if !slices.Contains(loopdsl.GraphFormats, o.Format) {
-		return exitf(2, "usage: --format must be %s (got %q)", strings.Join(loopdsl.GraphFormats, " or "), o.Format)
+	if !slices.Contains(dsl.GraphFormats, o.Format) {
+		return exitf(2, "usage: --format must be %s (got %q)", strings.Join(dsl.GraphFormats, " or "), o.Format)
 	}
 	var spec *dsl.Spec
 	var err error

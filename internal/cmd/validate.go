@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
-
 	"github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/urfave/cli/v2"
 )
@@ -47,7 +45,7 @@ type validateReport struct {
 
 func runValidate(o *ValidateOptions) error {
 	s := o.IO
-	spec, ds, err := loopdsl.Load(o.File)
+	spec, ds, err := dsl.Load(o.File)
 	if o.JSON {
 		rep := validateReport{Valid: err == nil, Diagnostics: ds}
 		if spec != nil {
