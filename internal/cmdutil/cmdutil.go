@@ -81,7 +81,7 @@ func Exitf(code int, format string, args ...any) *ExitError {
 // DryRunWriteFlags are --dry-run (the default) and --write.
 func DryRunWriteFlags(dryRun, write *bool) []cli.Flag {
 	return []cli.Flag{
-		&cli.BoolFlag{Name: "dry-run", Value: true, Usage: "print the files and the exact changes without writing (the default)", Destination: dryRun},
+		&cli.BoolFlag{Name: "dry-run", Value: true, Usage: "print the files and the exact changes without writing (the default; given with --write, it wins)", Destination: dryRun},
 		&cli.BoolFlag{Name: "write", Usage: "write the changes", Destination: write},
 	}
 }
