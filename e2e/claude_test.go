@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -437,11 +438,21 @@ func TestClaudeCapHoldsWithToolsBetweenStops(t *testing.T) {
 
 // Claude Code's own cap: with no tool use between refusals it ends the turn
 // itself (here after 2 refusals). hook-loop must record that the harness forced
-// the stop, and status must say so.
+// the stop, and status must say so: with a loop cap above Claude's, and with
+// max_stop_blocks: 0 (never capped by hook-loop, still by Claude Code).
 func TestClaudeHarnessForcedStop(t *testing.T) {
 	t.Parallel()
+	for _, maxBlocks := range []int{20, 0} {
+		t.Run(fmt.Sprintf("max_stop_blocks=%d", maxBlocks), func(t *testing.T) {
+			t.Parallel()
+			claudeHarnessForcedStop(t, maxBlocks)
+		})
+	}
+}
+
+func claudeHarnessForcedStop(t *testing.T, maxBlocks int) {
 	p := newClaudeProject(t, func(b []byte) []byte {
-		out, err := sjson.SetBytes(b, "loop.max_stop_blocks", 20)
+		out, err := sjson.SetBytes(b, "loop.max_stop_blocks", maxBlocks)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,7 +1,9 @@
 package scaffold
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -81,4 +83,41 @@ func HookLoopBinary(override string) (string, error) {
 		bin = r
 	}
 	return bin, nil
+}
+
+// Destination makes an install's --destination absolute ("" = ".") and
+// checks it. A missing directory is no error: the Python prototype creates
+// it, so an install notes it (DestinationNote) and creates it on --write
+// (CreateDestination). Anything else than a directory there is refused.
+func Destination(dir string) (abs string, missing bool, err error) {
+	if dir == "" {
+		dir = "."
+	}
+	if abs, err = filepath.Abs(dir); err != nil {
+		return "", false, fmt.Errorf("destination %s: %w", dir, err)
+	}
+	st, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return abs, true, nil
+	case err != nil:
+		return "", false, fmt.Errorf("destination %s: %w", abs, err)
+	case !st.IsDir():
+		return "", false, fmt.Errorf("destination %s: not a directory", abs)
+	}
+	return abs, false, nil
+}
+
+// DestinationNote is the plan's note for a destination that does not exist.
+func DestinationNote(dest string) string {
+	return fmt.Sprintf("note: destination %s does not exist: --write creates it", dest)
+}
+
+// CreateDestination creates a missing destination before the install's
+// files are written into it.
+func CreateDestination(dest string) error {
+	if err := os.MkdirAll(dest, 0o755); err != nil {
+		return fmt.Errorf("create destination %s: %w", dest, err)
+	}
+	return nil
 }

@@ -123,7 +123,8 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 		return fmt.Errorf("claude install: %s: %w", settingsPath, err)
 	}
 
-	write := o.Write || !o.DryRun
+	o.NoteDryRunWins()
+	write := o.Writes() || !o.DryRun
 	verb := "would write"
 	if write {
 		verb = "wrote"
@@ -178,7 +179,8 @@ func runUninstall(ctx context.Context, o *InstallOptions) error {
 		fmt.Fprintf(s.Out, "nothing to remove: no hook-loop hooks in %s\n", settingsPath)
 		return nil
 	}
-	if !o.Write && o.DryRun {
+	o.NoteDryRunWins()
+	if !o.Writes() && o.DryRun {
 		fmt.Fprintf(s.Out, "would remove %d hook-loop hooks from %s\n%s", n, settingsPath, scaffold.LineDiff(settingsPath, old, out))
 		fmt.Fprintln(s.Out, "dry run: nothing written; re-run with --write")
 		return nil

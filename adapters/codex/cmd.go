@@ -46,8 +46,8 @@ func NewCmdInstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Co
 		Usage:     "write hook-loop's hooks.json entries (merged into an existing file) and the loop file",
 		UsageText: "hook-loop codex install [--profile NAME | --dsl FILE] [--target project|user|directory] [--destination DIR] [--write [--trust]]",
 		Flags: append(commonFlags(o),
-			&cli.StringFlag{Name: "profile", Value: gallery.Default, Usage: "gallery loop written as hook-loop.json (" + scaffold.ProfileNames() + ")", Destination: &o.Profile},
-			&cli.StringFlag{Name: "dsl", Usage: "copy this loop file instead of the profile", Destination: &o.DSL},
+			&cli.StringFlag{Name: "profile", Usage: "gallery loop written as hook-loop.json (" + scaffold.ProfileNames() + "; default " + gallery.Default + ")", Destination: &o.Profile},
+			&cli.StringFlag{Name: "dsl", Usage: "copy this loop file instead of the profile (it wins over --profile)", Destination: &o.DSL},
 			cmdutil.RecordFlag(&o.Record),
 			&cli.BoolFlag{Name: "trust", Usage: "mark the project and exactly hook-loop's hooks trusted through codex app-server, so Codex runs them", Destination: &o.Trust},
 		),
@@ -86,14 +86,13 @@ func (o *InstallOptions) scaffold() planOptions {
 
 func runInstall(ctx context.Context, o *InstallOptions) error {
 	s := o.IO
-	if o.DSL != "" && o.Profile != gallery.Default && o.Profile != "" {
-		return cmdutil.Exitf(2, "usage: give --dsl or --profile, not both")
-	}
+	o.NoteProfileIgnored(o.DSL, o.Profile)
+	o.NoteDryRunWins()
 	plan, err := planInstall(o.scaffold())
 	if err != nil {
 		return err
 	}
-	write := o.Write
+	write := o.Writes()
 	if !write {
 		fmt.Fprintln(s.Out, "hook-loop codex install: dry run, nothing is written (add --write to apply)")
 	}
@@ -114,6 +113,9 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 	}
 	if err := plan.Apply(); err != nil {
 		return err
+	}
+	if plan.DestMissing {
+		fmt.Fprintf(s.Out, "created the destination %s\n", plan.Dest)
 	}
 	fmt.Fprintf(s.Out, "wrote %d file(s)\n", len(plan.Changes))
 	if !o.Trust {
@@ -141,6 +143,7 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 
 func runUninstall(ctx context.Context, o *InstallOptions) error {
 	s := o.IO
+	o.NoteDryRunWins()
 	plan, err := planUninstall(o.scaffold())
 	if err != nil {
 		return err
@@ -149,14 +152,14 @@ func runUninstall(ctx context.Context, o *InstallOptions) error {
 	if recErr != nil && !errors.Is(recErr, os.ErrNotExist) {
 		return recErr
 	}
-	if !o.Write {
+	if !o.Writes() {
 		fmt.Fprintln(s.Out, "hook-loop codex uninstall: dry run, nothing is changed (add --write to apply)")
 	}
 	plan.Render(s.Out)
 	// Trust entries exist only if install --trust made them (it leaves a record).
 	trusted := recErr == nil
 	untrustProject := trusted && rec.ProjectTrustAdded
-	if !o.Write {
+	if !o.Writes() {
 		if trusted {
 			fmt.Fprintf(s.Out, "trust: would remove the trust entries of hook-loop's hooks from %s/config.toml", plan.CodexHome)
 			if untrustProject {

@@ -93,6 +93,7 @@ type planOptions struct {
 type installPlan struct {
 	Target      string
 	Dest        string // absolute project directory
+	DestMissing bool   // Dest does not exist yet: install creates it
 	HooksPath   string // the hooks.json written
 	ConfigPath  string // the loop file the hooks use
 	LogPath     string // the event log the hooks use
@@ -115,16 +116,9 @@ func (o *planOptions) resolve() (*installPlan, error) {
 	if !valid {
 		return nil, fmt.Errorf("--target %q: expected one of %s", target, strings.Join(CodexTargets, ", "))
 	}
-	destIn := o.Destination
-	if destIn == "" {
-		destIn = "."
-	}
-	dest, err := filepath.Abs(destIn)
+	dest, missing, err := scaffold.Destination(o.Destination)
 	if err != nil {
-		return nil, fmt.Errorf("destination %s: %w", destIn, err)
-	}
-	if st, err := os.Stat(dest); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("destination %s: not a directory", dest)
+		return nil, err
 	}
 	home, err := CodexHome(o.CodexHome)
 	if err != nil {
@@ -135,12 +129,13 @@ func (o *planOptions) resolve() (*installPlan, error) {
 		return nil, err
 	}
 	p := &installPlan{
-		Target:     target,
-		Dest:       dest,
-		CodexHome:  home,
-		Binary:     bin,
-		ConfigPath: project.ConfigPath(dest),
-		LogPath:    project.LogPath(dest),
+		Target:      target,
+		Dest:        dest,
+		DestMissing: missing,
+		CodexHome:   home,
+		Binary:      bin,
+		ConfigPath:  project.ConfigPath(dest),
+		LogPath:     project.LogPath(dest),
 	}
 	if target == targetUser {
 		p.HooksPath = filepath.Join(home, "hooks.json")
@@ -171,6 +166,9 @@ func planInstall(o planOptions) (*installPlan, error) {
 	p, err := o.resolve()
 	if err != nil {
 		return nil, err
+	}
+	if p.DestMissing {
+		p.Notes = append(p.Notes, scaffold.DestinationNote(p.Dest))
 	}
 	// The DSL: --dsl FILE, else the profile. Either must load cleanly.
 	dsl, source, err := scaffold.LoopSource(o.DSLPath, o.Profile)
@@ -371,6 +369,9 @@ func planUninstall(o planOptions) (*installPlan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if p.DestMissing {
+		return nil, fmt.Errorf("destination %s: not a directory", p.Dest)
+	}
 	before, err := scaffold.ReadOptional(p.HooksPath)
 	if err != nil {
 		return nil, err
@@ -414,7 +415,14 @@ func isEmptyHooksDoc(doc []byte) bool {
 }
 
 // Apply writes the plan's changes. Each file is replaced atomically.
-func (p *installPlan) Apply() error { return scaffold.Apply(p.Changes) }
+func (p *installPlan) Apply() error {
+	if p.DestMissing {
+		if err := scaffold.CreateDestination(p.Dest); err != nil {
+			return err
+		}
+	}
+	return scaffold.Apply(p.Changes)
+}
 
 // Render prints the plan: every file with its exact change, then the notes.
 func (p *installPlan) Render(w io.Writer) { scaffold.Render(w, p.Changes, p.Notes) }

@@ -41,8 +41,8 @@ func NewCmdInstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Co
 		Usage:     "write .opencode/plugins/hook_loop.js and the loop file (kept when present)",
 		UsageText: "hook-loop opencode install [--profile NAME | --dsl FILE] [--destination DIR] [--hooks-config FILE] [--record] [--write]",
 		Flags: append(commonFlags(o),
-			&cli.StringFlag{Name: "profile", Value: gallery.Default, Usage: "gallery loop written as hook-loop.json (" + scaffold.ProfileNames() + ")", Destination: &o.Profile},
-			&cli.StringFlag{Name: "dsl", Usage: "copy this loop file instead of the profile", Destination: &o.DSL},
+			&cli.StringFlag{Name: "profile", Usage: "gallery loop written as hook-loop.json (" + scaffold.ProfileNames() + "; default " + gallery.Default + ")", Destination: &o.Profile},
+			&cli.StringFlag{Name: "dsl", Usage: "copy this loop file instead of the profile (it wins over --profile)", Destination: &o.DSL},
 			&cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration the plugin passes to hook-loop (default: the user's)", Destination: &o.HooksConfig},
 			cmdutil.RecordFlag(&o.Record),
 		),
@@ -78,23 +78,25 @@ func (o *InstallOptions) scaffold() planOptions {
 
 func runInstall(ctx context.Context, o *InstallOptions) error {
 	s := o.IO
-	if o.DSL != "" && o.Profile != gallery.Default && o.Profile != "" {
-		return cmdutil.Exitf(2, "usage: give --dsl or --profile, not both")
-	}
+	o.NoteProfileIgnored(o.DSL, o.Profile)
+	o.NoteDryRunWins()
 	plan, err := planInstall(o.scaffold())
 	if err != nil {
 		return err
 	}
-	if !o.Write {
+	if !o.Writes() {
 		fmt.Fprintln(s.Out, "hook-loop opencode install: dry run, nothing is written (add --write to apply)")
 	}
 	fmt.Fprintf(s.Out, "hook binary: %s\n", plan.Binary)
 	plan.Render(s.Out)
-	if !o.Write {
+	if !o.Writes() {
 		return nil
 	}
 	if err := plan.Apply(); err != nil {
 		return err
+	}
+	if plan.DestMissing {
+		fmt.Fprintf(s.Out, "created the destination %s\n", plan.Dest)
 	}
 	fmt.Fprintf(s.Out, "wrote %d file(s); opencode loads the plugin when it next starts in %s\n", len(plan.Changes), plan.Dest)
 	return nil
@@ -102,15 +104,16 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 
 func runUninstall(ctx context.Context, o *InstallOptions) error {
 	s := o.IO
+	o.NoteDryRunWins()
 	plan, err := planUninstall(o.scaffold())
 	if err != nil {
 		return err
 	}
-	if !o.Write {
+	if !o.Writes() {
 		fmt.Fprintln(s.Out, "hook-loop opencode uninstall: dry run, nothing is changed (add --write to apply)")
 	}
 	plan.Render(s.Out)
-	if !o.Write {
+	if !o.Writes() {
 		return nil
 	}
 	if err := plan.Apply(); err != nil {

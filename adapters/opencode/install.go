@@ -54,13 +54,14 @@ type planOptions struct {
 
 // installPlan is what an opencode install or uninstall will do.
 type installPlan struct {
-	Dest       string
-	PluginPath string
-	ConfigPath string
-	LogPath    string
-	Binary     string
-	Changes    []scaffold.Change
-	Notes      []string
+	Dest        string
+	DestMissing bool // Dest does not exist yet: install creates it
+	PluginPath  string
+	ConfigPath  string
+	LogPath     string
+	Binary      string
+	Changes     []scaffold.Change
+	Notes       []string
 }
 
 // OpencodePluginData is the template data of templates/opencode/hook_loop.js.tmpl.
@@ -97,27 +98,21 @@ func isPlugin(src []byte) bool {
 }
 
 func (o planOptions) resolve() (*installPlan, error) {
-	destIn := o.Destination
-	if destIn == "" {
-		destIn = "."
-	}
-	dest, err := filepath.Abs(destIn)
+	dest, missing, err := scaffold.Destination(o.Destination)
 	if err != nil {
-		return nil, fmt.Errorf("destination %s: %w", destIn, err)
-	}
-	if st, err := os.Stat(dest); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("destination %s: not a directory", dest)
+		return nil, err
 	}
 	bin, err := scaffold.HookLoopBinary(o.Binary)
 	if err != nil {
 		return nil, err
 	}
 	return &installPlan{
-		Dest:       dest,
-		PluginPath: filepath.Join(dest, filepath.FromSlash(pluginRel)),
-		ConfigPath: project.ConfigPath(dest),
-		LogPath:    project.LogPath(dest),
-		Binary:     bin,
+		Dest:        dest,
+		DestMissing: missing,
+		PluginPath:  filepath.Join(dest, filepath.FromSlash(pluginRel)),
+		ConfigPath:  project.ConfigPath(dest),
+		LogPath:     project.LogPath(dest),
+		Binary:      bin,
 	}, nil
 }
 
@@ -127,6 +122,9 @@ func planInstall(o planOptions) (*installPlan, error) {
 	p, err := o.resolve()
 	if err != nil {
 		return nil, err
+	}
+	if p.DestMissing {
+		p.Notes = append(p.Notes, scaffold.DestinationNote(p.Dest))
 	}
 	// The DSL: --dsl FILE, else the profile. Either must load cleanly.
 	dsl, source, err := scaffold.LoopSource(o.DSLPath, o.Profile)
@@ -210,6 +208,9 @@ func planUninstall(o planOptions) (*installPlan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if p.DestMissing {
+		return nil, fmt.Errorf("destination %s: not a directory", p.Dest)
+	}
 	before, err := scaffold.ReadOptional(p.PluginPath)
 	if err != nil {
 		return nil, err
@@ -234,6 +235,11 @@ func (p *installPlan) Render(w io.Writer) {
 
 // Apply writes the plan's changes, each file atomically.
 func (p *installPlan) Apply() error {
+	if p.DestMissing {
+		if err := scaffold.CreateDestination(p.Dest); err != nil {
+			return err
+		}
+	}
 	return scaffold.Apply(p.Changes)
 }
 

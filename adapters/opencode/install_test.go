@@ -43,9 +43,32 @@ func TestLoopKnobs(t *testing.T) {
 	}
 }
 
-func TestOpencodeInstallRefusesMissingDestination(t *testing.T) {
-	_, err := planInstall(planOptions{Destination: filepath.Join(t.TempDir(), "nope"), Binary: os.Args[0]})
-	if err == nil || !strings.Contains(err.Error(), "not a directory") {
-		t.Fatalf("err = %v", err)
+// A missing destination is created on Apply (the prototype creates it); a
+// file there is still refused, and so is uninstalling from a missing one.
+func TestOpencodeInstallCreatesMissingDestination(t *testing.T) {
+	dest := filepath.Join(t.TempDir(), "new", "proj")
+	plan, err := planInstall(planOptions{Destination: dest, Binary: os.Args[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !plan.DestMissing || !strings.Contains(strings.Join(plan.Notes, "\n"), "does not exist: --write creates it") {
+		t.Fatalf("missing destination not noted: %v", plan.Notes)
+	}
+	if _, err := os.Stat(dest); err == nil {
+		t.Fatal("planning created the destination")
+	}
+	if err := plan.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dest, pluginRel)); err != nil {
+		t.Fatalf("plugin not written into the created destination: %v", err)
+	}
+	if _, err := planUninstall(planOptions{Destination: filepath.Join(t.TempDir(), "nope"), Binary: os.Args[0]}); err == nil {
+		t.Fatal("uninstall from a missing destination: no error")
+	}
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o644)
+	if _, err := planInstall(planOptions{Destination: file, Binary: os.Args[0]}); err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Fatalf("a file as destination: err = %v", err)
 	}
 }

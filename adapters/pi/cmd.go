@@ -131,7 +131,8 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 		return fmt.Errorf("pi install: %w", err)
 	}
 
-	write := o.Write
+	o.NoteDryRunWins()
+	write := o.Writes()
 	verb := "would write"
 	if write {
 		verb = "wrote"
@@ -182,14 +183,15 @@ func runUninstall(ctx context.Context, o *InstallOptions) error {
 	if err != nil {
 		return fmt.Errorf("pi uninstall: %w", err)
 	}
-	found, err := removeExtension(extPath, o.Write)
+	o.NoteDryRunWins()
+	found, err := removeExtension(extPath, o.Writes())
 	if err != nil {
 		return fmt.Errorf("pi uninstall: %w", err)
 	}
 	switch {
 	case !found:
 		fmt.Fprintf(s.Out, "nothing to remove: %s does not exist\n", extPath)
-	case !o.Write:
+	case !o.Writes():
 		fmt.Fprintf(s.Out, "would remove %s\ndry run: nothing written; re-run with --write\n", extPath)
 	default:
 		fmt.Fprintf(s.Out, "removed %s\n", extPath)

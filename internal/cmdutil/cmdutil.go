@@ -81,7 +81,7 @@ func Exitf(code int, format string, args ...any) *ExitError {
 // DryRunWriteFlags are --dry-run (the default) and --write.
 func DryRunWriteFlags(dryRun, write *bool) []cli.Flag {
 	return []cli.Flag{
-		&cli.BoolFlag{Name: "dry-run", Value: true, Usage: "print the files and the exact changes without writing (the default)", Destination: dryRun},
+		&cli.BoolFlag{Name: "dry-run", Value: true, Usage: "print the files and the exact changes without writing (the default; given with --write, it wins)", Destination: dryRun},
 		&cli.BoolFlag{Name: "write", Usage: "write the changes", Destination: write},
 	}
 }
@@ -121,6 +121,29 @@ type Common struct {
 	Version string
 	DryRun  bool
 	Write   bool
+	// DryRunGiven: --dry-run was on the command line (it is on by default,
+	// so DryRun alone cannot tell).
+	DryRunGiven bool
+}
+
+// Writes reports whether the command writes: --write, unless --dry-run was
+// given too (the Python prototype's rule: the dry run wins).
+func (c *Common) Writes() bool { return c.Write && !(c.DryRunGiven && c.DryRun) }
+
+// NoteDryRunWins says, when --dry-run and --write were both given, that the
+// dry run wins, so that a user who expected a write is not left guessing.
+func (c *Common) NoteDryRunWins() {
+	if c.Write && !c.Writes() {
+		fmt.Fprintln(c.IO.Out, "note: --dry-run and --write both given: the dry run wins, nothing is written")
+	}
+}
+
+// NoteProfileIgnored says, when --dsl and --profile were both given, that the
+// --dsl file is the loop written (the prototype embeds it: it wins).
+func (c *Common) NoteProfileIgnored(dsl, profile string) {
+	if dsl != "" && profile != "" {
+		fmt.Fprintf(c.IO.Out, "note: --dsl %s wins over --profile %s (the loop written is the --dsl file)\n", dsl, profile)
+	}
 }
 
 // Action is an install command's Action: it fills c from the factory, then
@@ -132,6 +155,7 @@ func Action[O any](f *Factory, c *Common, o *O, runF func(*O) error, run func(co
 			return err
 		}
 		c.IO, c.WorkDir, c.Getenv, c.Version = f.IOStreams, wd, f.Getenv, f.Version
+		c.DryRunGiven = ctx.IsSet("dry-run")
 		if runF != nil {
 			return runF(o)
 		}

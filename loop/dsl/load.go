@@ -315,19 +315,24 @@ var intLiteral = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
 // positiveInt reads an optional positive integer (a JSON integer literal: 3.0 is
 // refused, as the Python original's isinstance(value, int) did).
 func (p *parser) positiveInt(o obj, key, path string, def int) int {
+	return p.wholeInt(o, key, path, def, 1, "a positive integer", "use a whole number of 1 or more")
+}
+
+// wholeInt reads an optional whole number of at least low; want names what
+// is expected in the error, hint says how to fix a value out of range.
+func (p *parser) wholeInt(o obj, key, path string, def, low int, want, hint string) int {
 	r, ok := o.get(key)
 	if !ok {
 		return def
 	}
 	at := child(path, key)
-	label := key
 	if r.Type != gjson.Number || !intLiteral.MatchString(r.Raw) {
-		p.errorf(CodeBadType, at, "", "%s must be a positive integer (got %s)", label, describe(r))
+		p.errorf(CodeBadType, at, "", "%s must be %s (got %s)", key, want, describe(r))
 		return def
 	}
 	n, err := strconv.Atoi(r.Raw)
-	if err != nil || n < 1 {
-		p.errorf(CodeBadValue, at, "use a whole number of 1 or more", "%s must be a positive integer (got %s)", label, r.Raw)
+	if err != nil || n < low {
+		p.errorf(CodeBadValue, at, hint, "%s must be %s (got %s)", key, want, r.Raw)
 		return def
 	}
 	return n

@@ -189,7 +189,7 @@ func (p *parser) extensions(o obj, path string, def *Definition) {
 			}
 		}
 	}
-	def.MaxStopBlocks = p.positiveInt(o, "max_stop_blocks", path, DefaultMaxStopBlocks)
+	def.MaxStopBlocks = p.stopCap(o, path)
 	if r, ok := o.get("scope"); ok {
 		at := child(path, "scope")
 		switch {
@@ -265,4 +265,11 @@ func (p *parser) extensions(o obj, path string, def *Definition) {
 			}
 		}
 	}
+}
+
+// stopCap reads max_stop_blocks: a whole number, 0 meaning never capped (the
+// design's gate holds until a terminal state); absent, the default cap.
+func (p *parser) stopCap(o obj, path string) int {
+	return p.wholeInt(o, "max_stop_blocks", path, DefaultMaxStopBlocks, 0, "0 (never capped) or a positive integer",
+		"use 0 for never, or the number of refused stops after which the agent may stop")
 }

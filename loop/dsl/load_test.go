@@ -286,7 +286,9 @@ func TestDiagnostics(t *testing.T) {
 		{"waits_for_human unknown state", func(t *testing.T, d string) string { return mustSetRaw(t, d, "loop.waits_for_human", `["review"]`) },
 			CodeUnknownState, "loop.waits_for_human[0]", SeverityError, "unknown state: review"},
 		{"max_stop_blocks", func(t *testing.T, d string) string { return mustSet(t, d, "loop.max_stop_blocks", -1) },
-			CodeBadValue, "loop.max_stop_blocks", SeverityError, "positive integer"},
+			CodeBadValue, "loop.max_stop_blocks", SeverityError, "max_stop_blocks must be 0 (never capped) or a positive integer (got -1)"},
+		{"max_stop_blocks type", func(t *testing.T, d string) string { return mustSet(t, d, "loop.max_stop_blocks", "8") },
+			CodeBadType, "loop.max_stop_blocks", SeverityError, "max_stop_blocks must be 0 (never capped) or a positive integer (got string"},
 		{"guardrails bool", func(t *testing.T, d string) string {
 			return mustSetRaw(t, d, "loop.guardrails", `{"risky_commands": "no"}`)
 		},
@@ -494,4 +496,23 @@ func describeDiagnostics(ds Diagnostics) string {
 		fmt.Fprintf(&b, "%s %s %s\n", d.Severity, d.Code, d.String())
 	}
 	return b.String()
+}
+
+// An explicit max_stop_blocks: 0 means never capped; an absent key keeps the
+// default cap.
+func TestParseMaxStopBlocksZeroMeansNever(t *testing.T) {
+	spec, ds, err := Parse("zero.json", []byte(mustSet(t, baseDSL, "loop.max_stop_blocks", 0)))
+	if err != nil || len(ds) != 0 {
+		t.Fatalf("Parse: %v\n%s", err, describeDiagnostics(ds))
+	}
+	if d := spec.Definition; d.MaxStopBlocks != 0 || d.StopCapped() {
+		t.Errorf("max_stop_blocks 0: MaxStopBlocks=%d capped=%v, want 0 and never capped", d.MaxStopBlocks, d.StopCapped())
+	}
+	spec, _, err = Parse("absent.json", []byte(baseDSL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := spec.Definition; d.MaxStopBlocks != DefaultMaxStopBlocks || !d.StopCapped() {
+		t.Errorf("absent max_stop_blocks: MaxStopBlocks=%d capped=%v, want the default cap", d.MaxStopBlocks, d.StopCapped())
+	}
 }

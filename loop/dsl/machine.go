@@ -42,13 +42,17 @@ func (d *Definition) WaitsForHumanIn(state string) bool {
 	return slices.Contains(d.WaitsForHuman, state)
 }
 
-// EffectiveMaxStopBlocks is MaxStopBlocks with its default applied.
+// EffectiveMaxStopBlocks is the stop cap in force: 0 means never capped (the
+// loop's explicit max_stop_blocks: 0; the loader puts the default in for an
+// absent key).
 func (d *Definition) EffectiveMaxStopBlocks() int {
-	if d.MaxStopBlocks > 0 {
-		return d.MaxStopBlocks
-	}
-	return DefaultMaxStopBlocks
+	return max(d.MaxStopBlocks, 0)
 }
+
+// StopCapped reports whether refused stops are capped at all: with
+// max_stop_blocks: 0 the gate holds until a terminal state (or until the
+// harness itself overrides it).
+func (d *Definition) StopCapped() bool { return d.MaxStopBlocks > 0 }
 
 // MissingGuards are the guards of t that granted does not grant, sorted, each
 // once. The engine and the simulator both judge a transition by it.

@@ -26,7 +26,7 @@ type Definition struct {
 
 	// Extensions (optional keys the Python original did not have).
 	Instructions  map[string]string          // state -> what the agent must do there
-	MaxStopBlocks int                        // default DefaultMaxStopBlocks
+	MaxStopBlocks int                        // 0 = never capped; absent key: DefaultMaxStopBlocks
 	Scope         string                     // "session" (default) or "project"
 	Policies      map[string]StatePolicy     // state -> tool policy while in that state
 	WaitsForHuman []string                   // states in which the loop waits for a person

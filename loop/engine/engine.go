@@ -484,8 +484,9 @@ func (h *handling) stopGate() (loop.Decision, error) {
 		return loop.Decision{Action: loop.Allow}, nil
 	}
 	blocks := h.tx.Session(h.sid).StopBlocks
-	max := def.EffectiveMaxStopBlocks()
-	if blocks >= max {
+	// max_stop_blocks: 0 never caps: only the harness's own cap, if it has one,
+	// ends the refusals, and noteForcedStop records that as forced.
+	if def.StopCapped() && blocks >= def.EffectiveMaxStopBlocks() {
 		msg := fmt.Sprintf("hook-loop: let the agent stop after %d refused stops in a row without progress; the loop %q is still in state %q (outcome: capped).", blocks, def.ID, h.state)
 		if err := h.append(eventlog.TypeLoopOutcome, "hook-loop", map[string]any{
 			"outcome": "capped", "final_state": h.state, "loop_id": def.ID, "stop_blocks": blocks,

@@ -225,6 +225,31 @@ func TestStopCapRecordsCapped(t *testing.T) {
 	}
 }
 
+// max_stop_blocks: 0 means never capped: every stop is refused until the loop
+// is terminal, however many came before; the decision carries no cap, and a
+// harness that overrides the refusals (Claude Code after 8 without tool use)
+// is recorded as a forced outcome, as with any cap.
+func TestStopNeverCappedWithZero(t *testing.T) {
+	f := newFixture(t, strings.Replace(planLoop, `"max_stop_blocks": 3,`, `"max_stop_blocks": 0,`, 1))
+	f.handle(prompt("go"))
+	for i := 1; i <= 3*dsl.DefaultMaxStopBlocks; i++ {
+		d := f.handle(loop.HookEvent{Name: loop.EventStop, StopHookActive: i > 1})
+		if d.Action != loop.Block || d.StopBlocks != i || d.Outcome != "" {
+			t.Fatalf("stop %d: %+v", i, d)
+		}
+		if d.MaxStopBlocks != 0 {
+			t.Fatalf("stop %d: decision cap %d, want 0 (never)", i, d.MaxStopBlocks)
+		}
+	}
+	if f.count(eventlog.TypeLoopOutcome) != 0 {
+		t.Fatal("an outcome was recorded for a loop that is never capped")
+	}
+	f.handle(loop.HookEvent{Name: loop.EventSessionEnd, Source: "other"})
+	if s := f.session("s1"); s.Outcome != "forced" {
+		t.Fatalf("the harness ending the session: outcome %q, want forced", s.Outcome)
+	}
+}
+
 func TestTransitionResetsStopCount(t *testing.T) {
 	f := newFixture(t, planLoop)
 	f.handle(prompt("go"))

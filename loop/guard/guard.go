@@ -58,8 +58,8 @@ func LoopFiles(root, configPath, logPath string, owned []string) []string {
 		files = append(files, p)
 	}
 	add(configPath)
-	if logPath != "" {
-		add(filepath.Dir(logPath) + string(filepath.Separator))
+	for _, p := range logFiles(logPath) {
+		add(p)
 	}
 	if root != "" {
 		add(filepath.Join(root, "hook-loop.json"))
@@ -69,6 +69,22 @@ func LoopFiles(root, configPath, logPath string, owned []string) []string {
 		}
 	}
 	return files
+}
+
+// logFiles is what of the event log the agent must not change: the log's
+// whole folder when that folder is hook-loop's own (.hook-loop/, or one named
+// hook-loop), else only the log and the files the event log keeps beside it
+// (eventlog's index, its lock, and the index being rewritten), so that a log
+// at the project root does not make every project file the loop's.
+func logFiles(logPath string) []string {
+	if logPath == "" {
+		return nil
+	}
+	switch filepath.Base(filepath.Dir(filepath.Clean(logPath))) {
+	case ".hook-loop", "hook-loop":
+		return []string{filepath.Dir(logPath) + string(filepath.Separator)}
+	}
+	return []string{logPath, logPath + ".idx", logPath + ".lock", logPath + ".idx.tmp"}
 }
 
 // ParseCommand parses a Bash call's command, once per event: the risky-command

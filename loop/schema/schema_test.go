@@ -77,6 +77,7 @@ func TestSchemaRejectsBadFiles(t *testing.T) {
 			"codex": {"event_map": [{"codex_event": "Stop"}]}}`,
 		"unknown codex_event": `{"loop": {"id": "x", "initial_state": "a", "states": ["a"], "events": []},
 			"codex": {"event_map": [{"codex_event": "Stopp", "emit": "e"}]}}`,
+		"negative max_stop_blocks": `{"loop": {"id": "x", "initial_state": "a", "states": ["a"], "events": [], "max_stop_blocks": -1}}`,
 	} {
 		var v any
 		if err := json.Unmarshal([]byte(doc), &v); err != nil {
@@ -85,5 +86,16 @@ func TestSchemaRejectsBadFiles(t *testing.T) {
 		if err := s.Validate(v); err == nil {
 			t.Errorf("%s: validated", name)
 		}
+	}
+}
+
+// max_stop_blocks: 0 (never capped) is valid, as the loader accepts it.
+func TestSchemaAcceptsNeverCappedStops(t *testing.T) {
+	var v any
+	if err := json.Unmarshal([]byte(`{"loop": {"id": "x", "initial_state": "a", "states": ["a"], "events": [], "max_stop_blocks": 0}}`), &v); err != nil {
+		t.Fatal(err)
+	}
+	if err := compile(t).Validate(v); err != nil {
+		t.Errorf("max_stop_blocks 0 does not validate: %v", err)
 	}
 }
