@@ -50,8 +50,8 @@ func newGuardProject(t *testing.T, failClosed bool) *guardProject {
 		t.Fatal(err)
 	}
 	for link, target := range map[string]string{
-		"proj/cfg.json":                   "hook-loop.json",
-		"proj/sub/state":                  "../.hook-loop",
+		"proj/cfg.json":                    "hook-loop.json",
+		"proj/sub/state":                   "../.hook-loop",
 		"proj/.claude/settings.local.json": "../shared/settings.json",
 	} {
 		if err := os.Symlink(target, filepath.Join(base, link)); err != nil {

@@ -186,11 +186,11 @@ func (p *Policy) Check(ev *loop.HookEvent, c Call, state string) Check {
 	}
 	var note string
 	if g.ProtectLoopFiles {
-		if chk := p.checkLoopFiles(ev, c); chk.Blocked {
+		chk := p.checkLoopFiles(ev, c)
+		if chk.Blocked {
 			return chk
-		} else {
-			note = chk.Note
 		}
+		note = chk.Note
 	}
 	for _, t := range c.Targets {
 		for _, pat := range g.ProtectedPaths {
@@ -258,6 +258,7 @@ func (p *Policy) checkLoopFiles(ev *loop.HookEvent, c Call) Check {
 	}
 	return Check{}
 }
+
 // dropSQL is compiled on first use: only tool requests need it, and every hook
 // process would otherwise pay for it at start-up.
 var dropSQL = sync.OnceValue(func() *regexp.Regexp {
