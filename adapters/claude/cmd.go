@@ -144,6 +144,9 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 		if old == nil {
 			state = "new file"
 		}
+		if link := scaffold.LinkNote(settingsPath); link != "" {
+			state += "; " + link
+		}
 		fmt.Fprintf(s.Out, "%s %s (%s): hooks for %d events, tool matcher %q\n", verb, settingsPath, state, len(hookCommands(merged)), hooks.Matcher)
 	}
 	fmt.Fprintf(s.Out, "hook command: %s\n", hooks.Command("<Event>"))

@@ -151,6 +151,9 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 		if plan.Old != nil {
 			state = "replaces an earlier hook-loop extension"
 		}
+		if link := scaffold.LinkNote(extPath); link != "" {
+			state += "; " + link
+		}
 		fmt.Fprintf(s.Out, "%s %s (%s)\n", verb, extPath, state)
 	}
 	fmt.Fprintf(s.Out, "hook command: %s pi-hook --event <event>", scaffold.ShellQuote(binary))
