@@ -50,6 +50,8 @@ type planOptions struct {
 	Record      bool   // the plugin passes --record: hooks keep each raw input in .hook-loop/trace.jsonl
 	Version     string // written into the plugin's header
 	Purge       bool   // uninstall: also remove hook-loop.json and .hook-loop/
+	State       string // --state: project or user (where the log lives)
+	Getenv      func(string) string
 }
 
 // installPlan is what an opencode install or uninstall will do.
@@ -112,11 +114,19 @@ func (o planOptions) resolve() (*installPlan, error) {
 	if err != nil {
 		return nil, err
 	}
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	logPath, err := project.LogPathFor(dest, o.State, getenv)
+	if err != nil {
+		return nil, err
+	}
 	return &installPlan{
 		Dest:       dest,
 		PluginPath: filepath.Join(dest, filepath.FromSlash(pluginRel)),
 		ConfigPath: project.ConfigPath(dest),
-		LogPath:    project.LogPath(dest),
+		LogPath:    logPath,
 		Binary:     bin,
 	}, nil
 }

@@ -293,4 +293,7 @@ func agentEnv(eng *engine.Engine, hooksConfig string) {
 		eng.Self = self
 	}
 	eng.OwnedPaths = append(slices.Clip(eng.OwnedPaths), lifecycle.OwnedFiles(hooksConfig, os.Getenv)...)
+	// The user's state: the logs' keys, and the logs an install --state user
+	// keeps there.
+	eng.OwnedPaths = append(eng.OwnedPaths, filepath.Clean(eventlog.StateDir())+string(filepath.Separator))
 }
