@@ -78,16 +78,12 @@ func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 		add(harness.LevelWarn, fmt.Sprintf("hook-loop hooks are installed in %s: Claude Code runs every one of them, so each event reaches hook-loop more than once", strings.Join(paths, " and ")),
 			"keep one: hook-loop claude uninstall --write --scope SCOPE")
 	}
-	for _, cmds := range layers[0].cmds {
-		if len(cmds) > 0 {
-			sandbox := ""
-			if sandboxEnabled(env.Dir, home) {
-				sandbox = "Claude Code sandbox.enabled"
-			}
-			out = append(out, harness.StateFinding(shell.Words(expandClaudeProjectDir(cmds[0], env.Dir)), env.Dir, sandbox, "hook-loop claude install"))
-			break
-		}
+	sandbox := ""
+	if sandboxEnabled(env.Dir, home) {
+		sandbox = "Claude Code sandbox.enabled"
 	}
+	out = append(out, harness.StateFinding(shell.Words(expandClaudeProjectDir(harness.AnyCommand(layers[0].cmds), env.Dir)),
+		env.Dir, sandbox, "hook-loop claude install"))
 	checkedBin := map[string]bool{}
 	checkedDSL := map[string]bool{}
 	for _, l := range layers {

@@ -63,12 +63,8 @@ func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 		add(harness.LevelOK, "hooks are enabled in "+cfg.Path, "")
 	}
 
-	for _, cmds := range layers[0].cmds {
-		if len(cmds) > 0 {
-			out = append(out, harness.StateFinding(shell.Words(cmds[0]), env.Dir, sandboxCovers(SandboxMode(env.Dir, home)), "hook-loop codex install"))
-			break
-		}
-	}
+	out = append(out, harness.StateFinding(shell.Words(harness.AnyCommand(layers[0].cmds)), env.Dir,
+		sandboxCovers(SandboxMode(env.Dir, home)), "hook-loop codex install"))
 
 	checkedBin := map[string]bool{}
 	checkedDSL := map[string]bool{}

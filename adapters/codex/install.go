@@ -139,11 +139,7 @@ func (o *planOptions) resolve() (*installPlan, error) {
 	if target == targetUser && o.State == project.StateUser {
 		return nil, fmt.Errorf("--state user keeps one project's log outside it; give it with --target project or directory")
 	}
-	getenv := o.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	logPath, err := project.LogPathFor(dest, o.State, getenv)
+	logPath, err := project.LogPathFor(dest, o.State, o.Getenv)
 	if err != nil {
 		return nil, err
 	}

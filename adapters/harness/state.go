@@ -9,6 +9,18 @@ import (
 	"github.com/hook-loop/hook-loop/scaffold"
 )
 
+// AnyCommand is one of the hook commands of a settings file (event ->
+// commands), "" when there is none: every hook of one install names the same
+// loop and log.
+func AnyCommand(cmds map[string][]string) string {
+	for _, cs := range cmds {
+		if len(cs) > 0 {
+			return cs[0]
+		}
+	}
+	return ""
+}
+
 // StateFinding says where the state of the project at dir lives (the log an
 // installed hook command args names with --event-log, else the project's
 // .hook-loop folder; its key and pinned loops go with it) and whether the

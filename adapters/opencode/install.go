@@ -114,11 +114,7 @@ func (o planOptions) resolve() (*installPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	getenv := o.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	logPath, err := project.LogPathFor(dest, o.State, getenv)
+	logPath, err := project.LogPathFor(dest, o.State, o.Getenv)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -50,8 +51,11 @@ func UserLogPath(root string, getenv func(string) string) string {
 }
 
 // LogPathFor is the event log an install with --state state writes into the
-// hooks of the project at root.
+// hooks of the project at root; getenv nil reads the process's environment.
 func LogPathFor(root, state string, getenv func(string) string) (string, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
 	switch state {
 	case "", StateProject:
 		return LogPath(root), nil
