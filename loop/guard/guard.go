@@ -80,15 +80,6 @@ func LoopFiles(root, configPath, logPath string, owned []string) []string {
 	return files
 }
 
-// ParseCommand parses a Bash call's command, once per event: the risky-command
-// check and the write targets both read it.
-func ParseCommand(command string) []shell.Call {
-	if command == "" {
-		return nil
-	}
-	return shell.Parse(command)
-}
-
 // Call is one tool request as the guard reads it.
 type Call struct {
 	// Calls are the simple commands of a Bash call (the risky-command table
