@@ -284,6 +284,10 @@ func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 	}
 	bin, okBin := pluginConst(src, "HOOK_LOOP")
 	config, okCfg := pluginConst(src, "CONFIG")
+	if log, ok := pluginConst(src, "EVENT_LOG"); ok {
+		// opencode has no write sandbox of its own.
+		out = append(out, harness.StateFinding([]string{"--event-log", log}, env.Dir, "", "hook-loop opencode install"))
+	}
 	if !okBin || !okCfg {
 		add(harness.LevelFail, path+" is damaged: cannot read HOOK_LOOP and CONFIG from it", opencodeReinstall)
 		return out

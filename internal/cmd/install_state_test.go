@@ -54,19 +54,22 @@ func TestInstallStateUser(t *testing.T) {
 }
 
 // TestDoctorSaysWhereStateLives: after install --state user, doctor names the
-// user's state folder and says no sandbox covers it.
+// user's state folder and says no sandbox covers it, for every harness whose
+// doctor reads the installed hooks without the harness binary.
 func TestDoctorSaysWhereStateLives(t *testing.T) {
-	w := newToyWorld(t)
-	env := map[string]string{"HOOK_LOOP_STATE_DIR": t.TempDir()}
-	f, out, errOut := w.factory("")
-	f.Getenv = func(k string) string { return env[k] }
-	if code := Run(f, w.hs, []string{"hook-loop", "claude", "install", "--state", "user", "--write"}); code != 0 {
-		t.Fatalf("install: %d %s%s", code, out, errOut)
-	}
-	out.Reset()
-	Run(f, w.hs, []string{"hook-loop", "doctor", "--harness", "claude"})
-	state := filepath.Dir(project.UserLogPath(w.dir, f.Getenv))
-	if want := "state (the event log) lives in " + state + ", outside the workspace"; !strings.Contains(out.String(), want) {
-		t.Errorf("doctor:\n%s\nwant %q", out, want)
+	for _, h := range []string{"claude", "opencode", "pi"} {
+		w := newToyWorld(t)
+		env := map[string]string{"HOOK_LOOP_STATE_DIR": t.TempDir()}
+		f, out, errOut := w.factory("")
+		f.Getenv = func(k string) string { return env[k] }
+		if code := Run(f, w.hs, []string{"hook-loop", h, "install", "--state", "user", "--write"}); code != 0 {
+			t.Fatalf("%s install: %d %s%s", h, code, out, errOut)
+		}
+		out.Reset()
+		Run(f, w.hs, []string{"hook-loop", "doctor", "--harness", h})
+		state := filepath.Dir(project.UserLogPath(w.dir, f.Getenv))
+		if want := "state (the event log) lives in " + state + ", outside the workspace"; !strings.Contains(out.String(), want) {
+			t.Errorf("%s doctor:\n%s\nwant %q", h, out, want)
+		}
 	}
 }
