@@ -92,6 +92,8 @@ type Call struct {
 	// Targets are the absolute paths of Analysis.Writes, each once: path_match
 	// rules, protected_paths and the state's policy judge this list.
 	Targets []string
+	// env is the shell environment the call runs in.
+	env shell.Env
 }
 
 // env is the shell environment a tool call of ev runs in.
@@ -113,7 +115,7 @@ func (p *Policy) env(ev *loop.HookEvent) shell.Env {
 // its targets (symlinks on existing prefixes followed).
 func (p *Policy) Read(ev *loop.HookEvent) Call {
 	env := p.env(ev)
-	var c Call
+	c := Call{env: env}
 	if ev.Command != "" {
 		c.Calls = shell.Parse(ev.Command)
 		c.Analysis = shell.Analyze(ev.Command, env)
@@ -137,11 +139,11 @@ func (p *Policy) Read(ev *loop.HookEvent) Call {
 	return c
 }
 
-// Protected are the loop's own files (LoopFiles) as the shell analysis
-// reports paths: each resolved through its symlinks, a symlinked file
-// protected both as the link and as its target, folders ending in "/".
-func (p *Policy) Protected(ev *loop.HookEvent) []string {
-	env := p.env(ev)
+// Protected are the loop's own files (LoopFiles) as the shell analysis of
+// the call c reports paths: each resolved through its symlinks, a symlinked
+// file protected both as the link and as its target, folders ending in "/".
+func (p *Policy) Protected(c Call) []string {
+	env := c.env
 	var out []string
 	for _, f := range LoopFiles(p.Root, p.ConfigPath, p.LogPath, p.OwnedPaths) {
 		folder := strings.HasSuffix(f, string(filepath.Separator))
@@ -177,7 +179,7 @@ func (p *Policy) Check(ev *loop.HookEvent, c Call, state string) Check {
 	}
 	var note string
 	if g.ProtectLoopFiles {
-		chk := p.checkLoopFiles(ev, c)
+		chk := p.checkLoopFiles(c)
 		if chk.Blocked {
 			return chk
 		}
@@ -210,13 +212,13 @@ func (p *Policy) Check(ev *loop.HookEvent, c Call, state string) Check {
 // its locks, writes its files (by a write, a folder move or a tree write) or
 // hands an interpreter code naming them. An analysis that could not see every
 // target is refused under fail_closed and allowed with a note otherwise.
-func (p *Policy) checkLoopFiles(ev *loop.HookEvent, c Call) Check {
+func (p *Policy) checkLoopFiles(c Call) Check {
 	if sub, ok := p.SelfCommand(c); ok {
 		return Check{Blocked: true, Rule: "hook_loop_command",
 			Reason: fmt.Sprintf("hook-loop blocked `hook-loop %s`: hook-loop's writing commands are the person's to run, not the agent's (read-only ones such as status, log, validate and doctor stay allowed). Ask the person if the loop needs changing.", sub)}
 	}
-	protected := p.Protected(ev)
-	if f, ok := p.locksOwnFiles(ev, c, protected); ok {
+	protected := p.Protected(c)
+	if f, ok := locksOwnFiles(c, protected); ok {
 		return Check{Blocked: true, Rule: "loop_lock",
 			Reason: fmt.Sprintf("hook-loop blocked a lock on %s: hook-loop's own locks are not the agent's to take (a held lock would stall every hook). Work on the task instead.", p.display(f))}
 	}

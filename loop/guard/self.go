@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/hook-loop/hook-loop/internal/shell"
-	"github.com/hook-loop/hook-loop/loop"
 )
 
 // readOnlyCommands are hook-loop's commands that change nothing: the agent may
@@ -109,8 +108,7 @@ var lockers = map[string]bool{"flock": true, "lockfile": true, "lckdo": true}
 // locksOwnFiles reports the protected file a call locks: flock (and its kin)
 // on a file under a protected folder, or interpreter code that imports a lock
 // call and names one.
-func (p *Policy) locksOwnFiles(ev *loop.HookEvent, c Call, protected []string) (string, bool) {
-	env := p.env(ev)
+func locksOwnFiles(c Call, protected []string) (string, bool) {
 	for _, sc := range c.Calls {
 		args := shell.Unwrap(sc.Args)
 		if len(args) < 2 || !lockers[filepath.Base(args[0])] {
@@ -120,7 +118,7 @@ func (p *Policy) locksOwnFiles(ev *loop.HookEvent, c Call, protected []string) (
 			if strings.HasPrefix(a, "-") {
 				continue
 			}
-			for _, r := range shell.Resolve(a, env) {
+			for _, r := range shell.Resolve(a, c.env) {
 				if f := underAny(r, protected); f != "" {
 					return r, true
 				}
