@@ -15,7 +15,16 @@ import (
 // WriteFileAtomic writes data to path through a temporary file in the same
 // directory, so a crash never leaves a half-written hook configuration. An
 // existing file keeps its permissions; a new one is 0644.
+//
+// A symlink at path is kept: the file it points to is written (through
+// every link of a chain), never the link replaced by a file, so a settings
+// file kept in a dotfiles repository stays where it is.
 func WriteFileAtomic(path string, data []byte) error {
+	if target, ok, err := LinkTarget(path); err != nil {
+		return err
+	} else if ok {
+		path = target
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -40,6 +49,41 @@ func WriteFileAtomic(path string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// maxLinkHops bounds a chain of symlinks, as Linux does.
+const maxLinkHops = 40
+
+// LinkTarget returns the file a symlink at path finally points to (which
+// need not exist yet) and true, or false when path is no symlink.
+func LinkTarget(path string) (string, bool, error) {
+	p := path
+	for hops := 0; ; hops++ {
+		st, err := os.Lstat(p)
+		if err != nil || st.Mode()&os.ModeSymlink == 0 {
+			return p, p != path, nil
+		}
+		if hops == maxLinkHops {
+			return "", false, fmt.Errorf("%s: too many levels of symbolic links", path)
+		}
+		to, err := os.Readlink(p)
+		if err != nil {
+			return "", false, err
+		}
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(filepath.Dir(p), to)
+		}
+		p = to
+	}
+}
+
+// LinkNote says, for a dry run, that writing path edits the target of a
+// link ("" when path is no symlink).
+func LinkNote(path string) string {
+	if target, ok, err := LinkTarget(path); err == nil && ok {
+		return fmt.Sprintf("edits the target of the link %s → %s", path, target)
+	}
+	return ""
 }
 
 // LoopSource is the loop file an install writes: --dsl FILE (which must load

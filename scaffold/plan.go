@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Change is one file an install or uninstall creates, edits or removes.
@@ -31,8 +32,12 @@ func Render(w io.Writer, changes []Change, notes []string) {
 			verb = "remove"
 		}
 		fmt.Fprintf(w, "%s %s", verb, c.Path)
-		if c.Note != "" {
-			fmt.Fprintf(w, " (%s)", c.Note)
+		note := c.Note
+		if link := LinkNote(c.Path); link != "" && c.After != nil && !c.Dir {
+			note = strings.TrimPrefix(note+"; "+link, "; ")
+		}
+		if note != "" {
+			fmt.Fprintf(w, " (%s)", note)
 		}
 		fmt.Fprintln(w)
 		if c.Dir {

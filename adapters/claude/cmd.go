@@ -69,6 +69,7 @@ func commonFlags(o *InstallOptions) []cli.Flag {
 	return append([]cli.Flag{
 		&cli.StringFlag{Name: "scope", Value: scopeProject, Usage: "settings file: project (.claude/settings.json), local (.claude/settings.local.json) or user (~/.claude/settings.json)", Destination: &o.Scope},
 		&cli.StringFlag{Name: "destination", Usage: "project directory (default: the current directory)", Destination: &o.Destination},
+		cmdutil.StateFlag(&o.State),
 	}, cmdutil.DryRunWriteFlags(&o.DryRun, &o.Write)...)
 }
 
@@ -103,6 +104,13 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 		return fmt.Errorf("claude install: %w", err)
 	}
 
+	logPath, err := project.LogPathFor(projectDir, o.State, o.Getenv)
+	if err != nil {
+		return cmdutil.Exitf(2, "claude install: %v", err)
+	}
+	if o.Scope == scopeUser && o.State == project.StateUser {
+		return cmdutil.Exitf(2, "claude install: --state user keeps one project's log outside it; give it with --scope project or local")
+	}
 	hooks := installHooks{Binary: binary, Matcher: toolMatcher(spec), Record: o.Record}
 	if o.Scope == scopeUser {
 		// User settings serve every project: each finds its own loop file and
@@ -112,7 +120,7 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 		}
 	} else {
 		hooks.Config = pathArg(loopPath, projectDir, true)
-		hooks.Log = pathArg(project.LogPath(projectDir), projectDir, true)
+		hooks.Log = pathArg(logPath, projectDir, true)
 	}
 	old, err := os.ReadFile(settingsPath)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -144,6 +152,9 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 		state := "updated"
 		if old == nil {
 			state = "new file"
+		}
+		if link := scaffold.LinkNote(settingsPath); link != "" {
+			state += "; " + link
 		}
 		fmt.Fprintf(s.Out, "%s %s (%s): hooks for %d events, tool matcher %q\n", verb, settingsPath, state, len(hookCommands(merged)), hooks.Matcher)
 	}

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tidwall/gjson"
+
 	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
@@ -76,6 +78,12 @@ func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 		add(harness.LevelWarn, fmt.Sprintf("hook-loop hooks are installed in %s: Claude Code runs every one of them, so each event reaches hook-loop more than once", strings.Join(paths, " and ")),
 			"keep one: hook-loop claude uninstall --write --scope SCOPE")
 	}
+	sandbox := ""
+	if sandboxEnabled(env.Dir, home) {
+		sandbox = "Claude Code sandbox.enabled"
+	}
+	out = append(out, harness.StateFinding(shell.Words(expandClaudeProjectDir(harness.AnyCommand(layers[0].cmds), env.Dir)),
+		env.Dir, sandbox, "hook-loop claude install"))
 	checkedBin := map[string]bool{}
 	checkedDSL := map[string]bool{}
 	for _, l := range layers {
@@ -145,4 +153,24 @@ func expandClaudeProjectDir(cmd, dir string) string {
 		cmd = strings.ReplaceAll(cmd, form, q)
 	}
 	return cmd
+}
+
+// sandboxEnabled reports whether Claude Code runs Bash in its sandbox here:
+// sandbox.enabled in the most specific settings file that sets it (local,
+// then project, then user).
+func sandboxEnabled(dir, home string) bool {
+	for _, scope := range []string{scopeLocal, scopeProject, scopeUser} {
+		path, err := ClaudeSettingsPath(scope, dir, home)
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		if v := gjson.GetBytes(b, "sandbox.enabled"); v.Exists() {
+			return v.Bool()
+		}
+	}
+	return false
 }

@@ -53,8 +53,9 @@ func hookProject(in io.Reader, getenv func(string) string, configPath, cwd strin
 }
 
 // OwnedPaths are the settings files install merges its hooks into: the
-// project's shared and local ones and the user's.
-func (claudeHarness) OwnedPaths(home string) []string {
+// project's shared and local ones and the user's. Not the whole .claude
+// folder: it also holds the person's agents and commands.
+func (claudeHarness) OwnedPaths(home string, _ func(string) string) []string {
 	out := []string{".claude/settings.json", ".claude/settings.local.json"}
 	if home != "" {
 		out = append(out, filepath.Join(home, ".claude", "settings.json"))

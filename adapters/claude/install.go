@@ -144,7 +144,8 @@ func toolMatcher(spec *loopdsl.Spec) string {
 		}
 	}
 	sort.Strings(tools)
-	return strings.Join(slices.Compact(tools), "|")
+	// Every MCP tool: its path arguments are judged like any write.
+	return strings.Join(append(slices.Compact(tools), "mcp__.*"), "|")
 }
 
 // mergeSettings returns existing (a settings.json document, or empty) with

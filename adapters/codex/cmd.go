@@ -76,12 +76,13 @@ func commonFlags(o *InstallOptions) []cli.Flag {
 		&cli.StringFlag{Name: "codex-home", Usage: "Codex's home directory (default: $CODEX_HOME or ~/.codex)", Destination: &o.CodexHome},
 		&cli.StringFlag{Name: "codex-bin", Usage: "codex executable used for trust (default: codex on PATH)", Destination: &o.CodexBin},
 		&cli.StringFlag{Name: "binary", Hidden: true, Destination: &o.Binary},
+		cmdutil.StateFlag(&o.State),
 	}, cmdutil.DryRunWriteFlags(&o.DryRun, &o.Write)...)
 }
 
 func (o *InstallOptions) scaffold() planOptions {
 	return planOptions{Profile: o.Profile, DSLPath: o.DSL, Target: o.Target, Destination: cmdutil.Resolve(o.WorkDir, o.Destination),
-		CodexHome: o.CodexHome, Binary: o.Binary, Purge: o.Purge, Record: o.Record}
+		CodexHome: o.CodexHome, Binary: o.Binary, Purge: o.Purge, Record: o.Record, State: o.State, Getenv: o.Getenv}
 }
 
 func runInstall(ctx context.Context, o *InstallOptions) error {

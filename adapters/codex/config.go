@@ -80,3 +80,32 @@ func projectTrusted(home, dir string) (bool, error) {
 	}
 	return c.ProjectTrusted(dir), nil
 }
+
+// SandboxMode is the sandbox_mode Codex runs the project at dir with: the
+// project's .codex/config.toml over the user's <home>/config.toml; "" when
+// neither sets it.
+func SandboxMode(dir, home string) string {
+	for _, p := range []string{filepath.Join(dir, ".codex", "config.toml"), filepath.Join(home, "config.toml")} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		var doc struct {
+			SandboxMode string `toml:"sandbox_mode"`
+		}
+		if toml.Unmarshal(b, &doc) == nil && doc.SandboxMode != "" {
+			return doc.SandboxMode
+		}
+	}
+	return ""
+}
+
+// sandboxCovers says which sandbox mode keeps writes outside the workspace
+// away ("" when the mode lets every write through).
+func sandboxCovers(mode string) string {
+	switch mode {
+	case "workspace-write", "read-only":
+		return "Codex sandbox_mode = " + mode
+	}
+	return ""
+}

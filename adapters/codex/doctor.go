@@ -63,6 +63,9 @@ func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 		add(harness.LevelOK, "hooks are enabled in "+cfg.Path, "")
 	}
 
+	out = append(out, harness.StateFinding(shell.Words(harness.AnyCommand(layers[0].cmds)), env.Dir,
+		sandboxCovers(SandboxMode(env.Dir, home)), "hook-loop codex install"))
+
 	checkedBin := map[string]bool{}
 	checkedDSL := map[string]bool{}
 	for _, l := range layers {

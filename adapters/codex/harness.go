@@ -29,13 +29,19 @@ func (codexHarness) Hook() harness.Hook {
 	}
 }
 
-// OwnedPaths are the hooks and the trust entries install writes, in the
-// project's .codex and in the user's (~/.codex; $CODEX_HOME is not followed
-// here: the engine's list is fixed per process).
-func (codexHarness) OwnedPaths(home string) []string {
-	out := []string{".codex/hooks.json", ".codex/config.toml"}
-	if home != "" {
-		out = append(out, filepath.Join(home, ".codex", "hooks.json"), filepath.Join(home, ".codex", "config.toml"))
+// OwnedPaths are the project's .codex folder (hooks and trust entries) and
+// the user's hooks and config in $CODEX_HOME (default ~/.codex).
+func (codexHarness) OwnedPaths(home string, getenv func(string) string) []string {
+	out := []string{".codex/"}
+	dir := ""
+	if getenv != nil {
+		dir = getenv("CODEX_HOME")
+	}
+	if dir == "" && home != "" {
+		dir = filepath.Join(home, ".codex")
+	}
+	if dir != "" {
+		out = append(out, filepath.Join(dir, "hooks.json"), filepath.Join(dir, "config.toml"))
 	}
 	return out
 }

@@ -86,6 +86,8 @@ type planOptions struct {
 	Binary      string // hook-loop executable written into the hooks ("" = os.Executable)
 	Purge       bool   // uninstall: also remove hook-loop.json and .hook-loop/
 	Record      bool   // hooks also keep each raw input in .hook-loop/trace.jsonl (for replay)
+	State       string // --state: project or user (where the log lives)
+	Getenv      func(string) string
 }
 
 // installPlan is what an install or uninstall will do. Build it with
@@ -128,6 +130,13 @@ func (o *planOptions) resolve() (*installPlan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if target == targetUser && o.State == project.StateUser {
+		return nil, fmt.Errorf("--state user keeps one project's log outside it; give it with --target project or directory")
+	}
+	logPath, err := project.LogPathFor(dest, o.State, o.Getenv)
+	if err != nil {
+		return nil, err
+	}
 	p := &installPlan{
 		Target:      target,
 		Dest:        dest,
@@ -135,7 +144,7 @@ func (o *planOptions) resolve() (*installPlan, error) {
 		CodexHome:   home,
 		Binary:      bin,
 		ConfigPath:  project.ConfigPath(dest),
-		LogPath:     project.LogPath(dest),
+		LogPath:     logPath,
 	}
 	if target == targetUser {
 		p.HooksPath = filepath.Join(home, "hooks.json")

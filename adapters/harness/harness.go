@@ -32,8 +32,10 @@ type Harness interface {
 	Doctor(env *DoctorEnv) []Finding
 	// OwnedPaths are the files hook-loop writes into the harness's
 	// configuration, which the agent may not write: relative to the project
-	// root, or absolute under home (the user's). A trailing "/" is a folder.
-	OwnedPaths(home string) []string
+	// root, or absolute under home (the user's, following the harness's own
+	// variables through getenv). A trailing "/" is a folder: everything under
+	// it is owned, and so is moving it.
+	OwnedPaths(home string, getenv func(string) string) []string
 }
 
 // Hook is what differs between the harnesses' *-hook commands.

@@ -68,12 +68,13 @@ func commonFlags(o *InstallOptions) []cli.Flag {
 	return append([]cli.Flag{
 		&cli.StringFlag{Name: "destination", Value: ".", Usage: "project directory", Destination: &o.Destination},
 		&cli.StringFlag{Name: "binary", Hidden: true, Destination: &o.Binary},
+		cmdutil.StateFlag(&o.State),
 	}, cmdutil.DryRunWriteFlags(&o.DryRun, &o.Write)...)
 }
 
 func (o *InstallOptions) scaffold() planOptions {
 	return planOptions{Profile: o.Profile, DSLPath: o.DSL, Destination: cmdutil.Resolve(o.WorkDir, o.Destination), Binary: o.Binary,
-		HooksConfig: o.HooksConfig, Record: o.Record, Version: o.Version, Purge: o.Purge}
+		HooksConfig: o.HooksConfig, Record: o.Record, Version: o.Version, Purge: o.Purge, State: o.State, Getenv: o.Getenv}
 }
 
 func runInstall(ctx context.Context, o *InstallOptions) error {

@@ -1,6 +1,9 @@
 package opencode
 
 import (
+	"path"
+	"path/filepath"
+
 	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/internal/cmdutil"
 	"github.com/urfave/cli/v2"
@@ -27,5 +30,20 @@ func (opencodeHarness) Hook() harness.Hook {
 	}
 }
 
-// OwnedPaths is the plugin install writes; opencode has no user-level install.
-func (opencodeHarness) OwnedPaths(string) []string { return []string{pluginRel} }
+// OwnedPaths are the project's plugin folder and the plugin's place in
+// opencode's global plugin folder ($XDG_CONFIG_HOME/opencode/plugins): install
+// writes only the first, but a plugin put in the second runs in every project.
+func (opencodeHarness) OwnedPaths(home string, getenv func(string) string) []string {
+	out := []string{path.Dir(pluginRel) + "/"}
+	dir := ""
+	if getenv != nil {
+		dir = getenv("XDG_CONFIG_HOME")
+	}
+	if dir == "" && home != "" {
+		dir = filepath.Join(home, ".config")
+	}
+	if dir != "" {
+		out = append(out, filepath.Join(dir, "opencode", "plugins", path.Base(pluginRel)))
+	}
+	return out
+}

@@ -50,6 +50,8 @@ type planOptions struct {
 	Record      bool   // the plugin passes --record: hooks keep each raw input in .hook-loop/trace.jsonl
 	Version     string // written into the plugin's header
 	Purge       bool   // uninstall: also remove hook-loop.json and .hook-loop/
+	State       string // --state: project or user (where the log lives)
+	Getenv      func(string) string
 }
 
 // installPlan is what an opencode install or uninstall will do.
@@ -106,12 +108,16 @@ func (o planOptions) resolve() (*installPlan, error) {
 	if err != nil {
 		return nil, err
 	}
+	logPath, err := project.LogPathFor(dest, o.State, o.Getenv)
+	if err != nil {
+		return nil, err
+	}
 	return &installPlan{
 		Dest:        dest,
 		DestMissing: missing,
 		PluginPath:  filepath.Join(dest, filepath.FromSlash(pluginRel)),
 		ConfigPath:  project.ConfigPath(dest),
-		LogPath:     project.LogPath(dest),
+		LogPath:     logPath,
 		Binary:      bin,
 	}, nil
 }
@@ -284,6 +290,10 @@ func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 	}
 	bin, okBin := pluginConst(src, "HOOK_LOOP")
 	config, okCfg := pluginConst(src, "CONFIG")
+	if log, ok := pluginConst(src, "EVENT_LOG"); ok {
+		// opencode has no write sandbox of its own.
+		out = append(out, harness.StateFinding([]string{"--event-log", log}, env.Dir, "", "hook-loop opencode install"))
+	}
 	if !okBin || !okCfg {
 		add(harness.LevelFail, path+" is damaged: cannot read HOOK_LOOP and CONFIG from it", opencodeReinstall)
 		return out

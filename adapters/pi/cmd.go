@@ -69,6 +69,7 @@ func commonFlags(o *InstallOptions) []cli.Flag {
 	return append([]cli.Flag{
 		&cli.StringFlag{Name: "scope", Value: scopeProject, Usage: "where the extension goes: project (.pi/extensions/) or user (~/.pi/agent/extensions/, every project)", Destination: &o.Scope},
 		&cli.StringFlag{Name: "destination", Usage: "project directory (default: the current directory)", Destination: &o.Destination},
+		cmdutil.StateFlag(&o.State),
 	}, cmdutil.DryRunWriteFlags(&o.DryRun, &o.Write)...)
 }
 
@@ -115,6 +116,13 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 		}
 	}
 
+	logPath, err := project.LogPathFor(projectDir, o.State, o.Getenv)
+	if err != nil {
+		return cmdutil.Exitf(2, "pi install: %v", err)
+	}
+	if o.Scope == scopeUser && o.State == project.StateUser {
+		return cmdutil.Exitf(2, "pi install: --state user keeps one project's log outside it; give it with --scope project")
+	}
 	x := PiExtension{Version: o.Version, HookLoop: binary, HooksConfig: hooksConfig, Record: o.Record}
 	if o.Scope == scopeUser {
 		// One extension serves every project: each finds its own hook-loop.json
@@ -124,7 +132,7 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 		}
 	} else {
 		x.Config = loopPath
-		x.EventLog = project.LogPath(projectDir)
+		x.EventLog = logPath
 	}
 	plan, err := planInstall(extPath, x, spec)
 	if err != nil {
@@ -151,6 +159,9 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 		state := "new file"
 		if plan.Old != nil {
 			state = "replaces an earlier hook-loop extension"
+		}
+		if link := scaffold.LinkNote(extPath); link != "" {
+			state += "; " + link
 		}
 		fmt.Fprintf(s.Out, "%s %s (%s)\n", verb, extPath, state)
 	}

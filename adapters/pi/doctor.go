@@ -69,6 +69,10 @@ func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 		} else {
 			add(harness.LevelOK, "the loop "+config+" loads", "")
 		}
+		if eventLog != "" || config != "" {
+			// pi has no write sandbox of its own.
+			out = append(out, harness.StateFinding([]string{"--event-log", eventLog}, env.Dir, "", "hook-loop pi install"))
+		}
 		if eventLog != "" {
 			if _, err := os.Stat(filepath.Dir(filepath.Dir(eventLog))); err != nil {
 				add(harness.LevelWarn, fmt.Sprintf("%s logs to %s, whose project folder is gone", path, eventLog), piReinstall)

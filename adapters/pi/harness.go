@@ -30,12 +30,12 @@ func (piHarness) Hook() harness.Hook {
 	}
 }
 
-// OwnedPaths is the extension install writes, in the project and in the
-// user's agent directory (~/.pi/agent; $PI_CODING_AGENT_DIR is not followed).
-func (piHarness) OwnedPaths(home string) []string {
-	out := []string{".pi/extensions/" + extensionFile}
-	if home != "" {
-		out = append(out, filepath.Join(home, ".pi", "agent", "extensions", extensionFile))
+// OwnedPaths are the project's extension folder and the extension in the
+// user's agent directory ($PI_CODING_AGENT_DIR, else ~/.pi/agent).
+func (piHarness) OwnedPaths(home string, getenv func(string) string) []string {
+	out := []string{".pi/extensions/"}
+	if dir, err := PiAgentDir(home, getenv); err == nil {
+		out = append(out, filepath.Join(dir, "extensions", extensionFile))
 	}
 	return out
 }

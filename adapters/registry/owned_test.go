@@ -19,18 +19,27 @@ func TestOwnedPathsProtectEveryHarnessConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := &engine.Engine{Spec: spec, Root: root, OwnedPaths: registry.OwnedPaths(registry.All(), t.TempDir())}
-	write := func(rel string) loop.HookEvent {
-		return loop.HookEvent{Name: loop.EventPreToolUse, ToolName: "Write", Cwd: root, TargetPaths: []string{filepath.Join(root, rel)}}
+	home, codexHome, piDir := t.TempDir(), t.TempDir(), t.TempDir()
+	env := map[string]string{"CODEX_HOME": codexHome, "PI_CODING_AGENT_DIR": piDir}
+	getenv := func(k string) string { return env[k] }
+	eng := &engine.Engine{Spec: spec, Root: root, Home: home, OwnedPaths: registry.OwnedPaths(registry.All(), home, getenv)}
+	write := func(p string) loop.HookEvent {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(root, p)
+		}
+		return loop.HookEvent{Name: loop.EventPreToolUse, ToolName: "Write", Cwd: root, TargetPaths: []string{p}}
 	}
-	for _, rel := range []string{".codex/hooks.json", ".codex/config.toml", ".claude/settings.json",
-		".claude/settings.local.json", ".opencode/plugins/hook_loop.js", ".pi/extensions/hook_loop.ts"} {
+	// Folders are owned as folders: the plugin folder runs every file in it.
+	for _, rel := range []string{".codex/hooks.json", ".codex/config.toml", ".codex/other.toml", ".claude/settings.json",
+		".claude/settings.local.json", ".opencode/plugins/hook_loop.js", ".opencode/plugins/mine.js", ".pi/extensions/hook_loop.ts",
+		filepath.Join(home, ".claude", "settings.json"), filepath.Join(codexHome, "hooks.json"),
+		filepath.Join(piDir, "extensions", "hook_loop.ts"), filepath.Join(home, ".config", "opencode", "plugins", "hook_loop.js")} {
 		ev := write(rel)
 		if c := eng.CheckTool(&ev, "a"); !c.Blocked || c.Rule != "loop_file" {
 			t.Errorf("%s: %+v", rel, c)
 		}
 	}
-	for _, rel := range []string{".claude/agents/reviewer.md", ".opencode/plugins/mine.js", "src/hooks.json"} {
+	for _, rel := range []string{".claude/agents/reviewer.md", ".opencode/package.json", "src/hooks.json", filepath.Join(home, ".codex", "hooks.json")} {
 		ev := write(rel)
 		if c := eng.CheckTool(&ev, "a"); c.Blocked {
 			t.Errorf("%s blocked: %+v", rel, c)

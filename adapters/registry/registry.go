@@ -46,12 +46,13 @@ func Doctor(hs []harness.Harness, env *harness.DoctorEnv, names ...string) []har
 }
 
 // OwnedPaths are the files every harness's install writes, which the agent may
-// not write: relative to the project root, or absolute under home. It is the
-// engine's list of protected harness files.
-func OwnedPaths(hs []harness.Harness, home string) []string {
+// not write: relative to the project root, or absolute under home (getenv
+// gives the harnesses' own variables, such as $CODEX_HOME; nil reads none). It
+// is the engine's list of protected harness files; a trailing "/" is a folder.
+func OwnedPaths(hs []harness.Harness, home string, getenv func(string) string) []string {
 	var out []string
 	for _, h := range hs {
-		for _, p := range h.OwnedPaths(home) {
+		for _, p := range h.OwnedPaths(home, getenv) {
 			if !filepath.IsAbs(p) {
 				p = filepath.FromSlash(p)
 			}

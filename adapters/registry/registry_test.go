@@ -28,7 +28,7 @@ func TestHarnessesAgree(t *testing.T) {
 		if len(h.NativeEvents()) == 0 {
 			t.Errorf("%s: no native events", name)
 		}
-		if len(h.OwnedPaths("")) == 0 {
+		if len(h.OwnedPaths("", nil)) == 0 {
 			t.Errorf("%s: owns no file", name)
 		}
 	}

@@ -45,7 +45,7 @@ func NewCmdHook(f *Factory, h harness.Harness, hs []harness.Harness, runF func(*
 			// A hook never fails on an unreadable working directory: the
 			// project is then looked up from "." as the process would.
 			o.IO, o.Getenv, o.WorkDir = f.IOStreams, f.Getenv, f.Cwd()
-			o.OwnedPaths = registry.OwnedPaths(hs, f.Home())
+			o.OwnedPaths = registry.OwnedPaths(hs, f.Home(), f.Getenv)
 			if runF != nil {
 				return runF(o)
 			}

@@ -87,8 +87,8 @@ func TestNewHarnessInOneFolder(t *testing.T) {
 	})
 
 	t.Run("the engine protects its files", func(t *testing.T) {
-		owned := registry.OwnedPaths(w.hs, w.home)
-		for _, want := range []string{toyharness.HooksFile, filepath.Join(w.home, ".toy", "user.json"), filepath.FromSlash(".codex/hooks.json")} {
+		owned := registry.OwnedPaths(w.hs, w.home, nil)
+		for _, want := range []string{toyharness.HooksFile, filepath.Join(w.home, ".toy", "user.json"), filepath.FromSlash(".codex/")} {
 			if !slices.Contains(owned, want) {
 				t.Errorf("OwnedPaths lacks %s: %v", want, owned)
 			}

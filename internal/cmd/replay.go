@@ -56,7 +56,7 @@ func NewCmdReplay(f *Factory, hs []harness.Harness, runF func(*ReplayOptions) er
 			}
 			o.trace = c.Args().First()
 			o.IO, o.WorkDir, o.Adapters = f.IOStreams, f.Cwd(), registry.Adapters(hs)
-			o.OwnedPaths = registry.OwnedPaths(hs, f.Home())
+			o.OwnedPaths = registry.OwnedPaths(hs, f.Home(), f.Getenv)
 			return run(runF, func(o *ReplayOptions) error { return runReplay(c.Context, o) }, o)
 		},
 	}

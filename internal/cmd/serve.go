@@ -48,7 +48,7 @@ func NewCmdServe(f *Factory, hs []harness.Harness, runF func(*ServeOptions) erro
 		},
 		Action: func(c *cli.Context) error {
 			o.IO, o.WorkDir, o.Version = f.IOStreams, f.Cwd(), f.Version
-			o.OwnedPaths = registry.OwnedPaths(hs, f.Home())
+			o.OwnedPaths = registry.OwnedPaths(hs, f.Home(), f.Getenv)
 			if runF != nil {
 				return runF(o)
 			}

@@ -86,6 +86,13 @@ func DryRunWriteFlags(dryRun, write *bool) []cli.Flag {
 	}
 }
 
+// StateFlag is install's --state: user keeps the event log (with its key and
+// pinned loops) in the user's state directory, outside the workspace, where
+// a harness's write sandbox keeps every command of the agent away from it.
+func StateFlag(state *string) cli.Flag {
+	return &cli.StringFlag{Name: "state", Value: "project", Usage: "where the event log lives: project (<project>/.hook-loop) or user (the user's state directory, outside the workspace: a harness sandbox then protects it)", Destination: state}
+}
+
 // RecordFlag is install's --record: the hooks keep their raw inputs for replay.
 func RecordFlag(record *bool) cli.Flag {
 	return &cli.BoolFlag{Name: "record", Usage: "hooks also keep every raw input in .hook-loop/trace.jsonl, for hook-loop replay", Destination: record}
@@ -124,6 +131,8 @@ type Common struct {
 	// DryRunGiven: --dry-run was on the command line (it is on by default,
 	// so DryRun alone cannot tell).
 	DryRunGiven bool
+	// State is --state: where the project's log lives (project or user).
+	State string
 }
 
 // Writes reports whether the command writes: --write, unless --dry-run was
@@ -156,6 +165,9 @@ func Action[O any](f *Factory, c *Common, o *O, runF func(*O) error, run func(co
 		}
 		c.IO, c.WorkDir, c.Getenv, c.Version = f.IOStreams, wd, f.Getenv, f.Version
 		c.DryRunGiven = ctx.IsSet("dry-run")
+		if c.State != "" && c.State != "project" && c.State != "user" {
+			return Exitf(2, "usage: --state %q: expected project or user", c.State)
+		}
 		if runF != nil {
 			return runF(o)
 		}

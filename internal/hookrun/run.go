@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -96,6 +97,9 @@ func Run(ctx context.Context, o Options) harness.Output {
 		return failure(o, ev, nil, err)
 	}
 	eng := &engine.Engine{Spec: spec, Root: paths.root, ConfigPath: paths.config, LogPath: paths.log, OwnedPaths: o.OwnedPaths, Lifecycle: o.Lifecycle}
+	if ev.ToolName != "" {
+		agentEnv(eng, o.HooksConfig)
+	}
 	var loadRecord *engine.LifecycleRecord
 	if eng.Lifecycle == nil {
 		load := o.LoadLifecycle
@@ -266,4 +270,30 @@ func recordTrace(root string, o Options, input []byte, ev *loop.HookEvent) error
 		return fmt.Errorf("record trace: %w", err)
 	}
 	return nil
+}
+
+// agentEnv gives the engine what the guard needs to read a tool call as the
+// agent's shell would run it: the environment the harness passed on (the
+// agent's commands inherit it), the running binary (a command naming it runs
+// hook-loop), and the lifecycle declaration with its executor files, which
+// the agent may not change either.
+func agentEnv(eng *engine.Engine, hooksConfig string) {
+	env := os.Environ()
+	eng.Vars = make(map[string]string, len(env))
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			eng.Vars[k] = v
+		}
+	}
+	eng.Home = eng.Vars["HOME"]
+	if self, err := os.Executable(); err == nil {
+		if real, err := filepath.EvalSymlinks(self); err == nil {
+			self = real
+		}
+		eng.Self = self
+	}
+	eng.OwnedPaths = append(slices.Clip(eng.OwnedPaths), lifecycle.OwnedFiles(hooksConfig, os.Getenv)...)
+	// The user's state: the logs' keys, and the logs an install --state user
+	// keeps there.
+	eng.OwnedPaths = append(eng.OwnedPaths, filepath.Clean(eventlog.StateDir())+string(filepath.Separator))
 }

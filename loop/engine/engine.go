@@ -17,7 +17,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/hook-loop/hook-loop/eventlog"
-	"github.com/hook-loop/hook-loop/internal/shell"
 	"github.com/hook-loop/hook-loop/loop"
 	"github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/loop/guard"
@@ -42,6 +41,13 @@ type Engine struct {
 	// the folder and everything under it. The engine does not know harnesses; its
 	// caller says which files they own.
 	OwnedPaths []string
+	// Home and Vars are the environment the agent's commands run in ($HOME,
+	// $CODEX_HOME, ...): the guard reads a command's write targets with them.
+	Home string
+	Vars map[string]string
+	// Self is the path of the running hook-loop binary: a tool call running
+	// it is running hook-loop.
+	Self string
 	// Lifecycle runs the user's lifecycle hooks; nil means none.
 	Lifecycle Lifecycle
 }
@@ -74,8 +80,9 @@ type handling struct {
 	matched []int
 	// outcome is set when this event ended the loop (completed, stopped, forced).
 	outcome string
-	// calls is the parsed shell command of a Bash call.
-	calls []shell.Call
+	// call is the tool request as the guard read it (parsed command, write
+	// analysis).
+	call guard.Call
 	// targets are the paths the call writes, as the engine judges them.
 	targets []string
 }
@@ -92,8 +99,8 @@ func (e *Engine) Handle(ctx context.Context, tx Tx, ev loop.HookEvent) (loop.Dec
 		// Every path the call writes, whichever harness sent it: the adapter's
 		// (file_path, patch headers) and the shell's (redirections, cp, sed -i,
 		// ...). path_match rules and the tool policy judge the same list.
-		h.calls = guard.ParseCommand(ev.Command)
-		h.targets = guard.WriteTargets(h.ev, ev.TargetPaths, h.calls, e.Root)
+		h.call = e.policy().Read(h.ev)
+		h.targets = h.call.Targets
 	}
 	d, err := h.decide()
 	if err != nil {
@@ -232,7 +239,7 @@ func (h *handling) decide() (loop.Decision, error) {
 		if err := h.applyRules(); err != nil {
 			return loop.Decision{}, err
 		}
-		chk := h.e.policy().Check(h.ev, h.calls, h.targets, h.state)
+		chk := h.e.policy().Check(h.ev, h.call, h.state)
 		if chk.Blocked {
 			if err := h.append("tool_blocked", "hook-loop", map[string]any{
 				"tool_name": h.ev.ToolName, "rule": chk.Rule, "reason": chk.Reason, "command": h.ev.Command,
@@ -247,6 +254,9 @@ func (h *handling) decide() (loop.Decision, error) {
 		}
 		if !proceed {
 			return loop.Decision{Action: loop.Block, Reason: reason}, nil
+		}
+		if chk.Note != "" {
+			h.steer = append(h.steer, chk.Note)
 		}
 		return loop.Decision{Action: loop.Allow}, nil
 
@@ -561,12 +571,13 @@ func nilIfEmpty(s string) any {
 
 // policy is the loop's built-in tool policy in this project.
 func (e *Engine) policy() *guard.Policy {
-	return &guard.Policy{Def: e.Spec.Definition, Root: e.Root, ConfigPath: e.ConfigPath, LogPath: e.LogPath, OwnedPaths: e.OwnedPaths}
+	return &guard.Policy{Def: e.Spec.Definition, Root: e.Root, ConfigPath: e.ConfigPath, LogPath: e.LogPath,
+		OwnedPaths: e.OwnedPaths, Home: e.Home, Vars: e.Vars, Self: e.Self}
 }
 
 // CheckTool applies the built-in guardrails and the state's policy to a tool
 // request, as Handle does before it lets a tool run.
 func (e *Engine) CheckTool(ev *loop.HookEvent, state string) guard.Check {
-	calls := guard.ParseCommand(ev.Command)
-	return e.policy().Check(ev, calls, guard.WriteTargets(ev, ev.TargetPaths, calls, e.Root), state)
+	p := e.policy()
+	return p.Check(ev, p.Read(ev), state)
 }

@@ -22,7 +22,9 @@ import (
 type Check struct {
 	Blocked bool
 	Reason  string
-	Rule    string // risky_command, protected_path, loop_file, state_policy
+	Rule    string // risky_command, hook_loop_command, loop_lock, loop_file, uncertain_write, protected_path, state_policy
+	// Note is said to the agent when the call is allowed.
+	Note string
 }
 
 // Policy is one loop's tool policy in one project.
@@ -34,6 +36,13 @@ type Policy struct {
 	// change (see LoopFiles).
 	ConfigPath, LogPath string
 	OwnedPaths          []string
+	// Home and Vars are the environment a command runs in ($HOME, $PWD,
+	// $CODEX_HOME, ...): the shell analysis expands ~ and variables with them.
+	Home string
+	Vars map[string]string
+	// Self is the path of the running hook-loop binary: a command that runs it
+	// by that path runs hook-loop (see SelfCommand).
+	Self string
 }
 
 // LoopFiles are the files the agent must not change, given the project root, the
@@ -87,23 +96,94 @@ func logFiles(logPath string) []string {
 	return []string{logPath, logPath + ".idx", logPath + ".lock", logPath + ".idx.tmp"}
 }
 
-// ParseCommand parses a Bash call's command, once per event: the risky-command
-// check and the write targets both read it.
-func ParseCommand(command string) []shell.Call {
-	if command == "" {
-		return nil
-	}
-	return shell.Parse(command)
+// Call is one tool request as the guard reads it.
+type Call struct {
+	// Calls are the simple commands of a Bash call (the risky-command table
+	// and SelfCommand read them).
+	Calls []shell.Call
+	// Analysis is what the call writes as the shell would run it, the
+	// adapter's decoded paths (file_path, patch headers, MCP path arguments)
+	// included as writes of the tool.
+	Analysis shell.Analysis
+	// Targets are the absolute paths of Analysis.Writes, each once: path_match
+	// rules, protected_paths and the state's policy judge this list.
+	Targets []string
+	// env is the shell environment the call runs in.
+	env shell.Env
 }
 
-// Check applies the built-in guardrails and the state's policy to a tool request
-// whose parsed command is calls and whose write targets are targets.
-func (p *Policy) Check(ev *loop.HookEvent, calls []shell.Call, targets []string, state string) Check {
+// env is the shell environment a tool call of ev runs in.
+func (p *Policy) env(ev *loop.HookEvent) shell.Env {
+	dir := ev.Cwd
+	if dir == "" || !filepath.IsAbs(dir) {
+		dir = p.Root
+	}
+	vars := make(map[string]string, len(p.Vars)+1)
+	for k, v := range p.Vars {
+		vars[k] = v
+	}
+	vars["PWD"] = dir
+	return shell.Env{Dir: dir, Root: p.Root, Home: p.Home, Vars: vars}
+}
+
+// Read reads what the tool request ev does: its command parsed and analysed,
+// and the paths the adapter decoded resolved the way the analysis resolves
+// its targets (symlinks on existing prefixes followed).
+func (p *Policy) Read(ev *loop.HookEvent) Call {
+	env := p.env(ev)
+	c := Call{env: env}
+	if ev.Command != "" {
+		c.Calls = shell.Parse(ev.Command)
+		c.Analysis = shell.Analyze(ev.Command, env)
+	}
+	for _, d := range ev.TargetPaths {
+		d = strings.Trim(d, `"'`)
+		if d == "" || strings.HasPrefix(d, "/dev/") {
+			continue
+		}
+		for _, r := range shell.Resolve(d, env) {
+			c.Analysis.Writes = append(c.Analysis.Writes, shell.Target{Path: r, Op: ev.ToolName, Word: d})
+		}
+	}
+	seen := make(map[string]bool, len(c.Analysis.Writes))
+	for _, t := range c.Analysis.Writes {
+		if !seen[t.Path] {
+			seen[t.Path] = true
+			c.Targets = append(c.Targets, t.Path)
+		}
+	}
+	return c
+}
+
+// Protected are the loop's own files (LoopFiles) as the shell analysis of
+// the call c reports paths: each resolved through its symlinks, a symlinked
+// file protected both as the link and as its target, folders ending in "/".
+func (p *Policy) Protected(c Call) []string {
+	env := c.env
+	var out []string
+	for _, f := range LoopFiles(p.Root, p.ConfigPath, p.LogPath, p.OwnedPaths) {
+		folder := strings.HasSuffix(f, string(filepath.Separator))
+		for _, r := range shell.Resolve(filepath.Clean(f), env) {
+			if folder {
+				r += string(filepath.Separator)
+			}
+			if !slices.Contains(out, r) {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+// Check applies the built-in guardrails and the state's policy to the tool
+// request ev, read by Read. A check that allows may carry a Note for the
+// agent (an analysis that could not see every target).
+func (p *Policy) Check(ev *loop.HookEvent, c Call, state string) Check {
 	d := p.Def
 	g := d.Guardrails
 	if g.RiskyCommands {
-		for _, c := range calls {
-			if why := RiskyCall(c); why != "" {
+		for _, sc := range c.Calls {
+			if why := RiskyCall(sc); why != "" {
 				return Check{Blocked: true, Rule: "risky_command",
 					Reason: fmt.Sprintf("hook-loop blocked a risky command (%s). Find a safer way, or ask the person to run it.", why)}
 			}
@@ -113,16 +193,15 @@ func (p *Policy) Check(ev *loop.HookEvent, calls []shell.Call, targets []string,
 				Reason: "hook-loop blocked a risky command (it drops a database object). Ask the person to run it."}
 		}
 	}
-	if g.ProtectLoopFiles && len(targets) > 0 {
-		loopFiles := LoopFiles(p.Root, p.ConfigPath, p.LogPath, p.OwnedPaths)
-		for _, t := range targets {
-			if f := underAny(t, loopFiles); f != "" {
-				return Check{Blocked: true, Rule: "loop_file",
-					Reason: fmt.Sprintf("hook-loop blocked a change to %s: the loop's own files (its definition, log and hook configuration) are not the agent's to edit. Work on the task instead.", p.display(t))}
-			}
+	var note string
+	if g.ProtectLoopFiles {
+		chk := p.checkLoopFiles(c)
+		if chk.Blocked {
+			return chk
 		}
+		note = chk.Note
 	}
-	for _, t := range targets {
+	for _, t := range c.Targets {
 		for _, pat := range g.ProtectedPaths {
 			if protectedMatch(t, pat, p.Root) {
 				return Check{Blocked: true, Rule: "protected_path",
@@ -131,7 +210,7 @@ func (p *Policy) Check(ev *loop.HookEvent, calls []shell.Call, targets []string,
 		}
 	}
 	if pol, ok := d.Policies[state]; ok {
-		if why := refuses(pol, ev, targets, p.Root); why != "" {
+		if why := refuses(pol, ev, c.Targets, p.Root); why != "" {
 			reason := pol.Reason
 			if reason == "" {
 				reason = fmt.Sprintf("hook-loop: %s while the loop is in state %q.", why, state)
@@ -141,6 +220,50 @@ func (p *Policy) Check(ev *loop.HookEvent, calls []shell.Call, targets []string,
 			}
 			return Check{Blocked: true, Rule: "state_policy", Reason: reason}
 		}
+	}
+	return Check{Note: note}
+}
+
+// checkLoopFiles refuses a call that runs hook-loop's writing commands, takes
+// its locks, writes its files (by a write, a folder move or a tree write) or
+// hands an interpreter code naming them. An analysis that could not see every
+// target is refused under fail_closed and allowed with a note otherwise.
+func (p *Policy) checkLoopFiles(c Call) Check {
+	if sub, ok := p.SelfCommand(c); ok {
+		return Check{Blocked: true, Rule: "hook_loop_command",
+			Reason: fmt.Sprintf("hook-loop blocked `hook-loop %s`: hook-loop's writing commands are the person's to run, not the agent's (read-only ones such as status, log, validate and doctor stay allowed). Ask the person if the loop needs changing.", sub)}
+	}
+	protected := p.Protected(c)
+	if f, ok := locksOwnFiles(c, protected); ok {
+		return Check{Blocked: true, Rule: "loop_lock",
+			Reason: fmt.Sprintf("hook-loop blocked a lock on %s: hook-loop's own locks are not the agent's to take (a held lock would stall every hook). Work on the task instead.", p.display(f))}
+	}
+	an := c.Analysis
+	hit := ""
+	if t, f, ok := an.Hit(protected); ok {
+		hit = t.Path
+		if strings.HasPrefix(f, t.Path+string(filepath.Separator)) || t.Path == string(filepath.Separator) {
+			hit = f // a folder move or tree write: name the loop file it takes along
+		}
+	} else {
+		for _, in := range an.Inline {
+			if f, ok := shell.NamesPath(in, protected); ok {
+				hit = f
+				break
+			}
+		}
+	}
+	if hit != "" {
+		return Check{Blocked: true, Rule: "loop_file",
+			Reason: fmt.Sprintf("hook-loop blocked a change to %s: the loop's own files (its definition, log and hook configuration) are not the agent's to edit. Work on the task instead.", p.display(strings.TrimSuffix(hit, string(filepath.Separator))))}
+	}
+	if len(an.Uncertain) > 0 {
+		why := strings.Join(an.Uncertain, "; ")
+		if p.Def.FailClosed {
+			return Check{Blocked: true, Rule: "uncertain_write",
+				Reason: fmt.Sprintf("hook-loop blocked a command whose write targets it cannot know before it runs (%s), and this loop is fail_closed: it could touch the loop's own files. Spell the paths out literally, or ask the person to run it.", why)}
+		}
+		return Check{Note: fmt.Sprintf("hook-loop could not tell every file this command writes (%s). The loop's own files (hook-loop.json, .hook-loop/, the hook configuration) are not the agent's to change.", why)}
 	}
 	return Check{}
 }
@@ -178,73 +301,6 @@ func refuses(p dsl.StatePolicy, ev *loop.HookEvent, targets []string, root strin
 		return "this command is not allowed"
 	}
 	return ""
-}
-
-// writingCommands take file operands that they create, change or delete.
-var writingCommands = map[string]bool{
-	"rm": true, "mv": true, "cp": true, "tee": true, "truncate": true, "touch": true,
-	"sed": true, "perl": true, "chmod": true, "chown": true, "ln": true, "install": true,
-	"rmdir": true, "shred": true, "unlink": true,
-}
-
-// WriteTargets are the absolute paths a call writes: decoded, the paths the
-// adapter read from the call (file_path, patch headers), plus the redirections
-// and operands of writing commands in calls. Relative paths resolve against the
-// event's Cwd, else root.
-func WriteTargets(ev *loop.HookEvent, decoded []string, calls []shell.Call, root string) []string {
-	var out []string
-	cwd := ev.Cwd
-	if cwd == "" {
-		cwd = root
-	}
-	abs := func(p string) string {
-		p = strings.Trim(p, `"'`)
-		if p == "" || strings.HasPrefix(p, "-") || p == "/dev/null" || strings.HasPrefix(p, "/dev/") {
-			return ""
-		}
-		if strings.HasPrefix(p, "~") || strings.HasPrefix(p, "$") {
-			return p
-		}
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(cwd, p)
-		}
-		return filepath.Clean(p)
-	}
-	for _, p := range decoded {
-		if a := abs(p); a != "" {
-			out = append(out, a)
-		}
-	}
-	for _, c := range calls {
-		for _, w := range c.Writes {
-			if a := abs(w); a != "" {
-				out = append(out, a)
-			}
-		}
-		args := shell.Unwrap(c.Args)
-		if len(args) == 0 || !writingCommands[filepath.Base(args[0])] {
-			continue
-		}
-		name := filepath.Base(args[0])
-		if (name == "sed" || name == "perl") && !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "-i") }) {
-			continue
-		}
-		for _, a := range args[1:] {
-			if x := abs(a); x != "" {
-				out = append(out, x)
-			}
-		}
-	}
-	// The adapter may already name a path the command also writes.
-	seen := make(map[string]bool, len(out))
-	uniq := out[:0]
-	for _, p := range out {
-		if !seen[p] {
-			seen[p] = true
-			uniq = append(uniq, p)
-		}
-	}
-	return uniq
 }
 
 // underAny returns the protected entry that p is (a file) or lies under (an entry

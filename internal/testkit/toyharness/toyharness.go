@@ -62,7 +62,7 @@ func (toy) Hook() harness.Hook {
 	return harness.Hook{Usage: "the command the toy harness runs for an event", EventUsage: "toy event name"}
 }
 
-func (toy) OwnedPaths(home string) []string {
+func (toy) OwnedPaths(home string, _ func(string) string) []string {
 	return []string{HooksFile, filepath.Join(home, ".toy", "user.json")}
 }
 

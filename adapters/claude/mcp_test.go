@@ -1,0 +1,68 @@
+package claude
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/hook-loop/hook-loop/loop/dsl"
+	"github.com/hook-loop/hook-loop/loop/engine"
+)
+
+// TestMCPWritePaths: an MCP tool's path arguments (top level, arrays, one
+// level down) become the event's target paths, and the engine refuses the
+// call when one is a loop file. The payload is the shape Claude Code sends
+// for a filesystem MCP server's write_file.
+func TestMCPWritePaths(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "hook-loop.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	payload := func(tool, input string) []byte {
+		return []byte(`{"session_id":"s1","transcript_path":"/tmp/t.jsonl","cwd":"` + root + `","permission_mode":"default",
+			"hook_event_name":"PreToolUse","tool_name":"` + tool + `","tool_input":` + input + `}`)
+	}
+	cases := []struct {
+		tool, input string
+		want        []string
+	}{
+		{"mcp__filesystem__write_file", `{"path":"hook-loop.json","content":"{}"}`, []string{"hook-loop.json"}},
+		{"mcp__fs__move_file", `{"source":"a.txt","destination":"/tmp/b.txt"}`, []string{"a.txt", "/tmp/b.txt"}},
+		{"mcp__fs__edit", `{"filePath":"x.go","edits":[{"file_path":"y.go"}],"options":{"target":"z.go"}}`, []string{"x.go", "y.go", "z.go"}},
+		{"mcp__fs__delete", `{"paths":["p1","p2"],"deep":{"deeper":{"path":"not-read"}}}`, []string{"p1", "p2"}},
+		{"mcp__search__query", `{"query":"hook-loop.json","limit":3}`, nil},
+		{"Read", `{"file_path":"hook-loop.json"}`, nil},
+	}
+	for _, c := range cases {
+		ev, err := New().Decode("PreToolUse", payload(c.tool, c.input))
+		if err != nil {
+			t.Fatalf("%s: %v", c.tool, err)
+		}
+		var want []string
+		for _, p := range c.want {
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(root, p)
+			}
+			want = append(want, p)
+		}
+		slices.Sort(ev.TargetPaths)
+		slices.Sort(want)
+		if !slices.Equal(ev.TargetPaths, want) {
+			t.Errorf("%s %s: targets %q, want %q", c.tool, c.input, ev.TargetPaths, want)
+		}
+	}
+	spec, _, err := dsl.Parse("hook-loop.json", []byte(`{"loop": {"id": "x", "initial_state": "a", "states": ["a", "done"], "events": ["go"],
+		"transitions": [{"from": "a", "event": "go", "to": "done"}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := &engine.Engine{Spec: spec, Root: root, ConfigPath: filepath.Join(root, "hook-loop.json")}
+	ev, err := New().Decode("PreToolUse", payload("mcp__server__write_file", `{"path":"hook-loop.json","content":""}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if chk := eng.CheckTool(&ev, "a"); !chk.Blocked || chk.Rule != "loop_file" {
+		t.Errorf("mcp__server__write_file of hook-loop.json: %+v", chk)
+	}
+}

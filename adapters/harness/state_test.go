@@ -1,0 +1,29 @@
+package harness
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestStateFinding(t *testing.T) {
+	const dir = "/home/u/proj"
+	const user = "/home/u/.local/state/hook-loop/projects/proj-0123456789ab/events.jsonl"
+	cases := []struct {
+		args    []string
+		sandbox string
+		level   Level
+		want    string
+	}{
+		{[]string{"hook-loop", "claude-hook"}, "", LevelOK, "lives in /home/u/proj/.hook-loop, inside the workspace: not covered"},
+		{[]string{"hook-loop", "claude-hook", "--event-log", ".hook-loop/events.jsonl"}, "Claude Code sandbox.enabled", LevelOK, "inside the workspace: not covered"},
+		{[]string{"hook-loop", "codex-hook", "--event-log", user}, "", LevelWarn, "outside the workspace, but no write sandbox is on: not covered"},
+		{[]string{"hook-loop", "codex-hook", "--event-log", user}, "Codex sandbox_mode = workspace-write", LevelOK, "outside the workspace, covered by the sandbox (Codex sandbox_mode = workspace-write)"},
+		{[]string{"hook-loop", "codex-hook", "--event-log", "/tmp/state/events.jsonl"}, "Codex sandbox_mode = workspace-write", LevelWarn, "under the temporary directory"},
+	}
+	for _, c := range cases {
+		f := StateFinding(c.args, dir, c.sandbox, "hook-loop codex install")
+		if f.Level != c.level || !strings.Contains(f.What, c.want) {
+			t.Errorf("%q sandbox %q: %+v, want %s %q", c.args, c.sandbox, f, c.level, c.want)
+		}
+	}
+}

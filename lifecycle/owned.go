@@ -1,0 +1,41 @@
+package lifecycle
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// OwnedFiles are the files a gated agent may not change because they decide
+// what the lifecycle hooks run: the declaration (found as LoadConfig finds it,
+// whether or not it exists yet) and the executor files it names (path and
+// module entries, and a command's program and script arguments given as
+// paths). A declaration that does not load owns only itself.
+func OwnedFiles(flag string, getenv func(string) string) []string {
+	path, _ := ConfigPath(flag, getenv)
+	out := []string{path}
+	if filepath.Base(path) == "config.yaml" || filepath.Base(path) == "config.json" {
+		// Either default name would be read: both are the declaration.
+		dir := filepath.Dir(path)
+		out = []string{filepath.Join(dir, "config.yaml"), filepath.Join(dir, "config.json")}
+	}
+	entries, err := ParseFile(path)
+	if err != nil {
+		return out
+	}
+	for _, e := range entries {
+		if f := e.File(); f != "" && e.Kind() != "command" {
+			out = append(out, f)
+		}
+		if e.Kind() == "command" {
+			for _, a := range e.Command {
+				switch {
+				case filepath.IsAbs(a):
+					out = append(out, a)
+				case strings.ContainsRune(a, '/') && !strings.HasPrefix(a, "-"):
+					out = append(out, filepath.Join(e.Dir, a))
+				}
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,138 @@
+package guard
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/hook-loop/hook-loop/internal/shell"
+)
+
+// readOnlyCommands are hook-loop's commands that change nothing: the agent may
+// run them to see where it stands. Every other command (install, uninstall,
+// reload, the operator commands, the *-hook commands, serve, store migrate,
+// and any command added later) is the person's.
+var readOnlyCommands = map[string]bool{
+	"status": true, "log": true, "validate": true, "graph": true, "simulate": true,
+	"doctor": true, "schema": true, "gallery": true, "completion": true,
+	"help": true, "version": true,
+}
+
+// readOnlyHooks are the read-only subcommands of `hook-loop hooks`; bare
+// `hooks` lists the declared hooks.
+var readOnlyHooks = map[string]bool{"": true, "list": true, "points": true, "help": true}
+
+// SelfCommand reports the first hook-loop command of c that is not read-only,
+// as "sub [subsub]". hook-loop is recognised by its name or by the path of
+// the running binary (Self), behind wrappers (env, command, exec, xargs, sudo)
+// and inside sh -c strings; interpreter inline code that names hook-loop and
+// one of its writing commands counts too.
+func (p *Policy) SelfCommand(c Call) (string, bool) {
+	for _, sc := range c.Calls {
+		args := shell.Unwrap(sc.Args)
+		if len(args) == 0 || !p.isSelf(args[0]) {
+			continue
+		}
+		if sub, ok := writingSubcommand(args[1:]); ok {
+			return sub, true
+		}
+	}
+	for _, in := range c.Analysis.Inline {
+		if in.Lang == "sh" {
+			continue
+		}
+		i := slices.IndexFunc(in.Names, p.isSelf)
+		if i < 0 {
+			continue
+		}
+		if sub, ok := writingSubcommand(in.Names[i+1:]); ok {
+			return sub, true
+		}
+	}
+	return "", false
+}
+
+func (p *Policy) isSelf(word string) bool {
+	word = strings.TrimPrefix(word, `\`)
+	if filepath.Base(word) == "hook-loop" {
+		return true
+	}
+	if p.Self == "" || !strings.Contains(word, "/") {
+		return false
+	}
+	if filepath.Clean(word) == p.Self {
+		return true
+	}
+	real, err := filepath.EvalSymlinks(word)
+	return err == nil && real == p.Self
+}
+
+// writingSubcommand reads hook-loop's arguments: the command named by the
+// first word that is not a flag, unless --help or --version asks only for text.
+func writingSubcommand(args []string) (string, bool) {
+	var words []string
+	for _, a := range args {
+		switch a {
+		case "--help", "-h", "--version", "-v":
+			return "", false
+		}
+		if !strings.HasPrefix(a, "-") {
+			words = append(words, a)
+		}
+	}
+	if len(words) == 0 {
+		return "", false // bare hook-loop prints its help
+	}
+	sub, next := words[0], ""
+	if len(words) > 1 {
+		next = words[1]
+	}
+	switch {
+	case sub == "hooks":
+		if readOnlyHooks[next] {
+			return "", false
+		}
+		return sub + " " + next, true
+	case readOnlyCommands[sub]:
+		return "", false
+	}
+	if next != "" && !strings.HasSuffix(sub, "-hook") {
+		return sub + " " + next, true
+	}
+	return sub, true
+}
+
+// lockers take a lock on the file named by their first operand.
+var lockers = map[string]bool{"flock": true, "lockfile": true, "lckdo": true}
+
+// locksOwnFiles reports the protected file a call locks: flock (and its kin)
+// on a file under a protected folder, or interpreter code that imports a lock
+// call and names one.
+func locksOwnFiles(c Call, protected []string) (string, bool) {
+	for _, sc := range c.Calls {
+		args := shell.Unwrap(sc.Args)
+		if len(args) < 2 || !lockers[filepath.Base(args[0])] {
+			continue
+		}
+		for _, a := range args[1:] {
+			if strings.HasPrefix(a, "-") {
+				continue
+			}
+			for _, r := range shell.Resolve(a, c.env) {
+				if f := underAny(r, protected); f != "" {
+					return r, true
+				}
+			}
+			break // the lock file is the first operand; the rest is the command
+		}
+	}
+	for _, in := range c.Analysis.Inline {
+		if in.Lang == "sh" || !strings.Contains(in.Code, "flock") && !strings.Contains(in.Code, "lockf") {
+			continue
+		}
+		if f, ok := shell.NamesPath(in, protected); ok {
+			return f, true
+		}
+	}
+	return "", false
+}
