@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/hook-loop/hook-loop/loop/engine"
 	"github.com/hook-loop/hook-loop/sdk/hooks"
@@ -236,7 +237,9 @@ func (r *Runner) call1(ctx context.Context, e Entry, point string, c any) CallRe
 		switch {
 		case ctx.Err() != nil:
 			res.Err = fmt.Errorf("cut off at the hook deadline: %v", err)
-		case cctx.Err() != nil:
+		case cctx.Err() != nil || pastDeadline(cctx):
+			// A kept-alive executor's server kills it at this same deadline and
+			// may answer before this context's own timer has fired.
 			res.Err = fmt.Errorf("timed out after %s: %v", e.timeout(), err)
 		default:
 			res.Err = err
@@ -245,6 +248,12 @@ func (r *Runner) call1(ctx context.Context, e Entry, point string, c any) CallRe
 	}
 	res.Changed, res.Warnings, res.Err = parseAnswer(answer, id, point, c)
 	return res
+}
+
+// pastDeadline reports whether ctx's deadline has been reached by the clock.
+func pastDeadline(ctx context.Context) bool {
+	d, ok := ctx.Deadline()
+	return ok && !time.Now().Before(d)
 }
 
 // redact removes the entry's token from what a call returns: an executor that
