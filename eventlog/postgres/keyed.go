@@ -89,6 +89,9 @@ func (tx *Tx) createKey(ctx context.Context) error {
 		return err
 	}
 	s.key = k
+	if n == 0 {
+		return nil
+	}
 	// The views were kept without a key: fold them again under it.
 	return tx.rebuild(ctx)
 }

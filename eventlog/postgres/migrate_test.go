@@ -123,7 +123,7 @@ func TestFollowDeliversCommittedEvents(t *testing.T) {
 	got := make(chan int, 10)
 	done := make(chan error, 1)
 	go func() {
-		_, err := s.Follow(ctx, 1, func(line int, e eventlog.Event) error {
+		_, err := s.Follow(ctx, 1, func(line int, _ []byte, e eventlog.Event) error {
 			got <- line
 			return nil
 		})

@@ -259,7 +259,7 @@ func (s *Store) Verify() (eventlog.VerifyReport, error) {
 // a connection of its own and reads what each notification announces (and,
 // every few seconds, whatever a lost notification did not). It returns the last
 // seq delivered with ctx's error or fn's.
-func (s *Store) Follow(ctx context.Context, after int64, fn func(line int, e eventlog.Event) error) (int64, error) {
+func (s *Store) Follow(ctx context.Context, after int64, fn func(line int, raw []byte, e eventlog.Event) error) (int64, error) {
 	cctx, cancel := context.WithTimeout(ctx, Timeout)
 	conn, err := pgx.ConnectConfig(cctx, s.cfg)
 	cancel()
@@ -275,7 +275,7 @@ func (s *Store) Follow(ctx context.Context, after int64, fn func(line int, e eve
 			if r.e == nil {
 				return nil
 			}
-			return fn(int(r.seq), *r.e)
+			return fn(int(r.seq), r.line, *r.e)
 		})
 		if err != nil {
 			return after, err

@@ -94,7 +94,10 @@ func TestAppendWritesTheJSONLLinesAndViews(t *testing.T) {
 		}
 	}
 	var want []string
-	if err := l.ScanRaw(nil, func(_ int, raw []byte, _ eventlog.Event) error { want = append(want, string(eventlog.Core(raw))); return nil }); err != nil {
+	if err := l.ScanRaw(nil, func(_ int, raw []byte, _ eventlog.Event) error {
+		want = append(want, string(eventlog.Core(raw)))
+		return nil
+	}); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
