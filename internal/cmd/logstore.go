@@ -75,7 +75,7 @@ func (f fileLog) Where() string { return f.Path() }
 func (f fileLog) Verify() (eventlog.VerifyReport, error) {
 	return eventlog.Open(f.Path(), nil).Verify()
 }
-func (f fileLog) Close() error  { return nil }
+func (f fileLog) Close() error { return nil }
 func (f fileLog) Exists() (bool, error) {
 	_, err := os.Stat(f.Path())
 	if os.IsNotExist(err) {
