@@ -47,7 +47,7 @@ var (
 )
 
 // hookLoopBin builds the real hook-loop binary once per test run.
-func hookLoopBin(t *testing.T) string {
+func hookLoopBin(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "hook-loop-bin-")
@@ -91,7 +91,7 @@ type hookResult struct {
 }
 
 // codexHook runs `hook-loop codex-hook` in dir on payload.
-func codexHook(t *testing.T, dir string, env []string, payload map[string]any) hookResult {
+func codexHook(t testing.TB, dir string, env []string, payload map[string]any) hookResult {
 	in, _ := json.Marshal(payload)
 	cmd := exec.Command(hookLoopBin(t), "codex-hook")
 	cmd.Dir = dir
