@@ -17,6 +17,16 @@ func StoreFlag(store *string) cli.Flag {
 // " --store <url without its password>", shell-quoted ("" for no url). note,
 // when not "", tells the person where the password goes instead.
 func StoreArg(url string) (arg, note string, err error) {
+	safe, note, err := SafeStoreURL(url)
+	if safe == "" || err != nil {
+		return "", note, err
+	}
+	return " --store " + scaffold.ShellQuote(safe), note, nil
+}
+
+// SafeStoreURL checks an install's --store url and returns it without its
+// password ("" for no url), with StoreArg's note.
+func SafeStoreURL(url string) (safe, note string, err error) {
 	if url == "" {
 		return "", "", nil
 	}
@@ -27,9 +37,9 @@ func StoreArg(url string) (arg, note string, err error) {
 	if !t.IsDB() {
 		return "", "", Exitf(2, "usage: --store: expected a postgres:// URL, got %q", url)
 	}
-	safe := postgres.Redact(t.URL)
+	safe = postgres.Redact(t.URL)
 	if postgres.HasPassword(t.URL) {
 		note = fmt.Sprintf("note: the hooks are written with --store %s, without the password; give it to the hooks in PGPASSWORD or in ~/.pgpass (host:port:database:user:password, mode 0600)", safe)
 	}
-	return " --store " + scaffold.ShellQuote(safe), note, nil
+	return safe, note, nil
 }
