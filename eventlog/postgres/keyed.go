@@ -160,26 +160,8 @@ func rowMAC(key *eventlog.LineKey, project, loop, session string, r *viewRow) (s
 func (tx *Tx) rebuild(ctx context.Context) error {
 	vs := newViews()
 	j := newJudge(ctx, tx.tx, tx.s, tx.s.key)
-	rows, err := tx.tx.Query(ctx, `SELECT seq, session_id, line FROM hook_loop_events WHERE project = $1 AND loop = $2 ORDER BY seq`, tx.s.project, tx.s.loop)
+	all, err := readRows(ctx, tx.tx, `SELECT seq, session_id, line FROM hook_loop_events WHERE project = $1 AND loop = $2 ORDER BY seq`, tx.s.project, tx.s.loop)
 	if err != nil {
-		return err
-	}
-	type rec struct {
-		seq     int64
-		session string
-		line    []byte
-	}
-	var all []rec
-	for rows.Next() {
-		var r rec
-		if err := rows.Scan(&r.seq, &r.session, &r.line); err != nil {
-			rows.Close()
-			return err
-		}
-		all = append(all, r)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return err
 	}
 	for _, r := range all {
@@ -224,26 +206,8 @@ func (tx *Tx) judgeRow(vs *views, j *judge, seq int64, session string, line []by
 // never leaves (it stores events and views in one transaction) — so they were
 // written behind the store's back, and are judged like any row.
 func (tx *Tx) catchUp(ctx context.Context) error {
-	rows, err := tx.tx.Query(ctx, `SELECT seq, session_id, line FROM hook_loop_events WHERE project = $1 AND loop = $2 AND seq > $3 ORDER BY seq`, tx.s.project, tx.s.loop, tx.vs.project.lastSeq)
-	if err != nil {
-		return err
-	}
-	type rec struct {
-		seq     int64
-		session string
-		line    []byte
-	}
-	var extra []rec
-	for rows.Next() {
-		var r rec
-		if err := rows.Scan(&r.seq, &r.session, &r.line); err != nil {
-			rows.Close()
-			return err
-		}
-		extra = append(extra, r)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil || len(extra) == 0 {
+	extra, err := readRows(ctx, tx.tx, `SELECT seq, session_id, line FROM hook_loop_events WHERE project = $1 AND loop = $2 AND seq > $3 ORDER BY seq`, tx.s.project, tx.s.loop, tx.vs.project.lastSeq)
+	if err != nil || len(extra) == 0 {
 		return err
 	}
 	j := newJudge(ctx, tx.tx, tx.s, tx.s.key)
@@ -255,4 +219,31 @@ func (tx *Tx) catchUp(ctx context.Context) error {
 	}
 	tx.seq = tx.vs.project.lastSeq
 	return nil
+}
+
+// rec is one event row as the judge needs it.
+type rec struct {
+	seq     int64
+	session string
+	line    []byte
+}
+
+// readRows reads the rows of a query selecting seq, session_id and line. The
+// rows are read whole before any is judged: judging may query (the legacy
+// digest), and a connection runs one query at a time.
+func readRows(ctx context.Context, q pgx.Tx, sql string, args ...any) ([]rec, error) {
+	rows, err := q.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []rec
+	for rows.Next() {
+		var r rec
+		if err := rows.Scan(&r.seq, &r.session, &r.line); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
 }

@@ -351,25 +351,8 @@ func (tx *Tx) trust(id string, r *viewRow) bool {
 // rebuildSession folds session id's rows again into r (keeping its place in
 // the session order), because its stored view does not carry a right MAC.
 func (tx *Tx) rebuildSession(ctx context.Context, id string, r *viewRow) error {
-	rows, err := tx.tx.Query(ctx, `SELECT seq, line FROM hook_loop_events WHERE project = $1 AND loop = $2 AND session_id = $3 ORDER BY seq`, tx.s.project, tx.s.loop, id)
+	all, err := readRows(ctx, tx.tx, `SELECT seq, session_id, line FROM hook_loop_events WHERE project = $1 AND loop = $2 AND session_id = $3 ORDER BY seq`, tx.s.project, tx.s.loop, id)
 	if err != nil {
-		return err
-	}
-	type rec struct {
-		seq  int64
-		line []byte
-	}
-	var all []rec
-	for rows.Next() {
-		var x rec
-		if err := rows.Scan(&x.seq, &x.line); err != nil {
-			rows.Close()
-			return err
-		}
-		all = append(all, x)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return err
 	}
 	vs := newViews()
