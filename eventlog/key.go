@@ -100,7 +100,12 @@ func createKey(path, logPath string, f io.ReaderAt, size int64) (*logKey, error)
 	if _, err := io.Copy(h, io.NewSectionReader(f, 0, size)); err != nil {
 		return nil, fmt.Errorf("create log key: read %s: %w", logPath, err)
 	}
-	k := &logKey{Key: hex.EncodeToString(raw), Log: abs, LegacyBytes: size, LegacySHA256: hex.EncodeToString(h.Sum(nil))}
+	return writeKey(path, &logKey{Key: hex.EncodeToString(raw), Log: abs, LegacyBytes: size, LegacySHA256: hex.EncodeToString(h.Sum(nil))})
+}
+
+// writeKey stores k under path unless a key is there already, and returns the
+// one that is.
+func writeKey(path string, k *logKey) (*logKey, error) {
 	data, _ := json.Marshal(k)
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {

@@ -638,3 +638,35 @@ func show(v any) string {
 	}
 	return string(b)
 }
+
+// UserStore is the top-level "store" of the user config (ConfigPath without a
+// flag): the postgres:// URL hooks keep the loop's log in, "" when the file or
+// the key is absent. The error names the file and the key.
+func UserStore(getenv func(string) string) (string, error) {
+	path, _ := ConfigPath("", getenv)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("user config: %w", err)
+	}
+	var top map[string]any
+	if ext := strings.ToLower(filepath.Ext(path)); ext == ".yaml" || ext == ".yml" {
+		err = yaml.Unmarshal(data, &top)
+	} else {
+		err = json.Unmarshal(data, &top)
+	}
+	if err != nil {
+		return "", fmt.Errorf("%s: not valid %s: %v", path, strings.ToUpper(strings.TrimPrefix(filepath.Ext(path), ".")), err)
+	}
+	v, ok := top["store"]
+	if !ok || v == nil {
+		return "", nil
+	}
+	s, ok := v.(string)
+	if !ok {
+		return "", fmt.Errorf("%s: store: expected a string (a postgres:// URL), got %T", path, v)
+	}
+	return strings.TrimSpace(s), nil
+}

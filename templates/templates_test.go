@@ -10,14 +10,14 @@ import (
 
 // OpencodeData mirrors what scaffold passes for the opencode plugin.
 type opencodeData struct {
-	Version, Bin, Config, EventLog, HooksConfig string
-	FailClosed, Record                          bool
-	MaxStopBlocks, TimeoutMS                    int
+	Version, Bin, Config, EventLog, HooksConfig, Store string
+	FailClosed, Record                                 bool
+	MaxStopBlocks, TimeoutMS                           int
 }
 
 func TestRenderQuotesStrings(t *testing.T) {
 	d := opencodeData{Version: "dev", Bin: `/opt/my tools/"hook-loop"`, Config: `C:\loop\hook-loop.json`, EventLog: "/p/.hook-loop/events.jsonl",
-		FailClosed: true, MaxStopBlocks: 5, TimeoutMS: 30000}
+		FailClosed: true, MaxStopBlocks: 5, TimeoutMS: 30000, Store: `postgres://team@db/loops?x="y"`}
 	out, err := Render("opencode/hook_loop.js.tmpl", d)
 	if err != nil {
 		t.Fatal(err)
@@ -27,6 +27,7 @@ func TestRenderQuotesStrings(t *testing.T) {
 		`const HOOK_LOOP = "/opt/my tools/\"hook-loop\""`,
 		`const CONFIG = "C:\\loop\\hook-loop.json"`,
 		`const HOOKS_CONFIG = ""`,
+		`const STORE = "postgres://team@db/loops?x=\"y\""`,
 		`const FAIL_CLOSED = true`,
 		`const DEFAULT_MAX_STOP_BLOCKS = 5`,
 		`|| 30000)`,

@@ -26,6 +26,7 @@ type InstallOptions struct {
 	Home        string
 	Binary      string // the hook-loop executable; "" = the running one
 	Record      bool
+	Store       string // --store: a postgres:// URL for the loop's log
 }
 
 // NewCmd builds the `claude` command: install and uninstall.
@@ -48,6 +49,7 @@ func NewCmdInstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Co
 			&cli.StringFlag{Name: "dsl", Usage: "loop file the hooks use (default: hook-loop.json in the project)", Destination: &o.DSL},
 			&cli.StringFlag{Name: "profile", Usage: "write the gallery loop NAME as the project's hook-loop.json", Destination: &o.Profile},
 			cmdutil.RecordFlag(&o.Record),
+			cmdutil.StoreFlag(&o.Store),
 		),
 		Action: cmdutil.Action(f, &o.Common, o, runF, runInstall),
 	}
@@ -111,7 +113,14 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 	if o.Scope == scopeUser && o.State == project.StateUser {
 		return cmdutil.Exitf(2, "claude install: --state user keeps one project's log outside it; give it with --scope project or local")
 	}
-	hooks := installHooks{Binary: binary, Matcher: toolMatcher(spec), Record: o.Record}
+	store, note, err := cmdutil.StoreArg(o.Store)
+	if err != nil {
+		return err
+	}
+	if note != "" {
+		fmt.Fprintln(o.IO.Out, note)
+	}
+	hooks := installHooks{Binary: binary, Matcher: toolMatcher(spec), Record: o.Record, Store: store}
 	if o.Scope == scopeUser {
 		// User settings serve every project: each finds its own loop file and
 		// log from its root, unless --dsl names one loop for all.

@@ -67,6 +67,8 @@ type installHooks struct {
 	// Record makes every hook also keep its raw input in .hook-loop/trace.jsonl,
 	// for hook-loop replay.
 	Record bool
+	// Store is cmdutil.StoreArg's " --store URL" (URL without its password), or "".
+	Store string
 }
 
 // pathArg renders path for a hook command: relative to
@@ -93,7 +95,7 @@ func (h installHooks) Command(event string) string {
 	if h.Record {
 		parts = append(parts, "--record")
 	}
-	return strings.Join(parts, " ")
+	return strings.Join(parts, " ") + h.Store
 }
 
 // isHookCommand reports whether a settings.json hook command is one of

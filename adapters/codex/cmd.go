@@ -27,6 +27,7 @@ type InstallOptions struct {
 	Purge       bool
 	Binary      string // hidden: the binary written into hooks ("" = this one)
 	Record      bool
+	Store       string // --store: a postgres:// URL for the loop's log
 }
 
 // NewCmd builds the `codex` command: install and uninstall.
@@ -49,6 +50,7 @@ func NewCmdInstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Co
 			&cli.StringFlag{Name: "profile", Usage: "gallery loop written as hook-loop.json (" + scaffold.ProfileNames() + "; default " + gallery.Default + ")", Destination: &o.Profile},
 			&cli.StringFlag{Name: "dsl", Usage: "copy this loop file instead of the profile (it wins over --profile)", Destination: &o.DSL},
 			cmdutil.RecordFlag(&o.Record),
+			cmdutil.StoreFlag(&o.Store),
 			&cli.BoolFlag{Name: "trust", Usage: "mark the project and exactly hook-loop's hooks trusted through codex app-server, so Codex runs them", Destination: &o.Trust},
 		),
 		Action: cmdutil.Action(f, &o.Common, o, runF, runInstall),
@@ -82,7 +84,7 @@ func commonFlags(o *InstallOptions) []cli.Flag {
 
 func (o *InstallOptions) scaffold() planOptions {
 	return planOptions{Profile: o.Profile, DSLPath: o.DSL, Target: o.Target, Destination: cmdutil.Resolve(o.WorkDir, o.Destination),
-		CodexHome: o.CodexHome, Binary: o.Binary, Purge: o.Purge, Record: o.Record, State: o.State, Getenv: o.Getenv}
+		CodexHome: o.CodexHome, Binary: o.Binary, Purge: o.Purge, Record: o.Record, Store: o.Store, State: o.State, Getenv: o.Getenv}
 }
 
 func runInstall(ctx context.Context, o *InstallOptions) error {

@@ -12,6 +12,7 @@ import (
 
 	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
 
+	"github.com/hook-loop/hook-loop/internal/cmdutil"
 	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/hook-loop/hook-loop/scaffold"
 	"github.com/tidwall/gjson"
@@ -88,6 +89,7 @@ type planOptions struct {
 	Record      bool   // hooks also keep each raw input in .hook-loop/trace.jsonl (for replay)
 	State       string // --state: project or user (where the log lives)
 	Getenv      func(string) string
+	Store       string // hooks keep the log in PostgreSQL at this URL (written without its password)
 }
 
 // installPlan is what an install or uninstall will do. Build it with
@@ -162,12 +164,18 @@ func hookCommand(binary, event, config, log string) string {
 		"--config", scaffold.ShellQuote(config), "--event-log", scaffold.ShellQuote(log)}, " ")
 }
 
-func codexCommand(binary, event, config, log string, record bool) string {
+// hookFlags are the trailing flags of every hook command.
+type hookFlags struct {
+	record bool
+	store  string // cmdutil.StoreArg's " --store URL", or ""
+}
+
+func codexCommand(binary, event, config, log string, f hookFlags) string {
 	c := hookCommand(binary, event, config, log)
-	if record {
+	if f.record {
 		c += " --record"
 	}
-	return c
+	return c + f.store
 }
 
 // planInstall computes the install without touching anything.
@@ -203,12 +211,20 @@ func planInstall(o planOptions) (*installPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	after, err := mergeCodexHooks(before, p.Binary, p.ConfigPath, p.LogPath, o.Record)
+	store, note, err := cmdutil.StoreArg(o.Store)
+	if err != nil {
+		return nil, err
+	}
+	if note != "" {
+		p.Notes = append(p.Notes, note)
+	}
+	flags := hookFlags{record: o.Record, store: store}
+	after, err := mergeCodexHooks(before, p.Binary, p.ConfigPath, p.LogPath, flags)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p.HooksPath, err)
 	}
 	for _, e := range codexEvents {
-		p.OurCommands = append(p.OurCommands, codexCommand(p.Binary, e.Name, p.ConfigPath, p.LogPath, o.Record))
+		p.OurCommands = append(p.OurCommands, codexCommand(p.Binary, e.Name, p.ConfigPath, p.LogPath, flags))
 	}
 	if !bytes.Equal(before, after) {
 		p.Changes = append(p.Changes, scaffold.Change{Path: p.HooksPath, Before: before, After: after, Note: "hook-loop's Codex hooks"})
@@ -228,10 +244,10 @@ func planInstall(o planOptions) (*installPlan, error) {
 // Foreign entries, other keys and their order are kept; only whitespace is
 // normalised.
 func MergeCodexHooks(existing []byte, binary, config, log string) ([]byte, error) {
-	return mergeCodexHooks(existing, binary, config, log, false)
+	return mergeCodexHooks(existing, binary, config, log, hookFlags{})
 }
 
-func mergeCodexHooks(existing []byte, binary, config, log string, record bool) ([]byte, error) {
+func mergeCodexHooks(existing []byte, binary, config, log string, flags hookFlags) ([]byte, error) {
 	doc, _, err := removeCodexHooks(existing)
 	if err != nil {
 		return nil, err
@@ -244,7 +260,7 @@ func mergeCodexHooks(existing []byte, binary, config, log string, record bool) (
 		}
 		group := struct {
 			Hooks []handler `json:"hooks"`
-		}{[]handler{{"command", codexCommand(binary, e.Name, config, log, record), e.Timeout}}}
+		}{[]handler{{"command", codexCommand(binary, e.Name, config, log, flags), e.Timeout}}}
 		raw, _ := json.Marshal(group)
 		path := "hooks." + e.Name + ".-1"
 		if doc, err = sjson.SetRawBytes(doc, path, raw); err != nil {

@@ -20,6 +20,7 @@ type InstallOptions struct {
 	Destination string
 	HooksConfig string
 	Record      bool
+	Store       string
 	Purge       bool
 	Binary      string // hidden: the binary the plugin runs ("" = this one)
 }
@@ -45,6 +46,7 @@ func NewCmdInstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Co
 			&cli.StringFlag{Name: "dsl", Usage: "copy this loop file instead of the profile (it wins over --profile)", Destination: &o.DSL},
 			&cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration the plugin passes to hook-loop (default: the user's)", Destination: &o.HooksConfig},
 			cmdutil.RecordFlag(&o.Record),
+			cmdutil.StoreFlag(&o.Store),
 		),
 		Action: cmdutil.Action(f, &o.Common, o, runF, runInstall),
 	}
@@ -74,7 +76,7 @@ func commonFlags(o *InstallOptions) []cli.Flag {
 
 func (o *InstallOptions) scaffold() planOptions {
 	return planOptions{Profile: o.Profile, DSLPath: o.DSL, Destination: cmdutil.Resolve(o.WorkDir, o.Destination), Binary: o.Binary,
-		HooksConfig: o.HooksConfig, Record: o.Record, Version: o.Version, Purge: o.Purge, State: o.State, Getenv: o.Getenv}
+		HooksConfig: o.HooksConfig, Record: o.Record, Version: o.Version, Purge: o.Purge, Store: o.Store, State: o.State, Getenv: o.Getenv}
 }
 
 func runInstall(ctx context.Context, o *InstallOptions) error {

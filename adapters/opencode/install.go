@@ -15,6 +15,7 @@ import (
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
 
+	"github.com/hook-loop/hook-loop/internal/cmdutil"
 	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/hook-loop/hook-loop/scaffold"
 	"github.com/hook-loop/hook-loop/templates"
@@ -48,6 +49,7 @@ type planOptions struct {
 	Binary      string // hook-loop executable the plugin runs ("" = os.Executable)
 	HooksConfig string // lifecycle hooks declaration passed with --hooks-config ("" = the user's default)
 	Record      bool   // the plugin passes --record: hooks keep each raw input in .hook-loop/trace.jsonl
+	Store       string // the plugin passes --store: the loop's log in PostgreSQL (checked by cmdutil.SafeStoreURL)
 	Version     string // written into the plugin's header
 	Purge       bool   // uninstall: also remove hook-loop.json and .hook-loop/
 	State       string // --state: project or user (where the log lives)
@@ -74,6 +76,7 @@ type OpencodePluginData struct {
 	EventLog      string
 	HooksConfig   string
 	Record        bool
+	Store         string // the postgres:// URL without its password ("" = not set)
 	FailClosed    bool
 	MaxStopBlocks int
 	TimeoutMS     int
@@ -158,8 +161,15 @@ func planInstall(o planOptions) (*installPlan, error) {
 	}
 	failClosed, maxStops := loopKnobs(effective)
 
+	store, note, err := cmdutil.SafeStoreURL(o.Store)
+	if err != nil {
+		return nil, err
+	}
+	if note != "" {
+		p.Notes = append(p.Notes, note)
+	}
 	plugin, err := RenderOpencodePlugin(OpencodePluginData{Version: o.Version, Bin: p.Binary, Config: p.ConfigPath, EventLog: p.LogPath,
-		HooksConfig: o.HooksConfig, Record: o.Record, FailClosed: failClosed, MaxStopBlocks: maxStops})
+		HooksConfig: o.HooksConfig, Record: o.Record, Store: store, FailClosed: failClosed, MaxStopBlocks: maxStops})
 	if err != nil {
 		return nil, err
 	}

@@ -23,6 +23,7 @@ type InstallOptions struct {
 	Destination string
 	HooksConfig string
 	Record      bool
+	Store       string // --store: a postgres:// URL for the loop's log
 	Home        string
 	Binary      string // the hook-loop executable; "" = the running one
 }
@@ -48,6 +49,7 @@ func NewCmdInstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Co
 			&cli.StringFlag{Name: "profile", Usage: "write the gallery loop NAME as the project's hook-loop.json", Destination: &o.Profile},
 			&cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration pi-hook passes on (default: the user's config.json)", Destination: &o.HooksConfig},
 			cmdutil.RecordFlag(&o.Record),
+			cmdutil.StoreFlag(&o.Store),
 		),
 		Action: cmdutil.Action(f, &o.Common, o, runF, runInstall),
 	}
@@ -123,7 +125,14 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 	if o.Scope == scopeUser && o.State == project.StateUser {
 		return cmdutil.Exitf(2, "pi install: --state user keeps one project's log outside it; give it with --scope project")
 	}
-	x := PiExtension{Version: o.Version, HookLoop: binary, HooksConfig: hooksConfig, Record: o.Record}
+	store, note, err := cmdutil.SafeStoreURL(o.Store)
+	if err != nil {
+		return err
+	}
+	if note != "" {
+		fmt.Fprintln(o.IO.Out, note)
+	}
+	x := PiExtension{Version: o.Version, HookLoop: binary, HooksConfig: hooksConfig, Record: o.Record, Store: store}
 	if o.Scope == scopeUser {
 		// One extension serves every project: each finds its own hook-loop.json
 		// upwards from pi's cwd, unless --dsl names one loop for all.
@@ -174,6 +183,9 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 	}
 	if x.Record {
 		fmt.Fprint(s.Out, " --record")
+	}
+	if x.Store != "" {
+		fmt.Fprintf(s.Out, " --store %s", scaffold.ShellQuote(x.Store))
 	}
 	fmt.Fprintln(s.Out)
 	if o.Scope == scopeUser {

@@ -47,7 +47,8 @@ func hookWork(tx logTx) error {
 // append two events) on the JSONL log and on PostgreSQL over loopback TCP, at
 // 10k events (and 1M with EVENTLOG_BENCH_1M=1). "pg-hook" opens a new
 // connection per operation, as a hook process does; "pg-warm" reuses one;
-// "pg-connect-only" is a bare connect and close, for scale.
+// "pg-connect-only" is a bare connect and close, for scale; "pg-hook-unix" is
+// "pg-hook" over the unix socket.
 // PostgreSQL runs with its default durable commits (fsync on).
 func BenchmarkUpdateAppend(b *testing.B) {
 	sizes := []int{10_000}
@@ -94,15 +95,19 @@ func BenchmarkUpdateAppend(b *testing.B) {
 				_ = conn.Close(context.Background())
 			}
 		})
-		b.Run(fmt.Sprintf("pg-hook/%d", n), func(b *testing.B) {
-			for b.Loop() {
-				s, err := Open(srv.URL(), opts)
-				if err != nil {
-					b.Fatal(err)
+		// A hook process's connection, over loopback TCP and over the unix socket
+		// (host=/dir): no TCP handshake, but the server still forks a backend.
+		for _, c := range []struct{ name, url string }{{"pg-hook", srv.URL()}, {"pg-hook-unix", srv.SocketURL()}} {
+			b.Run(fmt.Sprintf("%s/%d", c.name, n), func(b *testing.B) {
+				for b.Loop() {
+					s, err := Open(c.url, opts)
+					if err != nil {
+						b.Fatal(err)
+					}
+					pgOp(b, s)
+					s.Close()
 				}
-				pgOp(b, s)
-				s.Close()
-			}
-		})
+			})
+		}
 	}
 }

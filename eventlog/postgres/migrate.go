@@ -24,7 +24,13 @@ type MigrateReport struct {
 
 // Migrate copies the event log at from into to (a JSONL file into PostgreSQL or
 // back, or between databases), line for line so every chain and event id
-// survives. Both chains are verified: a broken source is refused, and so is a
+// survives. Each end keeps its own key (eventlog's keyed lines): the source is
+// verified under its key, and every line is sealed again under the
+// destination's, its prev_hash re-chained to the destination's lines (the MAC
+// covers prev_hash, so each line's hash changes with the key). Lines are
+// compared without MAC and prev_hash (eventlog.Core), so a copy is recognised
+// whichever key sealed it, and between two ends with one key the lines are
+// copied byte for byte. Both chains are verified: a broken source is refused, and so is a
 // destination whose events are not a prefix of the source's (diverged: writing
 // would mix two histories). What the destination already has is kept, so running
 // it again copies nothing. opts names the log inside either database.
@@ -52,7 +58,7 @@ func Migrate(ctx context.Context, from, to Target, opts Options) (MigrateReport,
 		err := src.lines(func(line []byte) error {
 			rep.Events++
 			if i < len(have) {
-				if sha256.Sum256(line) != have[i] {
+				if sha256.Sum256(eventlog.Core(line)) != have[i] {
 					return refuse("migrate: %s has diverged from %s at event %d (a different event in the same place): refusing to overwrite it", rep.Dest, rep.Source, i+1)
 				}
 				i++
@@ -94,8 +100,10 @@ type end interface {
 	verify() (eventlog.VerifyReport, error)
 	// lines calls fn with every event line in order.
 	lines(fn func(line []byte) error) error
-	// appendAfter calls fn with the hashes of the events already there and a put
-	// that appends a line; with the end locked throughout, all-or-nothing.
+	// appendAfter calls fn with the hashes of the cores (eventlog.Core) of the
+	// events already there and a put that appends a line, sealed under the end's
+	// key and chained to its session's last line; with the end locked
+	// throughout, all-or-nothing.
 	appendAfter(ctx context.Context, fn func(have [][32]byte, put func(line []byte) error) error) error
 	close()
 }
@@ -139,8 +147,17 @@ func (f fileEnd) appendAfter(_ context.Context, fn func(have [][32]byte, put fun
 		return fmt.Errorf("lock %s: %w", f.l.LockPath(), err)
 	}
 	defer lock.Unlock()
+	key, err := f.l.SealingKey()
+	if err != nil {
+		return err
+	}
 	var have [][32]byte
-	if err := f.lines(func(line []byte) error { have = append(have, sha256.Sum256(line)); return nil }); err != nil {
+	heads := map[string]string{}
+	if err := f.l.ScanRaw(nil, func(_ int, line []byte, e eventlog.Event) error {
+		have = append(have, sha256.Sum256(eventlog.Core(line)))
+		heads[e.SessionID] = eventlog.LineHash(line)
+		return nil
+	}); err != nil {
 		return err
 	}
 	file, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
@@ -154,6 +171,15 @@ func (f fileEnd) appendAfter(_ context.Context, fn func(have [][32]byte, put fun
 	}
 	w := bufio.NewWriterSize(file, 1<<20)
 	err = fn(have, func(line []byte) error {
+		e, err := eventlog.ParseLine(line)
+		if err != nil {
+			return err
+		}
+		line, err = rechain(key, line, heads[e.SessionID])
+		if err != nil {
+			return err
+		}
+		heads[e.SessionID] = eventlog.LineHash(line)
 		if _, err := w.Write(line); err != nil {
 			return err
 		}
@@ -198,12 +224,24 @@ func (d dbEnd) appendAfter(ctx context.Context, fn func(have [][32]byte, put fun
 	if err != nil {
 		return s.fail(cctx, "connect", err)
 	}
+	if err := s.loadKey(); err != nil {
+		return err
+	}
 	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SET LOCAL statement_timeout = 0`); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, s.lockKey); err != nil {
 			return err
+		}
+		stx := &Tx{s: s, tx: tx, vs: newViews()}
+		if err := stx.start(ctx); err != nil {
+			return err
+		}
+		if s.key == nil {
+			if err := stx.createKey(ctx); err != nil {
+				return err
+			}
 		}
 		var have [][32]byte
 		rows, err := tx.Query(ctx, `SELECT line FROM hook_loop_events WHERE project = $1 AND loop = $2 ORDER BY seq`, s.project, s.loop)
@@ -216,19 +254,14 @@ func (d dbEnd) appendAfter(ctx context.Context, fn func(have [][32]byte, put fun
 				rows.Close()
 				return err
 			}
-			have = append(have, sha256.Sum256(line))
+			have = append(have, sha256.Sum256(eventlog.Core(line)))
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		vs := newViews()
-		if r, ok, err := loadRow(ctx, tx, s.project, s.loop, ""); err != nil {
-			return err
-		} else if ok {
-			vs.project = r
-		}
-		seq := vs.project.lastSeq
+		vs := stx.vs
+		seq := stx.seq
 		var page [][]any
 		flush := func() error {
 			if len(page) == 0 {
@@ -243,12 +276,17 @@ func (d dbEnd) appendAfter(ctx context.Context, fn func(have [][32]byte, put fun
 			if err != nil {
 				return fmt.Errorf("migrate: event %d does not read: %w", seq+1, err)
 			}
-			if _, ok := vs.sess[e.SessionID]; !ok {
-				if r, ok, err := loadRow(ctx, tx, s.project, s.loop, e.SessionID); err != nil {
-					return err
-				} else if ok {
-					vs.sess[e.SessionID] = &r
-				}
+			prev := ""
+			if r := stx.row(e.SessionID); r != nil {
+				prev = r.lastHash
+			} else if stx.err != nil {
+				return stx.err
+			}
+			if line, err = rechain(s.key, line, prev); err != nil {
+				return err
+			}
+			if e, err = eventlog.ParseLine(line); err != nil {
+				return err
 			}
 			seq++
 			hash := chainHash(line)
@@ -266,7 +304,7 @@ func (d dbEnd) appendAfter(ctx context.Context, fn func(have [][32]byte, put fun
 			return err
 		}
 		b := &pgx.Batch{}
-		if err := vs.queue(b, s.project, s.loop); err != nil {
+		if err := vs.queue(b, s.project, s.loop, s.key); err != nil {
 			return err
 		}
 		s.queueNotify(b, seq)
@@ -277,6 +315,16 @@ func (d dbEnd) appendAfter(ctx context.Context, fn func(have [][32]byte, put fun
 		return s.fail(ctx, "copy", err)
 	}
 	return err
+}
+
+// rechain is line sealed under key after prev, or a refusal when line is not
+// written the way hook-loop writes lines.
+func rechain(key *eventlog.LineKey, line []byte, prev string) ([]byte, error) {
+	out, ok := eventlog.Rechain(key, line, prev)
+	if !ok {
+		return nil, refuse("migrate: a line's prev_hash is not where hook-loop writes it (written by another program?); it cannot be sealed under the destination's key: %.80s", line)
+	}
+	return out, nil
 }
 
 // Refusal is Migrate declining to copy: the data would mix two histories or a

@@ -115,13 +115,43 @@ func (s *Store) query(fn func(ctx context.Context, conn *pgx.Conn) error) error 
 // line), that every stored hash is its line's, that no sequence number is
 // missing, and that the views still match the events (the last events of a
 // session have no successor to vouch for them; its view does).
+//
+// With the log's key here it also judges every row as a hook does (keyed
+// lines): rows hook-loop did not write are listed in Tampered.
 func (s *Store) Verify() (eventlog.VerifyReport, error) {
 	var r eventlog.VerifyReport
+	if err := s.loadKey(); err != nil {
+		return r, err
+	}
+	r.Keyed, r.KeyPath = s.key != nil, eventlog.StoreKeyPath(s.keyID())
 	type head struct {
 		hash   string
 		line   int
-		events int64
+		events int64 // honoured
+		okHash string
 	}
+	var j *judge
+	if s.key != nil {
+		// The legacy digest is read before the scan (which holds the connection).
+		n, want := s.key.Legacy()
+		good := true
+		if n > 0 {
+			var got string
+			err := s.query(func(ctx context.Context, conn *pgx.Conn) error {
+				return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+					var err error
+					got, err = legacyDigest(ctx, tx, s.project, s.loop, n)
+					return err
+				})
+			})
+			if err != nil {
+				return r, err
+			}
+			good = got == want
+		}
+		j = &judge{key: s.key, legacyN: n, legacyOK: func() bool { return good }}
+	}
+	honoured := 0
 	heads := map[string]*head{}
 	brk := func(line int, session string, prev int, format string, args ...any) {
 		if r.BrokenLine == 0 {
@@ -161,8 +191,30 @@ func (s *Store) Verify() (eventlog.VerifyReport, error) {
 				brk(n, e.SessionID, h.line, "prev_hash is not the hash of event %d, the session's previous event: it was edited, or an event between %d and %d was deleted", h.line, h.line, n)
 			}
 		}
+		why := ""
+		if row.e == nil {
+			why = "not an event"
+		} else if j != nil {
+			why = j.verdict(row.seq, row.line, row.e, h.okHash)
+		}
+		if why != "" {
+			if row.e != nil {
+				r.TamperedCount++
+				if len(r.Tampered) < 64 {
+					r.Tampered = append(r.Tampered, eventlog.TamperNote{Line: n, Session: row.session, Reason: why})
+				}
+			}
+		} else {
+			if eventlog.HasMAC(row.line) && r.KeyedAt == 0 {
+				r.KeyedAt = n
+			} else if !eventlog.HasMAC(row.line) {
+				r.Legacy++
+			}
+			honoured++
+			h.events++
+			h.okHash = hash
+		}
 		h.hash, h.line = hash, n
-		h.events++
 		return nil
 	})
 	if err != nil {
@@ -182,8 +234,8 @@ func (s *Store) Verify() (eventlog.VerifyReport, error) {
 				return err
 			}
 			if id == "" {
-				if events != int64(r.Lines) || lastSeq != last {
-					brk(int(last)+1, "", 0, "the project view counts %d events up to %d, the log has %d up to %d: events were deleted or added behind the store's back", events, lastSeq, r.Lines, last)
+				if events != int64(honoured) || lastSeq != last {
+					brk(int(last)+1, "", 0, "the project view counts %d events up to %d, the log has %d honoured up to %d: events were deleted or added behind the store's back", events, lastSeq, honoured, last)
 				}
 				continue
 			}
@@ -192,9 +244,9 @@ func (s *Store) Verify() (eventlog.VerifyReport, error) {
 				brk(max(int(last), 1), id, 0, "the view of session %q records %d events, the log has none: they were deleted", id, events)
 				continue
 			}
-			if h.events != events || h.hash != hash {
+			if h.events != events || h.okHash != hash {
 				brk(h.line, id, 0, "the view of session %q records %d events ending in a line with hash %.12s…; the log has %d ending at %d (hash %.12s…): the session's last events were edited or deleted",
-					id, events, hash, h.events, h.line, h.hash)
+					id, events, hash, h.events, h.line, h.okHash)
 			}
 		}
 		return rows.Err()
@@ -207,7 +259,7 @@ func (s *Store) Verify() (eventlog.VerifyReport, error) {
 // a connection of its own and reads what each notification announces (and,
 // every few seconds, whatever a lost notification did not). It returns the last
 // seq delivered with ctx's error or fn's.
-func (s *Store) Follow(ctx context.Context, after int64, fn func(line int, e eventlog.Event) error) (int64, error) {
+func (s *Store) Follow(ctx context.Context, after int64, fn func(line int, raw []byte, e eventlog.Event) error) (int64, error) {
 	cctx, cancel := context.WithTimeout(ctx, Timeout)
 	conn, err := pgx.ConnectConfig(cctx, s.cfg)
 	cancel()
@@ -223,7 +275,7 @@ func (s *Store) Follow(ctx context.Context, after int64, fn func(line int, e eve
 			if r.e == nil {
 				return nil
 			}
-			return fn(int(r.seq), *r.e)
+			return fn(int(r.seq), r.line, *r.e)
 		})
 		if err != nil {
 			return after, err

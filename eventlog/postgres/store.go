@@ -59,6 +59,7 @@ type Store struct {
 	conn     *pgx.Conn
 	warnings []string
 	now      func() time.Time
+	key      *eventlog.LineKey // once read (a key never changes once created)
 }
 
 // Open returns the store at url (postgres://…; the password from PGPASSWORD or
@@ -125,6 +126,10 @@ func (s *Store) drop() {
 	}
 }
 
+func (s *Store) warn(format string, args ...any) {
+	s.warnings = append(s.warnings, fmt.Sprintf(format, args...))
+}
+
 // Warnings returns what the last call noticed and worked around, one line each.
 func (s *Store) Warnings() []string {
 	s.mu.Lock()
@@ -185,6 +190,8 @@ type Tx struct {
 	seq      int64 // last seq, appends included
 	pending  []pendingEvent
 	err      error // first read error; Update returns it
+	tampered []eventlog.TamperNote
+	rebuilt  bool
 }
 
 type pendingEvent struct {
@@ -231,12 +238,12 @@ func (s *Store) run(readOnly bool, fn func(tx *Tx) error) error {
 			return s.fail(ctx, "lock loop", err)
 		}
 	}
+	if err := s.loadKey(); err != nil {
+		return err
+	}
 	tx := &Tx{s: s, tx: ptx, readOnly: readOnly, vs: newViews()}
-	if r, ok, err := loadRow(ctx, ptx, s.project, s.loop, ""); err != nil {
+	if err := tx.start(ctx); err != nil {
 		return s.fail(ctx, "read project view", err)
-	} else if ok {
-		tx.vs.project = r
-		tx.seq = r.lastSeq
 	}
 	cancel()
 	if err := fn(tx); err != nil {
@@ -255,7 +262,7 @@ func (s *Store) run(readOnly bool, fn func(tx *Tx) error) error {
 		b.Queue(`INSERT INTO hook_loop_events (project, loop, seq, session_id, event_type, hash, line) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
 			s.project, s.loop, p.seq, p.session, p.eventType, p.hash, p.line)
 	}
-	if err := tx.vs.queue(b, s.project, s.loop); err != nil {
+	if err := tx.vs.queue(b, s.project, s.loop, s.key); err != nil {
 		return err
 	}
 	s.queueNotify(b, tx.seq)
@@ -297,8 +304,79 @@ func (tx *Tx) row(id string) *viewRow {
 	if !ok {
 		return nil
 	}
+	if !tx.trust(id, &r) {
+		if err := tx.rebuildSession(ctx, id, &r); err != nil {
+			tx.err = err
+			return nil
+		}
+	}
 	tx.vs.sess[id] = &r
 	return &r
+}
+
+// start reads the project view, folding again what it cannot vouch for.
+func (tx *Tx) start(ctx context.Context) error {
+	s := tx.s
+	r, ok, err := loadRow(ctx, tx.tx, s.project, s.loop, "")
+	if err != nil {
+		return err
+	}
+	if ok {
+		if s.key == nil && r.mac != "" {
+			s.warn("%s: MACs not checked: no key at %s (the hooks may keep theirs under another HOME or %s)", s.where, eventlog.StoreKeyPath(s.keyID()), eventlog.StateDirEnv)
+		}
+		if !tx.trust("", &r) {
+			return tx.rebuild(ctx)
+		}
+		tx.vs.project = r
+		tx.seq = r.lastSeq
+	}
+	return tx.catchUp(ctx)
+}
+
+// trust reports whether a stored view row may be believed: always while the
+// log has no key here, else when its MAC is right.
+func (tx *Tx) trust(id string, r *viewRow) bool {
+	k := tx.s.key
+	if r.bad {
+		return false
+	}
+	if k == nil {
+		return true
+	}
+	want, err := rowMAC(k, tx.s.project, tx.s.loop, id, r)
+	return err == nil && want == r.mac
+}
+
+// rebuildSession folds session id's rows again into r (keeping its place in
+// the session order), because its stored view does not carry a right MAC.
+func (tx *Tx) rebuildSession(ctx context.Context, id string, r *viewRow) error {
+	all, err := readRows(ctx, tx.tx, `SELECT seq, session_id, line FROM hook_loop_events WHERE project = $1 AND loop = $2 AND session_id = $3 ORDER BY seq`, tx.s.project, tx.s.loop, id)
+	if err != nil {
+		return err
+	}
+	vs := newViews()
+	vs.sess[id] = &viewRow{ord: r.ord}
+	j := newJudge(ctx, tx.tx, tx.s, tx.s.key)
+	for _, x := range all {
+		tx.judgeRow(vs, j, x.seq, id, x.line)
+	}
+	*r = *vs.sess[id]
+	r.dirty = true
+	tx.s.warn("%s: view of session %q rebuilt from its events", tx.s.where, id)
+	return nil
+}
+
+// Tampered lists the rows of session id (and of no session) this call found
+// not honoured; they are reported once, when found (Verify lists them all).
+func (tx *Tx) Tampered(id string) []eventlog.TamperNote {
+	var out []eventlog.TamperNote
+	for _, n := range tx.tampered {
+		if n.Session == id || n.Session == "" {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // Session is the summary of session id, including events appended in this
@@ -364,17 +442,29 @@ func (tx *Tx) Append(e eventlog.Event) (eventlog.Event, error) {
 		b, _ := json.Marshal(e.SessionID)
 		_ = json.Unmarshal(b, &e.SessionID)
 	}
+	if tx.s.key == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+		err := tx.createKey(ctx)
+		cancel()
+		if err != nil {
+			return eventlog.Event{}, fmt.Errorf("append to %s: %w", where, err)
+		}
+	}
 	r := tx.row(e.SessionID)
 	if tx.err != nil {
 		return eventlog.Event{}, fmt.Errorf("append to %s: read session %q: %w", where, e.SessionID, tx.err)
 	}
-	if e.PrevHash == "" && r != nil {
+	// The chain head, always: a keyed line that does not continue its session's
+	// chain is not honoured.
+	e.PrevHash, e.MAC = "", ""
+	if r != nil {
 		e.PrevHash = r.lastHash
 	}
-	line, err := encodeLine(&e)
+	line, err := encodeLine(&e, tx.s.key)
 	if err != nil {
 		return eventlog.Event{}, fmt.Errorf("append to %s: %w", where, err)
 	}
+	e.MAC = string(line[len(line)-2-64 : len(line)-2])
 	// Fold the line as a reader will see it, not the caller's values, so the
 	// views equal a fold of the stored lines.
 	stored, err := eventlog.ParseLine(line)
@@ -388,8 +478,9 @@ func (tx *Tx) Append(e eventlog.Event) (eventlog.Event, error) {
 	return e, nil
 }
 
-// encodeLine is the JSONL log's line for e, without the newline.
-func encodeLine(e *eventlog.Event) ([]byte, error) {
+// encodeLine is the JSONL log's line for e, without the newline, sealed under
+// key unless it is nil.
+func encodeLine(e *eventlog.Event, key *eventlog.LineKey) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -397,6 +488,9 @@ func encodeLine(e *eventlog.Event) ([]byte, error) {
 		return nil, fmt.Errorf("encode %s event: %w", e.EventType, err)
 	}
 	line := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	if key != nil {
+		line = key.Seal(line)
+	}
 	if len(line) > eventlog.MaxLineBytes {
 		return nil, fmt.Errorf("%s event is %d bytes, over the %d-byte line limit", e.EventType, len(line), eventlog.MaxLineBytes)
 	}

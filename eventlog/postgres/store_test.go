@@ -19,8 +19,10 @@ import (
 )
 
 // newDB creates an empty database on srv and returns its URL.
+// Each database is its own log history, so it gets its own keys.
 func newDB(t testing.TB, srv *pgtest.Server, name string) string {
 	t.Helper()
+	t.Setenv(eventlog.StateDirEnv, t.TempDir())
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, srv.URL())
 	if err != nil {
@@ -82,12 +84,20 @@ func TestAppendWritesTheJSONLLinesAndViews(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
+		// Each log has its own key, so MACs (and the hashes they chain) differ.
+		if len(fromDB.MAC) != 64 || (fromDB.PrevHash == "") != (fromLog.PrevHash == "") {
+			t.Fatalf("event %d: MAC %q, prev_hash %q from the store", i, fromDB.MAC, fromDB.PrevHash)
+		}
+		fromLog.MAC, fromDB.MAC, fromLog.PrevHash, fromDB.PrevHash = "", "", "", ""
 		if !reflect.DeepEqual(fromLog, fromDB) {
 			t.Fatalf("event %d: Append returned\n%+v from the store,\n%+v from the JSONL log", i, fromDB, fromLog)
 		}
 	}
 	var want []string
-	if err := l.ScanRaw(nil, func(_ int, raw []byte, _ eventlog.Event) error { want = append(want, string(raw)); return nil }); err != nil {
+	if err := l.ScanRaw(nil, func(_ int, raw []byte, _ eventlog.Event) error {
+		want = append(want, string(eventlog.Core(raw)))
+		return nil
+	}); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
@@ -95,7 +105,10 @@ func TestAppendWritesTheJSONLLinesAndViews(t *testing.T) {
 		if n != len(got)+1 {
 			t.Errorf("line number %d, want %d", n, len(got)+1)
 		}
-		got = append(got, string(raw))
+		if !s.key.Check(raw) {
+			t.Errorf("line %d has no right MAC under the store's key: %s", n, raw)
+		}
+		got = append(got, string(eventlog.Core(raw)))
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -209,7 +222,8 @@ func TestSchemaMigratesFromEveryVersion(t *testing.T) {
 				if e.SessionID == "a" {
 					e.PrevHash = prev
 				}
-				line, err := encodeLine(e)
+				// Unkeyed lines, as every version before keying wrote.
+				line, err := encodeLine(e, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -217,15 +231,14 @@ func TestSchemaMigratesFromEveryVersion(t *testing.T) {
 				if e.SessionID == "a" {
 					prev = h
 				}
-				if v == 1 {
-					if _, err := conn.Exec(ctx, `INSERT INTO hook_loop_events VALUES ('p', '', $1, $2, $3, $4, $5)`, i+1, e.SessionID, e.EventType, h, line); err != nil {
-						t.Fatal(err)
-					}
-				} else if v > 1 {
-					s := openStore(t, url, "p")
-					if err := s.Update(func(tx *Tx) error { _, err := tx.Append(*e); return err }); err != nil {
-						t.Fatal(err)
-					}
+				if _, err := conn.Exec(ctx, `INSERT INTO hook_loop_events VALUES ('p', '', $1, $2, $3, $4, $5)`, i+1, e.SessionID, e.EventType, h, line); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if v == 2 {
+				// Views folded under the old Summary type (another shape): rebuilt.
+				if _, err := conn.Exec(ctx, `INSERT INTO hook_loop_views VALUES ('p', '', '', 1, 3, 3, 'x', '{"state": 7, "summary_v": 1}'), ('p', '', 'a', 1, 2, 2, 'x', '{"state": ["old"]}')`); err != nil {
+					t.Fatal(err)
 				}
 			}
 			s := openStore(t, url, "p")
@@ -280,5 +293,74 @@ func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) != "" {
 		os.Exit(childMain())
 	}
+	// The log keys of every test (and of its child hooks, which inherit it).
+	if os.Getenv(eventlog.StateDirEnv) == "" {
+		dir, err := os.MkdirTemp("", "hook-loop-state-")
+		if err != nil {
+			panic(err)
+		}
+		os.Setenv(eventlog.StateDirEnv, dir)
+		code := m.Run()
+		os.RemoveAll(dir)
+		os.Exit(code)
+	}
 	os.Exit(m.Run())
+}
+
+// A row hook-loop did not write — a forged line, an edited one — is not
+// honoured, as in the file; an edited view is folded again from the events.
+func TestForgedRowsAreNotHonoured(t *testing.T) {
+	srv := pgtest.Start(t, pgtest.Options{})
+	ctx := context.Background()
+	url := newDB(t, srv, "forged")
+	s := openStore(t, url, "p")
+	for _, e := range sampleEvents() {
+		if err := s.Update(func(tx *Tx) error { _, err := tx.Append(e); return err }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var before View
+	_ = s.View(func(tx *Tx) error { before = tx.Session("a"); return nil })
+
+	// A forged transition of session a after its last line: no MAC.
+	var last string
+	if err := s.conn.QueryRow(ctx, `SELECT last_hash FROM hook_loop_views WHERE project = 'p' AND session_id = 'a'`).Scan(&last); err != nil {
+		t.Fatal(err)
+	}
+	forged := fmt.Sprintf(`{"schema_version":1,"event_id":"f","session_id":"a","run_id":"","timestamp":"t","state":"plan","event_type":"state_transitioned","actor":"","payload":{"to":"shipped"},"prev_hash":%q}`, last)
+	if _, err := s.conn.Exec(ctx, `INSERT INTO hook_loop_events VALUES ('p', '', 7, 'a', 'state_transitioned', $1, $2)`, eventlog.LineHash([]byte(forged)), []byte(forged)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Update(func(tx *Tx) error {
+		if a := tx.Session("a"); a.State != before.State || a.Events != before.Events {
+			t.Errorf("forged row honoured: %+v, want %+v", a, before)
+		}
+		if n := tx.Tampered("a"); len(n) != 1 || n[0].Line != 7 || !strings.Contains(n[0].Reason, "no MAC") {
+			t.Errorf("Tampered = %+v", n)
+		}
+		_, err := tx.Append(eventlog.Event{SessionID: "a", EventType: eventlog.TypeHookFired, State: before.State})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if w := strings.Join(s.Warnings(), "\n"); !strings.Contains(w, "not honoured") {
+		t.Errorf("warnings %q do not say a row was not honoured", w)
+	}
+	r, err := s.Verify()
+	if err != nil || r.TamperedCount != 1 || r.Tampered[0].Line != 7 || r.OK() {
+		t.Fatalf("Verify = %+v, %v; want event 7 listed as tampered", r, err)
+	}
+
+	// An edited view (the agent adds evidence) is not believed.
+	if _, err := s.conn.Exec(ctx, `UPDATE hook_loop_views SET summary = jsonb_set(summary, '{evidence}', '99') WHERE project = 'p' AND session_id = 'a'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.View(func(tx *Tx) error {
+		if a := tx.Session("a"); a.Evidence == 99 || a.Events != before.Events+1 {
+			t.Errorf("edited view believed: %+v", a)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 }

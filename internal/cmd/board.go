@@ -10,6 +10,8 @@ import (
 	"github.com/hook-loop/hook-loop/loop/session"
 
 	"github.com/hook-loop/hook-loop/board"
+	"github.com/hook-loop/hook-loop/eventlog/postgres"
+	"github.com/hook-loop/hook-loop/internal/hookrun"
 	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/hook-loop/hook-loop/overview"
 	"github.com/urfave/cli/v2"
@@ -62,6 +64,12 @@ func watchedProject(cwd, logFlag, configFlag string, errOut func(string)) (*over
 	logPath := logFlag
 	if logPath == "" {
 		logPath = project.LogPath(root)
+		// The overview follows the file; it does not read the store yet.
+		if url, err := hookrun.StoreURL("", os.Getenv); err != nil {
+			return nil, nil, "", err
+		} else if url != "" {
+			return nil, nil, "", fmt.Errorf("the hooks keep this project's log in PostgreSQL (%s), and the board and status --watch read only the JSONL log so far: use status, or log --follow", postgres.Redact(url))
+		}
 	}
 	cfg := configFlag
 	if cfg == "" {

@@ -19,6 +19,7 @@ type HookOptions struct {
 	ConfigPath  string
 	LogPath     string
 	HooksConfig string
+	Store       string // --store: a postgres:// URL for the loop's log
 	Record      bool
 	// OwnedPaths are every harness's files, which the agent may not write.
 	OwnedPaths []string
@@ -39,6 +40,7 @@ func NewCmdHook(f *Factory, h harness.Harness, hs []harness.Harness, runF func(*
 			&cli.StringFlag{Name: "config", Usage: "loop DSL file (default: hook-loop.json at the project root)", Destination: &o.ConfigPath},
 			&cli.StringFlag{Name: "event-log", Usage: "event log (default: .hook-loop/events.jsonl at the project root)", Destination: &o.LogPath},
 			&cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration (default: the user's config.yaml or config.json)", Destination: &o.HooksConfig},
+			&cli.StringFlag{Name: "store", Usage: "keep the loop's log in PostgreSQL: a postgres:// `URL`, without the password (PGPASSWORD or ~/.pgpass); default $HOOK_LOOP_STORE, else \"store\" in the user config, else the JSONL file", Destination: &o.Store},
 			&cli.BoolFlag{Name: "record", Usage: "also keep the raw hook input in .hook-loop/trace.jsonl, for hook-loop replay", Destination: &o.Record},
 		},
 		Action: func(c *cli.Context) error {
@@ -69,6 +71,8 @@ func runHook(c *cli.Context, o *HookOptions) error {
 		ConfigPath:  o.ConfigPath,
 		LogPath:     o.LogPath,
 		HooksConfig: o.HooksConfig,
+		Store:       o.Store,
+		Getenv:      o.Getenv,
 		Record:      o.Record,
 		Stdin:       s.In,
 		Cwd:         cwd,

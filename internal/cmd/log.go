@@ -3,19 +3,14 @@ package cmd
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"sort"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/internal/follow"
-	"github.com/hook-loop/hook-loop/internal/project"
-	"github.com/hook-loop/hook-loop/loop/session"
 	"github.com/hook-loop/hook-loop/overview"
 	"github.com/urfave/cli/v2"
 )
@@ -24,6 +19,7 @@ import (
 type LogOptions struct {
 	IO       *IOStreams
 	WorkDir  string
+	Getenv   func(string) string // nil: os.Getenv
 	eventLog string
 	session  string
 	types    string
@@ -58,7 +54,7 @@ func NewCmdLog(f *Factory, runF func(*LogOptions) error) *cli.Command {
 			if c.NArg() > 0 {
 				return exitf(2, "usage: log takes no arguments (got %q; did you mean 'log verify'?)", c.Args().First())
 			}
-			opts.IO, opts.WorkDir = f.IOStreams, f.Cwd()
+			opts.IO, opts.WorkDir, opts.Getenv = f.IOStreams, f.Cwd(), f.Getenv
 			return run(runF, runLog, opts)
 		},
 		Subcommands: []*cli.Command{{
@@ -74,41 +70,37 @@ func NewCmdLog(f *Factory, runF func(*LogOptions) error) *cli.Command {
 				if c.NArg() > 0 {
 					return exitf(2, "usage: log verify takes no arguments (got %q)", c.Args().First())
 				}
-				vopts.IO, vopts.WorkDir = f.IOStreams, f.Cwd()
+				vopts.IO, vopts.WorkDir, vopts.Getenv = f.IOStreams, f.Cwd(), f.Getenv
 				return run(runF, runLogVerify, vopts)
 			},
 		}},
 	}
 }
 
-// path resolves the event log: the flag, else the project's default.
-func (o *LogOptions) path() string {
-	if o.eventLog != "" {
-		return o.eventLog
-	}
-	return project.LogPath(project.Root(o.WorkDir))
-}
-
-// exists reports whether the log is there; a missing log is not an error, it
-// means nothing was recorded yet.
-func (o *LogOptions) exists(path string) (bool, error) {
-	_, err := os.Stat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		fmt.Fprintf(o.IO.ErrOut, "no events (no log at %s)\n", path)
-		return false, nil
-	}
+// open opens the event log (openReadLog) when it is there; a missing log is not
+// an error, it means nothing was recorded yet (l is nil then).
+func (o *LogOptions) open() (readLog, error) {
+	l, err := openReadLog(o.WorkDir, o.eventLog, o.Getenv)
 	if err != nil {
-		return false, fmt.Errorf("log: %w", err)
+		return nil, fmt.Errorf("log: %w", err)
 	}
-	return true, nil
+	ok, err := l.Exists()
+	if err != nil {
+		return nil, fmt.Errorf("log: %w", err)
+	}
+	if !ok {
+		fmt.Fprintf(o.IO.ErrOut, "no events (no log at %s)\n", l.Where())
+		return nil, nil
+	}
+	return l, nil
 }
 
 func runLog(o *LogOptions) error {
-	path := o.path()
-	if ok, err := o.exists(path); !ok {
+	l, err := o.open()
+	if l == nil {
 		return err
 	}
-	l := session.Open(path)
+	defer l.Close()
 	warn := func(w string) { fmt.Fprintln(o.IO.ErrOut, "warning: "+w) }
 
 	types := map[string]bool{}
@@ -155,11 +147,11 @@ func runLog(o *LogOptions) error {
 }
 
 // lineFormatter returns the readable form of an event, one line with its newline.
-func lineFormatter(l *session.Log) (func(e *eventlog.Event) string, error) {
+func lineFormatter(l readLog) (func(e *eventlog.Event) string, error) {
 	// The index knows every session: it gives the short names without a second
 	// pass over the log.
 	var ids []string
-	if err := l.View(func(tx session.Tx) error { ids = tx.SessionIDs(); return nil }); err != nil {
+	if err := l.View(func(tx viewTx) error { ids = tx.SessionIDs(); return nil }); err != nil {
 		return nil, fmt.Errorf("log: %w", err)
 	}
 	short := overview.ShortIDs(ids)
@@ -179,18 +171,39 @@ func lineFormatter(l *session.Log) (func(e *eventlog.Event) string, error) {
 
 // logFollow prints the log from its start and then every line appended, until
 // the context ends.
-func logFollow(o *LogOptions, l *session.Log, match func(*eventlog.Event) bool) error {
+func logFollow(o *LogOptions, l readLog, match func(*eventlog.Event) bool) error {
 	format, err := lineFormatter(l)
 	if err != nil {
 		return err
 	}
 	ctx, stop := untilInterrupt(o.ctx)
 	defer stop()
-	fw := follow.New(l.Path(), 0)
+	print := func(line []byte, e *eventlog.Event) error {
+		if !match(e) {
+			return nil
+		}
+		var err error
+		if o.json {
+			_, err = o.IO.Out.Write(append(line[:len(line):len(line)], '\n'))
+		} else {
+			_, err = io.WriteString(o.IO.Out, format(e))
+		}
+		return err
+	}
+	if db, ok := l.(dbLog); ok {
+		// LISTEN/NOTIFY: each commit is announced; the events are read after it.
+		err := db.follow(ctx, func(_ int, raw []byte, e eventlog.Event) error { return print(raw, &e) })
+		if ctx.Err() != nil {
+			return nil
+		}
+		return wrapLogErr(err)
+	}
+	fl := l.(fileLog)
+	fw := follow.New(fl.Path(), 0)
 	n := 0
 	fw.OnReset = func() {
 		n = 0
-		fmt.Fprintf(o.IO.ErrOut, "note: %s was replaced or truncated; reading it from the start\n", l.Path())
+		fmt.Fprintf(o.IO.ErrOut, "note: %s was replaced or truncated; reading it from the start\n", fl.Path())
 	}
 	return wrapLogErr(fw.Run(ctx, func(line []byte) error {
 		n++
@@ -199,18 +212,10 @@ func logFollow(o *LogOptions, l *session.Log, match func(*eventlog.Event) bool) 
 		}
 		e, err := eventlog.ParseLine(line)
 		if err != nil {
-			fmt.Fprintf(o.IO.ErrOut, "warning: %s:%d: skipped: %v\n", l.Path(), n, err)
+			fmt.Fprintf(o.IO.ErrOut, "warning: %s:%d: skipped: %v\n", fl.Path(), n, err)
 			return nil
 		}
-		if !match(&e) {
-			return nil
-		}
-		if o.json {
-			_, err = o.IO.Out.Write(append(line[:len(line):len(line)], '\n'))
-		} else {
-			_, err = io.WriteString(o.IO.Out, format(&e))
-		}
-		return err
+		return print(line, &e)
 	}))
 }
 
@@ -222,11 +227,12 @@ func wrapLogErr(err error) error {
 }
 
 func runLogVerify(o *LogOptions) error {
-	path := o.path()
-	if ok, err := o.exists(path); !ok {
+	l, err := o.open()
+	if l == nil {
 		return err
 	}
-	r, err := eventlog.Open(path, nil).Verify()
+	defer l.Close()
+	r, err := l.Verify()
 	if err != nil {
 		return fmt.Errorf("log verify: %w", err)
 	}

@@ -21,6 +21,7 @@ type ServeOptions struct {
 	ConfigPath  string
 	LogPath     string
 	HooksConfig string
+	Store       string
 	Record      bool
 	// OwnedPaths are every harness's files, as the one-shot hook protects them.
 	OwnedPaths []string
@@ -45,6 +46,7 @@ func NewCmdServe(f *Factory, hs []harness.Harness, runF func(*ServeOptions) erro
 			&cli.StringFlag{Name: "event-log", Usage: "event log (default: .hook-loop/events.jsonl at the project root)", Destination: &o.LogPath},
 			&cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration (default: the user's config.yaml or config.json)", Destination: &o.HooksConfig},
 			&cli.BoolFlag{Name: "record", Usage: "also keep the raw hook input in .hook-loop/trace.jsonl, for hook-loop replay", Destination: &o.Record},
+			&cli.StringFlag{Name: "store", Usage: "keep the loop's log in PostgreSQL at this postgres:// `URL` (as the hooks' --store)", Destination: &o.Store},
 		},
 		Action: func(c *cli.Context) error {
 			o.IO, o.WorkDir, o.Version = f.IOStreams, f.Cwd(), f.Version
@@ -73,6 +75,6 @@ func runServe(c *cli.Context, o *ServeOptions) error {
 	return serve.Serve(c.Context, o.IO.In, o.IO.Out, serve.Options{
 		Adapter: h.NewAdapter, Version: o.Version, Cwd: o.WorkDir,
 		ConfigPath: o.ConfigPath, LogPath: o.LogPath, HooksConfig: o.HooksConfig, Record: o.Record,
-		OwnedPaths: o.OwnedPaths,
+		Store: o.Store, OwnedPaths: o.OwnedPaths,
 	})
 }

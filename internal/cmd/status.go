@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/hook-loop/hook-loop/internal/project"
@@ -18,6 +17,7 @@ import (
 type StatusOptions struct {
 	IO        *IOStreams
 	WorkDir   string
+	Getenv    func(string) string // nil: os.Getenv
 	eventLog  string
 	config    string
 	sessionID string
@@ -45,7 +45,7 @@ func NewCmdStatus(f *Factory, runF func(*StatusOptions) error) *cli.Command {
 			if c.NArg() > 0 {
 				return exitf(2, "usage: status takes no arguments (got %q)", c.Args().First())
 			}
-			opts.IO, opts.WorkDir = f.IOStreams, f.Cwd()
+			opts.IO, opts.WorkDir, opts.Getenv = f.IOStreams, f.Cwd(), f.Getenv
 			return run(runF, runStatus, opts)
 		},
 	}
@@ -71,20 +71,21 @@ func runStatus(o *StatusOptions) error {
 		return statusWatch(o)
 	}
 	root := project.Root(o.WorkDir)
-	logPath := o.eventLog
-	if logPath == "" {
-		logPath = project.LogPath(root)
-	}
 	cfg := o.config
 	if cfg == "" {
 		cfg = project.ConfigPath(root)
 	}
-	if _, err := os.Stat(logPath); err != nil {
-		if os.IsNotExist(err) {
-			fmt.Fprintf(o.IO.ErrOut, "no sessions (no event log at %s)\n", logPath)
-			return nil
-		}
+	log, err := openReadLog(o.WorkDir, o.eventLog, o.Getenv)
+	if err != nil {
 		return fmt.Errorf("status: %w", err)
+	}
+	defer log.Close()
+	logPath := log.Where()
+	if ok, err := log.Exists(); err != nil {
+		return fmt.Errorf("status: %w", err)
+	} else if !ok {
+		fmt.Fprintf(o.IO.ErrOut, "no sessions (no event log at %s)\n", logPath)
+		return nil
 	}
 	var eng *engine.Engine
 	spec, _, loadErr := dsl.Load(cfg)
@@ -95,8 +96,7 @@ func runStatus(o *StatusOptions) error {
 	}
 
 	var rows []sessionStatus
-	log := session.Open(logPath)
-	err := log.View(func(tx session.Tx) error {
+	err = log.View(func(tx viewTx) error {
 		for _, id := range tx.SessionIDs() {
 			if o.sessionID != "" && id != o.sessionID {
 				continue

@@ -7,12 +7,13 @@ import (
 	"os"
 
 	"github.com/hook-loop/hook-loop/eventlog/postgres"
+	"github.com/hook-loop/hook-loop/internal/hookrun"
 	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/urfave/cli/v2"
 )
 
-// storeEnv chooses the event store of hooks: a postgres:// URL or a JSONL file.
-const storeEnv = "HOOK_LOOP_STORE"
+// storeEnv chooses the event store of hooks (hookrun.StoreURL).
+const storeEnv = hookrun.StoreEnv
 
 // StoreMigrateOptions are the flags of store migrate.
 type StoreMigrateOptions struct {
@@ -42,7 +43,7 @@ func NewCmdStore(f *Factory, runF func(*StoreMigrateOptions) error) *cli.Command
 				"$HOOK_LOOP_PROJECT overrides). The password comes from PGPASSWORD or ~/.pgpass.",
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "to", Usage: "destination: a postgres:// `URL` or a JSONL FILE", Required: true, Destination: &o.to},
-				&cli.StringFlag{Name: "from", Usage: "source `URL` or FILE (default: the project's log file for --to URL, $HOOK_LOOP_STORE for --to FILE)", Destination: &o.from},
+				&cli.StringFlag{Name: "from", Usage: "source `URL` or FILE (default: the project's log file for --to URL, the hooks' store for --to FILE: $HOOK_LOOP_STORE or the user config's \"store\")", Destination: &o.from},
 				&cli.StringFlag{Name: "event-log", Usage: "the project's log `FILE` (default: <project>/.hook-loop/events.jsonl)", Destination: &o.eventLog},
 			},
 			Action: func(c *cli.Context) error {
@@ -74,7 +75,9 @@ func runStoreMigrate(o *StoreMigrateOptions) error {
 	case to.IsDB():
 		from = project.LogPath(root)
 	default:
-		from = o.Getenv(storeEnv)
+		if from, err = hookrun.StoreURL("", o.Getenv); err != nil {
+			return err
+		}
 		if from == "" {
 			return exitf(2, "usage: --to FILE copies from a database: give --from URL or set %s", storeEnv)
 		}

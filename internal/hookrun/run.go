@@ -20,7 +20,6 @@ import (
 	"github.com/hook-loop/hook-loop/loop"
 	"github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/loop/engine"
-	"github.com/hook-loop/hook-loop/loop/session"
 )
 
 // MaxInput caps what a hook reads from stdin. Real payloads are a few KiB; a
@@ -39,9 +38,14 @@ type Options struct {
 	ConfigPath  string // --config ("" = <project root>/hook-loop.json)
 	LogPath     string // --event-log ("" = <project root>/.hook-loop/events.jsonl)
 	HooksConfig string // --hooks-config (lifecycle hooks declaration)
-	Record      bool   // --record: keep the raw input in .hook-loop/trace.jsonl
-	Stdin       io.Reader
-	Cwd         string // the hook process's working directory
+	// Store is --store: a postgres:// URL to keep the log in ("" = StoreURL's
+	// other sources, else the JSONL file).
+	Store string
+	// Getenv reads the environment (os.Getenv when nil).
+	Getenv func(string) string
+	Record bool // --record: keep the raw input in .hook-loop/trace.jsonl
+	Stdin  io.Reader
+	Cwd    string // the hook process's working directory
 	// OwnedPaths are the harnesses' own files the agent may not write
 	// (registry.OwnedPaths); nil leaves the engine's built-in list.
 	OwnedPaths []string
@@ -108,9 +112,17 @@ func Run(ctx context.Context, o Options) harness.Output {
 		}
 		eng.Lifecycle, loadRecord = load(o.HooksConfig)
 	}
-	log := session.Open(paths.log)
+	storeURL, err := StoreURL(o.Store, o.Getenv)
+	if err != nil {
+		return failure(o, ev, spec, err)
+	}
+	log, err := OpenStore(storeURL, paths.root, paths.log, o.Getenv)
+	if err != nil {
+		return failure(o, ev, spec, err)
+	}
+	defer log.Close()
 	var d loop.Decision
-	err = log.Update(func(tx session.Tx) error {
+	err = log.Update(func(tx engine.Tx) error {
 		// Said once per session: the session then runs hookless, and a broken
 		// declaration should not double every hook's log lines.
 		if sid := engine.SessionKey(ev.SessionID); loadRecord != nil && tx.Session(sid).Events == 0 {
@@ -124,6 +136,10 @@ func Run(ctx context.Context, o Options) harness.Output {
 		return herr
 	})
 	if err != nil {
+		if storeURL != "" {
+			// The store's errors name the database (never the password).
+			return failure(o, ev, spec, err)
+		}
 		return failure(o, ev, spec, fmt.Errorf("event log %s: %w", paths.log, err))
 	}
 	out := o.Adapter.Encode(ev, d)

@@ -64,6 +64,7 @@ type Options struct {
 	ConfigPath  string
 	LogPath     string
 	HooksConfig string
+	Store       string // --store: a postgres:// URL for the loop's log
 	Record      bool
 	Cwd         string
 	// OwnedPaths are every harness's files, which the agent may not write:
@@ -188,6 +189,7 @@ func answer(ctx context.Context, o Options, line []byte, readErr error) (a Answe
 		ConfigPath:  cfg,
 		LogPath:     log,
 		HooksConfig: o.HooksConfig,
+		Store:       o.Store,
 		Record:      o.Record,
 		Stdin:       stdin,
 		Cwd:         cwd,

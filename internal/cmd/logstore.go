@@ -1,0 +1,99 @@
+package cmd
+
+import (
+	"context"
+	"os"
+
+	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/eventlog/postgres"
+	"github.com/hook-loop/hook-loop/internal/hookrun"
+	"github.com/hook-loop/hook-loop/internal/project"
+	"github.com/hook-loop/hook-loop/loop/session"
+)
+
+// viewTx is what the readers need of a transaction: the views and the sessions.
+type viewTx interface {
+	session.Reader
+	SessionIDs() []string
+}
+
+// readLog is the event log as `status`, `log` and `log verify` read it: the
+// JSONL file or the project's log in PostgreSQL, whichever the hooks write.
+type readLog interface {
+	View(fn func(tx viewTx) error) error
+	Scan(warn func(string), fn func(line int, e eventlog.Event) error) error
+	ScanRaw(warn func(string), fn func(line int, raw []byte, e eventlog.Event) error) error
+	Verify() (eventlog.VerifyReport, error)
+	Warnings() []string
+	// Where names the log in messages (never with a password).
+	Where() string
+	// Exists is false for a JSONL log not created yet.
+	Exists() (bool, error)
+	Close() error
+}
+
+// openReadLog opens the log the project's hooks write: the file at logFlag when
+// given, else the store hooks choose (hookrun.StoreURL: $HOOK_LOOP_STORE, the
+// user config's "store"), else the project's JSONL file. dbURL is "" for a file.
+func openReadLog(workDir, logFlag string, getenv func(string) string) (readLog, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	root := project.Root(workDir)
+	if logFlag == "" {
+		url, err := hookrun.StoreURL("", getenv)
+		if err != nil {
+			return nil, err
+		}
+		if url != "" {
+			t, err := postgres.ParseStoreURL(url)
+			if err != nil {
+				return nil, err
+			}
+			if t.IsDB() {
+				s, err := postgres.Open(t.URL, postgres.Options{Project: project.Identity(root, getenv)})
+				if err != nil {
+					return nil, err
+				}
+				return dbLog{s}, nil
+			}
+		}
+		logFlag = project.LogPath(root)
+	}
+	return fileLog{session.Open(logFlag)}, nil
+}
+
+type fileLog struct{ *session.Log }
+
+func (f fileLog) View(fn func(tx viewTx) error) error {
+	return f.Log.View(func(tx session.Tx) error { return fn(tx) })
+}
+func (f fileLog) Where() string { return f.Path() }
+
+// Verify checks the file alone, as it always did: without a Folder, so an index
+// folded another way is not what is held against the log.
+func (f fileLog) Verify() (eventlog.VerifyReport, error) {
+	return eventlog.Open(f.Path(), nil).Verify()
+}
+func (f fileLog) Close() error { return nil }
+func (f fileLog) Exists() (bool, error) {
+	_, err := os.Stat(f.Path())
+	if os.IsNotExist(err) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+type dbLog struct{ *postgres.Store }
+
+func (d dbLog) View(fn func(tx viewTx) error) error {
+	return d.Store.View(func(tx *postgres.Tx) error { return fn(tx) })
+}
+func (d dbLog) Where() string         { return d.Store.Where() + " (project " + d.Project() + ")" }
+func (d dbLog) Exists() (bool, error) { return true, nil }
+
+// follow streams the store's events from the start as they are committed.
+func (d dbLog) follow(ctx context.Context, fn func(line int, raw []byte, e eventlog.Event) error) error {
+	_, err := d.Follow(ctx, 0, fn)
+	return err
+}
