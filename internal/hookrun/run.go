@@ -19,6 +19,7 @@ import (
 	"github.com/hook-loop/hook-loop/loop"
 	"github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/loop/engine"
+	"github.com/hook-loop/hook-loop/loop/pin"
 	"github.com/hook-loop/hook-loop/loop/session"
 )
 
@@ -91,42 +92,94 @@ func Run(ctx context.Context, o Options) harness.Output {
 	if err != nil {
 		return failure(o, ev, nil, err)
 	}
-	spec, _, err := dsl.Load(paths.config)
-	if err != nil {
-		return failure(o, ev, nil, err)
+	file := pin.ReadFile(paths.config)
+	if !exists(paths.log) {
+		// No log, so no session has pinned a loop: a bad file is reported
+		// without creating the log.
+		if err := pin.Check(file, o.ConfigPath != ""); err != nil {
+			return failure(o, ev, nil, logError(paths, err))
+		}
 	}
-	eng := &engine.Engine{Spec: spec, Root: paths.root, ConfigPath: paths.config, LogPath: paths.log, OwnedPaths: o.OwnedPaths, Lifecycle: o.Lifecycle}
-	var loadRecord *engine.LifecycleRecord
+	eng := &engine.Engine{Root: paths.root, ConfigPath: paths.config, LogPath: paths.log, OwnedPaths: o.OwnedPaths, Lifecycle: o.Lifecycle}
+	var stderr []string
 	if eng.Lifecycle == nil {
 		load := o.LoadLifecycle
 		if load == nil {
 			load = lifecycle.ForHook
 		}
-		eng.Lifecycle, loadRecord = load(o.HooksConfig)
+		eng.Lifecycle, eng.HooksLoadFailed = load(o.HooksConfig)
 	}
 	log := session.Open(paths.log)
 	var d loop.Decision
 	err = log.Update(func(tx session.Tx) error {
-		// Said once per session: the session then runs hookless, and a broken
-		// declaration should not double every hook's log lines.
-		if sid := engine.SessionKey(ev.SessionID); loadRecord != nil && tx.Session(sid).Events == 0 {
-			if _, aerr := tx.Append(eventlog.Event{SessionID: sid, RunID: ev.TurnID, State: tx.Session(sid).State,
-				EventType: loadRecord.Type, Actor: "lifecycle", Payload: loadRecord.Payload}); aerr != nil {
-				return aerr
-			}
+		sid := engine.SessionKey(ev.SessionID)
+		spec, notice, err := pin.Default().Judge(tx, sid, file)
+		if err != nil {
+			return err
 		}
+		eng.Spec = spec
+		if notice != "" {
+			stderr = append(stderr, notice)
+		}
+		if eng.HooksLoadFailed != nil && !tx.Session(sid).HooksLoadFailed {
+			stderr = append(stderr, fmt.Sprintf("hook-loop: lifecycle hooks did not load: %v", eng.HooksLoadFailed.Payload["why"]))
+		}
+		// Lifecycle executors run under the log's lock, so their time there is
+		// capped (LockedLifecycleBudget) well below the lock timeout other
+		// sessions' hooks wait for: a slow executor can cost its own session a
+		// check, never another session's answer. They stay under the lock
+		// because what they decide (proceed, a transition's hooks) is part of the
+		// transition they guard; deciding outside and re-validating would let two
+		// sessions of a project-scoped loop act on the same stale state.
+		hctx, cancel := context.WithTimeout(ctx, LockedLifecycleBudget)
+		defer cancel()
 		var herr error
-		d, herr = eng.Handle(ctx, tx, ev)
+		d, herr = eng.Handle(hctx, tx, ev)
+		if notice != "" && herr == nil {
+			d.SystemMessage = strings.TrimSpace(d.SystemMessage + "\n" + notice)
+		}
 		return herr
 	})
 	if err != nil {
-		return failure(o, ev, spec, fmt.Errorf("event log %s: %w", paths.log, err))
+		return failure(o, ev, eng.Spec, logError(paths, err))
 	}
 	out := o.Adapter.Encode(ev, d)
+	for _, line := range stderr {
+		out.Stderr = appendLine(out.Stderr, line)
+	}
 	if w := log.Warnings(); len(w) > 0 {
 		out.Stderr = appendLine(out.Stderr, "hook-loop: warning: "+strings.Join(w, "; "))
 	}
 	return out
+}
+
+// LockedLifecycleBudget caps the time lifecycle executors may run while one
+// hook holds the event log's lock: well below eventlog.DefaultLockTimeout, so
+// another session's hook waiting behind it still gets the lock and answers.
+const LockedLifecycleBudget = 2 * time.Second
+
+// logError names what failed with the event log or the session's loop.
+func logError(paths resolved, err error) error {
+	var gone *pin.GoneError
+	switch {
+	case errors.As(err, &gone), errors.Is(err, pin.ErrMissing):
+		// Without its loop the gate is open: refused whatever fail_closed says.
+		return &closedError{err}
+	case errors.Is(err, eventlog.ErrLockTimeout):
+		return err // one line that names the lock and the wait
+	}
+	return fmt.Errorf("event log %s: %w", paths.log, err)
+}
+
+// closedError is a failure that refuses stops and tool calls even in a loop
+// that is not fail_closed.
+type closedError struct{ error }
+
+func (e *closedError) Unwrap() error { return e.error }
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 type resolved struct{ root, config, log string }
@@ -184,7 +237,10 @@ func readInput(r io.Reader) ([]byte, error) {
 // calls are refused.
 func failure(o Options, ev loop.HookEvent, spec *dsl.Spec, err error) harness.Output {
 	var d loop.Decision
-	if spec != nil {
+	var closed *closedError
+	if errors.As(err, &closed) {
+		d = engine.Failure(ev.Name, err, true, true)
+	} else if spec != nil {
 		d = engine.Failure(ev.Name, err, spec.Definition.FailClosed, true)
 	} else {
 		// The loop did not load; its file may still ask to fail closed.
