@@ -97,3 +97,18 @@ func TestStatusShowsPinnedLoop(t *testing.T) {
 		t.Fatalf("status does not show the pin:\n%s", out.String())
 	}
 }
+
+func TestDoctorNamesSessionsWithoutTheirLoopFile(t *testing.T) {
+	t.Setenv(eventlog.StateDirEnv, t.TempDir())
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "hook-loop.json")
+	logPath := filepath.Join(dir, ".hook-loop", "events.jsonl")
+	must(t, os.WriteFile(cfg, []byte(reloadLoopA), 0o644))
+	startSessions(t, cfg, logPath, "s1")
+	must(t, os.Remove(cfg))
+	startSessions(t, cfg, logPath, "s1")
+	fs := sessionFindings(dir)
+	if len(fs) != 1 || !strings.Contains(fs[0].What, "session s1: the loop file is gone") {
+		t.Fatalf("findings: %+v", fs)
+	}
+}
