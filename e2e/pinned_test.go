@@ -7,6 +7,7 @@ package e2e
 // harness is let go (capped), so each run stays short.
 
 import (
+	"bufio"
 	"bytes"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/internal/testkit/mockmodel/chat"
 	"github.com/hook-loop/hook-loop/internal/testkit/mockmodel/messages"
 	"github.com/hook-loop/hook-loop/internal/testkit/mockmodel/responses"
 	"github.com/hook-loop/hook-loop/loop/session"
@@ -27,15 +29,18 @@ func capAtOne(b []byte) []byte {
 // pinnedReason is what a refusal built from plan_execute in planning says.
 var pinnedReason = []string{`"planning"`, "PLAN.md"}
 
-func checkPinnedLog(t *testing.T, evs []eventlog.Event) {
+func checkPinnedLog(t *testing.T, evs []eventlog.Event, reasons ...string) {
 	t.Helper()
+	if len(reasons) == 0 {
+		reasons = pinnedReason
+	}
 	var refused, missing int
 	for _, e := range evs {
 		switch e.EventType {
 		case eventlog.TypeStopRefused:
 			refused++
 			msg, _ := e.Payload["message"].(string)
-			for _, want := range pinnedReason {
+			for _, want := range reasons {
 				if !strings.Contains(msg, want) {
 					t.Errorf("the refusal lacks %q (the pinned loop's reason): %s", want, msg)
 				}
@@ -105,4 +110,78 @@ func TestCodexDeletedLoopFileKeepsThePinnedLoop(t *testing.T) {
 		}
 	}
 	checkPinnedLog(t, p.events(t))
+}
+
+// logEvents reads an event log's lines.
+func logEvents(t *testing.T, path string) []eventlog.Event {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []eventlog.Event
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		if e, err := eventlog.ParseLine(sc.Bytes()); err == nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// deleteThen is a chat step that deletes the loop file, then answers text.
+func deleteThen(t *testing.T, path, text string) chat.Step {
+	return func(*chat.Request) chat.Reply {
+		if err := os.Remove(path); err != nil {
+			t.Errorf("delete the loop file: %v", err)
+		}
+		return chat.Reply{Text: text}
+	}
+}
+
+// buildingReason is what a refusal of the opencode and pi e2e loops says.
+var buildingReason = []string{`"building"`, "until"}
+
+func TestOpencodeDeletedLoopFileKeepsThePinnedLoop(t *testing.T) {
+	var loopFile string
+	p := newOCProject(t, []chat.Step{
+		func(r *chat.Request) chat.Reply { return deleteThen(t, loopFile, "I think I am finished.")(r) },
+		chat.Text("Still finished."),
+	})
+	loopFile = filepath.Join(p.dir, "hook-loop.json")
+	if err := os.WriteFile(loopFile, []byte(strings.Replace(ocLoop, `"max_stop_blocks": 3`, `"max_stop_blocks": 1`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.run("build the feature")
+	reqs := p.mock.AgentRequests()
+	if len(reqs) < 2 {
+		p.dump()
+		t.Fatalf("opencode made %d model requests; want the refused stop's follow-up", len(reqs))
+	}
+	if last := reqs[1].LastMessage(); last.Role != "user" || !strings.Contains(last.Content, `"building"`) {
+		p.dump()
+		t.Fatalf("after the refused stop the model received %s: %q; want the pinned loop's reason", last.Role, last.Content)
+	}
+	checkPinnedLog(t, logEvents(t, p.logPath), buildingReason...)
+}
+
+func TestPiDeletedLoopFileKeepsThePinnedLoop(t *testing.T) {
+	var loopFile string
+	p := newPiProject(t, []chat.Step{
+		func(r *chat.Request) chat.Reply { return deleteThen(t, loopFile, "I think I am finished.")(r) },
+		chat.Text("Still finished."),
+	})
+	loopFile = filepath.Join(p.dir, "hook-loop.json")
+	if err := os.WriteFile(loopFile, []byte(strings.Replace(piLoop, `"max_stop_blocks": 3`, `"max_stop_blocks": 1`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, _ := p.print("build the feature")
+	reqs := p.mock.AgentRequests()
+	if len(reqs) < 2 || !containsAny(userTexts(reqs[1]), `"building"`) {
+		p.dump(stderr)
+		t.Fatalf("after the refused stop the model did not receive the pinned loop's reason (%d requests)", len(reqs))
+	}
+	checkPinnedLog(t, logEvents(t, p.logPath), buildingReason...)
 }
