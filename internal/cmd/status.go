@@ -53,24 +53,24 @@ func NewCmdStatus(f *Factory, runF func(*StatusOptions) error) *cli.Command {
 
 // sessionStatus is one session's line of `status`.
 type sessionStatus struct {
-	Session     string   `json:"session_id"`
-	State       string   `json:"state"`
-	Terminal    bool     `json:"terminal"`
-	Next        []string `json:"next,omitempty"`
-	Evidence    int      `json:"evidence"`
-	StopBlocks  int      `json:"stop_blocks"`
-	Outcome     string   `json:"outcome,omitempty"`
-	ForcedBy    string   `json:"forced_by,omitempty"`
-	Disarmed    string   `json:"disarmed,omitempty"`
+	Session    string   `json:"session_id"`
+	State      string   `json:"state"`
+	Terminal   bool     `json:"terminal"`
+	Next       []string `json:"next,omitempty"`
+	Evidence   int      `json:"evidence"`
+	StopBlocks int      `json:"stop_blocks"`
+	Outcome    string   `json:"outcome,omitempty"`
+	ForcedBy   string   `json:"forced_by,omitempty"`
+	Disarmed   string   `json:"disarmed,omitempty"`
 	// Pinned is the hash of the loop the session is judged by; LoopFile what
 	// the loop file holds instead ("missing" or its hash), Tampered the first
 	// line not honoured, Held why tool calls and stops are refused.
-	Pinned   string `json:"pinned,omitempty"`
-	LoopFile string `json:"loop_file,omitempty"`
-	Tampered string `json:"tampered,omitempty"`
-	Held     string `json:"held,omitempty"`
-	Events      int      `json:"events"`
-	LastEventAt string   `json:"last_event_at,omitempty"`
+	Pinned      string `json:"pinned,omitempty"`
+	LoopFile    string `json:"loop_file,omitempty"`
+	Tampered    string `json:"tampered,omitempty"`
+	Held        string `json:"held,omitempty"`
+	Events      int    `json:"events"`
+	LastEventAt string `json:"last_event_at,omitempty"`
 }
 
 func runStatus(o *StatusOptions) error {

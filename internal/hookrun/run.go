@@ -141,7 +141,14 @@ func Run(ctx context.Context, o Options) harness.Output {
 		return herr
 	})
 	if err != nil {
-		return failure(o, ev, eng.Spec, logError(paths, err))
+		spec := eng.Spec
+		if spec == nil && file.Err == nil {
+			// The log failed before the session's loop was judged (a lock that
+			// timed out, a log that cannot open): the file still says whether
+			// to fail closed.
+			spec, _, _ = dsl.Parse(paths.config, file.Data)
+		}
+		return failure(o, ev, spec, logError(paths, err))
 	}
 	out := o.Adapter.Encode(ev, d)
 	for _, line := range stderr {
@@ -161,7 +168,10 @@ const LockedLifecycleBudget = 2 * time.Second
 // logError names what failed with the event log or the session's loop.
 func logError(paths resolved, err error) error {
 	var gone *pin.GoneError
+	var bad *dsl.LoadError
 	switch {
+	case errors.As(err, &bad):
+		return err // it names the loop file
 	case errors.As(err, &gone), errors.Is(err, pin.ErrMissing):
 		// Without its loop the gate is open: refused whatever fail_closed says.
 		return &closedError{err}
