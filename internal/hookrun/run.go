@@ -109,7 +109,12 @@ func Run(ctx context.Context, o Options) harness.Output {
 		}
 		eng.Lifecycle, eng.HooksLoadFailed = load(o.HooksConfig)
 	}
-	log := session.Open(paths.log)
+	budget, lockOpts := LockedLifecycleBudget, []eventlog.Option(nil)
+	if ev.Name == loop.EventSessionEnd {
+		// Codex clamps its SessionEnd hook to 3 s: wait and work less there.
+		budget, lockOpts = sessionEndBudget, []eventlog.Option{eventlog.WithLockTimeout(sessionEndBudget)}
+	}
+	log := session.Open(paths.log, lockOpts...)
 	var d loop.Decision
 	err = log.Update(func(tx session.Tx) error {
 		sid := engine.SessionKey(ev.SessionID)
@@ -131,7 +136,7 @@ func Run(ctx context.Context, o Options) harness.Output {
 		// because what they decide (proceed, a transition's hooks) is part of the
 		// transition they guard; deciding outside and re-validating would let two
 		// sessions of a project-scoped loop act on the same stale state.
-		hctx, cancel := context.WithTimeout(ctx, LockedLifecycleBudget)
+		hctx, cancel := context.WithTimeout(ctx, budget)
 		defer cancel()
 		var herr error
 		d, herr = eng.Handle(hctx, tx, ev)
@@ -164,6 +169,10 @@ func Run(ctx context.Context, o Options) harness.Output {
 // hook holds the event log's lock: well below eventlog.DefaultLockTimeout, so
 // another session's hook waiting behind it still gets the lock and answers.
 const LockedLifecycleBudget = 2 * time.Second
+
+// sessionEndBudget bounds both the lock wait and the lifecycle time of a
+// SessionEnd, whose harness timeout can be as short as 3 s (Codex).
+const sessionEndBudget = time.Second
 
 // logError names what failed with the event log or the session's loop.
 func logError(paths resolved, err error) error {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/hook-loop/hook-loop/eventlog"
-	"github.com/hook-loop/hook-loop/loop"
 	"github.com/hook-loop/hook-loop/loop/session"
 )
 
@@ -97,9 +96,4 @@ func (h *handling) hold(point, hook, reason string) error {
 	h.held = true
 	h.system = append(h.system, heldReason(reason, h.sid))
 	return h.append(session.TypeLifecycleHeld, "hook-loop", map[string]any{"point": point, "hook": hook, "reason": reason})
-}
-
-// heldDecision refuses a tool call or stop held by reason.
-func heldDecision(reason string) loop.Decision {
-	return loop.Decision{Action: loop.Block, Reason: reason}
 }

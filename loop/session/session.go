@@ -188,7 +188,9 @@ type Log struct{ *eventlog.Log }
 
 // Open returns the event log at path, keeping a View per session and for the
 // project (see eventlog.Open).
-func Open(path string) *Log { return &Log{eventlog.Open(path, Folder{})} }
+func Open(path string, opts ...eventlog.Option) *Log {
+	return &Log{eventlog.Open(path, Folder{}, opts...)}
+}
 
 // Update runs fn in an exclusive transaction (see eventlog.Log.Update).
 func (l *Log) Update(fn func(tx Tx) error) error {
