@@ -80,14 +80,7 @@ func TestReload(t *testing.T) {
 
 // status shows the pinned loop, and what the loop file holds instead.
 func TestStatusShowsPinnedLoop(t *testing.T) {
-	t.Setenv(eventlog.StateDirEnv, t.TempDir())
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "hook-loop.json")
-	logPath := filepath.Join(dir, ".hook-loop", "events.jsonl")
-	must(t, os.WriteFile(cfg, []byte(reloadLoopA), 0o644))
-	startSessions(t, cfg, logPath, "s1")
-	must(t, os.Remove(cfg))
-	startSessions(t, cfg, logPath, "s1") // the next event notes the file gone
+	_, logPath := loopFileGone(t)
 	var out, errOut bytes.Buffer
 	if code := Main([]string{"hook-loop", "status", "--event-log", logPath}, nil, &out, &errOut); code != 0 {
 		t.Fatalf("status: exit %d %s", code, errOut.String())
@@ -99,16 +92,24 @@ func TestStatusShowsPinnedLoop(t *testing.T) {
 }
 
 func TestDoctorNamesSessionsWithoutTheirLoopFile(t *testing.T) {
-	t.Setenv(eventlog.StateDirEnv, t.TempDir())
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "hook-loop.json")
-	logPath := filepath.Join(dir, ".hook-loop", "events.jsonl")
-	must(t, os.WriteFile(cfg, []byte(reloadLoopA), 0o644))
-	startSessions(t, cfg, logPath, "s1")
-	must(t, os.Remove(cfg))
-	startSessions(t, cfg, logPath, "s1")
+	dir, _ := loopFileGone(t)
 	fs := sessionFindings(dir)
 	if len(fs) != 1 || !strings.Contains(fs[0].What, "session s1: the loop file is gone") {
 		t.Fatalf("findings: %+v", fs)
 	}
+}
+
+// loopFileGone is a project whose session s1 pinned loop A, then saw the loop
+// file go.
+func loopFileGone(t *testing.T) (dir, logPath string) {
+	t.Helper()
+	t.Setenv(eventlog.StateDirEnv, t.TempDir())
+	dir = t.TempDir()
+	cfg := filepath.Join(dir, "hook-loop.json")
+	logPath = filepath.Join(dir, ".hook-loop", "events.jsonl")
+	must(t, os.WriteFile(cfg, []byte(reloadLoopA), 0o644))
+	startSessions(t, cfg, logPath, "s1")
+	must(t, os.Remove(cfg))
+	startSessions(t, cfg, logPath, "s1") // the next event notes the file gone
+	return dir, logPath
 }
