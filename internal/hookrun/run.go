@@ -117,6 +117,7 @@ func Run(ctx context.Context, o Options) harness.Output {
 	log := session.Open(paths.log, lockOpts...)
 	var d loop.Decision
 	err = log.Update(func(tx session.Tx) error {
+		stderr = stderr[:0] // what this run of the transaction found
 		sid := engine.SessionKey(ev.SessionID)
 		spec, notice, err := pin.Default().Judge(tx, sid, file)
 		if err != nil {
