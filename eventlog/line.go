@@ -31,7 +31,7 @@ func LineHash(line []byte) string {
 
 // summaryPayloadKeys are the payload keys the light parse decodes: those the
 // loop's session views read (a Folder that reads others gets whole payloads).
-var summaryPayloadKeys = [...]string{"initial_state", "to", "outcome", "forced_by_harness", "reason", "session_refused"}
+var summaryPayloadKeys = [...]string{"initial_state", "to", "outcome", "forced_by_harness", "reason", "session_refused", "hash"}
 
 // ParseLine decodes one log line (without its newline) into an Event. A line is an
 // event when it is a JSON object whose session_id and event_type are strings;

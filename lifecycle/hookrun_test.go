@@ -75,8 +75,9 @@ func codexHook(t *testing.T, root, hooksConfig, payload string) harness.Output {
 	})
 }
 
-// A required roster hook refusing loop_start leaves the session ungated: the
-// loop records why, and a later Stop that the loop would refuse is allowed.
+// A required roster hook refusing loop_start never frees the session: the loop
+// records why (lifecycle_held), and the session's Stop and tool calls are
+// refused with the roster's reason.
 func TestRequiredRosterRefusingLoopStartThroughCodexHook(t *testing.T) {
 	roster := example(t, "roster")
 	root := t.TempDir()
@@ -90,17 +91,16 @@ func TestRequiredRosterRefusingLoopStartThroughCodexHook(t *testing.T) {
 		t.Fatalf("SessionStart exit %d: %s %s", out.Exit, out.Stdout, out.Stderr)
 	}
 	if !strings.Contains(string(out.Stdout)+string(out.Stderr), "session mallory-session is not on the roster") {
-		t.Errorf("SessionStart answer does not say why the session is ungated: stdout %s stderr %s", out.Stdout, out.Stderr)
+		t.Errorf("SessionStart answer does not say why the session is held: stdout %s stderr %s", out.Stdout, out.Stderr)
 	}
-	// Ungated: a Stop before `make` ran is allowed (no block, exit 0).
 	out = codexHook(t, root, cfg, fmt.Sprintf(stopPayload, "mallory-session", root))
-	if out.Exit != 0 || strings.Contains(string(out.Stdout), `"decision":"block"`) {
-		t.Errorf("Stop of an ungated session: exit %d stdout %s", out.Exit, out.Stdout)
+	if !strings.Contains(string(out.Stdout), `"decision":"block"`) || !strings.Contains(string(out.Stdout), "not on the roster") {
+		t.Errorf("Stop of a held session: exit %d stdout %s", out.Exit, out.Stdout)
 	}
 
 	lines := readLog(t, filepath.Join(root, ".hook-loop", "events.jsonl"))
 	got := strings.Join(eventTypes(lines), " ")
-	for _, want := range []string{"hooks.decided", "hooks.refused", "loop_started", "loop_disarmed"} {
+	for _, want := range []string{"hooks.decided", "hooks.refused", "loop_started", "lifecycle_held", "stop_contract_failed"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("log lacks %s: %s", want, got)
 		}
@@ -111,12 +111,12 @@ func TestRequiredRosterRefusingLoopStartThroughCodexHook(t *testing.T) {
 			if l.Payload["hook"] != "roster" || l.Payload["point"] != "loop_start" || l.Payload["reason"] != "session mallory-session is not on the roster" {
 				t.Errorf("hooks.refused = %v", l.Payload)
 			}
-		case "loop_disarmed":
-			if l.Payload["reason"] != "session mallory-session is not on the roster" {
-				t.Errorf("loop_disarmed = %v", l.Payload)
+		case "lifecycle_held":
+			if l.Payload["reason"] != "loop_start refused: session mallory-session is not on the roster" {
+				t.Errorf("lifecycle_held = %v", l.Payload)
 			}
-		case "stop_contract_failed":
-			t.Errorf("an ungated session's Stop was refused: %v", l)
+		case "loop_disarmed":
+			t.Errorf("a refused loop_start disarmed the session: %v", l)
 		}
 	}
 

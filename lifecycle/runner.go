@@ -134,7 +134,7 @@ func (r *Runner) Fire(ctx context.Context, point string, c any) []engine.Lifecyc
 		res := r.call(ctx, e, point, c)
 		if res.Err != nil {
 			why := res.Err.Error()
-			recs = append(recs, failed(point, e.Name, why))
+			recs = append(recs, failedRecord(point, e, why))
 			if e.Required && hasProceed {
 				reason := fmt.Sprintf("required hook %q failed: %s", e.Name, why)
 				_ = apply(c, map[string]any{"proceed": false, "reason": reason})
@@ -147,7 +147,14 @@ func (r *Runner) Fire(ctx context.Context, point string, c any) []engine.Lifecyc
 			continue
 		}
 		if err := apply(c, res.Changed); err != nil {
-			recs = append(recs, failed(point, e.Name, err.Error()))
+			// A bad answer is a failure like any other: a required hook that
+			// answers nonsense refuses, as one that does not answer does.
+			recs = append(recs, failedRecord(point, e, err.Error()))
+			if e.Required && hasProceed {
+				_ = apply(c, map[string]any{"proceed": false, "reason": fmt.Sprintf("required hook %q answered badly: %s", e.Name, err)})
+				refusedBy = e.Name
+				break
+			}
 			continue
 		}
 		payload := map[string]any{"point": point, "hook": e.Name, "fields": res.Changed}
@@ -181,6 +188,16 @@ func (r *Runner) Fire(ctx context.Context, point string, c any) []engine.Lifecyc
 // be loaded; it then runs without lifecycle hooks.
 func LoadFailedRecord(err error) engine.LifecycleRecord {
 	return engine.LifecycleRecord{Type: RecordLoadFailed, Payload: map[string]any{"why": err.Error()}}
+}
+
+// failedRecord is a hook's failure; required=true lets the engine hold the
+// session when the point has no proceed to refuse with.
+func failedRecord(point string, e Entry, why string) engine.LifecycleRecord {
+	r := failed(point, e.Name, why)
+	if e.Required {
+		r.Payload["required"] = true
+	}
+	return r
 }
 
 func failed(point, hook, why string) engine.LifecycleRecord {

@@ -1,5 +1,6 @@
 // Command roster is a lifecycle hook that refuses loop_start for a session that is
-// not on a list, so the loop is armed only for the sessions you name.
+// not on a list: such a session is held (its tool calls and stop are refused
+// with the roster's reason) rather than left ungated.
 //
 // The list comes from the entry's `with`: {"sessions": ["id", ...]} and/or
 // {"file": "/path/to/roster.txt"} (one session id per line, # comments).

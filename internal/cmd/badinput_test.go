@@ -104,6 +104,9 @@ type badCase struct {
 	want  string
 	// readable is true when the loop file can be read, so fail_closed is known.
 	readable bool
+	// gone: the installed hook names a loop file that cannot be read and no
+	// session pinned a loop, so stops and tool calls are refused even fail-open.
+	gone bool
 }
 
 func badCases() []badCase {
@@ -126,12 +129,12 @@ func badCases() []badCase {
 		{name: "unknown event", event: "NoSuchEvent", setup: keep, want: "NoSuchEvent", readable: true},
 		{name: "missing loop file", setup: func(t *testing.T, dir, config, log string) (string, string) {
 			return filepath.Join(dir, "missing.json"), log
-		}, want: "missing.json: cannot read DSL file"},
+		}, want: "missing.json: cannot read DSL file", gone: true},
 		{name: "loop file is a directory", setup: func(t *testing.T, dir, config, log string) (string, string) {
 			d := filepath.Join(dir, "dir.json")
 			must(t, os.Mkdir(d, 0o755))
 			return d, log
-		}, want: "dir.json: cannot read DSL file"},
+		}, want: "dir.json: cannot read DSL file", gone: true},
 		{name: "loop file not JSON", setup: func(t *testing.T, dir, config, log string) (string, string) {
 			p := filepath.Join(dir, "broken.json")
 			must(t, os.WriteFile(p, []byte(`{"loop": {"id": "x",}`), 0o644))
@@ -228,7 +231,7 @@ func TestHookBadInput(t *testing.T) {
 							t.Errorf("the person is not told: systemMessage %q", msg)
 						}
 						refusable := event == h.stop || event == h.pre
-						wantRefused := failClosed && c.readable && refusable && c.event == ""
+						wantRefused := (c.gone || failClosed && c.readable) && refusable && c.event == ""
 						if got := h.refused(answer, code); got != wantRefused {
 							t.Fatalf("refused=%v, want %v (exit %d): %s", got, wantRefused, code, out.String())
 						}

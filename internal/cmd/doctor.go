@@ -52,7 +52,7 @@ func runDoctor(c *cli.Context, hs []harness.Harness, o *DoctorOptions) error {
 		return err
 	}
 	env := &harness.DoctorEnv{Ctx: c.Context, Dir: abs, CodexHome: o.CodexHome, CodexBin: o.CodexBin}
-	fails, warns := harness.PrintFindings(o.IO.Out, registry.Doctor(hs, env, o.Harnesses...))
+	fails, warns := harness.PrintFindings(o.IO.Out, append(registry.Doctor(hs, env, o.Harnesses...), sessionFindings(abs)...))
 	if fails > 0 {
 		return exitf(1, "doctor: %d problem(s), %d warning(s)", fails, warns)
 	}

@@ -43,6 +43,7 @@ func commands(f *Factory, hs []harness.Harness) []*cli.Command {
 		NewCmdSimulate(f, nil),
 		NewCmdSchema(f, nil),
 		NewCmdStatus(f, nil),
+		NewCmdReload(f, nil),
 		NewCmdLog(f, nil),
 		NewCmdBoard(f, nil),
 		NewCmdStore(f, nil),

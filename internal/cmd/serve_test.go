@@ -37,7 +37,7 @@ func TestServeCommand(t *testing.T) {
 		Stdout string
 		Exit   int
 	}
-	if err := json.Unmarshal([]byte(lines[1]), &a); err != nil || a.ID != 1 || a.Exit != 0 || !strings.Contains(a.Stdout, `"action":"allow"`) || strings.Contains(a.Stdout, "systemMessage") {
+	if err := json.Unmarshal([]byte(lines[1]), &a); err != nil || a.ID != 1 || a.Exit != 0 || !strings.Contains(a.Stdout, `"action":"allow"`) || !strings.Contains(a.Stdout, "lifecycle hooks did not load") {
 		t.Fatalf("answer %q: %v", lines[1], err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".hook-loop", "events.jsonl")); err != nil {

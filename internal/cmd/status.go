@@ -53,17 +53,24 @@ func NewCmdStatus(f *Factory, runF func(*StatusOptions) error) *cli.Command {
 
 // sessionStatus is one session's line of `status`.
 type sessionStatus struct {
-	Session     string   `json:"session_id"`
-	State       string   `json:"state"`
-	Terminal    bool     `json:"terminal"`
-	Next        []string `json:"next,omitempty"`
-	Evidence    int      `json:"evidence"`
-	StopBlocks  int      `json:"stop_blocks"`
-	Outcome     string   `json:"outcome,omitempty"`
-	ForcedBy    string   `json:"forced_by,omitempty"`
-	Disarmed    string   `json:"disarmed,omitempty"`
-	Events      int      `json:"events"`
-	LastEventAt string   `json:"last_event_at,omitempty"`
+	Session    string   `json:"session_id"`
+	State      string   `json:"state"`
+	Terminal   bool     `json:"terminal"`
+	Next       []string `json:"next,omitempty"`
+	Evidence   int      `json:"evidence"`
+	StopBlocks int      `json:"stop_blocks"`
+	Outcome    string   `json:"outcome,omitempty"`
+	ForcedBy   string   `json:"forced_by,omitempty"`
+	Disarmed   string   `json:"disarmed,omitempty"`
+	// Pinned is the hash of the loop the session is judged by; LoopFile what
+	// the loop file holds instead ("missing" or its hash), Tampered the first
+	// line not honoured, Held why tool calls and stops are refused.
+	Pinned      string `json:"pinned,omitempty"`
+	LoopFile    string `json:"loop_file,omitempty"`
+	Tampered    string `json:"tampered,omitempty"`
+	Held        string `json:"held,omitempty"`
+	Events      int    `json:"events"`
+	LastEventAt string `json:"last_event_at,omitempty"`
 }
 
 func runStatus(o *StatusOptions) error {
@@ -137,7 +144,8 @@ func runStatus(o *StatusOptions) error {
 
 func describeSession(id string, s session.View, eng *engine.Engine) sessionStatus {
 	r := sessionStatus{Session: id, State: s.State, Evidence: s.Evidence, StopBlocks: s.StopBlocks,
-		Outcome: s.Outcome, Disarmed: s.Disarmed, Events: s.Events, LastEventAt: s.LastTimestamp}
+		Outcome: s.Outcome, Disarmed: s.Disarmed, Events: s.Events, LastEventAt: s.LastTimestamp,
+		Pinned: s.Pinned, LoopFile: s.LoopFile, Tampered: s.Tampered, Held: s.Held}
 	if s.OutcomeForced {
 		r.ForcedBy = "harness"
 	}
@@ -172,6 +180,15 @@ func printSession(s *IOStreams, r sessionStatus) {
 	if r.Disarmed != "" {
 		fmt.Fprintf(s.Out, "  gated:         no — %s\n", r.Disarmed)
 	}
+	if r.Held != "" {
+		fmt.Fprintf(s.Out, "  held:          %s — tool calls and stops refused until `hook-loop reload --session %s`\n", r.Held, r.Session)
+	}
+	if r.Pinned != "" {
+		fmt.Fprintf(s.Out, "  loop:          pinned %.12s%s\n", r.Pinned, loopFileText(r))
+	}
+	if r.Tampered != "" {
+		fmt.Fprintf(s.Out, "  tampered:      %s — lines hook-loop did not write are not honoured (`hook-loop log verify`)\n", r.Tampered)
+	}
 	for i, n := range r.Next {
 		label := "  next:          "
 		if i > 0 {
@@ -183,6 +200,16 @@ func printSession(s *IOStreams, r sessionStatus) {
 	fmt.Fprintf(s.Out, "  refused stops: %d in a row\n", r.StopBlocks)
 	fmt.Fprintf(s.Out, "  outcome:       %s\n", outcomeText(r))
 	fmt.Fprintf(s.Out, "  events:        %d (last %s)\n", r.Events, r.LastEventAt)
+}
+
+func loopFileText(r sessionStatus) string {
+	switch r.LoopFile {
+	case "":
+		return ""
+	case "missing":
+		return " — the loop file is gone or unreadable; the session keeps its pinned loop"
+	}
+	return fmt.Sprintf(" — the loop file changed (now %.12s); `hook-loop reload --session %s` applies it", r.LoopFile, r.Session)
 }
 
 func outcomeText(r sessionStatus) string {

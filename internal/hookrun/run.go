@@ -20,6 +20,7 @@ import (
 	"github.com/hook-loop/hook-loop/loop"
 	"github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/loop/engine"
+	"github.com/hook-loop/hook-loop/loop/pin"
 )
 
 // MaxInput caps what a hook reads from stdin. Real payloads are a few KiB; a
@@ -96,57 +97,132 @@ func Run(ctx context.Context, o Options) harness.Output {
 	if err != nil {
 		return failure(o, ev, nil, err)
 	}
-	spec, _, err := dsl.Load(paths.config)
+	storeURL, err := StoreURL(o.Store, o.Getenv)
 	if err != nil {
 		return failure(o, ev, nil, err)
 	}
-	eng := &engine.Engine{Spec: spec, Root: paths.root, ConfigPath: paths.config, LogPath: paths.log, OwnedPaths: o.OwnedPaths, Lifecycle: o.Lifecycle}
+	file := pin.ReadFile(paths.config)
+	if storeURL == "" && !exists(paths.log) {
+		// No log, so no session has pinned a loop: a bad file is reported
+		// without creating the log.
+		if err := pin.Check(file, o.ConfigPath != ""); err != nil {
+			return failure(o, ev, nil, logError(paths, err))
+		}
+	}
+	eng := &engine.Engine{Root: paths.root, ConfigPath: paths.config, LogPath: paths.log, OwnedPaths: o.OwnedPaths, Lifecycle: o.Lifecycle}
 	if ev.ToolName != "" {
 		agentEnv(eng, o.HooksConfig)
 	}
-	var loadRecord *engine.LifecycleRecord
+	var stderr []string
 	if eng.Lifecycle == nil {
 		load := o.LoadLifecycle
 		if load == nil {
 			load = lifecycle.ForHook
 		}
-		eng.Lifecycle, loadRecord = load(o.HooksConfig)
+		eng.Lifecycle, eng.HooksLoadFailed = load(o.HooksConfig)
 	}
-	storeURL, err := StoreURL(o.Store, o.Getenv)
-	if err != nil {
-		return failure(o, ev, spec, err)
+	budget, lockOpts := LockedLifecycleBudget, []eventlog.Option(nil)
+	if ev.Name == loop.EventSessionEnd {
+		// Codex clamps its SessionEnd hook to 3 s: wait and work less there.
+		budget, lockOpts = sessionEndBudget, []eventlog.Option{eventlog.WithLockTimeout(sessionEndBudget)}
 	}
-	log, err := OpenStore(storeURL, paths.root, paths.log, o.Getenv)
+	log, err := OpenStore(storeURL, paths.root, paths.log, o.Getenv, lockOpts...)
 	if err != nil {
-		return failure(o, ev, spec, err)
+		return failure(o, ev, nil, err)
 	}
 	defer log.Close()
 	var d loop.Decision
 	err = log.Update(func(tx engine.Tx) error {
-		// Said once per session: the session then runs hookless, and a broken
-		// declaration should not double every hook's log lines.
-		if sid := engine.SessionKey(ev.SessionID); loadRecord != nil && tx.Session(sid).Events == 0 {
-			if _, aerr := tx.Append(eventlog.Event{SessionID: sid, RunID: ev.TurnID, State: tx.Session(sid).State,
-				EventType: loadRecord.Type, Actor: "lifecycle", Payload: loadRecord.Payload}); aerr != nil {
-				return aerr
-			}
+		stderr = stderr[:0] // what this run of the transaction found
+		sid := engine.SessionKey(ev.SessionID)
+		spec, notice, err := pin.Default().Judge(tx, sid, file)
+		if err != nil {
+			return err
 		}
+		eng.Spec = spec
+		if notice != "" {
+			stderr = append(stderr, notice)
+		}
+		if eng.HooksLoadFailed != nil && !tx.Session(sid).HooksLoadFailed {
+			stderr = append(stderr, fmt.Sprintf("hook-loop: lifecycle hooks did not load: %v", eng.HooksLoadFailed.Payload["why"]))
+		}
+		// Lifecycle executors run under the log's lock, so their time there is
+		// capped (LockedLifecycleBudget) well below the lock timeout other
+		// sessions' hooks wait for: a slow executor can cost its own session a
+		// check, never another session's answer. They stay under the lock
+		// because what they decide (proceed, a transition's hooks) is part of the
+		// transition they guard; deciding outside and re-validating would let two
+		// sessions of a project-scoped loop act on the same stale state.
+		hctx, cancel := context.WithTimeout(ctx, budget)
+		defer cancel()
 		var herr error
-		d, herr = eng.Handle(ctx, tx, ev)
+		d, herr = eng.Handle(hctx, tx, ev)
+		if notice != "" && herr == nil {
+			d.SystemMessage = strings.TrimSpace(d.SystemMessage + "\n" + notice)
+		}
 		return herr
 	})
 	if err != nil {
-		if storeURL != "" {
-			// The store's errors name the database (never the password).
-			return failure(o, ev, spec, err)
+		spec := eng.Spec
+		if spec == nil && file.Err == nil {
+			// The log failed before the session's loop was judged (a lock that
+			// timed out, a log that cannot open): the file still says whether
+			// to fail closed.
+			spec, _, _ = dsl.Parse(paths.config, file.Data)
 		}
-		return failure(o, ev, spec, fmt.Errorf("event log %s: %w", paths.log, err))
+		if storeURL != "" && !errors.Is(err, pin.ErrMissing) {
+			var gone *pin.GoneError
+			if !errors.As(err, &gone) {
+				// The store's errors name the database (never the password).
+				return failure(o, ev, spec, err)
+			}
+		}
+		return failure(o, ev, spec, logError(paths, err))
 	}
 	out := o.Adapter.Encode(ev, d)
+	for _, line := range stderr {
+		out.Stderr = appendLine(out.Stderr, line)
+	}
 	if w := log.Warnings(); len(w) > 0 {
 		out.Stderr = appendLine(out.Stderr, "hook-loop: warning: "+strings.Join(w, "; "))
 	}
 	return out
+}
+
+// LockedLifecycleBudget caps the time lifecycle executors may run while one
+// hook holds the event log's lock: well below eventlog.DefaultLockTimeout, so
+// another session's hook waiting behind it still gets the lock and answers.
+const LockedLifecycleBudget = 2 * time.Second
+
+// sessionEndBudget bounds both the lock wait and the lifecycle time of a
+// SessionEnd, whose harness timeout can be as short as 3 s (Codex).
+const sessionEndBudget = time.Second
+
+// logError names what failed with the event log or the session's loop.
+func logError(paths resolved, err error) error {
+	var gone *pin.GoneError
+	var bad *dsl.LoadError
+	switch {
+	case errors.As(err, &bad):
+		return err // it names the loop file
+	case errors.As(err, &gone), errors.Is(err, pin.ErrMissing):
+		// Without its loop the gate is open: refused whatever fail_closed says.
+		return &closedError{err}
+	case errors.Is(err, eventlog.ErrLockTimeout):
+		return err // one line that names the lock and the wait
+	}
+	return fmt.Errorf("event log %s: %w", paths.log, err)
+}
+
+// closedError is a failure that refuses stops and tool calls even in a loop
+// that is not fail_closed.
+type closedError struct{ error }
+
+func (e *closedError) Unwrap() error { return e.error }
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 type resolved struct{ root, config, log string }
@@ -204,7 +280,10 @@ func readInput(r io.Reader) ([]byte, error) {
 // calls are refused.
 func failure(o Options, ev loop.HookEvent, spec *dsl.Spec, err error) harness.Output {
 	var d loop.Decision
-	if spec != nil {
+	var closed *closedError
+	if errors.As(err, &closed) {
+		d = engine.Failure(ev.Name, err, true, true)
+	} else if spec != nil {
 		d = engine.Failure(ev.Name, err, spec.Definition.FailClosed, true)
 	} else {
 		// The loop did not load; its file may still ask to fail closed.

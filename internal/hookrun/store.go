@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/eventlog/postgres"
 	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/hook-loop/hook-loop/lifecycle"
@@ -46,9 +47,9 @@ func StoreURL(flag string, getenv func(string) string) (string, error) {
 // OpenStore opens the log of the project at root: the JSONL file at logPath,
 // or, when url is a postgres:// URL, the project's log in that database
 // (project.Identity names it).
-func OpenStore(url, root, logPath string, getenv func(string) string) (Store, error) {
+func OpenStore(url, root, logPath string, getenv func(string) string, fileOpts ...eventlog.Option) (Store, error) {
 	if url == "" {
-		return fileStore{session.Open(logPath)}, nil
+		return fileStore{session.Open(logPath, fileOpts...)}, nil
 	}
 	t, err := postgres.ParseStoreURL(url)
 	if err != nil {

@@ -50,6 +50,10 @@ type Engine struct {
 	Self string
 	// Lifecycle runs the user's lifecycle hooks; nil means none.
 	Lifecycle Lifecycle
+	// HooksLoadFailed is the hooks.load_failed record when the lifecycle
+	// declaration did not load: recorded and told once per session, and under
+	// fail_closed the session's tool calls and stop are refused.
+	HooksLoadFailed *LifecycleRecord
 }
 
 // Tx is what the engine needs of the event log during one decision: the views of
@@ -85,6 +89,9 @@ type handling struct {
 	call guard.Call
 	// targets are the paths the call writes, as the engine judges them.
 	targets []string
+	// held is set once this handling recorded a lifecycle hold, so one failure
+	// is recorded once.
+	held bool
 }
 
 // Handle decides ev. It must run inside the log's exclusive transaction so that
@@ -95,6 +102,12 @@ func (e *Engine) Handle(ctx context.Context, tx Tx, ev loop.HookEvent) (loop.Dec
 		h.runID = uuid.NewString()
 	}
 	h.refresh()
+	if err := h.noteTampering(); err != nil {
+		return loop.Decision{}, err
+	}
+	if err := h.noteHooksLoadFailed(); err != nil {
+		return loop.Decision{}, err
+	}
 	if ev.ToolName != "" {
 		// Every path the call writes, whichever harness sent it: the adapter's
 		// (file_path, patch headers) and the shell's (redirections, cp, sed -i,
@@ -182,12 +195,8 @@ func (h *handling) append(eventType, actor string, payload map[string]any) error
 
 func (h *handling) decide() (loop.Decision, error) {
 	if !h.tx.Session(h.sid).Started {
-		armed, why, err := h.startLoop()
-		if err != nil {
+		if err := h.startLoop(); err != nil {
 			return loop.Decision{}, err
-		}
-		if !armed {
-			return loop.Decision{Action: loop.Allow, SystemMessage: "hook-loop: this session is not gated: " + why}, nil
 		}
 	}
 	if s := h.tx.Session(h.sid); s.Disarmed != "" {
@@ -240,6 +249,9 @@ func (h *handling) decide() (loop.Decision, error) {
 			return loop.Decision{}, err
 		}
 		chk := h.e.policy().Check(h.ev, h.call, h.state)
+		if hold := h.toolHold(); hold != "" && !chk.Blocked {
+			chk.Blocked, chk.Rule, chk.Reason = true, "held", hold
+		}
 		if chk.Blocked {
 			if err := h.append("tool_blocked", "hook-loop", map[string]any{
 				"tool_name": h.ev.ToolName, "rule": chk.Rule, "reason": chk.Reason, "command": h.ev.Command,
@@ -283,30 +295,29 @@ func (h *handling) decide() (loop.Decision, error) {
 	}
 }
 
-// startLoop records the first sight of a session and asks loop_start whether to
-// arm the loop for it.
-func (h *handling) startLoop() (bool, string, error) {
+// startLoop records the first sight of a session and asks loop_start whether it
+// may run. A refusal (or a required hook's failure) never disarms the gate: it
+// holds the session, whose tool calls and stop are then refused with the
+// hook's reason.
+func (h *handling) startLoop() error {
 	def := h.e.Spec.Definition
 	proceed, reason, err := h.fireLoopStart()
 	if err != nil {
-		return false, "", err
+		return err
 	}
 	if err := h.append(eventlog.TypeLoopStarted, "hook-loop", map[string]any{
 		"loop_id": def.ID, "harness": h.ev.Harness, "initial_state": def.InitialState,
 		"scope": scopeName(def.Scope),
 	}); err != nil {
-		return false, "", err
+		return err
 	}
-	if !proceed {
+	if !proceed && !h.held {
 		if reason == "" {
 			reason = "a lifecycle hook refused loop_start"
 		}
-		if err := h.append(eventlog.TypeLoopDisarmed, "hook-loop", map[string]any{"reason": reason}); err != nil {
-			return false, "", err
-		}
-		return false, reason, nil
+		return h.hold("loop_start", "", "loop_start refused: "+reason)
 	}
-	return true, "", nil
+	return nil
 }
 
 func scopeName(s string) string {
@@ -481,15 +492,17 @@ func (h *handling) completeWith(outcome string, extra map[string]any) error {
 // stopGate refuses a stop until the loop is terminal, within the loop's cap.
 func (h *handling) stopGate() (loop.Decision, error) {
 	def := h.e.Spec.Definition
-	if def.IsTerminal(h.state) {
+	hold := h.stopHold()
+	switch {
+	case hold != "":
+	case def.IsTerminal(h.state):
 		if s := h.tx.Session(h.sid); s.Outcome == "" || s.OutcomeForced {
 			if err := h.complete(terminalOutcome(def, h.state), false); err != nil {
 				return loop.Decision{}, err
 			}
 		}
 		return loop.Decision{Action: loop.Allow}, nil
-	}
-	if def.WaitsForHumanIn(h.state) {
+	case def.WaitsForHumanIn(h.state):
 		// The loop waits for a person: stopping to ask is the right move.
 		return loop.Decision{Action: loop.Allow}, nil
 	}
@@ -505,7 +518,10 @@ func (h *handling) stopGate() (loop.Decision, error) {
 		}
 		return loop.Decision{Action: loop.Allow, Outcome: "capped", SystemMessage: msg, StopBlocks: blocks}, nil
 	}
-	reason := h.e.StopMessage(h.state, h.view().Evidence)
+	reason := hold
+	if reason == "" {
+		reason = h.e.StopMessage(h.state, h.view().Evidence)
+	}
 	if err := h.append(eventlog.TypeStopRefused, "hook-loop", map[string]any{
 		"message": reason, "messages": []string{reason}, "stop_blocks": blocks + 1,
 		"stop_hook_active": h.ev.StopHookActive,

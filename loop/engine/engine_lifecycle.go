@@ -24,13 +24,27 @@ func (h *handling) fire(point string, c any) error {
 	if h.e.Lifecycle == nil {
 		return nil
 	}
+	p, _ := hooks.Lookup(point)
 	for _, r := range h.e.Lifecycle.Fire(h.ctx, point, c) {
 		if err := h.append(r.Type, "lifecycle", r.Payload); err != nil {
 			return err
 		}
+		// A point that decides proceed refuses what it guards itself; at the
+		// others a required hook's failure would otherwise be a note in the log,
+		// and the gate would run without a check it was told it must have.
+		if req, _ := r.Payload["required"].(bool); req && r.Type == RecordFailed && !p.HasDecision("proceed") && !h.held {
+			hook, _ := r.Payload["hook"].(string)
+			if err := h.hold(point, hook, fmt.Sprintf("required lifecycle hook %q failed at %s: %v", hook, point, r.Payload["why"])); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
+
+// RecordFailed is the type of the record a lifecycle runner returns for a hook
+// that failed; its payload carries required=true when the hook was required.
+const RecordFailed = "hooks.failed"
 
 func (h *handling) fireLoopStart() (bool, string, error) {
 	c := &hooks.LoopStartContext{Facts: h.facts(), Proceed: true}

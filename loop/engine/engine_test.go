@@ -374,7 +374,7 @@ func (r *recorder) Fire(_ context.Context, point string, c any) []engine.Lifecyc
 	return []engine.LifecycleRecord{{Type: "hooks.seen", Payload: map[string]any{"point": point}}}
 }
 
-func TestLifecycleLoopStartRefusalDisarms(t *testing.T) {
+func TestLifecycleLoopStartRefusalHolds(t *testing.T) {
 	f := newFixture(t, planLoop)
 	rec := &recorder{apply: func(p string, c any) {
 		if ls, ok := c.(*hooks.LoopStartContext); ok {
@@ -383,13 +383,16 @@ func TestLifecycleLoopStartRefusalDisarms(t *testing.T) {
 	}}
 	f.eng.Lifecycle = rec
 	f.handle(prompt("go"))
-	if d := f.handle(stop("")); d.Action == loop.Block {
-		t.Fatal("a disarmed session's stop was refused")
+	if d := f.handle(stop("")); d.Action != loop.Block || !strings.Contains(d.Reason, "not on the roster") {
+		t.Fatalf("a held session's stop: %+v", d)
 	}
-	if s := f.session("s1"); s.Disarmed != "not on the roster" {
-		t.Fatalf("disarmed = %q", s.Disarmed)
+	if d := f.handle(loop.HookEvent{Name: loop.EventPreToolUse, SessionID: "s1", ToolName: "Bash", Command: "ls"}); d.Action != loop.Block || !strings.Contains(d.Reason, "not on the roster") {
+		t.Fatalf("a held session's tool call: %+v", d)
 	}
-	if len(rec.fired) != 1 || rec.fired[0] != "loop_start" {
+	if s := f.session("s1"); s.Disarmed != "" || !strings.Contains(s.Held, "not on the roster") {
+		t.Fatalf("disarmed = %q, held = %q", s.Disarmed, s.Held)
+	}
+	if len(rec.fired) == 0 || rec.fired[0] != "loop_start" {
 		t.Fatalf("points fired: %v", rec.fired)
 	}
 }

@@ -24,13 +24,39 @@ type View struct {
 	Started        bool   `json:"started"`         // a loop_started event exists
 	Disarmed       string `json:"disarmed"`        // loop_disarmed payload.reason ("" = armed)
 	SessionRefused bool   `json:"session_refused"` // loop_disarmed by a session_start refusal: the session is to end
-	LastType       string `json:"last_type"`       // event_type of the last event
-	FirstTimestamp string `json:"first_timestamp"` // of the first event
-	LastTimestamp  string `json:"last_timestamp"`  // of the last event
+	// Pinned is the hash of the loop definition the session is judged by
+	// (loop_pinned, then loop_reloaded); "" before its first event.
+	Pinned string `json:"pinned,omitempty"`
+	// LoopFile is what hook-loop last noted of the loop file while it differed
+	// from the pin: "missing", or the hash it holds instead. A reload clears it.
+	LoopFile string `json:"loop_file,omitempty"`
+	// Tampered is the first log_tampered reason ("line 12: ..."): lines of this
+	// session's log were not written by hook-loop.
+	Tampered string `json:"tampered,omitempty"`
+	// Held is why the session's tool calls and stop are refused after a lifecycle
+	// failure (lifecycle_held payload.reason); a reload clears it.
+	Held string `json:"held,omitempty"`
+	// HooksLoadFailed: the lifecycle declaration failed to load and the person
+	// was told once (hooks.load_failed).
+	HooksLoadFailed bool   `json:"hooks_load_failed,omitempty"`
+	LastType        string `json:"last_type"`       // event_type of the last event
+	FirstTimestamp  string `json:"first_timestamp"` // of the first event
+	LastTimestamp   string `json:"last_timestamp"`  // of the last event
 }
 
 // payloadKeys are the payload keys Fold reads.
-var payloadKeys = []string{"initial_state", "to", "outcome", "forced_by_harness", "reason"}
+var payloadKeys = []string{"initial_state", "to", "outcome", "forced_by_harness", "reason", "session_refused", "hash"}
+
+// Event types the loop's pinning, tamper and lifecycle records use.
+const (
+	TypeLoopPinned      = "loop_pinned"       // payload.hash/path/loop_id: the session's loop
+	TypeLoopReloaded    = "loop_reloaded"     // payload.hash: a person re-pinned the session
+	TypeLoopFileChanged = "loop_file_changed" // payload.hash: the file holds another loop now
+	TypeLoopFileMissing = "loop_file_missing" // the file is gone or unreadable
+	TypeLogTampered     = "log_tampered"      // payload.reason/line: a line not honoured
+	TypeLifecycleHeld   = "lifecycle_held"    // payload.reason: tool calls and stop refused
+	TypeHooksLoadFailed = "hooks.load_failed" // the lifecycle declaration did not load
+)
 
 // Fold folds one event into v.
 func (v *View) Fold(e *eventlog.Event) {
@@ -62,6 +88,32 @@ func (v *View) Fold(e *eventlog.Event) {
 			v.Disarmed = "disarmed"
 		}
 		v.SessionRefused, _ = e.Payload["session_refused"].(bool)
+	case TypeLoopPinned:
+		v.Pinned, _ = e.Payload["hash"].(string)
+	case TypeLoopReloaded:
+		v.Pinned, _ = e.Payload["hash"].(string)
+		v.LoopFile, v.Held = "", ""
+	case TypeLoopFileChanged:
+		v.LoopFile, _ = e.Payload["hash"].(string)
+		if v.LoopFile == v.Pinned {
+			v.LoopFile = "" // the file holds the pinned loop again
+		}
+	case TypeLoopFileMissing:
+		v.LoopFile = "missing"
+	case TypeLogTampered:
+		if v.Tampered == "" {
+			v.Tampered, _ = e.Payload["reason"].(string)
+			if v.Tampered == "" {
+				v.Tampered = "tampered"
+			}
+		}
+	case TypeLifecycleHeld:
+		v.Held, _ = e.Payload["reason"].(string)
+		if v.Held == "" {
+			v.Held = "a required lifecycle hook failed"
+		}
+	case TypeHooksLoadFailed:
+		v.HooksLoadFailed = true
 	}
 	if v.FirstTimestamp == "" {
 		v.FirstTimestamp = e.Timestamp
@@ -83,7 +135,7 @@ type Folder struct{}
 
 // Name names the fold; change the version when View's meaning changes, so
 // indexes folded the old way are folded again.
-func (Folder) Name() string { return "session.View/1" }
+func (Folder) Name() string { return "session.View/2" }
 
 // NewView returns an empty *View.
 func (Folder) NewView() eventlog.View { return &View{} }
@@ -136,7 +188,9 @@ type Log struct{ *eventlog.Log }
 
 // Open returns the event log at path, keeping a View per session and for the
 // project (see eventlog.Open).
-func Open(path string) *Log { return &Log{eventlog.Open(path, Folder{})} }
+func Open(path string, opts ...eventlog.Option) *Log {
+	return &Log{eventlog.Open(path, Folder{}, opts...)}
+}
 
 // Update runs fn in an exclusive transaction (see eventlog.Log.Update).
 func (l *Log) Update(fn func(tx Tx) error) error {

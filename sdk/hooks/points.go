@@ -44,7 +44,7 @@ type Facts struct {
 // sees a session of this loop.
 type LoopStartContext struct {
 	Facts
-	Proceed bool   `json:"proceed" hook:"decision" doc:"false: the loop is not armed for this session (default true)"`
+	Proceed bool   `json:"proceed" hook:"decision" doc:"false: the session is held: its tool calls and stop are refused with reason (default true)"`
 	Reason  string `json:"reason" hook:"decision" doc:"why, recorded with a refusal"`
 }
 

@@ -63,7 +63,7 @@ class Context:
 class LoopStart(Context):
     """loop_start: once, when hook-loop first sees a session of this loop."""
 
-    proceed: bool = True         # decision — False: the loop is not armed for this session
+    proceed: bool = True         # decision — False: the session is held (tool calls and stop refused)
     reason: str = ""             # decision — why, recorded with a refusal
 
     point = "loop_start"
