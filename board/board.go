@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/hook-loop/hook-loop/internal/diagram"
+	"github.com/hook-loop/hook-loop/operator"
 	"github.com/hook-loop/hook-loop/overview"
 )
 
@@ -326,7 +327,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) act(w http.ResponseWriter, r *http.Request) {
 	action := r.PathValue("action")
-	if _, ok := actions[action]; !ok {
+	if !knownAction(action) {
 		http.Error(w, "unknown action "+action, http.StatusNotFound)
 		return
 	}
@@ -350,7 +351,11 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err := s.Controls.Do(r.Context(), id, action, strings.TrimSpace(body.Reason)); err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
+		code := http.StatusInternalServerError
+		if errors.Is(err, operator.ErrRefused) {
+			code = http.StatusConflict
+		}
+		http.Error(w, err.Error(), code)
 		return
 	}
 	// Show the effect at once rather than at the next poll.

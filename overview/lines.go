@@ -17,11 +17,11 @@ import (
 // Operator event types: what a person did from outside the harness. The engine
 // reads them on a session's next hook.
 const (
-	OperatorApproved  = "operator.approved"
-	OperatorRejected  = "operator.rejected"
-	OperatorPaused    = "operator.paused"
-	OperatorResumed   = "operator.resumed"
-	OperatorCancelled = "operator.cancelled"
+	OperatorApproved  = eventlog.TypeOperatorApproved
+	OperatorRejected  = eventlog.TypeOperatorRejected
+	OperatorPaused    = eventlog.TypeOperatorPaused
+	OperatorResumed   = eventlog.TypeOperatorResumed
+	OperatorCancelled = eventlog.TypeOperatorCancelled
 )
 
 // kindOf names the timeline kind of an event type; "" for events that are not

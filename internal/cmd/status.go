@@ -62,6 +62,12 @@ type sessionStatus struct {
 	Outcome     string   `json:"outcome,omitempty"`
 	ForcedBy    string   `json:"forced_by,omitempty"`
 	Disarmed    string   `json:"disarmed,omitempty"`
+	Paused      bool     `json:"paused,omitempty"`
+	PauseReason string   `json:"pause_reason,omitempty"`
+	Cancelled   string   `json:"cancelled,omitempty"`
+	// WouldBlocks counts what a warn- or audit-mode loop let through.
+	WouldBlocks    int    `json:"would_blocks"`
+	LastWouldBlock string `json:"last_would_block,omitempty"`
 	Events      int      `json:"events"`
 	LastEventAt string   `json:"last_event_at,omitempty"`
 }
@@ -137,7 +143,9 @@ func runStatus(o *StatusOptions) error {
 
 func describeSession(id string, s session.View, eng *engine.Engine) sessionStatus {
 	r := sessionStatus{Session: id, State: s.State, Evidence: s.Evidence, StopBlocks: s.StopBlocks,
-		Outcome: s.Outcome, Disarmed: s.Disarmed, Events: s.Events, LastEventAt: s.LastTimestamp}
+		Outcome: s.Outcome, Disarmed: s.Disarmed, Events: s.Events, LastEventAt: s.LastTimestamp,
+		Paused: s.Paused, PauseReason: s.PauseReason, Cancelled: s.Cancelled,
+		WouldBlocks: s.WouldBlocks, LastWouldBlock: s.LastWouldBlock}
 	if s.OutcomeForced {
 		r.ForcedBy = "harness"
 	}
@@ -172,6 +180,12 @@ func printSession(s *IOStreams, r sessionStatus) {
 	if r.Disarmed != "" {
 		fmt.Fprintf(s.Out, "  gated:         no — %s\n", r.Disarmed)
 	}
+	if r.Cancelled != "" {
+		fmt.Fprintf(s.Out, "  gated:         no — cancelled by the person (%s)\n", r.Cancelled)
+	}
+	if r.Paused {
+		fmt.Fprintf(s.Out, "  paused:        by the person: %s\n", orNone(r.PauseReason))
+	}
 	for i, n := range r.Next {
 		label := "  next:          "
 		if i > 0 {
@@ -181,6 +195,9 @@ func printSession(s *IOStreams, r sessionStatus) {
 	}
 	fmt.Fprintf(s.Out, "  evidence:      %d\n", r.Evidence)
 	fmt.Fprintf(s.Out, "  refused stops: %d in a row\n", r.StopBlocks)
+	if r.WouldBlocks > 0 {
+		fmt.Fprintf(s.Out, "  would block:   %d (last: %s)\n", r.WouldBlocks, oneLine(r.LastWouldBlock))
+	}
 	fmt.Fprintf(s.Out, "  outcome:       %s\n", outcomeText(r))
 	fmt.Fprintf(s.Out, "  events:        %d (last %s)\n", r.Events, r.LastEventAt)
 }
@@ -199,8 +216,17 @@ func outcomeText(r sessionStatus) string {
 		return "stopped — the loop reached its stop state"
 	case "capped":
 		return "capped — hook-loop let the agent stop after max_stop_blocks refusals; the loop did not finish"
+	case "cancelled":
+		return "cancelled by the person — the loop no longer gates this session"
 	case "forced":
 		return "forced by the harness — it ended the session while hook-loop was refusing the stop"
 	}
 	return r.Outcome
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "no reason given"
+	}
+	return s
 }

@@ -24,6 +24,17 @@ type View struct {
 	Started        bool   `json:"started"`         // a loop_started event exists
 	Disarmed       string `json:"disarmed"`        // loop_disarmed payload.reason ("" = armed)
 	SessionRefused bool   `json:"session_refused"` // loop_disarmed by a session_start refusal: the session is to end
+	// Paused is set by a person's pause until their resume (or a reset);
+	// PauseReason is what they gave.
+	Paused      bool   `json:"paused"`
+	PauseReason string `json:"pause_reason"`
+	// Cancelled is set by a person's cancel (the reason, or "cancelled"): the
+	// session is no longer gated, until a reset.
+	Cancelled string `json:"cancelled"`
+	// WouldBlocks counts what a warn- or audit-mode loop let through;
+	// LastWouldBlock is the last one's reason.
+	WouldBlocks    int    `json:"would_blocks"`
+	LastWouldBlock string `json:"last_would_block"`
 	LastType       string `json:"last_type"`       // event_type of the last event
 	FirstTimestamp string `json:"first_timestamp"` // of the first event
 	LastTimestamp  string `json:"last_timestamp"`  // of the last event
@@ -62,6 +73,23 @@ func (v *View) Fold(e *eventlog.Event) {
 			v.Disarmed = "disarmed"
 		}
 		v.SessionRefused, _ = e.Payload["session_refused"].(bool)
+	case eventlog.TypeOperatorPaused:
+		v.Paused = true
+		v.PauseReason, _ = e.Payload["reason"].(string)
+	case eventlog.TypeOperatorResumed:
+		v.Paused, v.PauseReason = false, ""
+	case eventlog.TypeOperatorCancelled:
+		v.Cancelled, _ = e.Payload["reason"].(string)
+		if v.Cancelled == "" {
+			v.Cancelled = "cancelled"
+		}
+	case eventlog.TypeOperatorReset:
+		// Back to the start: the person's earlier controls and the outcome no
+		// longer hold.
+		v.Paused, v.PauseReason, v.Cancelled, v.Outcome, v.OutcomeForced, v.StopBlocks = false, "", "", "", false, 0
+	case eventlog.TypeWouldBlock:
+		v.WouldBlocks++
+		v.LastWouldBlock, _ = e.Payload["reason"].(string)
 	}
 	if v.FirstTimestamp == "" {
 		v.FirstTimestamp = e.Timestamp
@@ -83,7 +111,7 @@ type Folder struct{}
 
 // Name names the fold; change the version when View's meaning changes, so
 // indexes folded the old way are folded again.
-func (Folder) Name() string { return "session.View/1" }
+func (Folder) Name() string { return "session.View/2" }
 
 // NewView returns an empty *View.
 func (Folder) NewView() eventlog.View { return &View{} }
