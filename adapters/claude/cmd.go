@@ -26,6 +26,7 @@ type InstallOptions struct {
 	Home        string
 	Binary      string // the hook-loop executable; "" = the running one
 	Record      bool
+	Mode        string
 }
 
 // NewCmd builds the `claude` command: install and uninstall.
@@ -43,11 +44,12 @@ func NewCmdInstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Co
 	return &cli.Command{
 		Name:      "install",
 		Usage:     "merge hook-loop's hooks into a Claude Code settings file",
-		UsageText: "hook-loop claude install [--scope project|local|user] [--dsl FILE | --profile NAME] [--destination DIR] [--record] [--write]",
+		UsageText: "hook-loop claude install [--scope project|local|user] [--dsl FILE | --profile NAME] [--destination DIR] [--record] [--mode MODE] [--write]",
 		Flags: append(commonFlags(o),
 			&cli.StringFlag{Name: "dsl", Usage: "loop file the hooks use (default: hook-loop.json in the project)", Destination: &o.DSL},
 			&cli.StringFlag{Name: "profile", Usage: "write the gallery loop NAME as the project's hook-loop.json", Destination: &o.Profile},
 			cmdutil.RecordFlag(&o.Record),
+			cmdutil.ModeFlag(&o.Mode),
 		),
 		Action: cmdutil.Action(f, &o.Common, o, runF, runInstall),
 	}
@@ -103,7 +105,7 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 		return fmt.Errorf("claude install: %w", err)
 	}
 
-	hooks := installHooks{Binary: binary, Matcher: toolMatcher(spec), Record: o.Record}
+	hooks := installHooks{Binary: binary, Matcher: toolMatcher(spec), Record: o.Record, Mode: o.Mode}
 	if o.Scope == scopeUser {
 		// User settings serve every project: each finds its own loop file and
 		// log from its root, unless --dsl names one loop for all.

@@ -67,6 +67,8 @@ type installHooks struct {
 	// Record makes every hook also keep its raw input in .hook-loop/trace.jsonl,
 	// for hook-loop replay.
 	Record bool
+	// Mode is the install's --mode, passed to every hook ("": the loop's).
+	Mode string
 }
 
 // pathArg renders path for a hook command: relative to
@@ -92,6 +94,9 @@ func (h installHooks) Command(event string) string {
 	}
 	if h.Record {
 		parts = append(parts, "--record")
+	}
+	if h.Mode != "" {
+		parts = append(parts, "--mode", h.Mode)
 	}
 	return strings.Join(parts, " ")
 }

@@ -27,6 +27,7 @@ type InstallOptions struct {
 	Purge       bool
 	Binary      string // hidden: the binary written into hooks ("" = this one)
 	Record      bool
+	Mode        string
 }
 
 // NewCmd builds the `codex` command: install and uninstall.
@@ -49,6 +50,7 @@ func NewCmdInstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Co
 			&cli.StringFlag{Name: "profile", Value: gallery.Default, Usage: "gallery loop written as hook-loop.json (" + scaffold.ProfileNames() + ")", Destination: &o.Profile},
 			&cli.StringFlag{Name: "dsl", Usage: "copy this loop file instead of the profile", Destination: &o.DSL},
 			cmdutil.RecordFlag(&o.Record),
+			cmdutil.ModeFlag(&o.Mode),
 			&cli.BoolFlag{Name: "trust", Usage: "mark the project and exactly hook-loop's hooks trusted through codex app-server, so Codex runs them", Destination: &o.Trust},
 		),
 		Action: cmdutil.Action(f, &o.Common, o, runF, runInstall),
@@ -81,7 +83,7 @@ func commonFlags(o *InstallOptions) []cli.Flag {
 
 func (o *InstallOptions) scaffold() planOptions {
 	return planOptions{Profile: o.Profile, DSLPath: o.DSL, Target: o.Target, Destination: cmdutil.Resolve(o.WorkDir, o.Destination),
-		CodexHome: o.CodexHome, Binary: o.Binary, Purge: o.Purge, Record: o.Record}
+		CodexHome: o.CodexHome, Binary: o.Binary, Purge: o.Purge, Record: o.Record, Mode: o.Mode}
 }
 
 func runInstall(ctx context.Context, o *InstallOptions) error {

@@ -86,6 +86,7 @@ type planOptions struct {
 	Binary      string // hook-loop executable written into the hooks ("" = os.Executable)
 	Purge       bool   // uninstall: also remove hook-loop.json and .hook-loop/
 	Record      bool   // hooks also keep each raw input in .hook-loop/trace.jsonl (for replay)
+	Mode        string // --mode passed to every hook ("": the loop's)
 }
 
 // installPlan is what an install or uninstall will do. Build it with
@@ -158,10 +159,13 @@ func hookCommand(binary, event, config, log string) string {
 		"--config", scaffold.ShellQuote(config), "--event-log", scaffold.ShellQuote(log)}, " ")
 }
 
-func codexCommand(binary, event, config, log string, record bool) string {
+func codexCommand(binary, event, config, log string, record bool, mode string) string {
 	c := hookCommand(binary, event, config, log)
 	if record {
 		c += " --record"
+	}
+	if mode != "" {
+		c += " --mode " + mode
 	}
 	return c
 }
@@ -196,12 +200,12 @@ func planInstall(o planOptions) (*installPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	after, err := mergeCodexHooks(before, p.Binary, p.ConfigPath, p.LogPath, o.Record)
+	after, err := mergeCodexHooks(before, p.Binary, p.ConfigPath, p.LogPath, o.Record, o.Mode)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p.HooksPath, err)
 	}
 	for _, e := range codexEvents {
-		p.OurCommands = append(p.OurCommands, codexCommand(p.Binary, e.Name, p.ConfigPath, p.LogPath, o.Record))
+		p.OurCommands = append(p.OurCommands, codexCommand(p.Binary, e.Name, p.ConfigPath, p.LogPath, o.Record, o.Mode))
 	}
 	if !bytes.Equal(before, after) {
 		p.Changes = append(p.Changes, scaffold.Change{Path: p.HooksPath, Before: before, After: after, Note: "hook-loop's Codex hooks"})
@@ -221,10 +225,10 @@ func planInstall(o planOptions) (*installPlan, error) {
 // Foreign entries, other keys and their order are kept; only whitespace is
 // normalised.
 func MergeCodexHooks(existing []byte, binary, config, log string) ([]byte, error) {
-	return mergeCodexHooks(existing, binary, config, log, false)
+	return mergeCodexHooks(existing, binary, config, log, false, "")
 }
 
-func mergeCodexHooks(existing []byte, binary, config, log string, record bool) ([]byte, error) {
+func mergeCodexHooks(existing []byte, binary, config, log string, record bool, mode string) ([]byte, error) {
 	doc, _, err := removeCodexHooks(existing)
 	if err != nil {
 		return nil, err
@@ -237,7 +241,7 @@ func mergeCodexHooks(existing []byte, binary, config, log string, record bool) (
 		}
 		group := struct {
 			Hooks []handler `json:"hooks"`
-		}{[]handler{{"command", codexCommand(binary, e.Name, config, log, record), e.Timeout}}}
+		}{[]handler{{"command", codexCommand(binary, e.Name, config, log, record, mode), e.Timeout}}}
 		raw, _ := json.Marshal(group)
 		path := "hooks." + e.Name + ".-1"
 		if doc, err = sjson.SetRawBytes(doc, path, raw); err != nil {

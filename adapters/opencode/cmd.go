@@ -20,6 +20,7 @@ type InstallOptions struct {
 	Destination string
 	HooksConfig string
 	Record      bool
+	Mode        string
 	Purge       bool
 	Binary      string // hidden: the binary the plugin runs ("" = this one)
 }
@@ -39,12 +40,13 @@ func NewCmdInstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Co
 	return &cli.Command{
 		Name:      "install",
 		Usage:     "write .opencode/plugins/hook_loop.js and the loop file (kept when present)",
-		UsageText: "hook-loop opencode install [--profile NAME | --dsl FILE] [--destination DIR] [--hooks-config FILE] [--record] [--write]",
+		UsageText: "hook-loop opencode install [--profile NAME | --dsl FILE] [--destination DIR] [--hooks-config FILE] [--record] [--mode MODE] [--write]",
 		Flags: append(commonFlags(o),
 			&cli.StringFlag{Name: "profile", Value: gallery.Default, Usage: "gallery loop written as hook-loop.json (" + scaffold.ProfileNames() + ")", Destination: &o.Profile},
 			&cli.StringFlag{Name: "dsl", Usage: "copy this loop file instead of the profile", Destination: &o.DSL},
 			&cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration the plugin passes to hook-loop (default: the user's)", Destination: &o.HooksConfig},
 			cmdutil.RecordFlag(&o.Record),
+			cmdutil.ModeFlag(&o.Mode),
 		),
 		Action: cmdutil.Action(f, &o.Common, o, runF, runInstall),
 	}
@@ -73,7 +75,7 @@ func commonFlags(o *InstallOptions) []cli.Flag {
 
 func (o *InstallOptions) scaffold() planOptions {
 	return planOptions{Profile: o.Profile, DSLPath: o.DSL, Destination: cmdutil.Resolve(o.WorkDir, o.Destination), Binary: o.Binary,
-		HooksConfig: o.HooksConfig, Record: o.Record, Version: o.Version, Purge: o.Purge}
+		HooksConfig: o.HooksConfig, Record: o.Record, Mode: o.Mode, Version: o.Version, Purge: o.Purge}
 }
 
 func runInstall(ctx context.Context, o *InstallOptions) error {

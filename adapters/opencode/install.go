@@ -48,6 +48,7 @@ type planOptions struct {
 	Binary      string // hook-loop executable the plugin runs ("" = os.Executable)
 	HooksConfig string // lifecycle hooks declaration passed with --hooks-config ("" = the user's default)
 	Record      bool   // the plugin passes --record: hooks keep each raw input in .hook-loop/trace.jsonl
+	Mode        string // the plugin passes --mode ("": the loop's)
 	Version     string // written into the plugin's header
 	Purge       bool   // uninstall: also remove hook-loop.json and .hook-loop/
 }
@@ -71,6 +72,7 @@ type OpencodePluginData struct {
 	EventLog      string
 	HooksConfig   string
 	Record        bool
+	Mode          string
 	FailClosed    bool
 	MaxStopBlocks int
 	TimeoutMS     int
@@ -155,7 +157,7 @@ func planInstall(o planOptions) (*installPlan, error) {
 	failClosed, maxStops := loopKnobs(effective)
 
 	plugin, err := RenderOpencodePlugin(OpencodePluginData{Version: o.Version, Bin: p.Binary, Config: p.ConfigPath, EventLog: p.LogPath,
-		HooksConfig: o.HooksConfig, Record: o.Record, FailClosed: failClosed, MaxStopBlocks: maxStops})
+		HooksConfig: o.HooksConfig, Record: o.Record, Mode: o.Mode, FailClosed: failClosed, MaxStopBlocks: maxStops})
 	if err != nil {
 		return nil, err
 	}

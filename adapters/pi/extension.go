@@ -25,7 +25,8 @@ type PiExtension struct {
 	Config      string
 	EventLog    string
 	HooksConfig string
-	Record      bool // pass --record: pi-hook keeps each raw input in .hook-loop/trace.jsonl
+	Record      bool   // pass --record: pi-hook keeps each raw input in .hook-loop/trace.jsonl
+	Mode        string // pass --mode ("": the loop's)
 	TimeoutMS   int
 	// FailClosed and MaxStopBlocks are fallbacks for when neither hook-loop nor
 	// the loop file can be read; the extension prefers the live values.

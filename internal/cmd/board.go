@@ -1,9 +1,9 @@
 package cmd
 
 import (
-	"github.com/hook-loop/hook-loop/operator"
 	"context"
 	"fmt"
+	"github.com/hook-loop/hook-loop/operator"
 	"os"
 	"os/signal"
 

@@ -20,6 +20,7 @@ type HookOptions struct {
 	LogPath     string
 	HooksConfig string
 	Record      bool
+	Mode        string
 	// OwnedPaths are every harness's files, which the agent may not write.
 	OwnedPaths []string
 }
@@ -39,6 +40,7 @@ func NewCmdHook(f *Factory, h harness.Harness, hs []harness.Harness, runF func(*
 			&cli.StringFlag{Name: "config", Usage: "loop DSL file (default: hook-loop.json at the project root)", Destination: &o.ConfigPath},
 			&cli.StringFlag{Name: "event-log", Usage: "event log (default: .hook-loop/events.jsonl at the project root)", Destination: &o.LogPath},
 			&cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration (default: the user's config.yaml or config.json)", Destination: &o.HooksConfig},
+			&cli.StringFlag{Name: "mode", Usage: "enforce, warn or audit: overrides the loop's loop.mode (HOOK_LOOP_MODE overrides both)", Destination: &o.Mode},
 			&cli.BoolFlag{Name: "record", Usage: "also keep the raw hook input in .hook-loop/trace.jsonl, for hook-loop replay", Destination: &o.Record},
 		},
 		Action: func(c *cli.Context) error {
@@ -70,6 +72,7 @@ func runHook(c *cli.Context, o *HookOptions) error {
 		LogPath:     o.LogPath,
 		HooksConfig: o.HooksConfig,
 		Record:      o.Record,
+		Mode:        hookrun.Mode(o.Getenv, o.Mode),
 		Stdin:       s.In,
 		Cwd:         cwd,
 		OwnedPaths:  o.OwnedPaths,

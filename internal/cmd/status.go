@@ -68,8 +68,8 @@ type sessionStatus struct {
 	// WouldBlocks counts what a warn- or audit-mode loop let through.
 	WouldBlocks    int    `json:"would_blocks"`
 	LastWouldBlock string `json:"last_would_block,omitempty"`
-	Events      int      `json:"events"`
-	LastEventAt string   `json:"last_event_at,omitempty"`
+	Events         int    `json:"events"`
+	LastEventAt    string `json:"last_event_at,omitempty"`
 }
 
 func runStatus(o *StatusOptions) error {

@@ -39,8 +39,11 @@ type Options struct {
 	LogPath     string // --event-log ("" = <project root>/.hook-loop/events.jsonl)
 	HooksConfig string // --hooks-config (lifecycle hooks declaration)
 	Record      bool   // --record: keep the raw input in .hook-loop/trace.jsonl
-	Stdin       io.Reader
-	Cwd         string // the hook process's working directory
+	// Mode overrides the loop's mode ("": the loop's): HOOK_LOOP_MODE, else
+	// the hook command's --mode (see Mode).
+	Mode  string
+	Stdin io.Reader
+	Cwd   string // the hook process's working directory
 	// OwnedPaths are the harnesses' own files the agent may not write
 	// (registry.OwnedPaths); nil leaves the engine's built-in list.
 	OwnedPaths []string
@@ -95,7 +98,10 @@ func Run(ctx context.Context, o Options) harness.Output {
 	if err != nil {
 		return failure(o, ev, nil, err)
 	}
-	eng := &engine.Engine{Spec: spec, Root: paths.root, ConfigPath: paths.config, LogPath: paths.log, OwnedPaths: o.OwnedPaths, Lifecycle: o.Lifecycle}
+	if o.Mode != "" && !dsl.ValidMode(o.Mode) {
+		return failure(o, ev, spec, fmt.Errorf("mode %q: expected enforce, warn or audit (from HOOK_LOOP_MODE or --mode)", o.Mode))
+	}
+	eng := &engine.Engine{Spec: spec, Root: paths.root, ConfigPath: paths.config, LogPath: paths.log, OwnedPaths: o.OwnedPaths, Lifecycle: o.Lifecycle, Mode: o.Mode}
 	var loadRecord *engine.LifecycleRecord
 	if eng.Lifecycle == nil {
 		load := o.LoadLifecycle
@@ -266,4 +272,16 @@ func recordTrace(root string, o Options, input []byte, ev *loop.HookEvent) error
 		return fmt.Errorf("record trace: %w", err)
 	}
 	return nil
+}
+
+// ModeEnv names the per-run mode override.
+const ModeEnv = "HOOK_LOOP_MODE"
+
+// Mode is the mode override of one run: HOOK_LOOP_MODE wins over the hook
+// command's --mode (an install's), which wins over the loop file's loop.mode.
+func Mode(getenv func(string) string, flag string) string {
+	if m := strings.TrimSpace(getenv(ModeEnv)); m != "" {
+		return m
+	}
+	return flag
 }

@@ -7,13 +7,13 @@
 package serve
 
 import (
-	"github.com/hook-loop/hook-loop/adapters/harness"
 	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hook-loop/hook-loop/adapters/harness"
 	"io"
 	"os"
 	"runtime/debug"
@@ -65,6 +65,7 @@ type Options struct {
 	LogPath     string
 	HooksConfig string
 	Record      bool
+	Mode        string // the mode override every request runs with
 	Cwd         string
 	// OwnedPaths are every harness's files, which the agent may not write:
 	// the same list the one-shot hook passes.
@@ -188,6 +189,7 @@ func answer(ctx context.Context, o Options, line []byte, readErr error) (a Answe
 		ConfigPath:  cfg,
 		LogPath:     log,
 		HooksConfig: o.HooksConfig,
+		Mode:        o.Mode,
 		Record:      o.Record,
 		Stdin:       stdin,
 		Cwd:         cwd,
