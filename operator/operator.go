@@ -81,7 +81,7 @@ func (c Controls) Apply(ctx context.Context, r Request) (Result, error) {
 	err := c.Log.Update(func(tx session.Tx) error {
 		v := tx.Session(r.Session)
 		if v.Events == 0 {
-			return fmt.Errorf("%w: no session %q in the log", ErrRefused, r.Session)
+			return refusedf("no session %q in the log", r.Session)
 		}
 		if err := allowed(r, v); err != nil {
 			return err
@@ -99,11 +99,11 @@ func allowed(r Request, v session.View) error {
 	case r.Action == Reset:
 		return nil
 	case v.Cancelled != "":
-		return fmt.Errorf("%w: session %s was cancelled (hook-loop reset starts it again)", ErrRefused, r.Session)
+		return refusedf("session %s was cancelled (hook-loop reset starts it again)", r.Session)
 	case r.Action == Pause && v.Paused:
-		return fmt.Errorf("%w: session %s is already paused", ErrRefused, r.Session)
+		return refusedf("session %s is already paused", r.Session)
 	case r.Action == Resume && !v.Paused:
-		return fmt.Errorf("%w: session %s is not paused", ErrRefused, r.Session)
+		return refusedf("session %s is not paused", r.Session)
 	}
 	return nil
 }
@@ -124,13 +124,13 @@ func (c Controls) apply(ctx context.Context, tx session.Tx, r Request, v session
 		def := e.Spec.Definition
 		a, ok := def.Approval[state]
 		if !def.WaitsForHumanIn(state) || !ok {
-			return engine.Result{}, fmt.Errorf("%w: session %s is in state %q, which does not wait for a person's approval (loop.approval names the states that do)", ErrRefused, r.Session, state)
+			return engine.Result{}, refusedf("session %s is in state %q, which does not wait for a person's approval (loop.approval names the states that do)", r.Session, state)
 		}
 		in.Event = a.Approve
 		if r.Action == Reject {
 			in.Event = a.Reject
 			if in.Event == "" {
-				return engine.Result{}, fmt.Errorf("%w: state %q names no reject event in loop.approval", ErrRefused, state)
+				return engine.Result{}, refusedf("state %q names no reject event in loop.approval", state)
 			}
 		}
 		rec.Payload["event"] = in.Event
@@ -139,12 +139,12 @@ func (c Controls) apply(ctx context.Context, tx session.Tx, r Request, v session
 			return engine.Result{}, errors.New("advance needs a loop event")
 		}
 		if !e.Spec.Definition.HasEvent(r.Event) {
-			return engine.Result{}, fmt.Errorf("%w: %q is not an event of loop %s (events: %v)", ErrRefused, r.Event, e.Spec.Definition.ID, e.Spec.Definition.Events)
+			return engine.Result{}, refusedf("%q is not an event of loop %s (events: %v)", r.Event, e.Spec.Definition.ID, e.Spec.Definition.Events)
 		}
 		in.Event, in.Force = r.Event, r.Force
 	}
 	if v.Outcome != "" {
-		return engine.Result{}, fmt.Errorf("%w: session %s has ended (outcome %s; hook-loop reset starts it again)", ErrRefused, r.Session, v.Outcome)
+		return engine.Result{}, refusedf("session %s has ended (outcome %s; hook-loop reset starts it again)", r.Session, v.Outcome)
 	}
 	in.EvidenceGrants = true
 	in.Payload = map[string]any{"by": Actor}
@@ -156,17 +156,18 @@ func (c Controls) apply(ctx context.Context, tx session.Tx, r Request, v session
 		}
 		// The refusal is in the log too (transition_rejected); the person
 		// hears it now.
-		return res, &refusal{fmt.Sprintf("%s in state %q: %s", in.Event, res.From, reason)}
+		return res, refusedf("%s in state %q: %s", in.Event, res.From, reason)
 	}
 	return res, err
 }
 
-// refusal is a refused transition: the log keeps the record of the request,
-// so the transaction commits.
+// refusal is an ErrRefused with its own words (no "refused:" prefix).
 type refusal struct{ msg string }
 
 func (r *refusal) Error() string        { return r.msg }
 func (r *refusal) Is(target error) bool { return target == ErrRefused }
+
+func refusedf(format string, args ...any) error { return &refusal{fmt.Sprintf(format, args...)} }
 
 func eventType(action string) string {
 	switch action {

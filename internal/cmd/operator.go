@@ -102,7 +102,7 @@ func runOperator(o *OperatorOptions) error {
 	log := session.Open(logPath)
 	sid := o.sessionID
 	if sid == "" {
-		if sid, err = onlyLiveSession(log, o.Action); err != nil {
+		if sid, err = onlyLiveSession(o.IO, log, o.Action); err != nil {
 			return err
 		}
 	}
@@ -120,7 +120,7 @@ func runOperator(o *OperatorOptions) error {
 }
 
 // onlyLiveSession is the session a control acts on when none is named.
-func onlyLiveSession(log *session.Log, action string) (string, error) {
+func onlyLiveSession(io *IOStreams, log *session.Log, action string) (string, error) {
 	var live []string
 	var states []string
 	err := log.View(func(tx session.Tx) error {
@@ -139,7 +139,9 @@ func onlyLiveSession(log *session.Log, action string) (string, error) {
 	case 0:
 		return "", exitf(1, "%s: no live session (give --session ID; hook-loop status lists them all)", action)
 	}
-	return "", exitf(2, "%s: %d live sessions; choose one with --session ID:\n%s", action, len(live), strings.Join(states, "\n"))
+	// The list goes first: errors print as one line.
+	fmt.Fprintf(io.ErrOut, "live sessions:\n%s\n", strings.Join(states, "\n"))
+	return "", exitf(2, "%s: %d live sessions; choose one with --session ID", action, len(live))
 }
 
 func describeControl(o *OperatorOptions, sid string, r operator.Result) string {
