@@ -42,6 +42,8 @@ func kindOf(typ string) string {
 		return "waiting"
 	case "tool_blocked":
 		return "blocked"
+	case eventlog.TypeWouldBlock:
+		return "would_block"
 	case eventlog.TypeLoopDisarmed:
 		return "lifecycle"
 	}
@@ -106,6 +108,8 @@ func describeLine(e *eventlog.Event) string {
 		return "asks the person: " + str("question")
 	case "tool_blocked":
 		return "tool refused: " + str("tool_name") + " " + str("reason")
+	case eventlog.TypeWouldBlock:
+		return "would have refused (" + str("mode") + " mode) the " + str("kind") + ": " + str("reason")
 	}
 	if strings.HasPrefix(e.EventType, "operator.") {
 		s := strings.TrimPrefix(e.EventType, "operator.") + " by " + e.Actor
