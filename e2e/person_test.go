@@ -18,7 +18,9 @@ import (
 // warnText starts what a warn-mode loop tells the model (engine.warnText).
 const warnText = "this would have been refused"
 
-func personScenario() traceScenario {
+// personScenario's between step keeps the harness's environment in
+// *harnessEnv, where the hooks found their log key.
+func personScenario(harnessEnv *[]string) traceScenario {
 	return traceScenario{
 		install: []string{"--mode", "warn"},
 		turns: []tTurn{
@@ -35,6 +37,7 @@ func personScenario() traceScenario {
 			}},
 		},
 		between: func(t *testing.T, dir string, env []string) {
+			*harnessEnv = env
 			out := runHookLoop(t, dir, env, "approve", "--reason", "looks good")
 			t.Logf("hook-loop approve:\n%s", out)
 			if !strings.Contains(out, "pending_approval → approved") {
@@ -46,8 +49,11 @@ func personScenario() traceScenario {
 
 func TestPersonWarnModeAndTerminalApprove(t *testing.T) {
 	for _, h := range traceHarnesses {
+		h := h
 		t.Run(h.name, func(t *testing.T) {
-			sc := personScenario()
+			t.Parallel()
+			var env []string
+			sc := personScenario(&env)
 			// The scenario's between step needs the stepper's record of what
 			// the model received; each harness's recorder makes its own.
 			var seen func(string) bool
@@ -59,9 +65,9 @@ func TestPersonWarnModeAndTerminalApprove(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(dir, "build")); !os.IsNotExist(err) {
 				t.Errorf("build/ still exists (%v): the risky command did not run under warn", err)
 			}
-			dumpSeen(t, st, warnText)
 			if !seen(warnText) {
 				t.Errorf("no model request carried %q", warnText)
+				dumpSeen(t, st, "rm -r build")
 			}
 			evs := personEvents(t, dir)
 			var wb []eventlog.Event
@@ -73,7 +79,7 @@ func TestPersonWarnModeAndTerminalApprove(t *testing.T) {
 					t.Errorf("a tool call was refused under warn: %v", e.Payload)
 				}
 			}
-			if len(wb) == 0 || !strings.Contains(eventlogString(wb[0].Payload["command"]), "rm -rf build") {
+			if len(wb) == 0 || !strings.Contains(eventlogString(wb[0].Payload["command"]), "rm -r build") {
 				t.Errorf("would_block records: %v", wb)
 			}
 
@@ -104,7 +110,7 @@ func TestPersonWarnModeAndTerminalApprove(t *testing.T) {
 			if last != "completed" {
 				t.Errorf("outcome %q, want completed", last)
 			}
-			status := runHookLoop(t, dir, os.Environ(), "status")
+			status := runHookLoop(t, dir, env, "status")
 			t.Logf("hook-loop status:\n%s", status)
 			if !strings.Contains(status, "would block:") {
 				t.Errorf("status does not show the would-blocks")
