@@ -49,7 +49,6 @@ func personScenario(harnessEnv *[]string) traceScenario {
 
 func TestPersonWarnModeAndTerminalApprove(t *testing.T) {
 	for _, h := range traceHarnesses {
-		h := h
 		t.Run(h.name, func(t *testing.T) {
 			t.Parallel()
 			var env []string
@@ -69,7 +68,7 @@ func TestPersonWarnModeAndTerminalApprove(t *testing.T) {
 				t.Errorf("no model request carried %q", warnText)
 				dumpSeen(t, st, "rm -r build")
 			}
-			evs := personEvents(t, dir)
+			evs := logEvents(t, dir)
 			var wb []eventlog.Event
 			for _, e := range evs {
 				if e.EventType == eventlog.TypeWouldBlock && e.Payload["kind"] == "tool" {
@@ -117,23 +116,6 @@ func TestPersonWarnModeAndTerminalApprove(t *testing.T) {
 			}
 		})
 	}
-}
-
-func personEvents(t *testing.T, dir string) []eventlog.Event {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, ".hook-loop", "events.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []eventlog.Event
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		e, err := eventlog.ParseLine([]byte(line))
-		if err != nil {
-			t.Fatalf("log line does not parse: %v: %s", err, line)
-		}
-		out = append(out, e)
-	}
-	return out
 }
 
 func eventlogString(v any) string {

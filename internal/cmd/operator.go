@@ -7,7 +7,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/loop/engine"
 	"github.com/hook-loop/hook-loop/loop/session"
@@ -83,15 +82,7 @@ func NewCmdOperator(f *Factory, action string, runF func(*OperatorOptions) error
 }
 
 func runOperator(o *OperatorOptions) error {
-	root := project.Root(o.WorkDir)
-	logPath := o.eventLog
-	if logPath == "" {
-		logPath = project.LogPath(root)
-	}
-	cfg := o.config
-	if cfg == "" {
-		cfg = project.ConfigPath(root)
-	}
+	root, logPath, cfg := projectFiles(o.WorkDir, o.eventLog, o.config)
 	if _, err := os.Stat(logPath); err != nil {
 		return exitf(1, "%s: no sessions (no event log at %s)", o.Action, logPath)
 	}

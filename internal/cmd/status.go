@@ -76,15 +76,7 @@ func runStatus(o *StatusOptions) error {
 	if o.watch {
 		return statusWatch(o)
 	}
-	root := project.Root(o.WorkDir)
-	logPath := o.eventLog
-	if logPath == "" {
-		logPath = project.LogPath(root)
-	}
-	cfg := o.config
-	if cfg == "" {
-		cfg = project.ConfigPath(root)
-	}
+	root, logPath, cfg := projectFiles(o.WorkDir, o.eventLog, o.config)
 	if _, err := os.Stat(logPath); err != nil {
 		if os.IsNotExist(err) {
 			fmt.Fprintf(o.IO.ErrOut, "no sessions (no event log at %s)\n", logPath)
@@ -229,4 +221,19 @@ func orNone(s string) string {
 		return "no reason given"
 	}
 	return s
+}
+
+// projectFiles are the project root around cwd and the event log and loop file
+// the commands that read a project use: the flags' when given, else the
+// project's defaults.
+func projectFiles(cwd, logFlag, configFlag string) (root, logPath, configPath string) {
+	root = project.Root(cwd)
+	logPath, configPath = logFlag, configFlag
+	if logPath == "" {
+		logPath = project.LogPath(root)
+	}
+	if configPath == "" {
+		configPath = project.ConfigPath(root)
+	}
+	return root, logPath, configPath
 }

@@ -260,11 +260,8 @@ func copyPayload(p map[string]any) map[string]any {
 // engine gates none of its later events (in.Record says why, e.g. the
 // operator's cancel). Run it inside the log's exclusive transaction.
 func (e *Engine) Cancel(ctx context.Context, tx Tx, sessionID string, in LoopEvent) (Result, error) {
-	if in.Record == nil || in.Event != "" {
-		return Result{}, errors.New("cancel needs a record of why, and no event")
-	}
-	h := e.start(ctx, tx, sessionID, in)
-	if err := h.ensureArmed(); err != nil {
+	h, err := e.startRecorded(ctx, tx, sessionID, in, "cancel")
+	if err != nil {
 		return Result{}, err
 	}
 	res, err := h.apply(LoopEvent{Record: in.Record})
@@ -283,19 +280,29 @@ func (e *Engine) Cancel(ctx context.Context, tx Tx, sessionID string, in LoopEve
 // state, as eventlog.TypeOperatorReset does). Run it inside the log's
 // exclusive transaction.
 func (e *Engine) Reset(ctx context.Context, tx Tx, sessionID string, in LoopEvent) (Result, error) {
-	if in.Record == nil || in.Event != "" {
-		return Result{}, errors.New("reset needs a record of why, and no event")
-	}
-	h := e.start(ctx, tx, sessionID, in)
-	if err := h.ensureArmed(); err != nil {
+	h, err := e.startRecorded(ctx, tx, sessionID, in, "reset")
+	if err != nil {
 		return Result{}, err
 	}
 	res := Result{From: h.state}
 	h.state = e.Spec.Definition.InitialState
-	_, err := h.apply(LoopEvent{Record: in.Record})
+	_, err = h.apply(LoopEvent{Record: in.Record})
 	res.To, res.Applied = h.state, err == nil
 	return res, err
 }
 
 // OutcomeCancelled is the outcome of a loop a person cancelled.
 const OutcomeCancelled = "cancelled"
+
+// startRecorded starts the handling of an action that records why and applies
+// no event (cancel, reset), on an armed session.
+func (e *Engine) startRecorded(ctx context.Context, tx Tx, sessionID string, in LoopEvent, what string) (*handling, error) {
+	if in.Record == nil || in.Event != "" {
+		return nil, fmt.Errorf("%s needs a record of why, and no event", what)
+	}
+	h := e.start(ctx, tx, sessionID, in)
+	if err := h.ensureArmed(); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
