@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/hook-loop/hook-loop/internal/diagram"
+	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/operator"
 	"github.com/hook-loop/hook-loop/overview"
 )
@@ -219,7 +220,7 @@ func (s *Server) Data() pageData {
 		d.Loop = def.ID
 	}
 	for _, ss := range s.Watcher.Sessions() {
-		v := sessionView{Session: ss, Actions: actionsFor(ss), Recent: make([]overview.Entry, len(ss.Timeline))}
+		v := sessionView{Session: ss, Actions: actionsFor(ss, def), Recent: make([]overview.Entry, len(ss.Timeline))}
 		for i, e := range ss.Timeline {
 			v.Recent[len(ss.Timeline)-1-i] = e
 		}
@@ -248,13 +249,18 @@ func (s *Server) diagram(state string) string {
 }
 
 // actionsFor lists the buttons that make sense for a session now.
-func actionsFor(ss overview.Session) []string {
+// Approve and reject are offered where the loop names their events
+// (loop.approval).
+func actionsFor(ss overview.Session, def *loopdsl.Definition) []string {
 	if ss.Outcome != "" || ss.Terminal {
 		return nil
 	}
 	var out []string
-	if ss.Waiting {
-		out = append(out, "approve", "reject")
+	if a, ok := def.ApprovalIn(ss.State); ss.Waiting && ok {
+		out = append(out, "approve")
+		if a.Reject != "" {
+			out = append(out, "reject")
+		}
 	}
 	if ss.Paused {
 		out = append(out, "resume")

@@ -122,7 +122,7 @@ func (c Controls) apply(ctx context.Context, tx session.Tx, r Request, v session
 	case Approve, Reject:
 		state := e.State(tx, r.Session)
 		def := e.Spec.Definition
-		a, ok := def.Approval[state]
+		a, ok := def.ApprovalIn(state)
 		if !def.WaitsForHumanIn(state) || !ok {
 			return engine.Result{}, refusedf("session %s is in state %q, which does not wait for a person's approval (loop.approval names the states that do)", r.Session, state)
 		}

@@ -42,6 +42,16 @@ func (d *Definition) WaitsForHumanIn(state string) bool {
 	return slices.Contains(d.WaitsForHuman, state)
 }
 
+// ApprovalIn is the approval a person can give in state (loop.approval); a nil
+// Definition has none.
+func (d *Definition) ApprovalIn(state string) (Approval, bool) {
+	if d == nil {
+		return Approval{}, false
+	}
+	a, ok := d.Approval[state]
+	return a, ok
+}
+
 // EffectiveMaxStopBlocks is MaxStopBlocks with its default applied.
 func (d *Definition) EffectiveMaxStopBlocks() int {
 	if d.MaxStopBlocks > 0 {
