@@ -83,7 +83,7 @@ func (c Controls) Apply(ctx context.Context, r Request) (Result, error) {
 		if v.Events == 0 {
 			return refusedf("no session %q in the log", r.Session)
 		}
-		if err := allowed(r, v); err != nil {
+		if err := c.allowed(tx, r, v); err != nil {
 			return err
 		}
 		out, err := c.apply(ctx, tx, r, v)
@@ -94,12 +94,14 @@ func (c Controls) Apply(ctx context.Context, r Request) (Result, error) {
 }
 
 // allowed refuses what the session's standing makes meaningless.
-func allowed(r Request, v session.View) error {
+func (c Controls) allowed(tx session.Tx, r Request, v session.View) error {
 	switch {
 	case r.Action == Reset:
 		return nil
 	case v.Cancelled != "":
 		return refusedf("session %s was cancelled (hook-loop reset starts it again)", r.Session)
+	case r.Action == Cancel && c.ended(tx, r.Session):
+		return refusedf("session %s has ended in state %s (outcome %s)", r.Session, c.Engine.State(tx, r.Session), v.Outcome)
 	case r.Action == Pause && v.Paused:
 		return refusedf("session %s is already paused", r.Session)
 	case r.Action == Resume && !v.Paused:
@@ -142,9 +144,6 @@ func (c Controls) apply(ctx context.Context, tx session.Tx, r Request, v session
 			return engine.Result{}, refusedf("%q is not an event of loop %s (events: %v)", r.Event, e.Spec.Definition.ID, e.Spec.Definition.Events)
 		}
 		in.Event, in.Force = r.Event, r.Force
-	}
-	if v.Outcome != "" {
-		return engine.Result{}, refusedf("session %s has ended (outcome %s; hook-loop reset starts it again)", r.Session, v.Outcome)
 	}
 	in.EvidenceGrants = true
 	in.Payload = map[string]any{"by": Actor}
@@ -204,13 +203,19 @@ func payload(r Request) map[string]any {
 	return p
 }
 
+// ended reports whether the session's loop is in a terminal state. An outcome
+// alone does not end it: a capped or forced session goes on at the next prompt.
+func (c Controls) ended(tx session.Tx, sid string) bool {
+	return c.Engine.Spec.Definition.IsTerminal(c.Engine.State(tx, sid))
+}
+
 // Live are the sessions a person can act on without naming one: started, not
-// ended, not cancelled, in log order of first sight.
-func Live(tx session.Tx) []string {
+// in a terminal state, not cancelled, gated; in log order of first sight.
+func (c Controls) Live(tx session.Tx) []string {
 	var out []string
 	for _, id := range tx.SessionIDs() {
 		v := tx.Session(id)
-		if v.Started && v.Outcome == "" && v.Cancelled == "" && v.Disarmed == "" {
+		if v.Started && v.Cancelled == "" && v.Disarmed == "" && !c.ended(tx, id) {
 			out = append(out, id)
 		}
 	}

@@ -214,6 +214,9 @@ func TestAdvanceChecksGuardsUnlessForced(t *testing.T) {
 	if got := tr[len(tr)-1].Payload["forced"]; got != true {
 		t.Errorf("forced transition payload: %+v", tr[len(tr)-1].Payload)
 	}
+	if _, err := f.do(operator.Request{Action: operator.Cancel}); !errors.Is(err, operator.ErrRefused) || !strings.Contains(err.Error(), "has ended") {
+		t.Errorf("cancel of a finished session: %v, want refused", err)
+	}
 }
 
 func TestUnknownSessionIsRefused(t *testing.T) {
@@ -231,10 +234,11 @@ func TestLiveListsOpenSessions(t *testing.T) {
 	if _, err := f.do(operator.Request{Action: operator.Cancel, Session: "b"}); err != nil {
 		t.Fatal(err)
 	}
+	f.toWaiting()
 	var live []string
-	_ = f.log.View(func(tx session.Tx) error { live = operator.Live(tx); return nil })
-	if strings.Join(live, ",") != "a" {
-		t.Errorf("live = %v, want [a]", live)
+	_ = f.log.View(func(tx session.Tx) error { live = f.ctl.Live(tx); return nil })
+	if strings.Join(live, ",") != "a,s1" {
+		t.Errorf("live = %v, want [a s1]", live)
 	}
 }
 

@@ -91,13 +91,13 @@ func runOperator(o *OperatorOptions) error {
 		return fmt.Errorf("%s: %w", o.Action, err)
 	}
 	log := session.Open(logPath)
+	ctl := operator.Controls{Log: log, Engine: controlEngine(spec, root)}
 	sid := o.sessionID
 	if sid == "" {
-		if sid, err = onlyLiveSession(o.IO, log, o.Action); err != nil {
+		if sid, err = onlyLiveSession(o.IO, ctl, o.Action); err != nil {
 			return err
 		}
 	}
-	ctl := operator.Controls{Log: log, Engine: controlEngine(spec, root)}
 	res, err := ctl.Apply(o.ctx, operator.Request{Action: o.Action, Session: sid, Reason: o.reason,
 		Event: o.Event, Force: o.force, Source: "cli"})
 	if errors.Is(err, operator.ErrRefused) {
@@ -111,11 +111,11 @@ func runOperator(o *OperatorOptions) error {
 }
 
 // onlyLiveSession is the session a control acts on when none is named.
-func onlyLiveSession(io *IOStreams, log *session.Log, action string) (string, error) {
+func onlyLiveSession(io *IOStreams, ctl operator.Controls, action string) (string, error) {
 	var live []string
 	var states []string
-	err := log.View(func(tx session.Tx) error {
-		live = operator.Live(tx)
+	err := ctl.Log.View(func(tx session.Tx) error {
+		live = ctl.Live(tx)
 		for _, id := range live {
 			states = append(states, fmt.Sprintf("  %s  (state %s, last event %s)", id, tx.Session(id).State, tx.Session(id).LastTimestamp))
 		}
