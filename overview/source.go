@@ -77,7 +77,11 @@ func (lt loopText) next(state string) []string {
 		if len(t.Guards) > 0 {
 			line += " [" + strings.Join(t.Guards, ", ") + "]"
 		}
-		if ways := lt.eng.Spec.DescribeEmitters(t.Event); len(ways) > 0 {
+		ways := lt.eng.Spec.DescribeEmitters(t.Event)
+		if c := def.PersonCommand(state, t.Event); c != "" {
+			ways = append(ways, "a person's `"+c+"`")
+		}
+		if len(ways) > 0 {
 			line += " on " + strings.Join(ways, " or ")
 		}
 		out = append(out, line)

@@ -149,6 +149,9 @@ func describeSession(id string, s session.View, eng *engine.Engine) sessionStatu
 		r.Terminal = def.IsTerminal(r.State)
 		for _, t := range def.Outgoing(r.State) {
 			ways := eng.Spec.DescribeEmitters(t.Event)
+			if c := def.PersonCommand(r.State, t.Event); c != "" {
+				ways = append(ways, "a person's `"+c+"`")
+			}
 			line := t.Event + " → " + t.To
 			if len(t.Guards) > 0 {
 				line += " [" + strings.Join(t.Guards, ", ") + "]"

@@ -52,6 +52,21 @@ func (d *Definition) ApprovalIn(state string) (Approval, bool) {
 	return a, ok
 }
 
+// PersonCommand names the command with which a person applies event in state
+// (loop.approval): "hook-loop approve", "hook-loop reject", or "".
+func (d *Definition) PersonCommand(state, event string) string {
+	a, ok := d.ApprovalIn(state)
+	switch {
+	case !ok:
+		return ""
+	case event == a.Approve:
+		return "hook-loop approve"
+	case event == a.Reject:
+		return "hook-loop reject"
+	}
+	return ""
+}
+
 // EffectiveMaxStopBlocks is MaxStopBlocks with its default applied.
 func (d *Definition) EffectiveMaxStopBlocks() int {
 	if d.MaxStopBlocks > 0 {
