@@ -1,9 +1,9 @@
 package board_test
 
 import (
+	"fmt"
 	"github.com/hook-loop/hook-loop/loop/engine"
 	"github.com/hook-loop/hook-loop/operator"
-	"fmt"
 	"io"
 	"net/http/httptest"
 	"os"

@@ -1,11 +1,11 @@
 package board_test
 
 import (
-	"github.com/hook-loop/hook-loop/loop/engine"
-	"github.com/hook-loop/hook-loop/operator"
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/hook-loop/hook-loop/loop/engine"
+	"github.com/hook-loop/hook-loop/operator"
 	"os"
 	"path/filepath"
 	"strings"
