@@ -2,6 +2,8 @@ package board_test
 
 import (
 	"fmt"
+	"github.com/hook-loop/hook-loop/loop/engine"
+	"github.com/hook-loop/hook-loop/operator"
 	"io"
 	"net/http/httptest"
 	"os"
@@ -54,7 +56,7 @@ func BenchmarkBoardLoad(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				srv, err := board.New(w, board.LogControls{Log: l}, dir)
+				srv, err := board.New(w, operator.Controls{Log: l, Engine: &engine.Engine{Spec: spec, Root: dir}}, dir)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -23,6 +23,8 @@ import (
 	"time"
 
 	"github.com/hook-loop/hook-loop/internal/diagram"
+	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
+	"github.com/hook-loop/hook-loop/operator"
 	"github.com/hook-loop/hook-loop/overview"
 )
 
@@ -218,7 +220,7 @@ func (s *Server) Data() pageData {
 		d.Loop = def.ID
 	}
 	for _, ss := range s.Watcher.Sessions() {
-		v := sessionView{Session: ss, Actions: actionsFor(ss), Recent: make([]overview.Entry, len(ss.Timeline))}
+		v := sessionView{Session: ss, Actions: actionsFor(ss, def), Recent: make([]overview.Entry, len(ss.Timeline))}
 		for i, e := range ss.Timeline {
 			v.Recent[len(ss.Timeline)-1-i] = e
 		}
@@ -247,13 +249,18 @@ func (s *Server) diagram(state string) string {
 }
 
 // actionsFor lists the buttons that make sense for a session now.
-func actionsFor(ss overview.Session) []string {
+// Approve and reject are offered where the loop names their events
+// (loop.approval).
+func actionsFor(ss overview.Session, def *loopdsl.Definition) []string {
 	if ss.Outcome != "" || ss.Terminal {
 		return nil
 	}
 	var out []string
-	if ss.Waiting {
-		out = append(out, "approve", "reject")
+	if a, ok := def.ApprovalIn(ss.State); ss.Waiting && ok {
+		out = append(out, "approve")
+		if a.Reject != "" {
+			out = append(out, "reject")
+		}
 	}
 	if ss.Paused {
 		out = append(out, "resume")
@@ -326,7 +333,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) act(w http.ResponseWriter, r *http.Request) {
 	action := r.PathValue("action")
-	if _, ok := actions[action]; !ok {
+	if !knownAction(action) {
 		http.Error(w, "unknown action "+action, http.StatusNotFound)
 		return
 	}
@@ -350,7 +357,11 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err := s.Controls.Do(r.Context(), id, action, strings.TrimSpace(body.Reason)); err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
+		code := http.StatusInternalServerError
+		if errors.Is(err, operator.ErrRefused) {
+			code = http.StatusConflict
+		}
+		http.Error(w, err.Error(), code)
 		return
 	}
 	// Show the effect at once rather than at the next poll.

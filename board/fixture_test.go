@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/hook-loop/hook-loop/loop/engine"
+	"github.com/hook-loop/hook-loop/operator"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,7 +81,7 @@ func (p *project) serve(t *testing.T) (*board.Server, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := board.New(w, board.LogControls{Log: l}, p.dir)
+	srv, err := board.New(w, operator.Controls{Log: l, Engine: &engine.Engine{Spec: spec, Root: p.dir}}, p.dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -97,4 +97,19 @@ func TestTokenAndCrossSiteGuard(t *testing.T) {
 	if ss, _ := srv.Watcher.Session("sess-guard-0001"); !ss.Paused {
 		t.Errorf("session not shown paused after the POST")
 	}
+	// The board's buttons are the person's controls: the paused session's
+	// next tool call is refused, and a second pause is the session's state
+	// refusing it (409), not a server error.
+	if out := p.hook(t, "sess-guard-0001", "PreToolUse", `,"tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"c1"`); !strings.Contains(out, "paused by the person: lunch") {
+		t.Errorf("tool call of the paused session: %s", out)
+	}
+	if code, _ := do("POST", pause, same, ""); code != http.StatusConflict {
+		t.Errorf("second pause: %d, want 409", code)
+	}
+	if code, body := do("POST", "/api/sessions/sess-guard-0001/cancel", same, ""); code != http.StatusNoContent {
+		t.Fatalf("POST cancel: %d %s", code, body)
+	}
+	if ss, _ := srv.Watcher.Session("sess-guard-0001"); ss.Outcome != "cancelled" {
+		t.Errorf("outcome after cancel: %q, want cancelled", ss.Outcome)
+	}
 }

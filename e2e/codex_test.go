@@ -196,7 +196,13 @@ func (r *codexRun) hookPrompts() []string {
 
 func (p *codexProject) events(t *testing.T) []eventlog.Event {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(p.dir, ".hook-loop", "events.jsonl"))
+	return logEvents(t, p.dir)
+}
+
+// logEvents reads the project's event log.
+func logEvents(t *testing.T, dir string) []eventlog.Event {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, ".hook-loop", "events.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -113,7 +113,7 @@ func TestCodexDeletedLoopFileKeepsThePinnedLoop(t *testing.T) {
 }
 
 // logEvents reads an event log's lines.
-func logEvents(t *testing.T, path string) []eventlog.Event {
+func logFileEvents(t *testing.T, path string) []eventlog.Event {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -164,7 +164,7 @@ func TestOpencodeDeletedLoopFileKeepsThePinnedLoop(t *testing.T) {
 		p.dump()
 		t.Fatalf("after the refused stop the model received %s: %q; want the pinned loop's reason", last.Role, last.Content)
 	}
-	checkPinnedLog(t, logEvents(t, p.logPath), buildingReason...)
+	checkPinnedLog(t, logFileEvents(t, p.logPath), buildingReason...)
 }
 
 func TestPiDeletedLoopFileKeepsThePinnedLoop(t *testing.T) {
@@ -183,5 +183,5 @@ func TestPiDeletedLoopFileKeepsThePinnedLoop(t *testing.T) {
 		p.dump(stderr)
 		t.Fatalf("after the refused stop the model did not receive the pinned loop's reason (%d requests)", len(reqs))
 	}
-	checkPinnedLog(t, logEvents(t, p.logPath), buildingReason...)
+	checkPinnedLog(t, logFileEvents(t, p.logPath), buildingReason...)
 }

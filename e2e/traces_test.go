@@ -75,6 +75,14 @@ type traceScenario struct {
 	// needs lists harness capabilities: "subagent" (a tool that starts one),
 	// "subagent_stop" (hook-loop sees the subagent's final message).
 	needs []string
+	// install are more arguments for the install command (e.g. --mode warn).
+	install []string
+	// between, when set, runs before each turn after the first (a person at
+	// the terminal while the agent waits), in the project with the harness's
+	// environment.
+	between func(t *testing.T, dir string, env []string)
+	// seen, when set, is handed the recorder's stepper (what the model received).
+	seen func(*stepper)
 }
 
 const earlyStop = "I am done."
@@ -350,6 +358,26 @@ type stepper struct {
 	mu   sync.Mutex
 	acts []tAct
 	n    int
+	seen []string // every model request's body, in arrival order
+}
+
+// saw keeps a model request's body, to check what the model was told.
+func (s *stepper) saw(body []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seen = append(s.seen, string(body))
+}
+
+// received reports whether any model request contained text.
+func (s *stepper) received(text string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, b := range s.seen {
+		if strings.Contains(b, text) {
+			return true
+		}
+	}
+	return false
 }
 
 func newStepper(sc traceScenario) *stepper {
@@ -399,7 +427,11 @@ func recordCodex(t *testing.T, loopName string, sc traceScenario) ([]byte, strin
 		t.Fatal(err)
 	}
 	st := newStepper(sc)
+	if sc.seen != nil {
+		sc.seen(st)
+	}
 	mock := responses.Start(t, responses.Options{Respond: func(n int, req responses.Request) responses.Step {
+		st.saw(req.Raw)
 		spawned := false
 		var userText []string
 		for _, m := range req.Messages() {
@@ -455,8 +487,11 @@ env_key = "MOCK_API_KEY"
 wire_api = "responses"
 `, mock.URL)))
 	env := append(os.Environ(), "CODEX_HOME="+home, "PATH="+filepath.Dir(codex)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	runHookLoop(t, dir, env, installArgs("codex", loopName, "--trust", "--codex-home", home, "--codex-bin", codex)...)
+	runHookLoop(t, dir, env, append(installArgs("codex", loopName, "--trust", "--codex-home", home, "--codex-bin", codex), sc.install...)...)
 	for i, tr := range sc.turns {
+		if i > 0 && sc.between != nil {
+			sc.between(t, dir, env)
+		}
 		args := []string{"exec", "--skip-git-repo-check", "-s", "danger-full-access", tr.prompt}
 		if i > 0 {
 			args = []string{"exec", "resume", "--skip-git-repo-check", "-c", `sandbox_mode="danger-full-access"`, "--last", tr.prompt}
@@ -494,7 +529,11 @@ func recordClaude(t *testing.T, loopName string, sc traceScenario) ([]byte, stri
 		t.Fatal(err)
 	}
 	st := newStepper(sc)
+	if sc.seen != nil {
+		sc.seen(st)
+	}
 	mock, err := messages.Start(messages.Script{Next: func(r *messages.Request, n int) messages.Step {
+		st.saw(r.Body)
 		spawned := false
 		var userText []string
 		for _, m := range r.Messages() {
@@ -530,8 +569,11 @@ func recordClaude(t *testing.T, loopName string, sc traceScenario) ([]byte, stri
 	}
 	t.Cleanup(func() { mock.Close() })
 	env := mock.Env(home)
-	runHookLoop(t, dir, env, installArgs("claude", loopName)...)
+	runHookLoop(t, dir, env, append(installArgs("claude", loopName), sc.install...)...)
 	for i, tr := range sc.turns {
+		if i > 0 && sc.between != nil {
+			sc.between(t, dir, env)
+		}
 		args := []string{"-p", tr.prompt, "--output-format", "json", "--allowedTools", "Bash Write Edit Read Agent Task"}
 		if i > 0 {
 			args = append(args, "--continue")
@@ -580,6 +622,7 @@ func chatReply(a tAct, harness, dir string) chat.Reply {
 
 func chatRespond(st *stepper, harness, dir string) func(*chat.Request) chat.Reply {
 	return func(r *chat.Request) chat.Reply {
+		st.saw(r.Body)
 		spawned := false
 		var userText []string
 		for _, m := range r.Messages {
@@ -605,6 +648,9 @@ func recordOpencode(t *testing.T, loopName string, sc traceScenario) ([]byte, st
 	opencode := harnessBin(t, "opencode")
 	root, dir := newTraceRepo(t)
 	st := newStepper(sc)
+	if sc.seen != nil {
+		sc.seen(st)
+	}
 	mock, err := chat.Start(chat.Options{Respond: chatRespond(st, "opencode", dir), TitleText: "Trace title"})
 	if err != nil {
 		t.Fatal(err)
@@ -640,8 +686,11 @@ func recordOpencode(t *testing.T, loopName string, sc traceScenario) ([]byte, st
 		"npm_config_registry=http://127.0.0.1:9/",
 		"PWD="+dir,
 	)
-	runHookLoop(t, dir, env, installArgs("opencode", loopName, "--destination", dir)...)
+	runHookLoop(t, dir, env, append(installArgs("opencode", loopName, "--destination", dir), sc.install...)...)
 	for i, tr := range sc.turns {
+		if i > 0 && sc.between != nil {
+			sc.between(t, dir, env)
+		}
 		args := []string{"run", "--print-logs", "--log-level", "INFO", tr.prompt}
 		if i > 0 {
 			args = []string{"run", "--continue", "--print-logs", "--log-level", "INFO", tr.prompt}
@@ -678,6 +727,9 @@ func recordPi(t *testing.T, loopName string, sc traceScenario) ([]byte, string, 
 	piBin := piHarnessBin(t)
 	root, dir := newTraceRepo(t)
 	st := newStepper(sc)
+	if sc.seen != nil {
+		sc.seen(st)
+	}
 	mock, err := chat.Start(chat.Options{Respond: chatRespond(st, "pi", dir), TitleText: "Trace title"})
 	if err != nil {
 		t.Fatal(err)
@@ -709,8 +761,11 @@ func recordPi(t *testing.T, loopName string, sc traceScenario) ([]byte, string, 
 		"XDG_CONFIG_HOME="+xdg+"/config", "XDG_DATA_HOME="+xdg+"/data",
 		"XDG_CACHE_HOME="+xdg+"/cache", "XDG_STATE_HOME="+xdg+"/state",
 		"PI_OFFLINE=1", "PI_TELEMETRY=0", "PI_SKIP_VERSION_CHECK=1", "HOOK_LOOP_PI_TIMEOUT_MS=30000")
-	runHookLoop(t, dir, env, installArgs("pi", loopName, "--destination="+dir)...)
+	runHookLoop(t, dir, env, append(installArgs("pi", loopName, "--destination="+dir), sc.install...)...)
 	for i, tr := range sc.turns {
+		if i > 0 && sc.between != nil {
+			sc.between(t, dir, env)
+		}
 		args := []string{"--provider", "mock", "--model", "mock-model", "-nc", "-p", tr.prompt}
 		if i > 0 {
 			args = []string{"--provider", "mock", "--model", "mock-model", "-nc", "--continue", "-p", tr.prompt}

@@ -67,4 +67,20 @@ const (
 	TypeLoopOutcome        = "loop_outcome"         // payload.outcome: completed|stopped|capped
 	TypeLoopStarted        = "loop_started"
 	TypeLoopDisarmed       = "loop_disarmed" // payload.reason: the session is not gated
+	// TypeWouldBlock is what a loop in warn or audit mode records instead of
+	// refusing: payload.kind (tool|stop) and payload.reason.
+	TypeWouldBlock = "would_block"
+)
+
+// Operator event types: what a person did from outside the harness (actor
+// "person", payload.reason optional). The engine reads them on the session's
+// next hook.
+const (
+	TypeOperatorApproved  = "operator.approved"
+	TypeOperatorRejected  = "operator.rejected"
+	TypeOperatorPaused    = "operator.paused"
+	TypeOperatorResumed   = "operator.resumed"
+	TypeOperatorCancelled = "operator.cancelled"
+	TypeOperatorAdvanced  = "operator.advanced"
+	TypeOperatorReset     = "operator.reset" // the event's state is the loop's initial state
 )

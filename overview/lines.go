@@ -17,11 +17,11 @@ import (
 // Operator event types: what a person did from outside the harness. The engine
 // reads them on a session's next hook.
 const (
-	OperatorApproved  = "operator.approved"
-	OperatorRejected  = "operator.rejected"
-	OperatorPaused    = "operator.paused"
-	OperatorResumed   = "operator.resumed"
-	OperatorCancelled = "operator.cancelled"
+	OperatorApproved  = eventlog.TypeOperatorApproved
+	OperatorRejected  = eventlog.TypeOperatorRejected
+	OperatorPaused    = eventlog.TypeOperatorPaused
+	OperatorResumed   = eventlog.TypeOperatorResumed
+	OperatorCancelled = eventlog.TypeOperatorCancelled
 )
 
 // kindOf names the timeline kind of an event type; "" for events that are not
@@ -42,6 +42,8 @@ func kindOf(typ string) string {
 		return "waiting"
 	case "tool_blocked":
 		return "blocked"
+	case eventlog.TypeWouldBlock:
+		return "would_block"
 	case eventlog.TypeLoopDisarmed:
 		return "lifecycle"
 	}
@@ -106,6 +108,8 @@ func describeLine(e *eventlog.Event) string {
 		return "asks the person: " + str("question")
 	case "tool_blocked":
 		return "tool refused: " + str("tool_name") + " " + str("reason")
+	case eventlog.TypeWouldBlock:
+		return "would have refused (" + str("mode") + " mode) the " + str("kind") + ": " + str("reason")
 	}
 	if strings.HasPrefix(e.EventType, "operator.") {
 		s := strings.TrimPrefix(e.EventType, "operator.") + " by " + e.Actor

@@ -55,9 +55,15 @@ type Session struct {
 	Outcome     string   `json:"outcome,omitempty"`
 	Forced      bool     `json:"forced,omitempty"`
 	Disarmed    string   `json:"disarmed,omitempty"`
-	Events      int      `json:"events"`
-	LastEventAt string   `json:"last_event_at,omitempty"`
-	Timeline    []Entry  `json:"timeline"`
+	// Cancelled is the person's reason when they cancelled the session.
+	Cancelled string `json:"cancelled,omitempty"`
+	// WouldBlocks counts what a warn- or audit-mode loop let through;
+	// LastWouldBlock is the last one's reason.
+	WouldBlocks    int     `json:"would_blocks,omitempty"`
+	LastWouldBlock string  `json:"last_would_block,omitempty"`
+	Events         int     `json:"events"`
+	LastEventAt    string  `json:"last_event_at,omitempty"`
+	Timeline       []Entry `json:"timeline"`
 	// Older is true when earlier timeline entries exist but are not kept.
 	Older bool `json:"older,omitempty"`
 }
@@ -65,7 +71,7 @@ type Session struct {
 // Entry is one line of a session's timeline.
 type Entry struct {
 	Time  string `json:"time"`
-	Kind  string `json:"kind"` // transition, rejected, stop_refused, evidence, outcome, waiting, operator, lifecycle, blocked
+	Kind  string `json:"kind"` // transition, rejected, stop_refused, evidence, outcome, waiting, operator, lifecycle, blocked, would_block
 	Type  string `json:"event_type"`
 	State string `json:"state"`
 	Actor string `json:"actor"`
@@ -78,8 +84,7 @@ type Entry struct {
 // sessionData is what the Watcher knows beyond the index's summary.
 type sessionData struct {
 	harness  string
-	question string // from the last waiting_for_input
-	paused   bool
+	question string  // from the last waiting_for_input
 	timeline []Entry // oldest first, at most cap
 	older    bool
 	started  bool // the session's first event was seen: nothing older exists
@@ -256,10 +261,6 @@ func (w *Watcher) applyLine(line []byte, backwards bool) {
 		if q, _ := e.Payload["question"].(string); q != "" && (!backwards || d.question == "") {
 			d.question = q
 		}
-	case OperatorPaused, OperatorResumed:
-		if !backwards || !d.pauseKnown() {
-			d.paused = typ == OperatorPaused
-		}
 	}
 	if kind == "" {
 		kind = "lifecycle"
@@ -275,17 +276,6 @@ func (w *Watcher) applyLine(line []byte, backwards bool) {
 		d.timeline = append(d.timeline[:0:0], d.timeline[over:]...)
 		d.older = true
 	}
-}
-
-// pauseKnown reports whether a later (already seen, reading backwards) operator
-// event decided the pause.
-func (d *sessionData) pauseKnown() bool {
-	for _, e := range d.timeline {
-		if e.Type == OperatorPaused || e.Type == OperatorResumed {
-			return true
-		}
-	}
-	return false
 }
 
 // backscan fills the timelines from the end of the log backwards, until every
@@ -396,7 +386,8 @@ func (w *Watcher) describe(id, short string) Session {
 	if d == nil {
 		d = &sessionData{}
 	}
-	r := Session{ID: id, Short: short, Harness: d.harness, State: s.State, Paused: d.paused,
+	r := Session{ID: id, Short: short, Harness: d.harness, State: s.State, Paused: s.Paused,
+		Cancelled: s.Cancelled, WouldBlocks: s.WouldBlocks, LastWouldBlock: s.LastWouldBlock,
 		Evidence: s.Evidence, StopBlocks: s.StopBlocks, Outcome: s.Outcome, Forced: s.OutcomeForced,
 		Disarmed: s.Disarmed, Events: s.Events, LastEventAt: s.LastTimestamp,
 		Timeline: append([]Entry(nil), d.timeline...), Older: d.older}

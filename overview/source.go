@@ -15,14 +15,18 @@ import (
 
 // summary is what the index knows about one session.
 type summary struct {
-	State         string
-	Events        int
-	Evidence      int
-	StopBlocks    int
-	Outcome       string
-	OutcomeForced bool
-	Disarmed      string
-	LastTimestamp string
+	State          string
+	Events         int
+	Evidence       int
+	StopBlocks     int
+	Outcome        string
+	OutcomeForced  bool
+	Disarmed       string
+	LastTimestamp  string
+	Paused         bool
+	Cancelled      string
+	WouldBlocks    int
+	LastWouldBlock string
 }
 
 // readSummaries returns every session id in first-seen order and its summary,
@@ -40,7 +44,8 @@ func readSummaries(l *session.Log, projectScope bool) ([]string, map[string]summ
 				s.State, s.Evidence = project.State, project.Evidence
 			}
 			sums[id] = summary{State: s.State, Events: s.Events, Evidence: s.Evidence, StopBlocks: s.StopBlocks,
-				Outcome: s.Outcome, OutcomeForced: s.OutcomeForced, Disarmed: s.Disarmed, LastTimestamp: s.LastTimestamp}
+				Outcome: s.Outcome, OutcomeForced: s.OutcomeForced, Disarmed: s.Disarmed, LastTimestamp: s.LastTimestamp,
+				Paused: s.Paused, Cancelled: s.Cancelled, WouldBlocks: s.WouldBlocks, LastWouldBlock: s.LastWouldBlock}
 		}
 		return nil
 	})
@@ -72,7 +77,11 @@ func (lt loopText) next(state string) []string {
 		if len(t.Guards) > 0 {
 			line += " [" + strings.Join(t.Guards, ", ") + "]"
 		}
-		if ways := lt.eng.Spec.DescribeEmitters(t.Event); len(ways) > 0 {
+		ways := lt.eng.Spec.DescribeEmitters(t.Event)
+		if c := def.PersonCommand(state, t.Event); c != "" {
+			ways = append(ways, "a person's `"+c+"`")
+		}
+		if len(ways) > 0 {
 			line += " on " + strings.Join(ways, " or ")
 		}
 		out = append(out, line)

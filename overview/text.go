@@ -36,6 +36,12 @@ func (s Session) WriteText(w io.Writer) {
 	if s.Disarmed != "" {
 		fmt.Fprintf(w, "  not gated:  %s\n", s.Disarmed)
 	}
+	if s.Cancelled != "" {
+		fmt.Fprintf(w, "  not gated:  cancelled by the person (%s)\n", oneLine(s.Cancelled))
+	}
+	if s.WouldBlocks > 0 {
+		fmt.Fprintf(w, "  would block: %d (last: %s)\n", s.WouldBlocks, oneLine(s.LastWouldBlock))
+	}
 	if s.Waiting {
 		fmt.Fprintf(w, "  asks:       %s\n", oneLine(s.Question))
 	}

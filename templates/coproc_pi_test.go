@@ -44,7 +44,7 @@ func newPiCoproc(t *testing.T, answer string) *piCoproc {
 		}
 	}
 	src, err := Render("pi/hook_loop.ts.tmpl", map[string]any{"Version": "test", "HookLoop": bin,
-		"Config": filepath.Join(proj, "hook-loop.json"), "EventLog": filepath.Join(proj, "events.jsonl"), "HooksConfig": "", "Store": "",
+		"Config": filepath.Join(proj, "hook-loop.json"), "EventLog": filepath.Join(proj, "events.jsonl"), "HooksConfig": "", "Store": "", "Mode": "",
 		"Record": false, "TimeoutMS": 5000, "FailClosed": false, "MaxStopBlocks": 8})
 	if err != nil {
 		t.Fatal(err)

@@ -10,9 +10,9 @@ import (
 
 // OpencodeData mirrors what scaffold passes for the opencode plugin.
 type opencodeData struct {
-	Version, Bin, Config, EventLog, HooksConfig, Store string
-	FailClosed, Record                                 bool
-	MaxStopBlocks, TimeoutMS                           int
+	Version, Bin, Config, EventLog, HooksConfig, Store, Mode string
+	FailClosed, Record                                       bool
+	MaxStopBlocks, TimeoutMS                                 int
 }
 
 func TestRenderQuotesStrings(t *testing.T) {

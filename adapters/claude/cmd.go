@@ -27,6 +27,7 @@ type InstallOptions struct {
 	Binary      string // the hook-loop executable; "" = the running one
 	Record      bool
 	Store       string // --store: a postgres:// URL for the loop's log
+	Mode        string
 }
 
 // NewCmd builds the `claude` command: install and uninstall.
@@ -44,12 +45,13 @@ func NewCmdInstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Co
 	return &cli.Command{
 		Name:      "install",
 		Usage:     "merge hook-loop's hooks into a Claude Code settings file",
-		UsageText: "hook-loop claude install [--scope project|local|user] [--dsl FILE | --profile NAME] [--destination DIR] [--record] [--write]",
+		UsageText: "hook-loop claude install [--scope project|local|user] [--dsl FILE | --profile NAME] [--destination DIR] [--record] [--mode MODE] [--write]",
 		Flags: append(commonFlags(o),
 			&cli.StringFlag{Name: "dsl", Usage: "loop file the hooks use (default: hook-loop.json in the project)", Destination: &o.DSL},
 			&cli.StringFlag{Name: "profile", Usage: "write the gallery loop NAME as the project's hook-loop.json", Destination: &o.Profile},
 			cmdutil.RecordFlag(&o.Record),
 			cmdutil.StoreFlag(&o.Store),
+			cmdutil.ModeFlag(&o.Mode),
 		),
 		Action: cmdutil.Action(f, &o.Common, o, runF, runInstall),
 	}
@@ -120,7 +122,7 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 	if note != "" {
 		fmt.Fprintln(o.IO.Out, note)
 	}
-	hooks := installHooks{Binary: binary, Matcher: toolMatcher(spec), Record: o.Record, Store: store}
+	hooks := installHooks{Binary: binary, Matcher: toolMatcher(spec), Record: o.Record, Store: store, Mode: o.Mode}
 	if o.Scope == scopeUser {
 		// User settings serve every project: each finds its own loop file and
 		// log from its root, unless --dsl names one loop for all.

@@ -69,6 +69,8 @@ type installHooks struct {
 	Record bool
 	// Store is cmdutil.StoreArg's " --store URL" (URL without its password), or "".
 	Store string
+	// Mode is the install's --mode, passed to every hook ("": the loop's).
+	Mode string
 }
 
 // pathArg renders path for a hook command: relative to
@@ -94,6 +96,9 @@ func (h installHooks) Command(event string) string {
 	}
 	if h.Record {
 		parts = append(parts, "--record")
+	}
+	if h.Mode != "" {
+		parts = append(parts, "--mode", h.Mode)
 	}
 	return strings.Join(parts, " ") + h.Store
 }

@@ -28,6 +28,7 @@ type InstallOptions struct {
 	Binary      string // hidden: the binary written into hooks ("" = this one)
 	Record      bool
 	Store       string // --store: a postgres:// URL for the loop's log
+	Mode        string
 }
 
 // NewCmd builds the `codex` command: install and uninstall.
@@ -51,6 +52,7 @@ func NewCmdInstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Co
 			&cli.StringFlag{Name: "dsl", Usage: "copy this loop file instead of the profile (it wins over --profile)", Destination: &o.DSL},
 			cmdutil.RecordFlag(&o.Record),
 			cmdutil.StoreFlag(&o.Store),
+			cmdutil.ModeFlag(&o.Mode),
 			&cli.BoolFlag{Name: "trust", Usage: "mark the project and exactly hook-loop's hooks trusted through codex app-server, so Codex runs them", Destination: &o.Trust},
 		),
 		Action: cmdutil.Action(f, &o.Common, o, runF, runInstall),
@@ -84,7 +86,7 @@ func commonFlags(o *InstallOptions) []cli.Flag {
 
 func (o *InstallOptions) scaffold() planOptions {
 	return planOptions{Profile: o.Profile, DSLPath: o.DSL, Target: o.Target, Destination: cmdutil.Resolve(o.WorkDir, o.Destination),
-		CodexHome: o.CodexHome, Binary: o.Binary, Purge: o.Purge, Record: o.Record, Store: o.Store, State: o.State, Getenv: o.Getenv}
+		CodexHome: o.CodexHome, Binary: o.Binary, Purge: o.Purge, Record: o.Record, Store: o.Store, State: o.State, Getenv: o.Getenv, Mode: o.Mode}
 }
 
 func runInstall(ctx context.Context, o *InstallOptions) error {

@@ -90,6 +90,7 @@ type planOptions struct {
 	State       string // --state: project or user (where the log lives)
 	Getenv      func(string) string
 	Store       string // hooks keep the log in PostgreSQL at this URL (written without its password)
+	Mode        string // --mode passed to every hook ("": the loop's)
 }
 
 // installPlan is what an install or uninstall will do. Build it with
@@ -168,12 +169,16 @@ func hookCommand(binary, event, config, log string) string {
 type hookFlags struct {
 	record bool
 	store  string // cmdutil.StoreArg's " --store URL", or ""
+	mode   string // --mode ("": the loop's)
 }
 
 func codexCommand(binary, event, config, log string, f hookFlags) string {
 	c := hookCommand(binary, event, config, log)
 	if f.record {
 		c += " --record"
+	}
+	if f.mode != "" {
+		c += " --mode " + f.mode
 	}
 	return c + f.store
 }
@@ -218,7 +223,7 @@ func planInstall(o planOptions) (*installPlan, error) {
 	if note != "" {
 		p.Notes = append(p.Notes, note)
 	}
-	flags := hookFlags{record: o.Record, store: store}
+	flags := hookFlags{record: o.Record, store: store, mode: o.Mode}
 	after, err := mergeCodexHooks(before, p.Binary, p.ConfigPath, p.LogPath, flags)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p.HooksPath, err)

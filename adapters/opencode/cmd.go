@@ -21,6 +21,7 @@ type InstallOptions struct {
 	HooksConfig string
 	Record      bool
 	Store       string
+	Mode        string
 	Purge       bool
 	Binary      string // hidden: the binary the plugin runs ("" = this one)
 }
@@ -40,13 +41,14 @@ func NewCmdInstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Co
 	return &cli.Command{
 		Name:      "install",
 		Usage:     "write .opencode/plugins/hook_loop.js and the loop file (kept when present)",
-		UsageText: "hook-loop opencode install [--profile NAME | --dsl FILE] [--destination DIR] [--hooks-config FILE] [--record] [--write]",
+		UsageText: "hook-loop opencode install [--profile NAME | --dsl FILE] [--destination DIR] [--hooks-config FILE] [--record] [--mode MODE] [--write]",
 		Flags: append(commonFlags(o),
 			&cli.StringFlag{Name: "profile", Usage: "gallery loop written as hook-loop.json (" + scaffold.ProfileNames() + "; default " + gallery.Default + ")", Destination: &o.Profile},
 			&cli.StringFlag{Name: "dsl", Usage: "copy this loop file instead of the profile (it wins over --profile)", Destination: &o.DSL},
 			&cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration the plugin passes to hook-loop (default: the user's)", Destination: &o.HooksConfig},
 			cmdutil.RecordFlag(&o.Record),
 			cmdutil.StoreFlag(&o.Store),
+			cmdutil.ModeFlag(&o.Mode),
 		),
 		Action: cmdutil.Action(f, &o.Common, o, runF, runInstall),
 	}
@@ -76,7 +78,7 @@ func commonFlags(o *InstallOptions) []cli.Flag {
 
 func (o *InstallOptions) scaffold() planOptions {
 	return planOptions{Profile: o.Profile, DSLPath: o.DSL, Destination: cmdutil.Resolve(o.WorkDir, o.Destination), Binary: o.Binary,
-		HooksConfig: o.HooksConfig, Record: o.Record, Version: o.Version, Purge: o.Purge, Store: o.Store, State: o.State, Getenv: o.Getenv}
+		HooksConfig: o.HooksConfig, Record: o.Record, Version: o.Version, Purge: o.Purge, Store: o.Store, State: o.State, Getenv: o.Getenv, Mode: o.Mode}
 }
 
 func runInstall(ctx context.Context, o *InstallOptions) error {

@@ -50,6 +50,7 @@ type planOptions struct {
 	HooksConfig string // lifecycle hooks declaration passed with --hooks-config ("" = the user's default)
 	Record      bool   // the plugin passes --record: hooks keep each raw input in .hook-loop/trace.jsonl
 	Store       string // the plugin passes --store: the loop's log in PostgreSQL (checked by cmdutil.SafeStoreURL)
+	Mode        string // the plugin passes --mode ("": the loop's)
 	Version     string // written into the plugin's header
 	Purge       bool   // uninstall: also remove hook-loop.json and .hook-loop/
 	State       string // --state: project or user (where the log lives)
@@ -77,6 +78,7 @@ type OpencodePluginData struct {
 	HooksConfig   string
 	Record        bool
 	Store         string // the postgres:// URL without its password ("" = not set)
+	Mode          string
 	FailClosed    bool
 	MaxStopBlocks int
 	TimeoutMS     int
@@ -169,7 +171,7 @@ func planInstall(o planOptions) (*installPlan, error) {
 		p.Notes = append(p.Notes, note)
 	}
 	plugin, err := RenderOpencodePlugin(OpencodePluginData{Version: o.Version, Bin: p.Binary, Config: p.ConfigPath, EventLog: p.LogPath,
-		HooksConfig: o.HooksConfig, Record: o.Record, Store: store, FailClosed: failClosed, MaxStopBlocks: maxStops})
+		HooksConfig: o.HooksConfig, Record: o.Record, Store: store, Mode: o.Mode, FailClosed: failClosed, MaxStopBlocks: maxStops})
 	if err != nil {
 		return nil, err
 	}

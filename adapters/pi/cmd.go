@@ -24,6 +24,7 @@ type InstallOptions struct {
 	HooksConfig string
 	Record      bool
 	Store       string // --store: a postgres:// URL for the loop's log
+	Mode        string
 	Home        string
 	Binary      string // the hook-loop executable; "" = the running one
 }
@@ -43,13 +44,14 @@ func NewCmdInstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Co
 	return &cli.Command{
 		Name:      "install",
 		Usage:     "write the hook-loop extension pi loads (.pi/extensions/hook_loop.ts)",
-		UsageText: "hook-loop pi install [--scope project|user] [--dsl FILE | --profile NAME] [--destination DIR] [--hooks-config FILE] [--record] [--write]",
+		UsageText: "hook-loop pi install [--scope project|user] [--dsl FILE | --profile NAME] [--destination DIR] [--hooks-config FILE] [--record] [--mode MODE] [--write]",
 		Flags: append(commonFlags(o),
 			&cli.StringFlag{Name: "dsl", Usage: "loop file the extension uses (default: hook-loop.json in the project)", Destination: &o.DSL},
 			&cli.StringFlag{Name: "profile", Usage: "write the gallery loop NAME as the project's hook-loop.json", Destination: &o.Profile},
 			&cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration pi-hook passes on (default: the user's config.json)", Destination: &o.HooksConfig},
 			cmdutil.RecordFlag(&o.Record),
 			cmdutil.StoreFlag(&o.Store),
+			cmdutil.ModeFlag(&o.Mode),
 		),
 		Action: cmdutil.Action(f, &o.Common, o, runF, runInstall),
 	}
@@ -132,7 +134,7 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 	if note != "" {
 		fmt.Fprintln(o.IO.Out, note)
 	}
-	x := PiExtension{Version: o.Version, HookLoop: binary, HooksConfig: hooksConfig, Record: o.Record, Store: store}
+	x := PiExtension{Version: o.Version, HookLoop: binary, HooksConfig: hooksConfig, Record: o.Record, Store: store, Mode: o.Mode}
 	if o.Scope == scopeUser {
 		// One extension serves every project: each finds its own hook-loop.json
 		// upwards from pi's cwd, unless --dsl names one loop for all.
@@ -186,6 +188,9 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 	}
 	if x.Store != "" {
 		fmt.Fprintf(s.Out, " --store %s", scaffold.ShellQuote(x.Store))
+	}
+	if x.Mode != "" {
+		fmt.Fprint(s.Out, " --mode "+x.Mode)
 	}
 	fmt.Fprintln(s.Out)
 	if o.Scope == scopeUser {

@@ -27,6 +27,7 @@ type PiExtension struct {
 	HooksConfig string
 	Record      bool   // pass --record: pi-hook keeps each raw input in .hook-loop/trace.jsonl
 	Store       string // pass --store: the loop's log in PostgreSQL (the URL without its password)
+	Mode        string // pass --mode ("": the loop's)
 	TimeoutMS   int
 	// FailClosed and MaxStopBlocks are fallbacks for when neither hook-loop nor
 	// the loop file can be read; the extension prefers the live values.

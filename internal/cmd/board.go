@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"github.com/hook-loop/hook-loop/operator"
 	"os"
 	"os/signal"
 
@@ -56,7 +57,7 @@ func NewCmdBoard(f *Factory, runF func(*BoardOptions) error) *cli.Command {
 // watchedProject resolves the log and loop of the project around cwd and opens
 // the live overview of its sessions. A loop file that does not load is fatal only
 // when named explicitly.
-func watchedProject(cwd, logFlag, configFlag string, errOut func(string)) (*overview.Watcher, *session.Log, string, error) {
+func watchedProject(cwd, logFlag, configFlag string, errOut func(string)) (*overview.Watcher, *session.Log, *loopdsl.Spec, string, error) {
 	if cwd == "" {
 		cwd, _ = os.Getwd()
 	}
@@ -66,9 +67,9 @@ func watchedProject(cwd, logFlag, configFlag string, errOut func(string)) (*over
 		logPath = project.LogPath(root)
 		// The overview follows the file; it does not read the store yet.
 		if url, err := hookrun.StoreURL("", os.Getenv); err != nil {
-			return nil, nil, "", err
+			return nil, nil, nil, "", err
 		} else if url != "" {
-			return nil, nil, "", fmt.Errorf("the hooks keep this project's log in PostgreSQL (%s), and the board and status --watch read only the JSONL log so far: use status, or log --follow", postgres.Redact(url))
+			return nil, nil, nil, "", fmt.Errorf("the hooks keep this project's log in PostgreSQL (%s), and the board and status --watch read only the JSONL log so far: use status, or log --follow", postgres.Redact(url))
 		}
 	}
 	cfg := configFlag
@@ -78,22 +79,22 @@ func watchedProject(cwd, logFlag, configFlag string, errOut func(string)) (*over
 	spec, _, err := loopdsl.Load(cfg)
 	if err != nil {
 		if configFlag != "" {
-			return nil, nil, "", err
+			return nil, nil, nil, "", err
 		}
 		errOut(fmt.Sprintf("note: loop file not loaded (%s); showing states without the diagram or what advances them", oneLine(err.Error())))
 		spec = nil
 	}
 	l := session.Open(logPath)
 	w, err := overview.Open(overview.Options{Log: l, Spec: spec, Root: root})
-	return w, l, root, err
+	return w, l, spec, root, err
 }
 
 func runBoard(o *BoardOptions) error {
-	w, l, root, err := watchedProject(o.WorkDir, o.eventLog, o.config, func(s string) { fmt.Fprintln(o.IO.ErrOut, s) })
+	w, l, spec, root, err := watchedProject(o.WorkDir, o.eventLog, o.config, func(s string) { fmt.Fprintln(o.IO.ErrOut, s) })
 	if err != nil {
 		return fmt.Errorf("board: %w", err)
 	}
-	srv, err := board.New(w, board.LogControls{Log: l}, root)
+	srv, err := board.New(w, operator.Controls{Log: l, Engine: controlEngine(spec, root)}, root)
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,7 @@ type HookOptions struct {
 	HooksConfig string
 	Store       string // --store: a postgres:// URL for the loop's log
 	Record      bool
+	Mode        string
 	// OwnedPaths are every harness's files, which the agent may not write.
 	OwnedPaths []string
 }
@@ -41,6 +42,7 @@ func NewCmdHook(f *Factory, h harness.Harness, hs []harness.Harness, runF func(*
 			&cli.StringFlag{Name: "event-log", Usage: "event log (default: .hook-loop/events.jsonl at the project root)", Destination: &o.LogPath},
 			&cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration (default: the user's config.yaml or config.json)", Destination: &o.HooksConfig},
 			&cli.StringFlag{Name: "store", Usage: "keep the loop's log in PostgreSQL: a postgres:// `URL`, without the password (PGPASSWORD or ~/.pgpass); default $HOOK_LOOP_STORE, else \"store\" in the user config, else the JSONL file", Destination: &o.Store},
+			&cli.StringFlag{Name: "mode", Usage: "enforce, warn or audit: overrides the loop's loop.mode (HOOK_LOOP_MODE overrides both)", Destination: &o.Mode},
 			&cli.BoolFlag{Name: "record", Usage: "also keep the raw hook input in .hook-loop/trace.jsonl, for hook-loop replay", Destination: &o.Record},
 		},
 		Action: func(c *cli.Context) error {
@@ -74,6 +76,7 @@ func runHook(c *cli.Context, o *HookOptions) error {
 		Store:       o.Store,
 		Getenv:      o.Getenv,
 		Record:      o.Record,
+		Mode:        hookrun.Mode(o.Getenv, o.Mode),
 		Stdin:       s.In,
 		Cwd:         cwd,
 		OwnedPaths:  o.OwnedPaths,

@@ -327,6 +327,12 @@ func payloadSummary(e *eventlog.Event) string {
 		if forced, _ := p["forced_by_harness"].(bool); forced {
 			add("(forced by the harness)")
 		}
+	case eventlog.TypeWouldBlock:
+		add("would have refused the " + str("kind") + " (" + str("mode") + " mode)")
+		if c := str("command"); c != "" {
+			add("$ " + shorten(oneLine(c), 60))
+		}
+		add(quoteShort(str("reason"), 80))
 	case eventlog.TypeHookFired:
 		add(str("hook_event_name"))
 		add(str("tool_name"))

@@ -8,6 +8,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"github.com/hook-loop/hook-loop/operator"
 	"io"
 	"strings"
 
@@ -46,11 +47,16 @@ func commands(f *Factory, hs []harness.Harness) []*cli.Command {
 		NewCmdReload(f, nil),
 		NewCmdLog(f, nil),
 		NewCmdBoard(f, nil),
+	}
+	for _, a := range operator.Actions {
+		cmds = append(cmds, NewCmdOperator(f, a, nil))
+	}
+	cmds = append(cmds,
 		NewCmdStore(f, nil),
 		NewCmdReplay(f, hs, nil),
 		NewCmdDemo(f, nil),
 		NewCmdHooks(f, nil),
-	}
+	)
 	for _, h := range hs {
 		cmds = append(cmds, h.NewCmd(f), NewCmdHook(f, h, hs, nil))
 	}

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"github.com/hook-loop/hook-loop/internal/hookrun"
 	"slices"
 	"strings"
 
@@ -23,6 +24,8 @@ type ServeOptions struct {
 	HooksConfig string
 	Store       string
 	Record      bool
+	Mode        string
+	getenv      func(string) string
 	// OwnedPaths are every harness's files, as the one-shot hook protects them.
 	OwnedPaths []string
 	harnesses  []harness.Harness
@@ -45,11 +48,12 @@ func NewCmdServe(f *Factory, hs []harness.Harness, runF func(*ServeOptions) erro
 			&cli.StringFlag{Name: "config", Usage: "loop DSL file (default: hook-loop.json at the project root; a request's config replaces it)", Destination: &o.ConfigPath},
 			&cli.StringFlag{Name: "event-log", Usage: "event log (default: .hook-loop/events.jsonl at the project root)", Destination: &o.LogPath},
 			&cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration (default: the user's config.yaml or config.json)", Destination: &o.HooksConfig},
+			&cli.StringFlag{Name: "mode", Usage: "enforce, warn or audit: overrides the loop's loop.mode (HOOK_LOOP_MODE overrides both)", Destination: &o.Mode},
 			&cli.BoolFlag{Name: "record", Usage: "also keep the raw hook input in .hook-loop/trace.jsonl, for hook-loop replay", Destination: &o.Record},
 			&cli.StringFlag{Name: "store", Usage: "keep the loop's log in PostgreSQL at this postgres:// `URL` (as the hooks' --store)", Destination: &o.Store},
 		},
 		Action: func(c *cli.Context) error {
-			o.IO, o.WorkDir, o.Version = f.IOStreams, f.Cwd(), f.Version
+			o.IO, o.WorkDir, o.Version, o.getenv = f.IOStreams, f.Cwd(), f.Version, f.Getenv
 			o.OwnedPaths = registry.OwnedPaths(hs, f.Home(), f.Getenv)
 			if runF != nil {
 				return runF(o)
@@ -75,6 +79,6 @@ func runServe(c *cli.Context, o *ServeOptions) error {
 	return serve.Serve(c.Context, o.IO.In, o.IO.Out, serve.Options{
 		Adapter: h.NewAdapter, Version: o.Version, Cwd: o.WorkDir,
 		ConfigPath: o.ConfigPath, LogPath: o.LogPath, HooksConfig: o.HooksConfig, Record: o.Record,
-		Store: o.Store, OwnedPaths: o.OwnedPaths,
+		Store: o.Store, OwnedPaths: o.OwnedPaths, Mode: hookrun.Mode(o.getenv, o.Mode),
 	})
 }

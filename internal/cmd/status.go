@@ -69,8 +69,14 @@ type sessionStatus struct {
 	LoopFile    string `json:"loop_file,omitempty"`
 	Tampered    string `json:"tampered,omitempty"`
 	Held        string `json:"held,omitempty"`
-	Events      int    `json:"events"`
-	LastEventAt string `json:"last_event_at,omitempty"`
+	Paused      bool   `json:"paused,omitempty"`
+	PauseReason string `json:"pause_reason,omitempty"`
+	Cancelled   string `json:"cancelled,omitempty"`
+	// WouldBlocks counts what a warn- or audit-mode loop let through.
+	WouldBlocks    int    `json:"would_blocks"`
+	LastWouldBlock string `json:"last_would_block,omitempty"`
+	Events         int    `json:"events"`
+	LastEventAt    string `json:"last_event_at,omitempty"`
 }
 
 func runStatus(o *StatusOptions) error {
@@ -145,7 +151,10 @@ func runStatus(o *StatusOptions) error {
 func describeSession(id string, s session.View, eng *engine.Engine) sessionStatus {
 	r := sessionStatus{Session: id, State: s.State, Evidence: s.Evidence, StopBlocks: s.StopBlocks,
 		Outcome: s.Outcome, Disarmed: s.Disarmed, Events: s.Events, LastEventAt: s.LastTimestamp,
-		Pinned: s.Pinned, LoopFile: s.LoopFile, Tampered: s.Tampered, Held: s.Held}
+		Pinned: s.Pinned, LoopFile: s.LoopFile, Tampered: s.Tampered, Held: s.Held,
+
+		Paused: s.Paused, PauseReason: s.PauseReason, Cancelled: s.Cancelled,
+		WouldBlocks: s.WouldBlocks, LastWouldBlock: s.LastWouldBlock}
 	if s.OutcomeForced {
 		r.ForcedBy = "harness"
 	}
@@ -157,6 +166,9 @@ func describeSession(id string, s session.View, eng *engine.Engine) sessionStatu
 		r.Terminal = def.IsTerminal(r.State)
 		for _, t := range def.Outgoing(r.State) {
 			ways := eng.Spec.DescribeEmitters(t.Event)
+			if c := def.PersonCommand(r.State, t.Event); c != "" {
+				ways = append(ways, "a person's `"+c+"`")
+			}
 			line := t.Event + " → " + t.To
 			if len(t.Guards) > 0 {
 				line += " [" + strings.Join(t.Guards, ", ") + "]"
@@ -189,6 +201,12 @@ func printSession(s *IOStreams, r sessionStatus) {
 	if r.Tampered != "" {
 		fmt.Fprintf(s.Out, "  tampered:      %s — lines hook-loop did not write are not honoured (`hook-loop log verify`)\n", r.Tampered)
 	}
+	if r.Cancelled != "" {
+		fmt.Fprintf(s.Out, "  gated:         no — cancelled by the person (%s)\n", r.Cancelled)
+	}
+	if r.Paused {
+		fmt.Fprintf(s.Out, "  paused:        by the person: %s\n", orNone(r.PauseReason))
+	}
 	for i, n := range r.Next {
 		label := "  next:          "
 		if i > 0 {
@@ -198,6 +216,9 @@ func printSession(s *IOStreams, r sessionStatus) {
 	}
 	fmt.Fprintf(s.Out, "  evidence:      %d\n", r.Evidence)
 	fmt.Fprintf(s.Out, "  refused stops: %d in a row\n", r.StopBlocks)
+	if r.WouldBlocks > 0 {
+		fmt.Fprintf(s.Out, "  would block:   %d (last: %s)\n", r.WouldBlocks, oneLine(r.LastWouldBlock))
+	}
 	fmt.Fprintf(s.Out, "  outcome:       %s\n", outcomeText(r))
 	fmt.Fprintf(s.Out, "  events:        %d (last %s)\n", r.Events, r.LastEventAt)
 }
@@ -226,8 +247,32 @@ func outcomeText(r sessionStatus) string {
 		return "stopped — the loop reached its stop state"
 	case "capped":
 		return "capped — hook-loop let the agent stop after max_stop_blocks refusals; the loop did not finish"
+	case "cancelled":
+		return "cancelled by the person — the loop no longer gates this session"
 	case "forced":
 		return "forced by the harness — it ended the session while hook-loop was refusing the stop"
 	}
 	return r.Outcome
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "no reason given"
+	}
+	return s
+}
+
+// projectFiles are the project root around cwd and the event log and loop file
+// the commands that read a project use: the flags' when given, else the
+// project's defaults.
+func projectFiles(cwd, logFlag, configFlag string) (root, logPath, configPath string) {
+	root = project.Root(cwd)
+	logPath, configPath = logFlag, configFlag
+	if logPath == "" {
+		logPath = project.LogPath(root)
+	}
+	if configPath == "" {
+		configPath = project.ConfigPath(root)
+	}
+	return root, logPath, configPath
 }

@@ -98,6 +98,18 @@ func RecordFlag(record *bool) cli.Flag {
 	return &cli.BoolFlag{Name: "record", Usage: "hooks also keep every raw input in .hook-loop/trace.jsonl, for hook-loop replay", Destination: record}
 }
 
+// ModeFlag is an install's --mode: the hooks run the loop in that mode
+// (enforce, warn, audit) whatever loop.mode says; HOOK_LOOP_MODE still wins.
+func ModeFlag(mode *string) cli.Flag {
+	return &cli.StringFlag{Name: "mode", Usage: "enforce, warn or audit: hooks run the loop in this `MODE`, overriding loop.mode (HOOK_LOOP_MODE overrides both)", Destination: mode,
+		Action: func(_ *cli.Context, v string) error {
+			if v != "enforce" && v != "warn" && v != "audit" {
+				return Exitf(2, "usage: --mode: expected enforce, warn or audit, got %q", v)
+			}
+			return nil
+		}}
+}
+
 // ProjectDir is an install's --destination made absolute against the working
 // directory wd ("" = wd itself).
 func ProjectDir(wd, destination string) (string, error) {

@@ -47,6 +47,9 @@ type Options struct {
 	Record bool // --record: keep the raw input in .hook-loop/trace.jsonl
 	Stdin  io.Reader
 	Cwd    string // the hook process's working directory
+	// Mode overrides the loop's mode ("": the loop's): HOOK_LOOP_MODE, else
+	// the hook command's --mode (see Mode).
+	Mode string
 	// OwnedPaths are the harnesses' own files the agent may not write
 	// (registry.OwnedPaths); nil leaves the engine's built-in list.
 	OwnedPaths []string
@@ -101,6 +104,9 @@ func Run(ctx context.Context, o Options) harness.Output {
 	if err != nil {
 		return failure(o, ev, nil, err)
 	}
+	if o.Mode != "" && !dsl.ValidMode(o.Mode) {
+		return failure(o, ev, nil, fmt.Errorf("mode %q: expected enforce, warn or audit (from HOOK_LOOP_MODE or --mode)", o.Mode))
+	}
 	file := pin.ReadFile(paths.config)
 	if storeURL == "" && !exists(paths.log) {
 		// No log, so no session has pinned a loop: a bad file is reported
@@ -109,7 +115,7 @@ func Run(ctx context.Context, o Options) harness.Output {
 			return failure(o, ev, nil, logError(paths, err))
 		}
 	}
-	eng := &engine.Engine{Root: paths.root, ConfigPath: paths.config, LogPath: paths.log, OwnedPaths: o.OwnedPaths, Lifecycle: o.Lifecycle}
+	eng := &engine.Engine{Root: paths.root, ConfigPath: paths.config, LogPath: paths.log, OwnedPaths: o.OwnedPaths, Lifecycle: o.Lifecycle, Mode: o.Mode}
 	if ev.ToolName != "" {
 		agentEnv(eng, o.HooksConfig)
 	}
@@ -391,4 +397,16 @@ func agentEnv(eng *engine.Engine, hooksConfig string) {
 	// The user's state: the logs' keys, and the logs an install --state user
 	// keeps there.
 	eng.OwnedPaths = append(eng.OwnedPaths, filepath.Clean(eventlog.StateDir())+string(filepath.Separator))
+}
+
+// ModeEnv names the per-run mode override.
+const ModeEnv = "HOOK_LOOP_MODE"
+
+// Mode is the mode override of one run: HOOK_LOOP_MODE wins over the hook
+// command's --mode (an install's), which wins over the loop file's loop.mode.
+func Mode(getenv func(string) string, flag string) string {
+	if m := strings.TrimSpace(getenv(ModeEnv)); m != "" {
+		return m
+	}
+	return flag
 }

@@ -150,3 +150,24 @@ func TestRecordKeepsRawInputAndExitCode(t *testing.T) {
 		t.Fatalf("stop after the loop finished: %q", out.Stdout)
 	}
 }
+
+func TestModePrecedence(t *testing.T) {
+	env := func(v string) func(string) string {
+		return func(k string) string {
+			if k == hookrun.ModeEnv {
+				return v
+			}
+			return ""
+		}
+	}
+	for _, c := range []struct{ env, flag, want string }{
+		{"", "", ""},               // the loop file's loop.mode
+		{"", "warn", "warn"},       // the install's --mode
+		{"audit", "warn", "audit"}, // HOOK_LOOP_MODE wins
+		{" enforce ", "", "enforce"},
+	} {
+		if got := hookrun.Mode(env(c.env), c.flag); got != c.want {
+			t.Errorf("Mode(env %q, flag %q) = %q, want %q", c.env, c.flag, got, c.want)
+		}
+	}
+}

@@ -7,13 +7,13 @@
 package serve
 
 import (
-	"github.com/hook-loop/hook-loop/adapters/harness"
 	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hook-loop/hook-loop/adapters/harness"
 	"io"
 	"os"
 	"runtime/debug"
@@ -66,6 +66,7 @@ type Options struct {
 	HooksConfig string
 	Store       string // --store: a postgres:// URL for the loop's log
 	Record      bool
+	Mode        string // the mode override every request runs with
 	Cwd         string
 	// OwnedPaths are every harness's files, which the agent may not write:
 	// the same list the one-shot hook passes.
@@ -190,6 +191,7 @@ func answer(ctx context.Context, o Options, line []byte, readErr error) (a Answe
 		LogPath:     log,
 		HooksConfig: o.HooksConfig,
 		Store:       o.Store,
+		Mode:        o.Mode,
 		Record:      o.Record,
 		Stdin:       stdin,
 		Cwd:         cwd,

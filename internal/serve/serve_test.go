@@ -1,12 +1,12 @@
 package serve_test
 
 import (
-	"github.com/hook-loop/hook-loop/adapters/harness"
 	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/hook-loop/hook-loop/adapters/harness"
 	"os"
 	"path/filepath"
 	"strings"

@@ -249,6 +249,18 @@ func (p *parser) extensions(o obj, path string, def *Definition) {
 			}
 		}
 	}
+	p.approval(o, path, def)
+	if r, ok := o.get("mode"); ok {
+		at := child(path, "mode")
+		switch {
+		case r.Type != gjson.String:
+			p.errorf(CodeBadType, at, "", "mode must be \"enforce\", \"warn\" or \"audit\" (got %s)", jsonkind.Name(r))
+		case !ValidMode(r.String()):
+			p.errorf(CodeBadValue, at, "", "mode must be \"enforce\", \"warn\" or \"audit\" (got %q)", r.String())
+		default:
+			def.Mode = r.String()
+		}
+	}
 	def.FailClosed = p.optionalBool(o, "fail_closed", path, false)
 	if r, ok := o.get("guardrails"); ok {
 		at := child(path, "guardrails")
@@ -272,4 +284,65 @@ func (p *parser) extensions(o obj, path string, def *Definition) {
 func (p *parser) stopCap(o obj, path string) int {
 	return p.wholeInt(o, "max_stop_blocks", path, DefaultMaxStopBlocks, 0, "0 (never capped) or a positive integer",
 		"use 0 for never, or the number of refused stops after which the agent may stop")
+}
+
+// approval reads loop.approval: {"STATE": {"approve": EVENT, "reject": EVENT}}.
+// STATE must wait for a person and each event must leave it, or a person's
+// decision could never move the loop.
+func (p *parser) approval(o obj, path string, def *Definition) {
+	r, ok := o.get("approval")
+	if !ok {
+		return
+	}
+	at := child(path, "approval")
+	if !r.IsObject() {
+		p.errorf(CodeBadType, at, "", "approval must be an object mapping a waits_for_human state to {\"approve\": EVENT, \"reject\": EVENT} (got %s)", jsonkind.Name(r))
+		return
+	}
+	def.Approval = map[string]Approval{}
+	ao := p.object(r, at)
+	for _, s := range ao.keys {
+		sp := child(at, s)
+		if p.statesOK && !def.HasState(s) {
+			p.errorf(CodeUnknownState, sp, "", "approval references unknown state: %s", s)
+			continue
+		}
+		if !def.WaitsForHumanIn(s) {
+			p.errorf(CodeBadValue, sp, "list the state in loop.waits_for_human", "approval state %s is not in waits_for_human", s)
+			continue
+		}
+		v := ao.vals[s]
+		if !v.IsObject() {
+			p.errorf(CodeBadType, sp, "", "approval for state %s must be an object with approve and reject events (got %s)", s, jsonkind.Name(v))
+			continue
+		}
+		so := p.object(v, sp)
+		var a Approval
+		approve, okA := p.requiredString(so, "approve", sp)
+		reject, okR := p.optionalString(so, "reject", sp)
+		okA = okA && p.approvalEvent(def, s, approve, child(sp, "approve"))
+		okR = okR && (reject == "" || p.approvalEvent(def, s, reject, child(sp, "reject")))
+		if okA && okR {
+			a.Approve, a.Reject = approve, reject
+			def.Approval[s] = a
+		}
+	}
+}
+
+// approvalEvent checks that event is declared and leaves state.
+func (p *parser) approvalEvent(def *Definition, state, event, at string) bool {
+	if p.eventsOK && !def.HasEvent(event) {
+		p.errorf(CodeUnknownEvent, at, "", "approval references unknown event: %s", event)
+		return false
+	}
+	t, ok := def.TransitionFor(state, event)
+	if !ok {
+		p.errorf(CodeBadValue, at, "add a transition from "+state+" on "+event, "approval event %s has no transition from state %s", event, state)
+		return false
+	}
+	if t.To == state {
+		p.errorf(CodeBadValue, at, "", "approval event %s does not leave state %s", event, state)
+		return false
+	}
+	return true
 }

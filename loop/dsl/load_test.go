@@ -146,6 +146,8 @@ func TestParseExtensions(t *testing.T) {
 	doc = mustSet(t, doc, "loop.scope", "project")
 	doc = mustSetRaw(t, doc, "loop.policies", `{"backlog": {"deny_tools": ["Write", "Edit"], "deny_command_match": "(?i)rm -rf", "reason": "plan first"}, "building": {"allow_tools": ["Bash"]}}`)
 	doc = mustSetRaw(t, doc, "loop.waits_for_human", `["evaluating"]`)
+	doc = mustSetRaw(t, doc, "loop.approval", `{"evaluating": {"approve": "evaluator_passed", "reject": "evaluator_failed"}}`)
+	doc = mustSet(t, doc, "loop.mode", "warn")
 	doc = mustSet(t, doc, "loop.fail_closed", true)
 	doc = mustSetRaw(t, doc, "loop.guardrails", `{"risky_commands": false, "protected_paths": ["secrets/"]}`)
 	spec, ds, err := Parse("ext.json", []byte(doc))
@@ -168,6 +170,12 @@ func TestParseExtensions(t *testing.T) {
 	}
 	if !d.WaitsForHumanIn("evaluating") {
 		t.Errorf("waits_for_human = %v", d.WaitsForHuman)
+	}
+	if a := d.Approval["evaluating"]; a.Approve != "evaluator_passed" || a.Reject != "evaluator_failed" {
+		t.Errorf("approval = %+v", d.Approval)
+	}
+	if d.Mode != ModeWarn {
+		t.Errorf("mode = %q", d.Mode)
 	}
 	if g := d.Guardrails; g.RiskyCommands || !g.ProtectLoopFiles || !slices.Equal(g.ProtectedPaths, []string{"secrets/"}) {
 		t.Errorf("guardrails = %+v", g)
@@ -285,6 +293,28 @@ func TestDiagnostics(t *testing.T) {
 		}, CodeBadRegex, "loop.policies.building.deny_command_match", SeverityError, "policy for state building"},
 		{"waits_for_human unknown state", func(t *testing.T, d string) string { return mustSetRaw(t, d, "loop.waits_for_human", `["review"]`) },
 			CodeUnknownState, "loop.waits_for_human[0]", SeverityError, "unknown state: review"},
+		{"mode value", func(t *testing.T, d string) string { return mustSet(t, d, "loop.mode", "lenient") },
+			CodeBadValue, "loop.mode", SeverityError, `mode must be "enforce", "warn" or "audit" (got "lenient")`},
+		{"mode type", func(t *testing.T, d string) string { return mustSet(t, d, "loop.mode", 1) },
+			CodeBadType, "loop.mode", SeverityError, "(got number)"},
+		{"approval state not waiting", func(t *testing.T, d string) string {
+			return mustSetRaw(t, d, "loop.approval", `{"evaluating": {"approve": "evaluator_passed"}}`)
+		}, CodeBadValue, "loop.approval.evaluating", SeverityError, "approval state evaluating is not in waits_for_human"},
+		{"approval unknown state", func(t *testing.T, d string) string {
+			return mustSetRaw(t, d, "loop.approval", `{"review": {"approve": "evaluator_passed"}}`)
+		}, CodeUnknownState, "loop.approval.review", SeverityError, "approval references unknown state: review"},
+		{"approval unknown event", func(t *testing.T, d string) string {
+			d = mustSetRaw(t, d, "loop.waits_for_human", `["evaluating"]`)
+			return mustSetRaw(t, d, "loop.approval", `{"evaluating": {"approve": "ghost"}}`)
+		}, CodeUnknownEvent, "loop.approval.evaluating.approve", SeverityError, "approval references unknown event: ghost"},
+		{"approval event does not leave", func(t *testing.T, d string) string {
+			d = mustSetRaw(t, d, "loop.waits_for_human", `["evaluating"]`)
+			return mustSetRaw(t, d, "loop.approval", `{"evaluating": {"approve": "evaluator_passed", "reject": "kickoff"}}`)
+		}, CodeBadValue, "loop.approval.evaluating.reject", SeverityError, "approval event kickoff has no transition from state evaluating"},
+		{"approval without approve", func(t *testing.T, d string) string {
+			d = mustSetRaw(t, d, "loop.waits_for_human", `["evaluating"]`)
+			return mustSetRaw(t, d, "loop.approval", `{"evaluating": {"reject": "evaluator_failed"}}`)
+		}, CodeMissingField, "loop.approval.evaluating.approve", SeverityError, "approve must be a non-empty string"},
 		{"max_stop_blocks", func(t *testing.T, d string) string { return mustSet(t, d, "loop.max_stop_blocks", -1) },
 			CodeBadValue, "loop.max_stop_blocks", SeverityError, "max_stop_blocks must be 0 (never capped) or a positive integer (got -1)"},
 		{"max_stop_blocks type", func(t *testing.T, d string) string { return mustSet(t, d, "loop.max_stop_blocks", "8") },

@@ -42,6 +42,31 @@ func (d *Definition) WaitsForHumanIn(state string) bool {
 	return slices.Contains(d.WaitsForHuman, state)
 }
 
+// ApprovalIn is the approval a person can give in state (loop.approval); a nil
+// Definition has none.
+func (d *Definition) ApprovalIn(state string) (Approval, bool) {
+	if d == nil {
+		return Approval{}, false
+	}
+	a, ok := d.Approval[state]
+	return a, ok
+}
+
+// PersonCommand names the command with which a person applies event in state
+// (loop.approval): "hook-loop approve", "hook-loop reject", or "".
+func (d *Definition) PersonCommand(state, event string) string {
+	a, ok := d.ApprovalIn(state)
+	switch {
+	case !ok:
+		return ""
+	case event == a.Approve:
+		return "hook-loop approve"
+	case event == a.Reject:
+		return "hook-loop reject"
+	}
+	return ""
+}
+
 // EffectiveMaxStopBlocks is the stop cap in force: 0 means never capped (the
 // loop's explicit max_stop_blocks: 0; the loader puts the default in for an
 // absent key).

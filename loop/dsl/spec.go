@@ -25,15 +25,38 @@ type Definition struct {
 	StopState      string   // default: "stopped" when it is a terminal state
 
 	// Extensions (optional keys the Python original did not have).
-	Instructions  map[string]string          // state -> what the agent must do there
-	MaxStopBlocks int                        // 0 = never capped; absent key: DefaultMaxStopBlocks
-	Scope         string                     // "session" (default) or "project"
-	Policies      map[string]StatePolicy     // state -> tool policy while in that state
-	WaitsForHuman []string                   // states in which the loop waits for a person
-	FailClosed    bool                       // on internal errors refuse stops and risky tools
-	Guardrails    Guardrails                 // built-in tool policy knobs
-	Raw           map[string]json.RawMessage // the loop object as written, for unknown keys
+	Instructions  map[string]string      // state -> what the agent must do there
+	MaxStopBlocks int                    // 0 = never capped; absent key: DefaultMaxStopBlocks
+	Scope         string                 // "session" (default) or "project"
+	Policies      map[string]StatePolicy // state -> tool policy while in that state
+	WaitsForHuman []string               // states in which the loop waits for a person
+	// Approval maps a waits_for_human state to the loop events a person's
+	// `hook-loop approve` / `reject` applies there.
+	Approval map[string]Approval
+	// Mode is how the loop acts on what it would refuse: ModeEnforce (default),
+	// ModeWarn or ModeAudit.
+	Mode       string
+	FailClosed bool                       // on internal errors refuse stops and risky tools
+	Guardrails Guardrails                 // built-in tool policy knobs
+	Raw        map[string]json.RawMessage // the loop object as written, for unknown keys
 }
+
+// Approval names the loop events a person's decision applies in a waiting state.
+type Approval struct {
+	Approve string // event `hook-loop approve` applies
+	Reject  string // event `hook-loop reject` applies ("": reject is refused)
+}
+
+// Modes of a loop (loop.mode): what happens to a tool call or a stop the loop
+// would refuse.
+const (
+	ModeEnforce = "enforce" // refuse it (the default)
+	ModeWarn    = "warn"    // let it through, tell the model what would have been refused, record would_block
+	ModeAudit   = "audit"   // let it through silently, record would_block
+)
+
+// ValidMode reports whether m names a mode.
+func ValidMode(m string) bool { return m == ModeEnforce || m == ModeWarn || m == ModeAudit }
 
 // DefaultMaxStopBlocks is the number of consecutive refused stops after which the
 // engine lets the agent stop and records the outcome "capped".

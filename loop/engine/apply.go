@@ -250,3 +250,55 @@ func copyPayload(p map[string]any) map[string]any {
 	}
 	return out
 }
+
+// Cancel ends the loop for the session where it stands, with the outcome
+// "cancelled": a person took the session out of the loop's hands, and the
+// engine gates none of its later events (in.Record says why, e.g. the
+// operator's cancel). Run it inside the log's exclusive transaction.
+func (e *Engine) Cancel(ctx context.Context, tx Tx, sessionID string, in LoopEvent) (Result, error) {
+	h, err := e.startRecorded(ctx, tx, sessionID, in, "cancel")
+	if err != nil {
+		return Result{}, err
+	}
+	res, err := h.apply(LoopEvent{Record: in.Record})
+	if err != nil {
+		return res, err
+	}
+	if err := h.completeWith(OutcomeCancelled, map[string]any{"by": in.Record.Actor}); err != nil {
+		return res, err
+	}
+	res.Outcome, res.Messages = h.outcome, h.system
+	return res, nil
+}
+
+// Reset returns the session to the loop's initial state: in.Record is
+// recorded there (its type must make the session's view take the record's
+// state, as eventlog.TypeOperatorReset does). Run it inside the log's
+// exclusive transaction.
+func (e *Engine) Reset(ctx context.Context, tx Tx, sessionID string, in LoopEvent) (Result, error) {
+	h, err := e.startRecorded(ctx, tx, sessionID, in, "reset")
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{From: h.state}
+	h.state = e.Spec.Definition.InitialState
+	_, err = h.apply(LoopEvent{Record: in.Record})
+	res.To, res.Applied = h.state, err == nil
+	return res, err
+}
+
+// OutcomeCancelled is the outcome of a loop a person cancelled.
+const OutcomeCancelled = "cancelled"
+
+// startRecorded starts the handling of an action that records why and applies
+// no event (cancel, reset), on an armed session.
+func (e *Engine) startRecorded(ctx context.Context, tx Tx, sessionID string, in LoopEvent, what string) (*handling, error) {
+	if in.Record == nil || in.Event != "" {
+		return nil, fmt.Errorf("%s needs a record of why, and no event", what)
+	}
+	h := e.start(ctx, tx, sessionID, in)
+	if err := h.ensureArmed(); err != nil {
+		return nil, err
+	}
+	return h, nil
+}

@@ -54,6 +54,21 @@ type Engine struct {
 	// declaration did not load: recorded and told once per session, and under
 	// fail_closed the session's tool calls and stop are refused.
 	HooksLoadFailed *LifecycleRecord
+	// Mode overrides the loop's mode (dsl.ModeEnforce, ModeWarn, ModeAudit)
+	// when set: an install's --mode or HOOK_LOOP_MODE.
+	Mode string
+}
+
+// EffectiveMode is the mode the engine decides in: Mode, else the loop's,
+// else enforce.
+func (e *Engine) EffectiveMode() string {
+	switch {
+	case e.Mode != "":
+		return e.Mode
+	case e.Spec.Definition.Mode != "":
+		return e.Spec.Definition.Mode
+	}
+	return dsl.ModeEnforce
 }
 
 // Tx is what the engine needs of the event log during one decision: the views of
@@ -202,6 +217,10 @@ func (h *handling) decide() (loop.Decision, error) {
 	if s := h.tx.Session(h.sid); s.Disarmed != "" {
 		return refusedSession(s.Disarmed, s.SessionRefused, h.ev.Name), nil
 	}
+	if s := h.tx.Session(h.sid); s.Cancelled != "" {
+		// A person cancelled the loop: nothing is gated any more.
+		return loop.Decision{Action: loop.Allow}, nil
+	}
 	switch h.ev.Name {
 	case loop.EventSessionStart:
 		if err := h.applyRules(); err != nil {
@@ -248,14 +267,25 @@ func (h *handling) decide() (loop.Decision, error) {
 		if err := h.applyRules(); err != nil {
 			return loop.Decision{}, err
 		}
+		if s := h.tx.Session(h.sid); s.Paused {
+			// A person's pause holds whatever the mode: it is theirs, not the loop's.
+			return loop.Decision{Action: loop.Block, Reason: pausedReason(s.PauseReason)}, nil
+		}
 		chk := h.e.policy().Check(h.ev, h.call, h.state)
 		if hold := h.toolHold(); hold != "" && !chk.Blocked {
 			chk.Blocked, chk.Rule, chk.Reason = true, "held", hold
 		}
 		if chk.Blocked {
-			if err := h.append("tool_blocked", "hook-loop", map[string]any{
+			payload := map[string]any{
 				"tool_name": h.ev.ToolName, "rule": chk.Rule, "reason": chk.Reason, "command": h.ev.Command,
-			}); err != nil {
+			}
+			if h.e.EffectiveMode() != dsl.ModeEnforce {
+				if err := h.wouldBlock("tool", payload); err != nil {
+					return loop.Decision{}, err
+				}
+				return loop.Decision{Action: loop.Allow}, nil
+			}
+			if err := h.append("tool_blocked", "hook-loop", payload); err != nil {
 				return loop.Decision{}, err
 			}
 			return loop.Decision{Action: loop.Block, Reason: chk.Reason}, nil
@@ -506,6 +536,22 @@ func (h *handling) stopGate() (loop.Decision, error) {
 		// The loop waits for a person: stopping to ask is the right move.
 		return loop.Decision{Action: loop.Allow}, nil
 	}
+	if h.tx.Session(h.sid).Paused {
+		// Paused by a person: the agent may stop and wait for them.
+		return loop.Decision{Action: loop.Allow}, nil
+	}
+	if h.e.EffectiveMode() != dsl.ModeEnforce {
+		reason := h.e.StopMessage(h.state, h.view().Evidence)
+		if err := h.wouldBlock("stop", map[string]any{"reason": reason}); err != nil {
+			return loop.Decision{}, err
+		}
+		d := loop.Decision{Action: loop.Allow}
+		if h.e.EffectiveMode() == dsl.ModeWarn {
+			// The stop is allowed; the person learns what the loop still needs.
+			d.SystemMessage = warnText(reason)
+		}
+		return d, nil
+	}
 	blocks := h.tx.Session(h.sid).StopBlocks
 	// max_stop_blocks: 0 never caps: only the harness's own cap, if it has one,
 	// ends the refusals, and noteForcedStop records that as forced.
@@ -529,6 +575,33 @@ func (h *handling) stopGate() (loop.Decision, error) {
 		return loop.Decision{}, err
 	}
 	return loop.Decision{Action: loop.Block, Reason: reason, StopBlocks: blocks + 1}, nil
+}
+
+// pausedReason is what the model is told while a person has paused the session.
+func pausedReason(reason string) string {
+	if reason == "" {
+		reason = "no reason given"
+	}
+	return "paused by the person: " + reason + " (you may stop and wait; `hook-loop resume` lifts the pause)"
+}
+
+// warnText is what a warn-mode loop tells the model instead of refusing.
+func warnText(reason string) string {
+	return "hook-loop (warn mode): this would have been refused: " + reason
+}
+
+// wouldBlock records what a warn- or audit-mode loop let through, and in warn
+// mode tells the model why it would have been refused.
+func (h *handling) wouldBlock(kind string, payload map[string]any) error {
+	payload["kind"] = kind
+	payload["mode"] = h.e.EffectiveMode()
+	if err := h.append(eventlog.TypeWouldBlock, "hook-loop", payload); err != nil {
+		return err
+	}
+	if reason, _ := payload["reason"].(string); h.e.EffectiveMode() == dsl.ModeWarn && kind == "tool" {
+		h.steer = append(h.steer, warnText(reason))
+	}
+	return nil
 }
 
 // noteForcedStop detects that the harness ended a session we were refusing to let

@@ -38,10 +38,21 @@ type View struct {
 	Held string `json:"held,omitempty"`
 	// HooksLoadFailed: the lifecycle declaration failed to load and the person
 	// was told once (hooks.load_failed).
-	HooksLoadFailed bool   `json:"hooks_load_failed,omitempty"`
-	LastType        string `json:"last_type"`       // event_type of the last event
-	FirstTimestamp  string `json:"first_timestamp"` // of the first event
-	LastTimestamp   string `json:"last_timestamp"`  // of the last event
+	HooksLoadFailed bool `json:"hooks_load_failed,omitempty"`
+	// Paused is set by a person's pause until their resume (or a reset);
+	// PauseReason is what they gave.
+	Paused      bool   `json:"paused"`
+	PauseReason string `json:"pause_reason"`
+	// Cancelled is set by a person's cancel (the reason, or "cancelled"): the
+	// session is no longer gated, until a reset.
+	Cancelled string `json:"cancelled"`
+	// WouldBlocks counts what a warn- or audit-mode loop let through;
+	// LastWouldBlock is the last one's reason.
+	WouldBlocks    int    `json:"would_blocks"`
+	LastWouldBlock string `json:"last_would_block"`
+	LastType       string `json:"last_type"`       // event_type of the last event
+	FirstTimestamp string `json:"first_timestamp"` // of the first event
+	LastTimestamp  string `json:"last_timestamp"`  // of the last event
 }
 
 // payloadKeys are the payload keys Fold reads.
@@ -114,6 +125,23 @@ func (v *View) Fold(e *eventlog.Event) {
 		}
 	case TypeHooksLoadFailed:
 		v.HooksLoadFailed = true
+	case eventlog.TypeOperatorPaused:
+		v.Paused = true
+		v.PauseReason, _ = e.Payload["reason"].(string)
+	case eventlog.TypeOperatorResumed:
+		v.Paused, v.PauseReason = false, ""
+	case eventlog.TypeOperatorCancelled:
+		v.Cancelled, _ = e.Payload["reason"].(string)
+		if v.Cancelled == "" {
+			v.Cancelled = "cancelled"
+		}
+	case eventlog.TypeOperatorReset:
+		// Back to the start: the person's earlier controls and the outcome no
+		// longer hold.
+		v.Paused, v.PauseReason, v.Cancelled, v.Outcome, v.OutcomeForced, v.StopBlocks = false, "", "", "", false, 0
+	case eventlog.TypeWouldBlock:
+		v.WouldBlocks++
+		v.LastWouldBlock, _ = e.Payload["reason"].(string)
 	}
 	if v.FirstTimestamp == "" {
 		v.FirstTimestamp = e.Timestamp

@@ -125,3 +125,32 @@ func TestScoped(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestFoldPersonControlsAndWouldBlocks(t *testing.T) {
+	var v View
+	for _, e := range []eventlog.Event{
+		ev("s", eventlog.TypeOperatorPaused, "a", map[string]any{"reason": "lunch"}),
+		ev("s", eventlog.TypeWouldBlock, "a", map[string]any{"kind": "tool", "reason": "risky"}),
+		ev("s", eventlog.TypeWouldBlock, "a", map[string]any{"kind": "stop", "reason": "not done"}),
+	} {
+		v.Fold(&e)
+	}
+	if !v.Paused || v.PauseReason != "lunch" || v.WouldBlocks != 2 || v.LastWouldBlock != "not done" {
+		t.Fatalf("after pause and would-blocks: %+v", v)
+	}
+	for _, e := range []eventlog.Event{
+		ev("s", eventlog.TypeOperatorResumed, "a", nil),
+		ev("s", eventlog.TypeOperatorCancelled, "a", nil),
+		ev("s", eventlog.TypeLoopOutcome, "a", map[string]any{"outcome": "cancelled"}),
+	} {
+		v.Fold(&e)
+	}
+	if v.Paused || v.Cancelled != "cancelled" || v.Outcome != "cancelled" {
+		t.Fatalf("after resume and cancel: %+v", v)
+	}
+	reset := ev("s", eventlog.TypeOperatorReset, "start", nil)
+	v.Fold(&reset)
+	if v.Cancelled != "" || v.Outcome != "" || v.State != "start" || v.WouldBlocks != 2 {
+		t.Fatalf("after reset: %+v", v)
+	}
+}
