@@ -98,7 +98,7 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 	if err != nil {
 		return fmt.Errorf("claude install: %w", err)
 	}
-	loopPath, loopData, spec, err := scaffold.ResolveLoop(projectDir, cmdutil.Resolve(o.WorkDir, o.DSL), o.Profile)
+	loopPath, loopData, spec, loopNote, err := scaffold.ResolveLoop(projectDir, cmdutil.Resolve(o.WorkDir, o.DSL), o.Profile)
 	if err != nil {
 		return fmt.Errorf("claude install: %w", err)
 	}
@@ -124,12 +124,13 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 	}
 
 	write := o.Write || !o.DryRun
-	verb := "would write"
-	if write {
-		verb = "wrote"
-	}
-	if err := scaffold.WriteProfile(s.Out, write, loopPath, loopData, spec.Definition.ID); err != nil {
+	if err := scaffold.WriteProfile(s.Out, write, loopPath, loopData, spec.Definition.ID, loopNote); err != nil {
 		return fmt.Errorf("claude install: %w", err)
+	}
+	if o.Scope != scopeUser {
+		if err := scaffold.WriteGitignore(s.Out, write, projectDir); err != nil {
+			return fmt.Errorf("claude install: %w", err)
+		}
 	}
 	switch {
 	case bytes.Equal(old, merged):
@@ -144,13 +145,13 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 		if old == nil {
 			state = "new file"
 		}
-		fmt.Fprintf(s.Out, "%s %s (%s): hooks for %d events, tool matcher %q\n", verb, settingsPath, state, len(hookCommands(merged)), hooks.Matcher)
+		scaffold.Report(s.Out, write, "write", settingsPath, fmt.Sprintf("%s: hooks for %d events, tool matcher %q", state, len(hookCommands(merged)), hooks.Matcher))
+		if !write {
+			fmt.Fprint(s.Out, scaffold.LineDiff(settingsPath, old, merged))
+		}
 	}
 	fmt.Fprintf(s.Out, "hook command: %s\n", hooks.Command("<Event>"))
 	if !write {
-		if !bytes.Equal(old, merged) {
-			fmt.Fprint(s.Out, scaffold.LineDiff(settingsPath, old, merged))
-		}
 		fmt.Fprintln(s.Out, "dry run: nothing written; re-run with --write")
 	}
 	return nil

@@ -98,9 +98,9 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 		fmt.Fprintln(s.Out, "hook-loop codex install: dry run, nothing is written (add --write to apply)")
 	}
 	fmt.Fprintf(s.Out, "hook binary: %s\n", plan.Binary)
-	plan.Render(s.Out)
 	trustProject := plan.Target != targetUser
 	if !write {
+		plan.Render(s.Out, false)
 		if o.Trust {
 			what := "hook-loop's hooks"
 			if trustProject {
@@ -115,7 +115,7 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 	if err := plan.Apply(); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.Out, "wrote %d file(s)\n", len(plan.Changes))
+	plan.Render(s.Out, true)
 	if !o.Trust {
 		fmt.Fprintln(s.Out, "trust: not changed; Codex skips untrusted hooks silently (run again with --trust, or check with hook-loop doctor)")
 		return nil
@@ -152,7 +152,9 @@ func runUninstall(ctx context.Context, o *InstallOptions) error {
 	if !o.Write {
 		fmt.Fprintln(s.Out, "hook-loop codex uninstall: dry run, nothing is changed (add --write to apply)")
 	}
-	plan.Render(s.Out)
+	if !o.Write {
+		plan.Render(s.Out, false)
+	}
 	// Trust entries exist only if install --trust made them (it leaves a record).
 	trusted := recErr == nil
 	untrustProject := trusted && rec.ProjectTrustAdded
@@ -185,11 +187,11 @@ func runUninstall(ctx context.Context, o *InstallOptions) error {
 	if err := plan.Apply(); err != nil {
 		return err
 	}
+	plan.Render(s.Out, true)
 	if !o.Purge {
 		if err := removeRecord(plan.Dest); err != nil {
 			return err
 		}
 	}
-	fmt.Fprintf(s.Out, "changed %d file(s)\n", len(plan.Changes))
 	return nil
 }

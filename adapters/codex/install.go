@@ -209,6 +209,13 @@ func planInstall(o planOptions) (*installPlan, error) {
 		p.Notes = append(p.Notes, p.HooksPath+" already holds these hooks")
 	}
 	if p.Target != targetUser {
+		gi, err := scaffold.GitignoreChange(p.Dest)
+		if err != nil {
+			return nil, err
+		}
+		if gi != nil {
+			p.Changes = append(p.Changes, *gi)
+		}
 		if _, err := os.Stat(filepath.Join(p.Dest, ".git")); err != nil {
 			p.Notes = append(p.Notes, fmt.Sprintf("note: %s is not a git checkout; Codex treats the directory it runs in as the project, so run codex there", p.Dest))
 		}
@@ -417,4 +424,6 @@ func isEmptyHooksDoc(doc []byte) bool {
 func (p *installPlan) Apply() error { return scaffold.Apply(p.Changes) }
 
 // Render prints the plan: every file with its exact change, then the notes.
-func (p *installPlan) Render(w io.Writer) { scaffold.Render(w, p.Changes, p.Notes) }
+func (p *installPlan) Render(w io.Writer, write bool) {
+	scaffold.Render(w, p.Changes, p.Notes, write)
+}

@@ -89,14 +89,15 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 		fmt.Fprintln(s.Out, "hook-loop opencode install: dry run, nothing is written (add --write to apply)")
 	}
 	fmt.Fprintf(s.Out, "hook binary: %s\n", plan.Binary)
-	plan.Render(s.Out)
 	if !o.Write {
+		plan.Render(s.Out, false)
 		return nil
 	}
 	if err := plan.Apply(); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.Out, "wrote %d file(s); opencode loads the plugin when it next starts in %s\n", len(plan.Changes), plan.Dest)
+	plan.Render(s.Out, true)
+	fmt.Fprintf(s.Out, "opencode loads the plugin when it next starts in %s\n", plan.Dest)
 	return nil
 }
 
@@ -109,13 +110,13 @@ func runUninstall(ctx context.Context, o *InstallOptions) error {
 	if !o.Write {
 		fmt.Fprintln(s.Out, "hook-loop opencode uninstall: dry run, nothing is changed (add --write to apply)")
 	}
-	plan.Render(s.Out)
 	if !o.Write {
+		plan.Render(s.Out, false)
 		return nil
 	}
 	if err := plan.Apply(); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.Out, "changed %d file(s)\n", len(plan.Changes))
+	plan.Render(s.Out, true)
 	return nil
 }

@@ -153,6 +153,13 @@ func planInstall(o planOptions) (*installPlan, error) {
 		return nil, fmt.Errorf("read %s: %w", p.ConfigPath, err)
 	}
 	failClosed, maxStops := loopKnobs(effective)
+	gi, err := scaffold.GitignoreChange(p.Dest)
+	if err != nil {
+		return nil, err
+	}
+	if gi != nil {
+		p.Changes = append(p.Changes, *gi)
+	}
 
 	plugin, err := RenderOpencodePlugin(OpencodePluginData{Version: o.Version, Bin: p.Binary, Config: p.ConfigPath, EventLog: p.LogPath,
 		HooksConfig: o.HooksConfig, Record: o.Record, FailClosed: failClosed, MaxStopBlocks: maxStops})
@@ -228,8 +235,8 @@ func planUninstall(o planOptions) (*installPlan, error) {
 }
 
 // Render prints the plan: every file with its exact change, then the notes.
-func (p *installPlan) Render(w io.Writer) {
-	scaffold.Render(w, p.Changes, p.Notes)
+func (p *installPlan) Render(w io.Writer, write bool) {
+	scaffold.Render(w, p.Changes, p.Notes, write)
 }
 
 // Apply writes the plan's changes, each file atomically.
