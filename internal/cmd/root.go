@@ -40,6 +40,8 @@ func exitf(code int, format string, args ...any) *ExitError {
 // install and hook commands (in the registry's order), doctor last but one.
 func commands(f *Factory, hs []harness.Harness) []*cli.Command {
 	cmds := []*cli.Command{
+		NewCmdInit(f, nil),
+		NewCmdGallery(f, nil),
 		NewCmdValidate(f, nil),
 		NewCmdGraph(f, nil),
 		NewCmdSimulate(f, nil),
