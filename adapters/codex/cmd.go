@@ -24,6 +24,7 @@ type InstallOptions struct {
 	CodexHome   string
 	CodexBin    string
 	Trust       bool
+	NoTrust     bool
 	Purge       bool
 	Binary      string // hidden: the binary written into hooks ("" = this one)
 	Record      bool
@@ -50,6 +51,7 @@ func NewCmdInstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Co
 			&cli.StringFlag{Name: "dsl", Usage: "copy this loop file instead of the profile", Destination: &o.DSL},
 			cmdutil.RecordFlag(&o.Record),
 			&cli.BoolFlag{Name: "trust", Usage: "mark the project and exactly hook-loop's hooks trusted through codex app-server, so Codex runs them", Destination: &o.Trust},
+			&cli.BoolFlag{Name: "no-trust", Usage: "write changed hooks even though Codex trusted the earlier ones (it then skips them until they are trusted again)", Destination: &o.NoTrust},
 		),
 		Action: cmdutil.Action(f, &o.Common, o, runF, runInstall),
 	}
@@ -89,11 +91,21 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 	if o.DSL != "" && o.Profile != gallery.Default && o.Profile != "" {
 		return cmdutil.Exitf(2, "usage: give --dsl or --profile, not both")
 	}
+	if o.Trust && o.NoTrust {
+		return cmdutil.Exitf(2, "usage: give --trust or --no-trust, not both")
+	}
 	plan, err := planInstall(o.scaffold())
 	if err != nil {
 		return err
 	}
 	write := o.Write
+	if n := plan.untrusts(); n > 0 && !o.Trust && !o.NoTrust {
+		msg := fmt.Sprintf("this install changes hook-loop's hooks in %s, and Codex trusted %d of them by their hash: changed, they are untrusted and Codex skips them silently. Add --trust to trust the new hooks (or --no-trust to write them untrusted)", plan.HooksPath, n)
+		if write {
+			return cmdutil.Exitf(1, "codex install: %s; nothing written", msg)
+		}
+		fmt.Fprintln(s.ErrOut, "hook-loop: WARNING: "+msg)
+	}
 	if !write {
 		fmt.Fprintln(s.Out, "hook-loop codex install: dry run, nothing is written (add --write to apply)")
 	}

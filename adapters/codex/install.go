@@ -424,6 +424,23 @@ func isEmptyHooksDoc(doc []byte) bool {
 func (p *installPlan) Apply() error { return scaffold.Apply(p.Changes) }
 
 // Render prints the plan: every file with its exact change, then the notes.
+// untrusts is how many hook-loop hooks an earlier install --trust made Codex
+// trust that this plan would change: Codex trusts a hook by the hash of its
+// entry, so a changed entry is skipped until trusted again. 0 when the hooks
+// file is unchanged or nothing was trusted.
+func (p *installPlan) untrusts() int {
+	rec, err := readRecord(p.Dest)
+	if err != nil || !samePath(rec.HooksPath, p.HooksPath) {
+		return 0
+	}
+	for _, c := range p.Changes {
+		if c.Path == p.HooksPath {
+			return len(rec.TrustedKeys)
+		}
+	}
+	return 0
+}
+
 func (p *installPlan) Render(w io.Writer, write bool) {
 	scaffold.Render(w, p.Changes, p.Notes, write)
 }
