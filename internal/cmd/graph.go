@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/hook-loop/hook-loop/loop/dsl"
@@ -46,8 +44,8 @@ func NewCmdGraph(f *Factory, runF func(*GraphOptions) error) *cli.Command {
 
 func runGraph(o *GraphOptions) error {
 	s := o.IO
-	if !slices.Contains(loopdsl.GraphFormats, o.Format) {
-		return exitf(2, "usage: --format must be %s (got %q)", strings.Join(loopdsl.GraphFormats, " or "), o.Format)
+	if !slices.Contains(dsl.GraphFormats, o.Format) {
+		return exitf(2, "usage: --format must be %s (got %q)", strings.Join(dsl.GraphFormats, " or "), o.Format)
 	}
 	spec, _, err := loadLoop(o.File, o.Profile)
 	var ee *ExitError

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-
 	"github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/urfave/cli/v2"
 )
