@@ -124,6 +124,9 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 	}
 
 	write := o.Write || !o.DryRun
+	if !write {
+		cmdutil.DryRunNote(s.Out, "claude install")
+	}
 	if err := scaffold.WriteProfile(s.Out, write, loopPath, loopData, spec.Definition.ID, loopNote); err != nil {
 		return fmt.Errorf("claude install: %w", err)
 	}
@@ -151,9 +154,6 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 		}
 	}
 	fmt.Fprintf(s.Out, "hook command: %s\n", hooks.Command("<Event>"))
-	if !write {
-		fmt.Fprintln(s.Out, "dry run: nothing written; re-run with --write")
-	}
 	return nil
 }
 
@@ -179,14 +179,13 @@ func runUninstall(ctx context.Context, o *InstallOptions) error {
 		fmt.Fprintf(s.Out, "nothing to remove: no hook-loop hooks in %s\n", settingsPath)
 		return nil
 	}
-	if !o.Write && o.DryRun {
-		fmt.Fprintf(s.Out, "would remove %d hook-loop hooks from %s\n%s", n, settingsPath, scaffold.LineDiff(settingsPath, old, out))
-		fmt.Fprintln(s.Out, "dry run: nothing written; re-run with --write")
-		return nil
-	}
-	if err := writeSettings(settingsPath, out); err != nil {
+	write := o.Write || !o.DryRun
+	if !write {
+		cmdutil.DryRunNote(s.Out, "claude uninstall")
+	} else if err := writeSettings(settingsPath, out); err != nil {
 		return fmt.Errorf("claude uninstall: %w", err)
 	}
-	fmt.Fprintf(s.Out, "removed %d hook-loop hooks from %s\n", n, settingsPath)
+	scaffold.Render(s.Out, []scaffold.Change{{Path: settingsPath, Before: old, After: out,
+		Note: fmt.Sprintf("remove %d hook-loop hook(s)", n)}}, nil, write)
 	return nil
 }

@@ -132,6 +132,9 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 	}
 
 	write := o.Write
+	if !write {
+		cmdutil.DryRunNote(s.Out, "pi install")
+	}
 	if err := scaffold.WriteProfile(s.Out, write, loopPath, loopData, spec.Definition.ID, loopNote); err != nil {
 		return fmt.Errorf("pi install: %w", err)
 	}
@@ -173,9 +176,6 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 	} else {
 		fmt.Fprintf(s.Out, "note: pi loads project extensions without a trust prompt: %s runs with your permissions the next time pi starts in %s (and so would any file someone adds to .pi/extensions/).\n", extPath, projectDir)
 	}
-	if !write {
-		fmt.Fprintln(s.Out, "dry run: nothing written; re-run with --write")
-	}
 	return nil
 }
 
@@ -193,7 +193,8 @@ func runUninstall(ctx context.Context, o *InstallOptions) error {
 	case !found:
 		fmt.Fprintf(s.Out, "nothing to remove: %s does not exist\n", extPath)
 	case !o.Write:
-		fmt.Fprintf(s.Out, "would remove %s\ndry run: nothing written; re-run with --write\n", extPath)
+		cmdutil.DryRunNote(s.Out, "pi uninstall")
+		fmt.Fprintf(s.Out, "would remove %s\n", extPath)
 	default:
 		fmt.Fprintf(s.Out, "removed %s\n", extPath)
 	}
