@@ -86,11 +86,16 @@ func NewApp(f *Factory, hs []harness.Harness) *cli.App {
 		app.Commands = append(app.Commands, cmd)
 	}
 	app.CommandNotFound = func(c *cli.Context, name string) {
+		// A subcommand's parent ("codex instal") or the app itself.
+		cmds, help := c.App.VisibleCommands(), "hook-loop"
+		if c.Command != nil && len(c.Command.Subcommands) > 0 {
+			cmds, help = c.Command.VisibleCommands(), c.Command.HelpName
+		}
 		var names []string
-		for _, cmd := range c.App.VisibleCommands() {
+		for _, cmd := range cmds {
 			names = append(names, cmd.Names()...)
 		}
-		fmt.Fprintf(s.ErrOut, "hook-loop: unknown command %q%s (see 'hook-loop --help')\n", name, suggest.Hint(name, names))
+		fmt.Fprintf(s.ErrOut, "hook-loop: unknown command %q%s (see '%s --help')\n", name, suggest.Hint(name, names), help)
 		panic(unknownCommand{})
 	}
 	return app
