@@ -30,6 +30,8 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("SHARED", shared)
+			readme, _ := filepath.Abs("README.md")
+			e.Setenv("README", readme)
 			e.Setenv("XDG_CONFIG_HOME", filepath.Join(e.WorkDir, ".config"))
 			e.Setenv("HOME", e.WorkDir)
 			return nil

@@ -334,6 +334,11 @@ func TestClaudeFailingCommandDoesNotAdvance(t *testing.T) {
 			if ec, _ := e.Payload["exit_code"].(float64); ec != 0 {
 				t.Errorf("evidence from a command with exit code %v", e.Payload["exit_code"])
 			}
+			// The loop's rule says "actor": "codex" (the prototype's word for
+			// the agent): under Claude Code the evidence is Claude's.
+			if e.Actor != "claude" {
+				t.Errorf("evidence actor %q, want claude", e.Actor)
+			}
 		}
 	}
 	if evidence != 1 {

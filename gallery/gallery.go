@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+
+	"github.com/tidwall/gjson"
 )
 
 //go:embed *.json
@@ -42,4 +44,18 @@ func Get(name string) ([]byte, error) {
 		return nil, fmt.Errorf("unknown gallery loop %q: expected one of %s", name, strings.Join(Names(), ", "))
 	}
 	return b, nil
+}
+
+// Summary is the first sentence of the named loop's "comment": the one line
+// `hook-loop gallery` shows for it ("" when the loop has no comment).
+func Summary(name string) (string, error) {
+	b, err := Get(name)
+	if err != nil {
+		return "", err
+	}
+	c := gjson.GetBytes(b, "comment").String()
+	if i := strings.Index(c, ". "); i >= 0 {
+		c = c[:i+1]
+	}
+	return c, nil
 }

@@ -24,28 +24,35 @@ func ShellQuote(s string) string {
 }
 
 // ResolveLoop resolves the loop file an install points its hooks at: --dsl in
-// place, --profile written into the project (data non-nil when it must be
-// written), or the project's own hook-loop.json. It must load cleanly.
-func ResolveLoop(projectDir, dsl, profile string) (path string, data []byte, spec *loopdsl.Spec, err error) {
-	switch {
-	case dsl != "":
+// place, else the project's hook-loop.json. Every installer treats an existing
+// hook-loop.json the same way: it is kept as it is (a note says so when a
+// --profile was asked for); only when it is absent is the gallery profile
+// (default gallery.Default) written (data non-nil: it must be written). The
+// loop must load cleanly.
+func ResolveLoop(projectDir, dsl, profile string) (path string, data []byte, spec *loopdsl.Spec, note string, err error) {
+	if dsl != "" {
 		if path, err = filepath.Abs(dsl); err != nil {
-			return "", nil, nil, err
+			return "", nil, nil, "", err
 		}
-	case profile != "":
+	} else {
 		path = project.ConfigPath(projectDir)
-		if data, err = gallery.Get(profile); err != nil {
-			return "", nil, nil, fmt.Errorf("--profile %s: %w", profile, err)
+		name := profile
+		if name == "" {
+			name = gallery.Default
 		}
-		if old, err := os.ReadFile(path); err == nil && !bytes.Equal(old, data) {
-			return "", nil, nil, fmt.Errorf("%s already exists and differs from profile %s: keep it with --dsl %s, or move it away", path, profile, path)
-		} else if err == nil {
-			data = nil // already there, unchanged
+		want, err := gallery.Get(name)
+		if err != nil {
+			return "", nil, nil, "", fmt.Errorf("--profile %s: %w", name, err)
 		}
-	default:
-		path = project.ConfigPath(projectDir)
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			return "", nil, nil, fmt.Errorf("no loop file at %s: pass --dsl FILE or --profile NAME", path)
+		switch old, err := os.ReadFile(path); {
+		case errors.Is(err, fs.ErrNotExist):
+			data = want
+		case err != nil:
+			return "", nil, nil, "", fmt.Errorf("read %s: %w", path, err)
+		case bytes.Equal(old, want):
+			note = fmt.Sprintf("%s already holds the profile %s loop", path, name)
+		case profile != "":
+			note = fmt.Sprintf("%s exists: kept as it is (the profile %s loop is not written; remove the file to replace it)", path, name)
 		}
 	}
 	if data != nil {
@@ -54,9 +61,9 @@ func ResolveLoop(projectDir, dsl, profile string) (path string, data []byte, spe
 		spec, _, err = loopdsl.Load(path)
 	}
 	if err != nil {
-		return "", nil, nil, fmt.Errorf("the loop is not valid, nothing written: %w", err)
+		return "", nil, nil, "", fmt.Errorf("the loop is not valid, nothing written: %w", err)
 	}
-	return path, data, spec, nil
+	return path, data, spec, note, nil
 }
 
 // GJSONEscape escapes a key for a gjson/sjson path (event names hold no
@@ -84,18 +91,20 @@ func FlagValue(args []string, name string) string {
 func ProfileNames() string { return strings.Join(gallery.Names(), ", ") }
 
 // WriteProfile writes the gallery loop ResolveLoop returned (data nil: there is
-// nothing to write) and says so, or what it would write on a dry run.
-func WriteProfile(w io.Writer, write bool, path string, data []byte, id string) error {
+// nothing to write) and reports it in Render's shape, or what it would write
+// (with its diff) on a dry run; note is ResolveLoop's note, printed when set.
+func WriteProfile(w io.Writer, write bool, path string, data []byte, id, note string) error {
+	if note != "" {
+		fmt.Fprintln(w, note)
+	}
 	if data == nil {
 		return nil
 	}
-	verb := "would write"
 	if write {
-		if err := os.WriteFile(path, data, 0o644); err != nil {
+		if err := WriteFileAtomic(path, data); err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
-		verb = "wrote"
 	}
-	fmt.Fprintf(w, "%s %s (loop %q from the gallery)\n", verb, path, id)
+	Render(w, []Change{{Path: path, After: data, Note: fmt.Sprintf("loop %q from the gallery", id)}}, nil, write)
 	return nil
 }

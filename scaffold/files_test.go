@@ -52,7 +52,7 @@ func TestWriteFileAtomicKeepsLinks(t *testing.T) {
 		t.Errorf("dangling link's target = %q", b)
 	}
 	var out bytes.Buffer
-	Render(&out, []Change{{Path: link, Before: []byte("new"), After: []byte("newer")}}, nil)
+	Render(&out, []Change{{Path: link, Before: []byte("new"), After: []byte("newer")}}, nil, false)
 	if want := "edits the target of the link " + link + " → " + real; !strings.Contains(out.String(), want) {
 		t.Errorf("dry run = %q, want it to say %q", out.String(), want)
 	}

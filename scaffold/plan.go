@@ -18,29 +18,22 @@ type Change struct {
 	Dir    bool // a directory removed as a whole (purge)
 }
 
-// Render prints every change with its exact diff, then the notes: the dry run
-// every install shows, and what --write then does.
-func Render(w io.Writer, changes []Change, notes []string) {
+// Render prints every change, then the notes, in the shape every install and
+// uninstall shares: "would write PATH (note)" and the file's unified diff on a
+// dry run, "wrote PATH (note)" once written ("would remove"/"removed" for
+// files that go).
+func Render(w io.Writer, changes []Change, notes []string, write bool) {
 	for _, c := range changes {
-		verb := "edit"
-		switch {
-		case c.Dir:
-			verb = "remove directory"
-		case c.Before == nil:
-			verb = "create"
-		case c.After == nil:
+		verb := "write"
+		if c.Dir || c.After == nil {
 			verb = "remove"
 		}
-		fmt.Fprintf(w, "%s %s", verb, c.Path)
 		note := c.Note
 		if link := LinkNote(c.Path); link != "" && c.After != nil && !c.Dir {
 			note = strings.TrimPrefix(note+"; "+link, "; ")
 		}
-		if note != "" {
-			fmt.Fprintf(w, " (%s)", note)
-		}
-		fmt.Fprintln(w)
-		if c.Dir {
+		Report(w, write, verb, c.Path, note)
+		if c.Dir || write {
 			continue
 		}
 		fmt.Fprint(w, LineDiff(c.Path, c.Before, c.After))
@@ -48,6 +41,20 @@ func Render(w io.Writer, changes []Change, notes []string) {
 	for _, n := range notes {
 		fmt.Fprintln(w, n)
 	}
+}
+
+// Report prints one change's line: "would VERB PATH (note)" on a dry run, the
+// past tense ("wrote", "removed") once done.
+func Report(w io.Writer, write bool, verb, path, note string) {
+	line := "would " + verb
+	if write {
+		line = map[string]string{"write": "wrote", "remove": "removed"}[verb]
+	}
+	line += " " + path
+	if note != "" {
+		line += " (" + note + ")"
+	}
+	fmt.Fprintln(w, line)
 }
 
 // Apply writes the changes. Each file is replaced atomically.

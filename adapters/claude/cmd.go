@@ -103,7 +103,7 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 	if err != nil {
 		return fmt.Errorf("claude install: %w", err)
 	}
-	loopPath, loopData, spec, err := scaffold.ResolveLoop(projectDir, cmdutil.Resolve(o.WorkDir, o.DSL), o.Profile)
+	loopPath, loopData, spec, loopNote, err := scaffold.ResolveLoop(projectDir, cmdutil.Resolve(o.WorkDir, o.DSL), o.Profile)
 	if err != nil {
 		return fmt.Errorf("claude install: %w", err)
 	}
@@ -144,12 +144,16 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 
 	o.NoteDryRunWins()
 	write := o.Writes() || !o.DryRun
-	verb := "would write"
-	if write {
-		verb = "wrote"
+	if !write {
+		cmdutil.DryRunNote(s.Out, "claude install")
 	}
-	if err := scaffold.WriteProfile(s.Out, write, loopPath, loopData, spec.Definition.ID); err != nil {
+	if err := scaffold.WriteProfile(s.Out, write, loopPath, loopData, spec.Definition.ID, loopNote); err != nil {
 		return fmt.Errorf("claude install: %w", err)
+	}
+	if o.Scope != scopeUser {
+		if err := scaffold.WriteGitignore(s.Out, write, projectDir); err != nil {
+			return fmt.Errorf("claude install: %w", err)
+		}
 	}
 	switch {
 	case bytes.Equal(old, merged):
@@ -167,15 +171,12 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 		if link := scaffold.LinkNote(settingsPath); link != "" {
 			state += "; " + link
 		}
-		fmt.Fprintf(s.Out, "%s %s (%s): hooks for %d events, tool matcher %q\n", verb, settingsPath, state, len(hookCommands(merged)), hooks.Matcher)
-	}
-	fmt.Fprintf(s.Out, "hook command: %s\n", hooks.Command("<Event>"))
-	if !write {
-		if !bytes.Equal(old, merged) {
+		scaffold.Report(s.Out, write, "write", settingsPath, fmt.Sprintf("%s: hooks for %d events, tool matcher %q", state, len(hookCommands(merged)), hooks.Matcher))
+		if !write {
 			fmt.Fprint(s.Out, scaffold.LineDiff(settingsPath, old, merged))
 		}
-		fmt.Fprintln(s.Out, "dry run: nothing written; re-run with --write")
 	}
+	fmt.Fprintf(s.Out, "hook command: %s\n", hooks.Command("<Event>"))
 	return nil
 }
 
@@ -202,14 +203,13 @@ func runUninstall(ctx context.Context, o *InstallOptions) error {
 		return nil
 	}
 	o.NoteDryRunWins()
-	if !o.Writes() && o.DryRun {
-		fmt.Fprintf(s.Out, "would remove %d hook-loop hooks from %s\n%s", n, settingsPath, scaffold.LineDiff(settingsPath, old, out))
-		fmt.Fprintln(s.Out, "dry run: nothing written; re-run with --write")
-		return nil
-	}
-	if err := writeSettings(settingsPath, out); err != nil {
+	write := o.Writes() || !o.DryRun
+	if !write {
+		cmdutil.DryRunNote(s.Out, "claude uninstall")
+	} else if err := writeSettings(settingsPath, out); err != nil {
 		return fmt.Errorf("claude uninstall: %w", err)
 	}
-	fmt.Fprintf(s.Out, "removed %d hook-loop hooks from %s\n", n, settingsPath)
+	scaffold.Render(s.Out, []scaffold.Change{{Path: settingsPath, Before: old, After: out,
+		Note: fmt.Sprintf("remove %d hook-loop hook(s)", n)}}, nil, write)
 	return nil
 }

@@ -24,6 +24,7 @@ type InstallOptions struct {
 	CodexHome   string
 	CodexBin    string
 	Trust       bool
+	NoTrust     bool
 	Purge       bool
 	Binary      string // hidden: the binary written into hooks ("" = this one)
 	Record      bool
@@ -54,6 +55,7 @@ func NewCmdInstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Co
 			cmdutil.StoreFlag(&o.Store),
 			cmdutil.ModeFlag(&o.Mode),
 			&cli.BoolFlag{Name: "trust", Usage: "mark the project and exactly hook-loop's hooks trusted through codex app-server, so Codex runs them", Destination: &o.Trust},
+			&cli.BoolFlag{Name: "no-trust", Usage: "write changed hooks even though Codex trusted the earlier ones (it then skips them until they are trusted again)", Destination: &o.NoTrust},
 		),
 		Action: cmdutil.Action(f, &o.Common, o, runF, runInstall),
 	}
@@ -93,18 +95,28 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 	s := o.IO
 	o.NoteProfileIgnored(o.DSL, o.Profile)
 	o.NoteDryRunWins()
+	if o.Trust && o.NoTrust {
+		return cmdutil.Exitf(2, "usage: give --trust or --no-trust, not both")
+	}
 	plan, err := planInstall(o.scaffold())
 	if err != nil {
 		return err
 	}
 	write := o.Writes()
+	if n := plan.untrusts(); n > 0 && !o.Trust && !o.NoTrust {
+		msg := fmt.Sprintf("this install changes hook-loop's hooks in %s, and Codex trusted %d of them by their hash: changed, they are untrusted and Codex skips them silently. Add --trust to trust the new hooks (or --no-trust to write them untrusted)", plan.HooksPath, n)
+		if write {
+			return cmdutil.Exitf(1, "codex install: %s; nothing written", msg)
+		}
+		fmt.Fprintln(s.ErrOut, "hook-loop: WARNING: "+msg)
+	}
 	if !write {
 		fmt.Fprintln(s.Out, "hook-loop codex install: dry run, nothing is written (add --write to apply)")
 	}
 	fmt.Fprintf(s.Out, "hook binary: %s\n", plan.Binary)
-	plan.Render(s.Out)
 	trustProject := plan.Target != targetUser
 	if !write {
+		plan.Render(s.Out, false)
 		if o.Trust {
 			what := "hook-loop's hooks"
 			if trustProject {
@@ -122,7 +134,7 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 	if plan.DestMissing {
 		fmt.Fprintf(s.Out, "created the destination %s\n", plan.Dest)
 	}
-	fmt.Fprintf(s.Out, "wrote %d file(s)\n", len(plan.Changes))
+	plan.Render(s.Out, true)
 	if !o.Trust {
 		fmt.Fprintln(s.Out, "trust: not changed; Codex skips untrusted hooks silently (run again with --trust, or check with hook-loop doctor)")
 		return nil
@@ -160,7 +172,9 @@ func runUninstall(ctx context.Context, o *InstallOptions) error {
 	if !o.Writes() {
 		fmt.Fprintln(s.Out, "hook-loop codex uninstall: dry run, nothing is changed (add --write to apply)")
 	}
-	plan.Render(s.Out)
+	if !o.Write {
+		plan.Render(s.Out, false)
+	}
 	// Trust entries exist only if install --trust made them (it leaves a record).
 	trusted := recErr == nil
 	untrustProject := trusted && rec.ProjectTrustAdded
@@ -193,11 +207,11 @@ func runUninstall(ctx context.Context, o *InstallOptions) error {
 	if err := plan.Apply(); err != nil {
 		return err
 	}
+	plan.Render(s.Out, true)
 	if !o.Purge {
 		if err := removeRecord(plan.Dest); err != nil {
 			return err
 		}
 	}
-	fmt.Fprintf(s.Out, "changed %d file(s)\n", len(plan.Changes))
 	return nil
 }

@@ -237,6 +237,13 @@ func planInstall(o planOptions) (*installPlan, error) {
 		p.Notes = append(p.Notes, p.HooksPath+" already holds these hooks")
 	}
 	if p.Target != targetUser {
+		gi, err := scaffold.GitignoreChange(p.Dest)
+		if err != nil {
+			return nil, err
+		}
+		if gi != nil {
+			p.Changes = append(p.Changes, *gi)
+		}
 		if _, err := os.Stat(filepath.Join(p.Dest, ".git")); err != nil {
 			p.Notes = append(p.Notes, fmt.Sprintf("note: %s is not a git checkout; Codex treats the directory it runs in as the project, so run codex there", p.Dest))
 		}
@@ -455,4 +462,23 @@ func (p *installPlan) Apply() error {
 }
 
 // Render prints the plan: every file with its exact change, then the notes.
-func (p *installPlan) Render(w io.Writer) { scaffold.Render(w, p.Changes, p.Notes) }
+// untrusts is how many hook-loop hooks an earlier install --trust made Codex
+// trust that this plan would change: Codex trusts a hook by the hash of its
+// entry, so a changed entry is skipped until trusted again. 0 when the hooks
+// file is unchanged or nothing was trusted.
+func (p *installPlan) untrusts() int {
+	rec, err := readRecord(p.Dest)
+	if err != nil || !samePath(rec.HooksPath, p.HooksPath) {
+		return 0
+	}
+	for _, c := range p.Changes {
+		if c.Path == p.HooksPath {
+			return len(rec.TrustedKeys)
+		}
+	}
+	return 0
+}
+
+func (p *installPlan) Render(w io.Writer, write bool) {
+	scaffold.Render(w, p.Changes, p.Notes, write)
+}

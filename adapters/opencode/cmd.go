@@ -93,8 +93,8 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 		fmt.Fprintln(s.Out, "hook-loop opencode install: dry run, nothing is written (add --write to apply)")
 	}
 	fmt.Fprintf(s.Out, "hook binary: %s\n", plan.Binary)
-	plan.Render(s.Out)
 	if !o.Writes() {
+		plan.Render(s.Out, false)
 		return nil
 	}
 	if err := plan.Apply(); err != nil {
@@ -103,7 +103,8 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 	if plan.DestMissing {
 		fmt.Fprintf(s.Out, "created the destination %s\n", plan.Dest)
 	}
-	fmt.Fprintf(s.Out, "wrote %d file(s); opencode loads the plugin when it next starts in %s\n", len(plan.Changes), plan.Dest)
+	plan.Render(s.Out, true)
+	fmt.Fprintf(s.Out, "opencode loads the plugin when it next starts in %s\n", plan.Dest)
 	return nil
 }
 
@@ -117,13 +118,13 @@ func runUninstall(ctx context.Context, o *InstallOptions) error {
 	if !o.Writes() {
 		fmt.Fprintln(s.Out, "hook-loop opencode uninstall: dry run, nothing is changed (add --write to apply)")
 	}
-	plan.Render(s.Out)
 	if !o.Writes() {
+		plan.Render(s.Out, false)
 		return nil
 	}
 	if err := plan.Apply(); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.Out, "changed %d file(s)\n", len(plan.Changes))
+	plan.Render(s.Out, true)
 	return nil
 }

@@ -162,6 +162,13 @@ func planInstall(o planOptions) (*installPlan, error) {
 		return nil, fmt.Errorf("read %s: %w", p.ConfigPath, err)
 	}
 	failClosed, maxStops := loopKnobs(effective)
+	gi, err := scaffold.GitignoreChange(p.Dest)
+	if err != nil {
+		return nil, err
+	}
+	if gi != nil {
+		p.Changes = append(p.Changes, *gi)
+	}
 
 	store, note, err := cmdutil.SafeStoreURL(o.Store)
 	if err != nil {
@@ -247,8 +254,8 @@ func planUninstall(o planOptions) (*installPlan, error) {
 }
 
 // Render prints the plan: every file with its exact change, then the notes.
-func (p *installPlan) Render(w io.Writer) {
-	scaffold.Render(w, p.Changes, p.Notes)
+func (p *installPlan) Render(w io.Writer, write bool) {
+	scaffold.Render(w, p.Changes, p.Notes, write)
 }
 
 // Apply writes the plan's changes, each file atomically.

@@ -109,7 +109,7 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 	if err != nil {
 		return fmt.Errorf("pi install: %w", err)
 	}
-	loopPath, loopData, spec, err := scaffold.ResolveLoop(projectDir, cmdutil.Resolve(o.WorkDir, o.DSL), o.Profile)
+	loopPath, loopData, spec, loopNote, err := scaffold.ResolveLoop(projectDir, cmdutil.Resolve(o.WorkDir, o.DSL), o.Profile)
 	if err != nil {
 		return fmt.Errorf("pi install: %w", err)
 	}
@@ -152,12 +152,16 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 
 	o.NoteDryRunWins()
 	write := o.Writes()
-	verb := "would write"
-	if write {
-		verb = "wrote"
+	if !write {
+		cmdutil.DryRunNote(s.Out, "pi install")
 	}
-	if err := scaffold.WriteProfile(s.Out, write, loopPath, loopData, spec.Definition.ID); err != nil {
+	if err := scaffold.WriteProfile(s.Out, write, loopPath, loopData, spec.Definition.ID, loopNote); err != nil {
 		return fmt.Errorf("pi install: %w", err)
+	}
+	if o.Scope != scopeUser {
+		if err := scaffold.WriteGitignore(s.Out, write, projectDir); err != nil {
+			return fmt.Errorf("pi install: %w", err)
+		}
 	}
 	if plan.Unchanged() {
 		fmt.Fprintf(s.Out, "unchanged %s (the hook-loop extension is already installed)\n", extPath)
@@ -174,7 +178,10 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 		if link := scaffold.LinkNote(extPath); link != "" {
 			state += "; " + link
 		}
-		fmt.Fprintf(s.Out, "%s %s (%s)\n", verb, extPath, state)
+		scaffold.Report(s.Out, write, "write", extPath, state)
+		if !write {
+			fmt.Fprint(s.Out, scaffold.LineDiff(extPath, plan.Old, plan.Content))
+		}
 	}
 	fmt.Fprintf(s.Out, "hook command: %s pi-hook --event <event>", scaffold.ShellQuote(binary))
 	if x.Config != "" {
@@ -198,10 +205,6 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 	} else {
 		fmt.Fprintf(s.Out, "note: pi loads project extensions without a trust prompt: %s runs with your permissions the next time pi starts in %s (and so would any file someone adds to .pi/extensions/).\n", extPath, projectDir)
 	}
-	if !write {
-		fmt.Fprintf(s.Out, "--- %s\n%s", extPath, plan.Content)
-		fmt.Fprintln(s.Out, "dry run: nothing written; re-run with --write")
-	}
 	return nil
 }
 
@@ -220,7 +223,8 @@ func runUninstall(ctx context.Context, o *InstallOptions) error {
 	case !found:
 		fmt.Fprintf(s.Out, "nothing to remove: %s does not exist\n", extPath)
 	case !o.Writes():
-		fmt.Fprintf(s.Out, "would remove %s\ndry run: nothing written; re-run with --write\n", extPath)
+		cmdutil.DryRunNote(s.Out, "pi uninstall")
+		fmt.Fprintf(s.Out, "would remove %s\n", extPath)
 	default:
 		fmt.Fprintf(s.Out, "removed %s\n", extPath)
 	}

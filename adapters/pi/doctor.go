@@ -60,7 +60,9 @@ func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 			// user scope without --dsl: each project's own hook-loop.json
 			config = project.ConfigPath(project.Root(env.Dir))
 			if _, err := os.Stat(config); err != nil {
-				add(harness.LevelWarn, fmt.Sprintf("%s looks for a hook-loop.json upwards from pi's cwd; there is none for %s, so pi is not gated here", path, env.Dir), "hook-loop pi install --profile NAME --write (or add hook-loop.json)")
+				// The extension skips this project: a harness skipping
+				// hook-loop is a failure, not a warning.
+				add(harness.LevelFail, fmt.Sprintf("%s looks for a hook-loop.json upwards from pi's cwd; there is none for %s, so pi is not gated here", path, env.Dir), "hook-loop init (writes hook-loop.json here)")
 				continue
 			}
 		}

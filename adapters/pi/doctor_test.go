@@ -74,3 +74,34 @@ func TestPiExtensionSettingsRoundTrip(t *testing.T) {
 		t.Errorf("read back %q %q %q %v", bin, cfg, log, ok)
 	}
 }
+
+// TestCheckPiUserScopeSkipsProject: a user-scope extension that finds no
+// hook-loop.json for the project skips it, so doctor fails (exit 1), and its
+// fix is a command that works.
+func TestCheckPiUserScopeSkipsProject(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "proj")
+	agentDir := filepath.Join(t.TempDir(), "agent")
+	t.Setenv("PI_CODING_AGENT_DIR", agentDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ext, _ := extensionPath(scopeUser, "", agentDir)
+	exe, _ := os.Executable()
+	plan, err := planInstall(ext, PiExtension{HookLoop: exe}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := plan.Write(); err != nil {
+		t.Fatal(err)
+	}
+	fs := checkInstall(&harness.DoctorEnv{Dir: dir, Home: t.TempDir()})
+	for _, f := range fs {
+		if strings.Contains(f.What, "so pi is not gated here") {
+			if f.Level != harness.LevelFail || f.Fix != "hook-loop init (writes hook-loop.json here)" {
+				t.Errorf("finding %+v, want a failure fixed by hook-loop init", f)
+			}
+			return
+		}
+	}
+	t.Errorf("no finding for the skipped project:\n%s", findings(fs))
+}

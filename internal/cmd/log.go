@@ -5,12 +5,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/internal/follow"
+	"github.com/hook-loop/hook-loop/internal/suggest"
 	"github.com/hook-loop/hook-loop/overview"
 	"github.com/urfave/cli/v2"
 )
@@ -101,6 +103,7 @@ func runLog(o *LogOptions) error {
 		return err
 	}
 	defer l.Close()
+	path := l.Where()
 	warn := func(w string) { fmt.Fprintln(o.IO.ErrOut, "warning: "+w) }
 
 	types := map[string]bool{}
@@ -109,51 +112,91 @@ func runLog(o *LogOptions) error {
 			types[t] = true
 		}
 	}
+	// The index knows every session: it gives the short names and the ids a
+	// --session is matched against without a second pass over the log.
+	var ids []string
+	if err := l.View(func(tx viewTx) error { ids = tx.SessionIDs(); return nil }); err != nil {
+		return fmt.Errorf("log: %w", err)
+	}
+	exact := slices.Contains(ids, o.session)
 	sessionOK := func(id string) bool {
 		if o.session == "" || id == o.session {
 			return true
 		}
+		if exact {
+			// An exact id wins over the ids it is the start or end of.
+			return false
+		}
 		s := strings.TrimPrefix(o.session, "…")
 		return len(s) >= 4 && (strings.HasPrefix(id, s) || strings.HasSuffix(id, s))
 	}
+	if o.session != "" && !o.follow && !slices.ContainsFunc(ids, sessionOK) {
+		return exitf(1, "log: no session %q in %s%s", o.session, path, suggest.Hint(o.session, ids))
+	}
+	seen := map[string]bool{}
+	matched := 0
 	match := func(e *eventlog.Event) bool {
-		return sessionOK(e.SessionID) && (len(types) == 0 || types[e.EventType])
+		if !sessionOK(e.SessionID) {
+			return false
+		}
+		seen[e.EventType] = true
+		if len(types) > 0 && !types[e.EventType] {
+			return false
+		}
+		matched++
+		return true
 	}
 
 	if o.follow {
-		return logFollow(o, l, match)
+		return logFollow(o, l, ids, match)
 	}
 	if o.json {
-		return wrapLogErr(l.ScanRaw(warn, func(_ int, raw []byte, e eventlog.Event) error {
+		err = wrapLogErr(l.ScanRaw(warn, func(_ int, raw []byte, e eventlog.Event) error {
 			if !match(&e) {
 				return nil
 			}
 			_, err := o.IO.Out.Write(append(raw[:len(raw):len(raw)], '\n'))
 			return err
 		}))
+	} else {
+		format := lineFormatter(ids)
+		err = wrapLogErr(l.Scan(warn, func(_ int, e eventlog.Event) error {
+			if !match(&e) {
+				return nil
+			}
+			_, err := io.WriteString(o.IO.Out, format(&e))
+			return err
+		}))
 	}
+	if err != nil || matched > 0 || len(types) == 0 {
+		return err
+	}
+	return noTypeMatch(path, types, seen)
+}
 
-	format, err := lineFormatter(l)
-	if err != nil {
-		return err
+// noTypeMatch is log's answer when --type matched nothing: which types the
+// (selected part of the) log holds, and the closest to each one asked for.
+func noTypeMatch(path string, types, seen map[string]bool) error {
+	var asked, have []string
+	for t := range types {
+		asked = append(asked, t)
 	}
-	return wrapLogErr(l.Scan(warn, func(_ int, e eventlog.Event) error {
-		if !match(&e) {
-			return nil
-		}
-		_, err := io.WriteString(o.IO.Out, format(&e))
-		return err
-	}))
+	for t := range seen {
+		have = append(have, t)
+	}
+	sort.Strings(asked)
+	sort.Strings(have)
+	hints := ""
+	for _, t := range asked {
+		hints += suggest.Hint(t, have)
+	}
+	return exitf(1, "log: no events of type %s in %s%s (types there: %s)", strings.Join(asked, ","), path, hints, strings.Join(have, ", "))
 }
 
 // lineFormatter returns the readable form of an event, one line with its newline.
-func lineFormatter(l readLog) (func(e *eventlog.Event) string, error) {
-	// The index knows every session: it gives the short names without a second
-	// pass over the log.
-	var ids []string
-	if err := l.View(func(tx viewTx) error { ids = tx.SessionIDs(); return nil }); err != nil {
-		return nil, fmt.Errorf("log: %w", err)
-	}
+// ids are every session of the log (the index knows them: it gives the short
+// names without a second pass over the log).
+func lineFormatter(ids []string) func(e *eventlog.Event) string {
 	short := overview.ShortIDs(ids)
 	width := 0
 	for _, s := range short {
@@ -166,16 +209,13 @@ func lineFormatter(l readLog) (func(e *eventlog.Event) string, error) {
 		}
 		return fmt.Sprintf("%-19s  %s  %-14s  %-22s  %-9s  %s\n",
 			displayTime(e.Timestamp), padRunes(sid, width), orDash(e.State), e.EventType, orDash(e.Actor), payloadSummary(e))
-	}, nil
+	}
 }
 
 // logFollow prints the log from its start and then every line appended, until
 // the context ends.
-func logFollow(o *LogOptions, l readLog, match func(*eventlog.Event) bool) error {
-	format, err := lineFormatter(l)
-	if err != nil {
-		return err
-	}
+func logFollow(o *LogOptions, l readLog, ids []string, match func(*eventlog.Event) bool) error {
+	format := lineFormatter(ids)
 	ctx, stop := untilInterrupt(o.ctx)
 	defer stop()
 	print := func(line []byte, e *eventlog.Event) error {

@@ -10,11 +10,13 @@ import (
 	"fmt"
 	"github.com/hook-loop/hook-loop/operator"
 	"io"
+	"runtime/debug"
 	"strings"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/adapters/registry"
 	"github.com/hook-loop/hook-loop/internal/cmdutil"
+	"github.com/hook-loop/hook-loop/internal/suggest"
 	"github.com/urfave/cli/v2"
 )
 
@@ -39,6 +41,8 @@ func exitf(code int, format string, args ...any) *ExitError {
 // install and hook commands (in the registry's order), doctor last but one.
 func commands(f *Factory, hs []harness.Harness) []*cli.Command {
 	cmds := []*cli.Command{
+		NewCmdInit(f, nil),
+		NewCmdGallery(f, nil),
 		NewCmdValidate(f, nil),
 		NewCmdGraph(f, nil),
 		NewCmdSimulate(f, nil),
@@ -73,7 +77,7 @@ func NewApp(f *Factory, hs []harness.Harness) *cli.App {
 	app := &cli.App{
 		Name:                 "hook-loop",
 		Usage:                "gate coding agents with a JSON state machine, through their hooks",
-		Version:              Version,
+		Version:              f.Version,
 		Reader:               s.In,
 		Writer:               s.Out,
 		ErrWriter:            s.ErrOut,
@@ -81,7 +85,7 @@ func NewApp(f *Factory, hs []harness.Harness) *cli.App {
 		HideHelpCommand:      true,
 		ExitErrHandler:       func(*cli.Context, error) {},
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
-			return exitf(2, "usage: %s (see '%s --help')", oneLine(err.Error()), c.Command.HelpName)
+			return usageError(err, "hook-loop", c.App.Flags)
 		},
 	}
 	for _, cmd := range commands(f, hs) {
@@ -89,7 +93,16 @@ func NewApp(f *Factory, hs []harness.Harness) *cli.App {
 		app.Commands = append(app.Commands, cmd)
 	}
 	app.CommandNotFound = func(c *cli.Context, name string) {
-		fmt.Fprintf(s.ErrOut, "hook-loop: unknown command %q (see 'hook-loop --help')\n", name)
+		// A subcommand's parent ("codex instal") or the app itself.
+		cmds, help := c.App.VisibleCommands(), "hook-loop"
+		if c.Command != nil && len(c.Command.Subcommands) > 0 {
+			cmds, help = c.Command.VisibleCommands(), c.Command.HelpName
+		}
+		var names []string
+		for _, cmd := range cmds {
+			names = append(names, cmd.Names()...)
+		}
+		fmt.Fprintf(s.ErrOut, "hook-loop: unknown command %q%s (see '%s --help')\n", name, suggest.Hint(name, names), help)
 		panic(unknownCommand{})
 	}
 	return app
@@ -100,7 +113,7 @@ type unknownCommand struct{}
 func setUsageErrorHandler(c *cli.Command) {
 	if c.OnUsageError == nil {
 		c.OnUsageError = func(ctx *cli.Context, err error, _ bool) error {
-			return exitf(2, "usage: %s (see '%s --help')", oneLine(err.Error()), ctx.Command.HelpName)
+			return usageError(err, ctx.Command.HelpName, ctx.Command.Flags)
 		}
 	}
 	for _, sub := range c.Subcommands {
@@ -108,10 +121,49 @@ func setUsageErrorHandler(c *cli.Command) {
 	}
 }
 
+// usageError is the one-line usage error of a command, with the closest flag
+// when the error is an unknown one.
+func usageError(err error, helpName string, flags []cli.Flag) error {
+	msg := oneLine(err.Error())
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		name = strings.TrimLeft(name, "-")
+		var names []string
+		for _, f := range flags {
+			names = append(names, f.Names()...)
+		}
+		names = append(names, "help")
+		if c := suggest.Closest(name, names); c != "" {
+			msg += fmt.Sprintf(" (did you mean --%s?)", c)
+		}
+	}
+	return exitf(2, "usage: %s (see '%s --help')", msg, helpName)
+}
+
+// helpArgs turns `hook-loop help [CMD...]` into `hook-loop [CMD...] --help`:
+// the help command is hidden from the list, yet people type it.
+func helpArgs(args []string) []string {
+	if len(args) < 2 || args[1] != "help" {
+		return args
+	}
+	return append(append([]string{args[0]}, args[2:]...), "--help")
+}
+
+// version is Version when the build set it, else the module version the Go
+// toolchain recorded (go install ...@v1.2.3), else Version ("dev").
+func version(info func() (*debug.BuildInfo, bool)) string {
+	if Version != "dev" {
+		return Version
+	}
+	if bi, ok := info(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return Version
+}
+
 // Main runs hook-loop with args (args[0] is the program name) and returns the exit
 // status. Errors are printed as one line on stderr.
 func Main(args []string, in io.Reader, out, errOut io.Writer) int {
-	return Run(cmdutil.New(&IOStreams{In: in, Out: out, ErrOut: errOut}, Version), registry.All(), args)
+	return Run(cmdutil.New(&IOStreams{In: in, Out: out, ErrOut: errOut}, version(debug.ReadBuildInfo)), registry.All(), args)
 }
 
 // Run runs hook-loop for the harnesses hs with the factory's streams and
@@ -128,7 +180,7 @@ func Run(f *Factory, hs []harness.Harness, args []string) (code int) {
 		}
 	}()
 	app := NewApp(f, hs)
-	err := app.Run(interspersed(app, args))
+	err := app.Run(interspersed(app, helpArgs(args)))
 	if err == nil {
 		return 0
 	}

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/hook-loop/hook-loop/loop/dsl"
@@ -10,9 +11,10 @@ import (
 
 // ValidateOptions are validate's arguments.
 type ValidateOptions struct {
-	IO   *IOStreams
-	File string
-	JSON bool
+	IO      *IOStreams
+	File    string
+	Profile string
+	JSON    bool
 }
 
 // NewCmdValidate builds `validate`; runF replaces the run function in tests.
@@ -20,18 +22,22 @@ func NewCmdValidate(f *Factory, runF func(*ValidateOptions) error) *cli.Command 
 	return &cli.Command{
 		Name:      "validate",
 		Usage:     "check a loop DSL file and report every problem",
-		ArgsUsage: "FILE",
-		Description: "Prints \"valid: <loop id>\" (exit 0) or \"invalid: <first problem>\" (exit 1).\n" +
-			"Warnings go to stderr and do not change the exit status; --json prints every\n" +
-			"diagnostic as {code, severity, path, message, hint}.",
+		ArgsUsage: "[FILE | --profile NAME] (default: the project's hook-loop.json)",
+		Description: "Prints \"valid: <loop id>\" (exit 0) or \"invalid: <first problem>\" (exit 1),\n" +
+			"then every error and warning on stderr, one line each with its fix. Warnings do\n" +
+			"not change the exit status; --json prints every diagnostic as\n" +
+			"{code, severity, path, message, hint}.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print {valid, loop_id, diagnostics} as JSON on stdout"},
+			loopFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return exitf(2, "usage: validate takes exactly one FILE (see 'hook-loop validate --help')")
+			o := &ValidateOptions{IO: f.IOStreams, JSON: c.Bool("json")}
+			var err error
+			if o.File, o.Profile, err = loopArgs(c, f); err != nil {
+				return err
 			}
-			return run(runF, runValidate, &ValidateOptions{IO: f.IOStreams, File: c.Args().First(), JSON: c.Bool("json")})
+			return run(runF, runValidate, o)
 		},
 	}
 }
@@ -45,7 +51,11 @@ type validateReport struct {
 
 func runValidate(o *ValidateOptions) error {
 	s := o.IO
-	spec, ds, err := dsl.Load(o.File)
+	spec, ds, err := loadLoop(o.File, o.Profile)
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return err
+	}
 	if o.JSON {
 		rep := validateReport{Valid: err == nil, Diagnostics: ds}
 		if spec != nil {
@@ -64,16 +74,25 @@ func runValidate(o *ValidateOptions) error {
 	}
 	if err != nil {
 		fmt.Fprintf(s.ErrOut, "invalid: %s\n", oneLine(err.Error()))
+	}
+	for _, d := range ds {
+		fmt.Fprintf(s.ErrOut, "%s: %s\n", d.Severity, diagnosticLine(d))
+	}
+	if len(ds) > 0 {
+		fmt.Fprintf(s.ErrOut, "(hook-loop validate --json prints these as {code, severity, path, message, hint})\n")
+	}
+	if err != nil {
 		return exitf(1, "")
 	}
-	printWarnings(s, ds)
 	fmt.Fprintf(s.Out, "valid: %s\n", spec.Definition.ID)
 	return nil
 }
 
-// printWarnings writes one "warning: <path>: <message>" line per warning.
-func printWarnings(s *IOStreams, ds dsl.Diagnostics) {
-	for _, d := range ds.Warnings() {
-		fmt.Fprintf(s.ErrOut, "warning: %s\n", oneLine(d.String()))
+// diagnosticLine is "path: message (fix: hint)", on one line.
+func diagnosticLine(d dsl.Diagnostic) string {
+	line := oneLine(d.String())
+	if d.Hint != "" {
+		line += " (fix: " + oneLine(d.Hint) + ")"
 	}
+	return line
 }

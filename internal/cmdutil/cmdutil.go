@@ -93,6 +93,12 @@ func StateFlag(state *string) cli.Flag {
 	return &cli.StringFlag{Name: "state", Value: "project", Usage: "where the event log lives: project (<project>/.hook-loop) or user (the user's state directory, outside the workspace: a harness sandbox then protects it)", Destination: state}
 }
 
+// DryRunNote is the first line of every install's and uninstall's dry run, the
+// same for the four harnesses; cmd is "codex install", "pi uninstall", ...
+func DryRunNote(w io.Writer, cmd string) {
+	fmt.Fprintf(w, "hook-loop %s: dry run, nothing is written (add --write to apply)\n", cmd)
+}
+
 // RecordFlag is install's --record: the hooks keep their raw inputs for replay.
 func RecordFlag(record *bool) cli.Flag {
 	return &cli.BoolFlag{Name: "record", Usage: "hooks also keep every raw input in .hook-loop/trace.jsonl, for hook-loop replay", Destination: record}

@@ -53,8 +53,10 @@ func TestReferenceFilesLikeThePrototype(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Load: %v\n%s", err, dsl.DescribeDiagnostics(ds))
 			}
-			// The Python original's files are clean: a warning here means a false alarm.
-			if len(ds) != 0 {
+			// The Python original's files are clean: a warning here means a false
+			// alarm. (Its simulation-only examples have no event map: true, they
+			// never move under a real harness.)
+			if len(ds) != 0 && (len(ds) != 1 || ds[0].Code != dsl.CodeNoEventMap) {
 				t.Errorf("unexpected diagnostics:\n%s", dsl.DescribeDiagnostics(ds))
 			}
 			log := session.Open(filepath.Join(t.TempDir(), "events.jsonl"))

@@ -45,6 +45,7 @@ const (
 	CodeEventNeverEmitted   = "event_never_emitted"
 	CodeMatcherNeverMatches = "matcher_never_matches"
 	CodeGuardNeverSatisfied = "guard_never_satisfied"
+	CodeNoEventMap          = "no_event_map"
 )
 
 // Diagnostic is one problem found in a DSL file, located by the JSON path of the
@@ -152,6 +153,7 @@ var defaultHints = map[string]string{
 	CodeEventNeverEmitted:      "add a codex.event_map rule that emits this event",
 	CodeMatcherNeverMatches:    "remove the condition or listen to an event that carries that field",
 	CodeGuardNeverSatisfied:    "list the guard in guard_satisfied of a rule that emits this event",
+	CodeNoEventMap:             "add codex.event_map rules that emit the loop's events, as the gallery loops do (hook-loop init writes one)",
 }
 
 // RecordIncludes are the facts a rule's record.include may copy into the payload.

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/hook-loop/hook-loop/internal/jsonkind"
+	"github.com/hook-loop/hook-loop/internal/suggest"
 
 	"github.com/tidwall/gjson"
 )
@@ -192,7 +193,35 @@ func (p *parser) document(data []byte) *Spec {
 	}
 	p.graphWarnings(spec.Definition, "loop")
 	p.eventMapWarnings(spec, "loop")
+	if !p.hasEventMap {
+		p.warnf(CodeNoEventMap, "codex", "",
+			"the loop has no codex.event_map: no rule turns a harness's hook events into loop events, so under a real harness it never moves")
+	}
+	p.suggestNames(spec.Definition)
 	return spec
+}
+
+// suggestNames adds "did you mean" to every unknown state or event name that
+// is a likely typo of a declared one: the name is the message's last word.
+func (p *parser) suggestNames(def *Definition) {
+	if def == nil {
+		return
+	}
+	for i, d := range p.diags {
+		var names []string
+		switch d.Code {
+		case CodeUnknownState:
+			names = def.States
+		case CodeUnknownEvent:
+			names = def.Events
+		default:
+			continue
+		}
+		name := d.Message[strings.LastIndex(d.Message, " ")+1:]
+		if c := suggest.Closest(name, names); c != "" {
+			p.diags[i].Hint = fmt.Sprintf("did you mean %s? otherwise %s", c, d.Hint)
+		}
+	}
 }
 
 // obj is a JSON object with its keys in document order. A repeated key keeps its

@@ -227,6 +227,8 @@ func TestDiagnostics(t *testing.T) {
 			CodeUnknownState, "loop.transitions[3].to", SeverityError, "transition references unknown state: x"},
 		{"unknown transition event", func(t *testing.T, d string) string { return mustSet(t, d, "loop.transitions.1.event", "nope") },
 			CodeUnknownEvent, "loop.transitions[1].event", SeverityError, "transition references unknown event: nope"},
+		{"no event map", func(t *testing.T, d string) string { return mustDelete(t, d, "codex") },
+			CodeNoEventMap, "codex", SeverityWarning, "so under a real harness it never moves"},
 		{"duplicate state", func(t *testing.T, d string) string { return mustSet(t, d, "loop.states.-1", "building") },
 			CodeDuplicateState, "loop.states[5]", SeverityError, "duplicate state: building"},
 		{"duplicate event", func(t *testing.T, d string) string { return mustSet(t, d, "loop.events.-1", "built") },
@@ -544,5 +546,26 @@ func TestParseMaxStopBlocksZeroMeansNever(t *testing.T) {
 	}
 	if d := spec.Definition; d.MaxStopBlocks != DefaultMaxStopBlocks || !d.StopCapped() {
 		t.Errorf("absent max_stop_blocks: MaxStopBlocks=%d capped=%v, want the default cap", d.MaxStopBlocks, d.StopCapped())
+	}
+}
+
+// TestUnknownNamesSuggestTheClosest: a typo in a state or event name gets a
+// "did you mean" hint; a name far from every declared one keeps the plain hint.
+func TestUnknownNamesSuggestTheClosest(t *testing.T) {
+	doc := mustSet(t, baseDSL, "loop.transitions.3.to", "buildng")
+	doc = mustSet(t, doc, "loop.transitions.1.event", "zzzzzzzz")
+	_, ds, err := Parse("case.json", []byte(doc))
+	if err == nil {
+		t.Fatal("unknown names must fail Parse")
+	}
+	hints := map[string]string{}
+	for _, d := range ds {
+		hints[d.Path] = d.Hint
+	}
+	if h := hints["loop.transitions[3].to"]; !strings.HasPrefix(h, "did you mean building? otherwise declare the state") {
+		t.Errorf("typo hint = %q", h)
+	}
+	if h := hints["loop.transitions[1].event"]; h != defaultHints[CodeUnknownEvent] {
+		t.Errorf("far name hint = %q, want the default", h)
 	}
 }

@@ -374,7 +374,7 @@ func (h *handling) applyRules() error {
 		h.matched = append(h.matched, r.Index)
 		in := LoopEvent{Event: r.Emit, Guards: r.GuardSatisfied, EvidenceGrants: true, OnReject: Continue}
 		if r.Record != nil {
-			in.Record = &Record{Type: r.Record.EventType, Actor: actor(r.Record), Payload: h.recordPayload(r.Record)}
+			in.Record = &Record{Type: r.Record.EventType, Actor: actor(r.Record, h.ev.Harness), Payload: h.recordPayload(r.Record)}
 		}
 		res, err := h.apply(in)
 		if err != nil {
@@ -390,9 +390,16 @@ func (h *handling) applyRules() error {
 	return nil
 }
 
-func actor(r *dsl.RecordSpec) string {
-	if r.Actor == "" {
+// actor is who a rule's record names. "codex" (the Python original's word for
+// the coding agent, kept by loops written for it) and "agent" mean the agent
+// of the harness the event came from, so evidence under Claude Code is not
+// logged as Codex's.
+func actor(r *dsl.RecordSpec, harness string) string {
+	switch {
+	case r.Actor == "":
 		return "hook-loop"
+	case (r.Actor == "codex" || r.Actor == "agent") && harness != "":
+		return harness
 	}
 	return r.Actor
 }

@@ -553,3 +553,23 @@ func TestShellWriteTargets(t *testing.T) {
 		}
 	}
 }
+
+// TestEvidenceActorIsTheHarness: a rule's record written for Codex ("actor":
+// "codex") is logged with the harness the event came from, so evidence under
+// Claude Code (or here, the fixture's harness "test") is not Codex's.
+func TestEvidenceActorIsTheHarness(t *testing.T) {
+	f := newFixture(t, planLoop)
+	f.handle(prompt("go"))
+	f.handle(loop.HookEvent{Name: loop.EventPostToolUse, ToolName: "Write", TargetPaths: []string{"PLAN.md"}})
+	f.handle(bash("go test ./...", loop.IntPtr(0)))
+	var actors []string
+	_ = f.log.Scan(nil, func(_ int, e eventlog.Event) error {
+		if e.EventType == eventlog.TypeEvidenceRegistered {
+			actors = append(actors, e.Actor)
+		}
+		return nil
+	})
+	if len(actors) != 1 || actors[0] != "test" {
+		t.Errorf("evidence actors %v, want [test] (the event's harness)", actors)
+	}
+}

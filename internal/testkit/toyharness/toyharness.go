@@ -115,7 +115,7 @@ func runInstall(o *InstallOptions) error {
 	path := filepath.Join(o.Destination, HooksFile)
 	after := []byte(`{"command": "hook-loop toy-hook"}` + "\n")
 	changes := []scaffold.Change{{Path: path, After: after}}
-	scaffold.Render(o.IO.Out, changes, nil)
+	scaffold.Render(o.IO.Out, changes, nil, o.Write)
 	if !o.Write {
 		return nil
 	}
