@@ -1,10 +1,7 @@
 package claude
 
 import (
-	"errors"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
@@ -37,17 +34,18 @@ func (claudeHarness) Hook() harness.Hook {
 
 // hookProject prefers CLAUDE_PROJECT_DIR, which Claude Code exports, so a hook
 // started elsewhere still finds the project. Without --config (a user-scope
-// install serves every project) a project with no loop file is not gated: Claude
-// Code proceeds and the person is not told on every event that a loop is missing.
+// install serves every project) a project with neither a loop file nor a log is
+// not gated: Claude Code proceeds and the person is not told on every event that
+// a loop is missing. A project with a log was gated: deleting its loop file must
+// not ungate it, so hook-loop runs there and judges by the pinned loop (or
+// refuses, saying how to restore or uninstall).
 func hookProject(in io.Reader, getenv func(string) string, configPath, cwd string) (string, bool) {
 	if d := getenv("CLAUDE_PROJECT_DIR"); d != "" && configPath == "" {
 		cwd = d
 	}
-	if configPath == "" {
-		if _, err := os.Stat(project.ConfigPath(project.Root(cwd))); errors.Is(err, fs.ErrNotExist) {
-			io.Copy(io.Discard, in) //nolint:errcheck // drain stdin so Claude never sees a broken pipe
-			return cwd, false
-		}
+	if configPath == "" && !project.Gated(project.Root(cwd)) {
+		io.Copy(io.Discard, in) //nolint:errcheck // drain stdin so Claude never sees a broken pipe
+		return cwd, false
 	}
 	return cwd, true
 }

@@ -136,6 +136,10 @@ func TestPiExtensionUserScopeIsInertOutsideLoops(t *testing.T) {
 	os.MkdirAll(outside, 0o755)
 	os.MkdirAll(inside, 0o755)
 	os.WriteFile(filepath.Join(tmp, "looped", "hook-loop.json"), []byte(`{}`), 0o644)
+	// A gated project whose loop file was deleted still has its log: still gated.
+	gone := filepath.Join(tmp, "loop file deleted")
+	os.MkdirAll(filepath.Join(gone, ".hook-loop"), 0o755)
+	os.WriteFile(filepath.Join(gone, ".hook-loop", "events.jsonl"), nil, 0o644)
 	script := `
 const { createJiti } = await import(process.argv[1]);
 const f = await createJiti(import.meta.url).import(process.argv[2], { default: true });
@@ -147,8 +151,10 @@ const a = await h.tool_call(ev, ctx(process.argv[3]));
 if (a !== undefined) { console.error("called outside a loop project"); process.exit(1); }
 const b = await h.tool_call(ev, ctx(process.argv[4]));
 if (!b || b.block !== true) { console.error("not called inside a loop project: " + JSON.stringify(b)); process.exit(1); }
+const c = await h.tool_call(ev, ctx(process.argv[5]));
+if (!c || c.block !== true) { console.error("not called in a gated project whose loop file was deleted: " + JSON.stringify(c)); process.exit(1); }
 `
-	cmd := exec.Command(node, "--input-type=module", "-e", script, jiti, ext, outside, inside)
+	cmd := exec.Command(node, "--input-type=module", "-e", script, jiti, ext, outside, inside, gone)
 	cmd.Dir = tmp
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%v: %s", err, out)

@@ -36,6 +36,17 @@ func Root(dir string) string {
 	}
 }
 
+// Gated reports whether the project at root has hook-loop set up: a loop file,
+// or an event log (a project whose loop file was deleted was gated all the same).
+func Gated(root string) bool {
+	for _, p := range []string{ConfigPath(root), LogPath(root)} {
+		if _, err := os.Lstat(p); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
 // ConfigPath is the default loop file of a project.
 func ConfigPath(root string) string { return filepath.Join(root, ConfigName) }
 
