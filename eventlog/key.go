@@ -257,3 +257,12 @@ func legacyCheck(key *logKey, f io.ReaderAt, size int64) func() bool {
 		return hex.EncodeToString(h.Sum(nil)) == key.LegacySHA256
 	}
 }
+
+// chainMAC is the MAC of an index record: the previous record's MAC (hex, ""
+// for the first) and then the body.
+func (k *logKey) chainMAC(prev string, body []byte) []byte {
+	m := hmac.New(sha256.New, k.raw)
+	m.Write([]byte(prev))
+	m.Write(body)
+	return m.Sum(nil)
+}
