@@ -15,7 +15,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/adrg/xdg"
+	"github.com/hook-loop/hook-loop/internal/basedir"
 )
 
 // StateDirEnv overrides where hook-loop keeps per-user state (the log keys):
@@ -35,7 +35,7 @@ func StateDir() string {
 	if d := os.Getenv(StateDirEnv); d != "" {
 		return d
 	}
-	return filepath.Join(xdg.StateHome, "hook-loop")
+	return filepath.Join(basedir.StateHome(), "hook-loop")
 }
 
 // logKey is the key of one log and what hook-loop recorded when it created it:
