@@ -209,7 +209,16 @@ type judge struct {
 	m          hash.Hash // the key's HMAC, reused line after line
 }
 
-func (j *judge) verdict(line []byte, e *Event, start int64, lastHash string) string {
+// macChecked is verdict's argument when the line's MAC was checked already.
+type macChecked int8
+
+const (
+	macUnchecked macChecked = iota
+	macGood
+	macBad
+)
+
+func (j *judge) verdict(line []byte, e *Event, start int64, lastHash string, checked macChecked) string {
 	if e.MAC == "" {
 		if j.key == nil {
 			return ""
@@ -232,10 +241,16 @@ func (j *judge) verdict(line []byte, e *Event, start int64, lastHash string) str
 		}
 		return "has a MAC but this log has no key here (written on another machine, the project moved, HOME or " + StateDirEnv + " differs from the hooks', or forged)"
 	}
-	if j.m == nil {
-		j.m = j.key.newMAC()
+	if checked == macUnchecked {
+		if j.m == nil {
+			j.m = j.key.newMAC()
+		}
+		checked = macBad
+		if macOK(j.m, line) {
+			checked = macGood
+		}
 	}
-	if !macOK(j.m, line) {
+	if checked != macGood {
 		return "MAC does not match the line: forged or edited"
 	}
 	if e.PrevHash != lastHash {
