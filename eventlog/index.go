@@ -40,7 +40,7 @@ const (
 	// compactMinBytes is how large the deltas may grow before a compaction even
 	// when the snapshot is smaller; maxDeltas bounds the records read per hook.
 	compactMinBytes = 32 << 10
-	maxDeltas       = 64
+	maxDeltas       = 16
 )
 
 // indexStamp is the first line of each record of the index file.
