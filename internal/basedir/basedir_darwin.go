@@ -1,16 +1,6 @@
 package basedir
 
-import (
-	"os"
-	"path/filepath"
-)
-
-func home() string {
-	if h := os.Getenv("HOME"); h != "" {
-		return h
-	}
-	return "/"
-}
+import "path/filepath"
 
 func defaults(home string) dirs {
 	support := filepath.Join(home, "Library", "Application Support")

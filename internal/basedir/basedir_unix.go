@@ -2,17 +2,7 @@
 
 package basedir
 
-import (
-	"os"
-	"path/filepath"
-)
-
-func home() string {
-	if h := os.Getenv("HOME"); h != "" {
-		return h
-	}
-	return "/"
-}
+import "path/filepath"
 
 func defaults(home string) dirs {
 	return dirs{
