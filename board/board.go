@@ -31,10 +31,14 @@ import (
 //go:embed assets
 var assets embed.FS
 
-var pageTmpl = template.Must(template.New("").Funcs(template.FuncMap{
-	"svg":   func(s string) template.HTML { return template.HTML(s) }, // drawn by package diagram, which escapes every name
-	"clock": overview.Clock,
-}).ParseFS(assets, "assets/*.tmpl"))
+// pageTmpl is parsed on first use, not at init: every hook process links the
+// board and must not pay for its templates.
+var pageTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("").Funcs(template.FuncMap{
+		"svg":   func(s string) template.HTML { return template.HTML(s) }, // drawn by package diagram, which escapes every name
+		"clock": overview.Clock,
+	}).ParseFS(assets, "assets/*.tmpl"))
+})
 
 const cookieName = "hook_loop_board"
 
@@ -272,7 +276,7 @@ func actionsFor(ss overview.Session, def *loopdsl.Definition) []string {
 
 func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if err := pageTmpl.ExecuteTemplate(w, "page.tmpl", s.Data()); err != nil {
+	if err := pageTmpl().ExecuteTemplate(w, "page.tmpl", s.Data()); err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 	}
 }
@@ -281,7 +285,7 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 func (s *Server) view(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	if err := pageTmpl.ExecuteTemplate(w, "view", s.Data()); err != nil {
+	if err := pageTmpl().ExecuteTemplate(w, "view", s.Data()); err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 	}
 }

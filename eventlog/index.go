@@ -15,25 +15,43 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// The index is JSON lines: a stamp (format, version and a CRC-32C of the rest),
-// a header object, then one object per session in first-seen order. It holds one
-// head and one view per session, never anything per event, so it stays small
-// however long the log grows. It is a cache: any doubt about it and the log is
-// folded again.
+// The index is JSON lines in records. The first record is a snapshot: a stamp
+// (format, version, body length, CRC-32 and MAC of the body), a header object,
+// then one object per session in first-seen order. Each hook then appends a
+// delta record of the same shape — stamp, the new header, the lines of the
+// sessions it touched — instead of rewriting the file: one small write, no temp
+// file and rename per event. A later line of a session replaces its earlier ones.
+// Once the deltas outgrow the snapshot the next hook compacts the file into one
+// snapshot again (temp file and rename, as every hook used to).
+//
+// It holds one head and one view per session, never anything per event, so it
+// stays small however long the log grows. It is a cache: any doubt about it and
+// the log is folded again. A delta cut short by a crash (shorter than its stamp
+// says, or failing its CRC) ends the index where the last whole record ends —
+// an older but true state, which the log's later lines bring up to date — and
+// the next write compacts. Each record's MAC covers the previous record's MAC
+// and its own body, so deltas cannot be dropped from the middle, reordered or
+// taken from another index.
 const (
-	indexFormat  = "hook-loop-eventlog-index"
-	indexVersion = 3 // 2: views of a Folder instead of built-in summaries; 3: keyed log (MAC, key_at, legacy, tamper notes)
+	indexFormat = "hook-loop-eventlog-index"
+	// 2: views of a Folder instead of built-in summaries; 3: keyed log (MAC,
+	// key_at, legacy, tamper notes); 4: appended delta records, IEEE CRC.
+	indexVersion = 4
+	// compactMinBytes is how large the deltas may grow before a compaction even
+	// when the snapshot is smaller; maxDeltas bounds the records read per hook.
+	compactMinBytes = 32 << 10
+	maxDeltas       = 16
 )
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
-// indexStamp is the first line of the index file.
+// indexStamp is the first line of each record of the index file.
 type indexStamp struct {
-	Format  string `json:"format"`
-	Version int    `json:"version"`
-	CRC     uint32 `json:"crc32c"` // of every byte after this line
-	// MAC is the HMAC-SHA256 of every byte after this line under the log's key:
-	// an index is a cache of states, and an edited one must not claim any.
+	Format  string `json:"format,omitempty"` // snapshot only
+	Version int    `json:"version,omitempty"`
+	Len     int    `json:"len"`   // body bytes after this line
+	CRC     uint32 `json:"crc32"` // IEEE, of the body: a torn write, not an attack
+	// MAC is the HMAC-SHA256 under the log's key of the previous record's MAC
+	// (none for the snapshot) and the body: an index is a cache of states, and
+	// an edited one must not claim any.
 	MAC string `json:"mac,omitempty"`
 }
 
@@ -91,6 +109,14 @@ type state struct {
 	// unverified: a MAC'd index or keyed lines were taken on trust (View
 	// without the key).
 	unverified bool
+	// Where the index file read ends, when it can take another delta record:
+	// its size, the last record's MAC, and the sizes of snapshot and deltas.
+	// appendAt 0: rewrite it whole.
+	appendAt   int64
+	lastMAC    string
+	baseBytes  int
+	deltaBytes int
+	deltas     int
 }
 
 type span struct{ start, end int } // end excludes the newline
@@ -182,40 +208,63 @@ func readIndex(path string, f Folder, key *logKey, unverified bool) (*state, str
 	if err != nil {
 		return nil, fmt.Sprintf("cannot read %s: %v", path, err), nil
 	}
-	nl := bytes.IndexByte(data, '\n')
-	if nl < 0 {
-		return nil, "index has no header line", nil
-	}
-	var stamp indexStamp
-	if err := json.Unmarshal(data[:nl], &stamp); err != nil {
-		return nil, fmt.Sprintf("index header: %v", err), nil
+	stamp, body, n, why := nextRecord(data, 0)
+	if why != "" {
+		return nil, why, nil
 	}
 	if stamp.Format != indexFormat || stamp.Version != indexVersion {
 		return nil, fmt.Sprintf("index format %q version %d is not %q version %d", stamp.Format, stamp.Version, indexFormat, indexVersion), nil
-	}
-	rest := data[nl+1:]
-	if crc32Checksum(rest) != stamp.CRC {
-		return nil, "index checksum mismatch", nil
 	}
 	switch {
 	case key == nil && stamp.MAC != "" && !unverified:
 		return nil, "index has a MAC but the log has no key here", nil
 	case key != nil && stamp.MAC == "":
 		return nil, "index has no MAC (written before the log was keyed)", nil
-	case key != nil && !hmac.Equal([]byte(stamp.MAC), []byte(hex.EncodeToString(key.mac(rest)))):
+	case key != nil && !checkMAC(key, "", body, stamp.MAC):
 		return nil, "index MAC does not match: the index was edited", nil
-	}
-	nl = bytes.IndexByte(rest, '\n')
-	if nl < 0 {
-		return nil, "index has no header line", nil
 	}
 	st := newState(f)
 	st.unverified = key == nil && stamp.MAC != ""
+	st.raw = data
+	st.span = map[string]span{}
+	st.lastMAC = stamp.MAC
+	st.baseBytes = n
+	hdrLine, why := st.addSessions(data, n-len(body), n, true)
+	if why != "" {
+		return nil, why, nil
+	}
+	// The deltas: each replaces the header and the lines of the sessions it holds.
+	pos := n
+	for pos < len(data) {
+		stamp, body, end, why := nextRecord(data, pos)
+		if why != "" || stamp.Format != "" {
+			// A record cut short by a crash: the index ends before it.
+			break
+		}
+		if key != nil && !checkMAC(key, st.lastMAC, body, stamp.MAC) {
+			return nil, "index MAC does not match: the index was edited", nil
+		}
+		if key == nil && stamp.MAC != "" && !st.unverified {
+			return nil, "index has a MAC but the log has no key here", nil
+		}
+		l, why := st.addSessions(data, end-len(body), end, false)
+		if why != "" {
+			return nil, why, nil
+		}
+		hdrLine = l
+		st.lastMAC = stamp.MAC
+		st.deltaBytes += end - pos
+		st.deltas++
+		pos = end
+	}
+	if pos == len(data) {
+		st.appendAt = int64(pos)
+	}
 	st.hdr = indexHeader{Project: st.project}
 	if f == nil {
 		st.hdr.Project = &json.RawMessage{}
 	}
-	err = json.Unmarshal(rest[:nl], &st.hdr)
+	err = json.Unmarshal(hdrLine, &st.hdr)
 	st.hdr.Project = nil
 	if f != nil && st.hdr.Folder != f.Name() {
 		return nil, fmt.Sprintf("index holds views folded by %q, not %q", st.hdr.Folder, f.Name()), nil
@@ -223,29 +272,8 @@ func readIndex(path string, f Folder, key *logKey, unverified bool) (*state, str
 	if err != nil {
 		return nil, fmt.Sprintf("index header: %v", err), nil
 	}
-	rest = rest[nl+1:]
 	if st.hdr.Offset < 0 || st.hdr.Lines < 0 || (st.hdr.Offset == 0) != (st.hdr.Lines == 0) {
 		return nil, "index header is inconsistent", nil
-	}
-	st.order = make([]string, 0, st.hdr.Sessions)
-	st.raw = rest
-	st.span = make(map[string]span, st.hdr.Sessions)
-	for pos := 0; pos < len(rest); {
-		nl := bytes.IndexByte(rest[pos:], '\n')
-		if nl < 0 {
-			return nil, "index session line without newline", nil
-		}
-		line := rest[pos : pos+nl]
-		id := gjson.GetBytes(line, "id")
-		if id.Type != gjson.String {
-			return nil, "index session line without an id", nil
-		}
-		if _, dup := st.span[id.Str]; dup {
-			return nil, fmt.Sprintf("index lists session %q twice", id.Str), nil
-		}
-		st.span[id.Str] = span{pos, pos + nl}
-		st.order = append(st.order, id.Str)
-		pos += nl + 1
 	}
 	if len(st.order) != st.hdr.Sessions {
 		return nil, fmt.Sprintf("index lists %d sessions, header says %d", len(st.order), st.hdr.Sessions), nil
@@ -253,26 +281,110 @@ func readIndex(path string, f Folder, key *logKey, unverified bool) (*state, str
 	return st, "", nil
 }
 
-// encodeIndex renders st as the index file's bytes.
-func (st *state) encodeIndex(key *logKey) ([]byte, error) {
-	var body bytes.Buffer
-	enc := json.NewEncoder(&body)
-	enc.SetEscapeHTML(false)
+// nextRecord reads the record at pos of data: its stamp, its body and where it
+// ends; why says what is wrong with it.
+func nextRecord(data []byte, pos int) (stamp indexStamp, body []byte, end int, why string) {
+	nl := bytes.IndexByte(data[pos:], '\n')
+	if nl < 0 {
+		return stamp, nil, 0, "index has no header line"
+	}
+	if err := json.Unmarshal(data[pos:pos+nl], &stamp); err != nil {
+		return stamp, nil, 0, fmt.Sprintf("index header: %v", err)
+	}
+	start := pos + nl + 1
+	if stamp.Len < 0 || stamp.Len > len(data)-start {
+		return stamp, nil, 0, "index is shorter than its header says"
+	}
+	body = data[start : start+stamp.Len]
+	if crc32.ChecksumIEEE(body) != stamp.CRC {
+		return stamp, nil, 0, "index checksum mismatch"
+	}
+	return stamp, body, start + stamp.Len, ""
+}
+
+func checkMAC(key *logKey, prev string, body []byte, mac string) bool {
+	return hmac.Equal([]byte(mac), []byte(hex.EncodeToString(key.chainMAC(prev, body))))
+}
+
+// addSessions takes the session lines of the record body data[start:end] (after
+// its header line, which it returns). A snapshot lists each session once.
+func (st *state) addSessions(data []byte, start, end int, snapshot bool) ([]byte, string) {
+	nl := bytes.IndexByte(data[start:end], '\n')
+	if nl < 0 {
+		return nil, "index has no header line"
+	}
+	hdr := data[start : start+nl]
+	seen := map[string]bool{}
+	for pos := start + nl + 1; pos < end; {
+		nl := bytes.IndexByte(data[pos:end], '\n')
+		if nl < 0 {
+			return nil, "index session line without newline"
+		}
+		line := data[pos : pos+nl]
+		id := gjson.GetBytes(line, "id")
+		if id.Type != gjson.String {
+			return nil, "index session line without an id"
+		}
+		if seen[id.Str] {
+			return nil, fmt.Sprintf("index lists session %q twice", id.Str)
+		}
+		seen[id.Str] = true
+		if _, ok := st.span[id.Str]; !ok {
+			st.order = append(st.order, id.Str)
+		} else if snapshot {
+			return nil, fmt.Sprintf("index lists session %q twice", id.Str)
+		}
+		st.span[id.Str] = span{pos, pos + nl}
+		pos += nl + 1
+	}
+	return hdr, ""
+}
+
+// encodeHeader renders the header line of a record into body.
+func (st *state) encodeHeader(enc *json.Encoder) error {
 	hdr := st.hdr
 	hdr.Sessions = len(st.order)
 	if st.project != nil {
 		hdr.Project = st.project
 	}
-	if err := enc.Encode(&hdr); err != nil {
+	return enc.Encode(&hdr)
+}
+
+// encodeSession renders the line of a decoded session.
+func (st *state) encodeSession(enc *json.Encoder, id string, s *entry) error {
+	is := indexSession{ID: id, Head: s.Head}
+	if s.view != nil {
+		is.View = s.view
+	}
+	return enc.Encode(&is)
+}
+
+// record renders one record: stamp line and body, its MAC chained to prev.
+func record(stamp indexStamp, body []byte, key *logKey, prev string) ([]byte, error) {
+	stamp.Len = len(body)
+	stamp.CRC = crc32.ChecksumIEEE(body)
+	if key != nil {
+		stamp.MAC = hex.EncodeToString(key.chainMAC(prev, body))
+	}
+	out, err := json.Marshal(stamp)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, '\n')
+	return append(out, body...), nil
+}
+
+// encodeIndex renders st as a snapshot: the whole index file's bytes.
+func (st *state) encodeIndex(key *logKey) ([]byte, error) {
+	var body bytes.Buffer
+	enc := json.NewEncoder(&body)
+	enc.SetEscapeHTML(false)
+	if err := st.encodeHeader(enc); err != nil {
 		return nil, err
 	}
 	for _, id := range st.order {
 		if s, ok := st.sess[id]; ok {
-			is := indexSession{ID: id, Head: s.Head}
-			if s.view != nil {
-				is.View = s.view
-			}
-			if err := enc.Encode(&is); err != nil {
+			if err := st.encodeSession(enc, id, s); err != nil {
 				return nil, err
 			}
 			continue
@@ -280,22 +392,38 @@ func (st *state) encodeIndex(key *logKey) ([]byte, error) {
 		sp := st.span[id]
 		body.Write(st.raw[sp.start : sp.end+1])
 	}
-	stamp := indexStamp{Format: indexFormat, Version: indexVersion, CRC: crc32Checksum(body.Bytes())}
-	if key != nil {
-		stamp.MAC = hex.EncodeToString(key.mac(body.Bytes()))
-	}
-	out, err := json.Marshal(stamp)
-	if err != nil {
+	return record(indexStamp{Format: indexFormat, Version: indexVersion}, body.Bytes(), key, "")
+}
+
+// encodeDelta renders the record appended after the index st was read from:
+// the header and every session decoded since (the ones a hook touched).
+func (st *state) encodeDelta(key *logKey) ([]byte, error) {
+	var body bytes.Buffer
+	enc := json.NewEncoder(&body)
+	enc.SetEscapeHTML(false)
+	if err := st.encodeHeader(enc); err != nil {
 		return nil, err
 	}
-	out = append(out, '\n')
-	return append(out, body.Bytes()...), nil
+	for _, id := range st.order {
+		if s, ok := st.sess[id]; ok {
+			if err := st.encodeSession(enc, id, s); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return record(indexStamp{}, body.Bytes(), key, st.lastMAC)
 }
 
 // writeIndex replaces the index file atomically: a reader (or a crash) sees the
 // old index or the new one, never half of one. Callers hold the lock, so one
 // temporary name is enough.
 func writeIndex(path string, st *state, key *logKey) error {
+	if st.appendAt > 0 && st.deltas < maxDeltas {
+		done, err := appendIndex(path, st, key)
+		if done || err != nil {
+			return err
+		}
+	}
 	data, err := st.encodeIndex(key)
 	if err != nil {
 		return fmt.Errorf("encode index: %w", err)
@@ -325,7 +453,35 @@ func writeIndex(path string, st *state, key *logKey) error {
 	return nil
 }
 
-func crc32Checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+// appendIndex appends a delta record to the index st was read from, unless the
+// deltas have outgrown the snapshot (done false: compact). One write on a file
+// opened for appending: a crash leaves at worst a cut-short record, which the
+// next read ignores (see the top of this file).
+func appendIndex(path string, st *state, key *logKey) (done bool, err error) {
+	rec, err := st.encodeDelta(key)
+	if err != nil {
+		return false, fmt.Errorf("encode index: %w", err)
+	}
+	if st.deltaBytes+len(rec) > max(st.baseBytes, compactMinBytes) {
+		return false, nil
+	}
+	f, err := openFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return false, nil
+	}
+	defer f.Close()
+	// Still the file that was read (callers hold the lock; this catches a
+	// file replaced by hand meanwhile).
+	if fi, err := f.Stat(); err != nil || fi.Size() != st.appendAt {
+		return false, nil
+	}
+	if _, err := f.Write(rec); err != nil {
+		// The record may be half written: the next read stops before it, and
+		// the snapshot written now makes it moot.
+		return false, nil
+	}
+	return true, nil
+}
 
 // readFile is os.ReadFile through openFile. It reads the size fstat gives and no
 // more: callers hold the lock, so the file does not change meanwhile.

@@ -15,7 +15,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/adrg/xdg"
+	"github.com/hook-loop/hook-loop/internal/basedir"
 )
 
 // StateDirEnv overrides where hook-loop keeps per-user state (the log keys):
@@ -35,7 +35,7 @@ func StateDir() string {
 	if d := os.Getenv(StateDirEnv); d != "" {
 		return d
 	}
-	return filepath.Join(xdg.StateHome, "hook-loop")
+	return filepath.Join(basedir.StateHome(), "hook-loop")
 }
 
 // logKey is the key of one log and what hook-loop recorded when it created it:
@@ -214,7 +214,16 @@ type judge struct {
 	m          hash.Hash // the key's HMAC, reused line after line
 }
 
-func (j *judge) verdict(line []byte, e *Event, start int64, lastHash string) string {
+// macChecked is verdict's argument when the line's MAC was checked already.
+type macChecked int8
+
+const (
+	macUnchecked macChecked = iota
+	macGood
+	macBad
+)
+
+func (j *judge) verdict(line []byte, e *Event, start int64, lastHash string, checked macChecked) string {
 	if e.MAC == "" {
 		if j.key == nil {
 			return ""
@@ -237,10 +246,16 @@ func (j *judge) verdict(line []byte, e *Event, start int64, lastHash string) str
 		}
 		return "has a MAC but this log has no key here (written on another machine, the project moved, HOME or " + StateDirEnv + " differs from the hooks', or forged)"
 	}
-	if j.m == nil {
-		j.m = j.key.newMAC()
+	if checked == macUnchecked {
+		if j.m == nil {
+			j.m = j.key.newMAC()
+		}
+		checked = macBad
+		if macOK(j.m, line) {
+			checked = macGood
+		}
 	}
-	if !macOK(j.m, line) {
+	if checked != macGood {
 		return "MAC does not match the line: forged or edited"
 	}
 	if e.PrevHash != lastHash {
@@ -261,4 +276,13 @@ func legacyCheck(key *logKey, f io.ReaderAt, size int64) func() bool {
 		}
 		return hex.EncodeToString(h.Sum(nil)) == key.LegacySHA256
 	}
+}
+
+// chainMAC is the MAC of an index record: the previous record's MAC (hex, ""
+// for the first) and then the body.
+func (k *logKey) chainMAC(prev string, body []byte) []byte {
+	m := hmac.New(sha256.New, k.raw)
+	m.Write([]byte(prev))
+	m.Write(body)
+	return m.Sum(nil)
 }

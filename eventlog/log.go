@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -428,8 +429,13 @@ func (l *Log) load(f *os.File, size int64, fid string) (*state, *tornTail, error
 	if st.hdr.Offset == size {
 		return st, nil, nil
 	}
-	lr := newLineReader(io.NewSectionReader(f, st.hdr.Offset, size-st.hdr.Offset))
 	st.judge = l.judgeFor(f, size)
+	if size-st.hdr.Offset >= parallelFoldBytes {
+		if err := l.foldParallel(st, f, size); err != nil {
+			return nil, nil, err
+		}
+	}
+	lr := newLineReader(io.NewSectionReader(f, st.hdr.Offset, size-st.hdr.Offset))
 	var torn *tornTail
 	for {
 		line, terminated, tooLong, n, err := lr.next()
@@ -460,13 +466,61 @@ func (l *Log) load(f *os.File, size int64, fid string) (*state, *tornTail, error
 // foldLine accounts for one line and folds it into st when it is an event
 // hook-loop wrote (judge.verdict); a line it did not is noted, not folded.
 func (l *Log) foldLine(st *state, line []byte, size int, light bool) {
-	hash := LineHash(line)
-	start := st.hdr.Offset
-	st.addLine(line, hash, size)
-	if len(bytes.TrimSpace(line)) == 0 {
+	if st.judge == nil {
+		st.judge = &judge{key: l.key, unverified: l.unverified}
+	}
+	if st.judge.m == nil {
+		st.judge.m = l.lineMAC()
+	}
+	p := preparedLine{line: line, size: size}
+	l.prepare(&p, st.judge.m, light)
+	l.foldPrepared(st, &p)
+}
+
+// preparedLine is one log line with the work that does not depend on the lines
+// before it (hash, MAC, parse), which a cold rebuild does in parallel.
+type preparedLine struct {
+	line    []byte
+	size    int // with the newline
+	hash    string
+	blank   bool
+	tooLong bool
+	e       Event
+	err     error
+	mac     macChecked
+}
+
+// prepare hashes and parses p.line; m, when not nil, is a MAC under the log's
+// key to check the line with first.
+func (l *Log) prepare(p *preparedLine, m hash.Hash, light bool) {
+	p.hash = LineHash(p.line)
+	if len(bytes.TrimSpace(p.line)) == 0 {
+		p.blank = true
 		return
 	}
-	e, err := parseLine(line, !(light && l.light))
+	if m != nil {
+		p.mac = macBad
+		if macOK(m, p.line) {
+			p.mac = macGood
+		}
+	}
+	p.e, p.err = parseLineMAC(p.line, !(light && l.light), p.mac == macGood)
+}
+
+// foldPrepared is foldLine's sequential part.
+func (l *Log) foldPrepared(st *state, p *preparedLine) {
+	if p.tooLong {
+		st.addLine(nil, "", p.size)
+		l.warn("%s:%d: skipped: line longer than %d bytes", l.path, st.hdr.Lines, MaxLineBytes)
+		return
+	}
+	line, hash := p.line, p.hash
+	start := st.hdr.Offset
+	st.addLine(line, hash, p.size)
+	if p.blank {
+		return
+	}
+	e, err := p.e, p.err
 	if err != nil {
 		l.warn("%s:%d: skipped: %v", l.path, st.hdr.Lines, err)
 		return
@@ -478,7 +532,7 @@ func (l *Log) foldLine(st *state, line []byte, size int, light bool) {
 	if st.judge == nil {
 		st.judge = &judge{key: l.key, unverified: l.unverified}
 	}
-	if why := st.judge.verdict(line, &e, start, last); why != "" {
+	if why := st.judge.verdict(line, &e, start, last, p.mac); why != "" {
 		l.warn("%s:%d: not honoured (session %q): %s", l.path, st.hdr.Lines, e.SessionID, why)
 		st.hdr.Tampered++
 		// Past the cap, a note only for a session the log really has (forged

@@ -2,7 +2,6 @@ package eventlog
 
 import (
 	"bytes"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -67,7 +66,7 @@ func fullFold(t testing.TB, l *Log) (map[string]Summary, Summary, []string) {
 		if s := st.session(sl.e.SessionID, false); s != nil {
 			last = s.LastHash
 		}
-		if j.verdict(sl.raw, sl.e, sl.start, last) == "" {
+		if j.verdict(sl.raw, sl.e, sl.start, last, macUnchecked) == "" {
 			st.apply(sl.e, sl.hash)
 		}
 		return nil
@@ -592,6 +591,7 @@ func TestIndexUntouchedSessionsCopied(t *testing.T) {
 		evs = append(evs, ev(fmt.Sprintf("s%02d", i), TypeSessionInitialized, "a", map[string]any{"initial_state": "a"}))
 	}
 	appendAll(t, l, evs...)
+	compactIndex(t, l)
 	before := readLines(t, l.IndexPath())
 	err := l.Update(func(tx *Tx) error {
 		if got := len(tx.SessionIDs()); got != 40 {
@@ -606,15 +606,19 @@ func TestIndexUntouchedSessionsCopied(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The snapshot stays as it was; one delta follows with the new header and
+	// s07's line only.
 	after := readLines(t, l.IndexPath())
-	if len(after) != len(before) {
+	if len(after) != len(before)+3 {
 		t.Fatalf("index has %d lines, had %d", len(after), len(before))
 	}
-	for i := 2; i < len(after); i++ {
-		changed := after[i] != before[i]
-		if want := strings.Contains(after[i], `"id":"s07"`); changed != want {
-			t.Errorf("index line %d changed=%v: %s", i+1, changed, after[i])
+	for i := range before {
+		if after[i] != before[i] {
+			t.Errorf("index line %d changed: %s", i+1, after[i])
 		}
+	}
+	if d := after[len(before)+2]; !strings.Contains(d, `"id":"s07"`) {
+		t.Errorf("delta session line %s", d)
 	}
 	assertConsistent(t, l)
 }
@@ -624,6 +628,7 @@ func TestIndexUntouchedSessionsCopied(t *testing.T) {
 func TestIndexEntryThatDoesNotDecode(t *testing.T) {
 	l := newLog(t)
 	appendAll(t, l, ev("a", TypeHookFired, "x", nil), ev("b", TypeHookFired, "y", nil))
+	compactIndex(t, l)
 	lines := readLines(t, l.IndexPath())
 	for i := 2; i < len(lines); i++ {
 		if strings.Contains(lines[i], `"id":"b"`) {
@@ -632,8 +637,8 @@ func TestIndexEntryThatDoesNotDecode(t *testing.T) {
 	}
 	rest := strings.Join(lines[1:], "\n") + "\n"
 	// Damaged as if by a bug, not an attack: the checksum and the MAC fit.
-	stamp, _ := json.Marshal(indexStamp{Format: indexFormat, Version: indexVersion, CRC: crc32Checksum([]byte(rest)), MAC: hex.EncodeToString(l.key.mac([]byte(rest)))})
-	os.WriteFile(l.IndexPath(), []byte(string(stamp)+"\n"+rest), 0o644)
+	data, _ := record(indexStamp{Format: indexFormat, Version: indexVersion}, []byte(rest), l.key, "")
+	os.WriteFile(l.IndexPath(), data, 0o644)
 	logBefore, _ := os.ReadFile(l.Path())
 
 	// A run that needs only a is not bothered.
@@ -761,5 +766,25 @@ func TestAppendFoldsWhatIsWritten(t *testing.T) {
 	assertConsistent(t, l)
 	if r, err := l.Verify(); err != nil || !r.OK() || r.Events != 2 {
 		t.Fatalf("verify %+v %v", r, err)
+	}
+}
+
+// compactIndex rewrites l's index as one snapshot, as a compaction does, for
+// tests that edit it line by line.
+func compactIndex(t *testing.T, l *Log) {
+	t.Helper()
+	if err := l.loadKey(); err != nil {
+		t.Fatal(err)
+	}
+	st, why, err := readIndex(l.IndexPath(), l.folder, l.key, false)
+	if st == nil {
+		t.Fatalf("read index: %s %v", why, err)
+	}
+	data, err := st.encodeIndex(l.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(l.IndexPath(), data, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -214,7 +214,7 @@ func (l *Log) Verify() (VerifyReport, error) {
 			}
 			// Honoured as the fold honours it; the chain below runs over every
 			// event line, so its reasons tell an edit from an insert or a gap.
-			if why := j.verdict(sl.raw, e, sl.start, h.okHash); why != "" {
+			if why := j.verdict(sl.raw, e, sl.start, h.okHash, macUnchecked); why != "" {
 				r.TamperedCount++
 				if len(r.Tampered) < 1000 {
 					r.Tampered = append(r.Tampered, TamperNote{Line: sl.n, Session: e.SessionID, Reason: why})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -114,13 +115,15 @@ func TestEditedLineIsNotHonoured(t *testing.T) {
 
 func TestEditedIndexIsNotTrusted(t *testing.T) {
 	l := executing(t)
+	compactIndex(t, l)
 	b, _ := os.ReadFile(l.IndexPath())
 	b = bytes.ReplaceAll(b, []byte(`"state":"executing"`), []byte(`"state":"done"`))
 	// Fix the checksum, as anyone can; the MAC they cannot.
 	nl := bytes.IndexByte(b, '\n')
 	var stamp indexStamp
 	json.Unmarshal(b[:nl], &stamp)
-	stamp.CRC = crc32Checksum(b[nl+1:])
+	stamp.CRC = crc32.ChecksumIEEE(b[nl+1:])
+	stamp.Len = len(b[nl+1:])
 	head, _ := json.Marshal(stamp)
 	os.WriteFile(l.IndexPath(), append(append(head, '\n'), b[nl+1:]...), 0o644)
 	s, _ := sessionTampered(t, l, "s1")

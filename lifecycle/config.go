@@ -21,7 +21,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/adrg/xdg"
+	"github.com/hook-loop/hook-loop/internal/basedir"
 	"github.com/hook-loop/hook-loop/sdk/hooks"
 	"go.yaml.in/yaml/v3"
 	"mvdan.cc/sh/v3/shell"
@@ -194,7 +194,7 @@ func ConfigPath(flag string, getenv func(string) string) (path string, explicit 
 	}
 	dir := getenv("XDG_CONFIG_HOME")
 	if dir == "" || !filepath.IsAbs(dir) {
-		dir = xdg.ConfigHome
+		dir = basedir.ConfigHome()
 	}
 	yml := filepath.Join(dir, "hook-loop", "config.yaml")
 	if _, err := os.Stat(yml); err == nil {

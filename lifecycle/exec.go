@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/adrg/xdg"
+	"github.com/hook-loop/hook-loop/internal/basedir"
 )
 
 // maxAnswer bounds what an executor may answer; decisions are a few hundred bytes.
@@ -148,8 +148,8 @@ func (r *Runner) getenv() func(string) string {
 	return os.Getenv
 }
 
-// cacheDir and stateDir read XDG_* through getenv first: xdg caches the
-// environment when the process starts.
+// cacheDir and stateDir read XDG_* through getenv first: the runner's
+// environment, not necessarily the process's, which basedir reads.
 func (r *Runner) cacheDir() string {
 	if r.CacheDir != "" {
 		return r.CacheDir
@@ -157,7 +157,7 @@ func (r *Runner) cacheDir() string {
 	if d := r.getenv()("XDG_CACHE_HOME"); filepath.IsAbs(d) {
 		return d
 	}
-	return xdg.CacheHome
+	return basedir.CacheHome()
 }
 
 func (r *Runner) stateDir() string {
@@ -167,7 +167,7 @@ func (r *Runner) stateDir() string {
 	if d := r.getenv()("XDG_STATE_HOME"); filepath.IsAbs(d) {
 		return d
 	}
-	return xdg.StateHome
+	return basedir.StateHome()
 }
 
 func firstLine(s string) string {

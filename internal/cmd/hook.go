@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"context"
+
 	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/adapters/registry"
 	"github.com/hook-loop/hook-loop/internal/hookrun"
@@ -46,19 +48,24 @@ func NewCmdHook(f *Factory, h harness.Harness, hs []harness.Harness, runF func(*
 			&cli.BoolFlag{Name: "record", Usage: "also keep the raw hook input in .hook-loop/trace.jsonl, for hook-loop replay", Destination: &o.Record},
 		},
 		Action: func(c *cli.Context) error {
-			// A hook never fails on an unreadable working directory: the
-			// project is then looked up from "." as the process would.
-			o.IO, o.Getenv, o.WorkDir = f.IOStreams, f.Getenv, f.Cwd()
-			o.OwnedPaths = registry.OwnedPaths(hs, f.Home(), f.Getenv)
+			o.setEnv(f, hs)
 			if runF != nil {
 				return runF(o)
 			}
-			return runHook(c, o)
+			return runHook(c.Context, o)
 		},
 	}
 }
 
-func runHook(c *cli.Context, o *HookOptions) error {
+// setEnv fills in what a hook takes from its process rather than its flags.
+func (o *HookOptions) setEnv(f *Factory, hs []harness.Harness) {
+	// A hook never fails on an unreadable working directory: the project is
+	// then looked up from "." as the process would.
+	o.IO, o.Getenv, o.WorkDir = f.IOStreams, f.Getenv, f.Cwd()
+	o.OwnedPaths = registry.OwnedPaths(hs, f.Home(), f.Getenv)
+}
+
+func runHook(ctx context.Context, o *HookOptions) error {
 	s, cwd := o.IO, o.WorkDir
 	if project := o.Harness.Hook().Project; project != nil {
 		dir, gated := project(s.In, o.Getenv, o.ConfigPath, cwd)
@@ -67,7 +74,7 @@ func runHook(c *cli.Context, o *HookOptions) error {
 		}
 		cwd = dir
 	}
-	out := hookrun.Run(c.Context, hookrun.Options{
+	out := hookrun.Run(ctx, hookrun.Options{
 		Adapter:     o.Harness.NewAdapter(),
 		Event:       o.Event,
 		ConfigPath:  o.ConfigPath,

@@ -163,7 +163,11 @@ func version(info func() (*debug.BuildInfo, bool)) string {
 // Main runs hook-loop with args (args[0] is the program name) and returns the exit
 // status. Errors are printed as one line on stderr.
 func Main(args []string, in io.Reader, out, errOut io.Writer) int {
-	return Run(cmdutil.New(&IOStreams{In: in, Out: out, ErrOut: errOut}, version(debug.ReadBuildInfo)), registry.All(), args)
+	f, hs := cmdutil.New(&IOStreams{In: in, Out: out, ErrOut: errOut}, version(debug.ReadBuildInfo)), registry.All()
+	if code, ok := runHookDirect(f, hs, args); ok {
+		return code
+	}
+	return Run(f, hs, args)
 }
 
 // Run runs hook-loop for the harnesses hs with the factory's streams and
@@ -180,7 +184,12 @@ func Run(f *Factory, hs []harness.Harness, args []string) (code int) {
 		}
 	}()
 	app := NewApp(f, hs)
-	err := app.Run(interspersed(app, helpArgs(args)))
+	return exitCode(errOut, app.Run(interspersed(app, helpArgs(args))))
+}
+
+// exitCode prints err as one line on errOut and returns the exit status it
+// stands for.
+func exitCode(errOut io.Writer, err error) int {
 	if err == nil {
 		return 0
 	}

@@ -258,11 +258,24 @@ func (o obj) get(key string) (gjson.Result, bool) {
 
 // kind names a JSON value's type for "expected X (got Y)" messages.
 
-var identRe = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$-]*$`)
+// isIdent reports whether key matches ^[A-Za-z_$][A-Za-z0-9_$-]*$. By hand, not
+// a package-level regexp: compiling one at init costs every hook process.
+func isIdent(key string) bool {
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		switch {
+		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c == '_', c == '$':
+		case i > 0 && (c >= '0' && c <= '9' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return key != ""
+}
 
 // child is path.key, quoting keys that are not identifiers (path["odd key"]).
 func child(path, key string) string {
-	if !identRe.MatchString(key) {
+	if !isIdent(key) {
 		return path + "[" + strconv.Quote(key) + "]"
 	}
 	if path == "" {
@@ -339,7 +352,19 @@ func (p *parser) optionalStringList(o obj, key, path string) []string {
 	return l
 }
 
-var intLiteral = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
+// isIntLiteral reports whether s matches ^-?(0|[1-9][0-9]*)$ (by hand, as isIdent).
+func isIntLiteral(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	if s == "" || (s[0] == '0' && len(s) > 1) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
 
 // positiveInt reads an optional positive integer (a JSON integer literal: 3.0 is
 // refused, as the Python original's isinstance(value, int) did).
@@ -355,7 +380,7 @@ func (p *parser) wholeInt(o obj, key, path string, def, low int, want, hint stri
 		return def
 	}
 	at := child(path, key)
-	if r.Type != gjson.Number || !intLiteral.MatchString(r.Raw) {
+	if r.Type != gjson.Number || !isIntLiteral(r.Raw) {
 		p.errorf(CodeBadType, at, "", "%s must be %s (got %s)", key, want, describe(r))
 		return def
 	}

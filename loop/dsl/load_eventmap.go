@@ -121,7 +121,7 @@ func (p *parser) matcher(r gjson.Result, at, owner string) Matcher {
 			return m
 		}
 		n, err := strconv.Atoi(lit)
-		if !intLiteral.MatchString(lit) || err != nil {
+		if !isIntLiteral(lit) || err != nil {
 			p.errorf(CodeBadValue, ep, "write a whole number such as 0", "exit_code must be an integer or a numeric string like \"0\" (got %s)", describeValue(er, true))
 			return m
 		}
@@ -134,7 +134,7 @@ func (p *parser) matcher(r gjson.Result, at, owner string) Matcher {
 			lit = er.String()
 		}
 		n, err := strconv.Atoi(lit)
-		if (er.Type != gjson.Number && er.Type != gjson.String) || !intLiteral.MatchString(lit) || err != nil {
+		if (er.Type != gjson.Number && er.Type != gjson.String) || !isIntLiteral(lit) || err != nil {
 			p.errorf(CodeBadValue, ep, "write a whole number such as 0", "exit_code_not must be an integer or a numeric string like \"0\" (got %s)", describeValue(er, true))
 			return m
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -567,5 +568,19 @@ func TestUnknownNamesSuggestTheClosest(t *testing.T) {
 	}
 	if h := hints["loop.transitions[1].event"]; h != defaultHints[CodeUnknownEvent] {
 		t.Errorf("far name hint = %q, want the default", h)
+	}
+}
+
+// The hand-written matchers agree with the regexps they replace.
+func TestIdentAndIntLiteralMatchers(t *testing.T) {
+	ident := regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$-]*$`)
+	intLit := regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
+	for _, s := range []string{"", "a", "A9", "_x-y", "$", "9a", "-a", "a b", "é", "x.y", "0", "-0", "01", "-", "10", "-12", "1e3", "3.0", "--1", "a-"} {
+		if got, want := isIdent(s), ident.MatchString(s); got != want {
+			t.Errorf("isIdent(%q) = %v, want %v", s, got, want)
+		}
+		if got, want := isIntLiteral(s), intLit.MatchString(s); got != want {
+			t.Errorf("isIntLiteral(%q) = %v, want %v", s, got, want)
+		}
 	}
 }
