@@ -19,15 +19,8 @@ import (
 type InstallOptions struct {
 	cmdutil.Common
 
-	Scope       string
-	DSL         string
-	Profile     string
-	Destination string
-	Home        string
-	Binary      string // the hook-loop executable; "" = the running one
-	Record      bool
-	Store       string // --store: a postgres:// URL for the loop's log
-	Mode        string
+	Scope string
+	Home  string
 }
 
 // NewCmd builds the `claude` command: install and uninstall.
@@ -41,40 +34,29 @@ func NewCmd(f *cmdutil.Factory) *cli.Command {
 
 // NewCmdInstall builds `claude install`; runF replaces the run function in tests.
 func NewCmdInstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Command {
-	o := &InstallOptions{}
-	return &cli.Command{
+	return cmdutil.NewInstallCmd(f, runF, cmdutil.InstallCmd[*InstallOptions]{
 		Name:      "install",
 		Usage:     "merge hook-loop's hooks into a Claude Code settings file",
 		UsageText: "hook-loop claude install [--scope project|local|user] [--dsl FILE | --profile NAME] [--destination DIR] [--record] [--mode MODE] [--write]",
-		Flags: append(commonFlags(o),
-			&cli.StringFlag{Name: "dsl", Usage: "loop file the hooks use (default: hook-loop.json in the project)", Destination: &o.DSL},
-			&cli.StringFlag{Name: "profile", Usage: "write the gallery loop NAME as the project's hook-loop.json", Destination: &o.Profile},
-			cmdutil.RecordFlag(&o.Record),
-			cmdutil.StoreFlag(&o.Store),
-			cmdutil.ModeFlag(&o.Mode),
-		),
-		Action: cmdutil.Action(f, &o.Common, o, runF, runInstall),
-	}
+		Where:     scopeFlag,
+		DSLUsage:  "loop file the hooks use (default: hook-loop.json in the project)",
+		Run:       runInstall,
+	})
 }
 
 // NewCmdUninstall builds `claude uninstall`; runF replaces the run function in tests.
 func NewCmdUninstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Command {
-	o := &InstallOptions{}
-	return &cli.Command{
+	return cmdutil.NewInstallCmd(f, runF, cmdutil.InstallCmd[*InstallOptions]{
 		Name:      "uninstall",
 		Usage:     "remove hook-loop's hooks (and only those) from a Claude Code settings file",
 		UsageText: "hook-loop claude uninstall [--scope project|local|user] [--destination DIR] [--write]",
-		Flags:     commonFlags(o),
-		Action:    cmdutil.Action(f, &o.Common, o, runF, runUninstall),
-	}
+		Where:     scopeFlag,
+		Run:       runUninstall,
+	})
 }
 
-func commonFlags(o *InstallOptions) []cli.Flag {
-	return append([]cli.Flag{
-		&cli.StringFlag{Name: "scope", Value: scopeProject, Usage: "settings file: project (.claude/settings.json), local (.claude/settings.local.json) or user (~/.claude/settings.json)", Destination: &o.Scope},
-		&cli.StringFlag{Name: "destination", Usage: "project directory (default: the current directory)", Destination: &o.Destination},
-		cmdutil.StateFlag(&o.State),
-	}, cmdutil.DryRunWriteFlags(&o.DryRun, &o.Write)...)
+func scopeFlag(o *InstallOptions) []cli.Flag {
+	return []cli.Flag{&cli.StringFlag{Name: "scope", Value: scopeProject, Usage: "settings file: project (.claude/settings.json), local (.claude/settings.local.json) or user (~/.claude/settings.json)", Destination: &o.Scope}}
 }
 
 // claudeTarget resolves the project directory, home and settings path.

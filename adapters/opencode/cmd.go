@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/hook-loop/hook-loop/gallery"
 	"github.com/hook-loop/hook-loop/internal/cmdutil"
-	"github.com/hook-loop/hook-loop/scaffold"
 	"github.com/urfave/cli/v2"
 )
 
@@ -14,16 +12,6 @@ import (
 // uninstall` (the Python prototype's, plus --hooks-config and uninstall's --purge).
 type InstallOptions struct {
 	cmdutil.Common
-
-	Profile     string
-	DSL         string
-	Destination string
-	HooksConfig string
-	Record      bool
-	Store       string
-	Mode        string
-	Purge       bool
-	Binary      string // hidden: the binary the plugin runs ("" = this one)
 }
 
 // NewCmd builds the `opencode` command: install and uninstall.
@@ -37,47 +25,31 @@ func NewCmd(f *cmdutil.Factory) *cli.Command {
 
 // NewCmdInstall builds `opencode install`; runF replaces the run function in tests.
 func NewCmdInstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Command {
-	o := &InstallOptions{}
-	return &cli.Command{
-		Name:      "install",
-		Usage:     "write .opencode/plugins/hook_loop.js and the loop file (kept when present)",
-		UsageText: "hook-loop opencode install [--profile NAME | --dsl FILE] [--destination DIR] [--hooks-config FILE] [--record] [--mode MODE] [--write]",
-		Flags: append(commonFlags(o),
-			&cli.StringFlag{Name: "profile", Usage: "gallery loop written as hook-loop.json (" + scaffold.ProfileNames() + "; default " + gallery.Default + ")", Destination: &o.Profile},
-			&cli.StringFlag{Name: "dsl", Usage: "copy this loop file instead of the profile (it wins over --profile)", Destination: &o.DSL},
-			&cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration the plugin passes to hook-loop (default: the user's)", Destination: &o.HooksConfig},
-			cmdutil.RecordFlag(&o.Record),
-			cmdutil.StoreFlag(&o.Store),
-			cmdutil.ModeFlag(&o.Mode),
-		),
-		Action: cmdutil.Action(f, &o.Common, o, runF, runInstall),
-	}
+	return cmdutil.NewInstallCmd(f, runF, cmdutil.InstallCmd[*InstallOptions]{
+		Name:        "install",
+		Usage:       "write .opencode/plugins/hook_loop.js and the loop file (kept when present)",
+		UsageText:   "hook-loop opencode install [--profile NAME | --dsl FILE] [--destination DIR] [--hooks-config FILE] [--record] [--mode MODE] [--write]",
+		DSLUsage:    cmdutil.CopiedDSLUsage,
+		HooksConfig: true,
+		Binary:      true,
+		Run:         runInstall,
+	})
 }
 
 // NewCmdUninstall builds `opencode uninstall`; runF replaces the run function in tests.
 func NewCmdUninstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Command {
-	o := &InstallOptions{}
-	return &cli.Command{
+	return cmdutil.NewInstallCmd(f, runF, cmdutil.InstallCmd[*InstallOptions]{
 		Name:      "uninstall",
 		Usage:     "remove hook-loop's opencode plugin (never another file)",
 		UsageText: "hook-loop opencode uninstall [--destination DIR] [--write] [--purge]",
-		Flags: append(commonFlags(o),
-			&cli.BoolFlag{Name: "purge", Usage: "also remove hook-loop.json and .hook-loop/", Destination: &o.Purge},
-		),
-		Action: cmdutil.Action(f, &o.Common, o, runF, runUninstall),
-	}
-}
-
-func commonFlags(o *InstallOptions) []cli.Flag {
-	return append([]cli.Flag{
-		&cli.StringFlag{Name: "destination", Value: ".", Usage: "project directory", Destination: &o.Destination},
-		&cli.StringFlag{Name: "binary", Hidden: true, Destination: &o.Binary},
-		cmdutil.StateFlag(&o.State),
-	}, cmdutil.DryRunWriteFlags(&o.DryRun, &o.Write)...)
+		Binary:    true,
+		Purge:     true,
+		Run:       runUninstall,
+	})
 }
 
 func (o *InstallOptions) scaffold() planOptions {
-	return planOptions{Profile: o.Profile, DSLPath: o.DSL, Destination: cmdutil.Resolve(o.WorkDir, o.Destination), Binary: o.Binary,
+	return planOptions{Profile: o.Profile, DSLPath: o.DSL, Destination: o.ProjectDest(), Binary: o.Binary,
 		HooksConfig: o.HooksConfig, Record: o.Record, Version: o.Version, Purge: o.Purge, Store: o.Store, State: o.State, Getenv: o.Getenv, Mode: o.Mode}
 }
 

@@ -17,16 +17,8 @@ import (
 type InstallOptions struct {
 	cmdutil.Common
 
-	Scope       string
-	DSL         string
-	Profile     string
-	Destination string
-	HooksConfig string
-	Record      bool
-	Store       string // --store: a postgres:// URL for the loop's log
-	Mode        string
-	Home        string
-	Binary      string // the hook-loop executable; "" = the running one
+	Scope string
+	Home  string
 }
 
 // NewCmd builds the `pi` command: install and uninstall.
@@ -40,41 +32,30 @@ func NewCmd(f *cmdutil.Factory) *cli.Command {
 
 // NewCmdInstall builds `pi install`; runF replaces the run function in tests.
 func NewCmdInstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Command {
-	o := &InstallOptions{}
-	return &cli.Command{
-		Name:      "install",
-		Usage:     "write the hook-loop extension pi loads (.pi/extensions/hook_loop.ts)",
-		UsageText: "hook-loop pi install [--scope project|user] [--dsl FILE | --profile NAME] [--destination DIR] [--hooks-config FILE] [--record] [--mode MODE] [--write]",
-		Flags: append(commonFlags(o),
-			&cli.StringFlag{Name: "dsl", Usage: "loop file the extension uses (default: hook-loop.json in the project)", Destination: &o.DSL},
-			&cli.StringFlag{Name: "profile", Usage: "write the gallery loop NAME as the project's hook-loop.json", Destination: &o.Profile},
-			&cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration pi-hook passes on (default: the user's config.json)", Destination: &o.HooksConfig},
-			cmdutil.RecordFlag(&o.Record),
-			cmdutil.StoreFlag(&o.Store),
-			cmdutil.ModeFlag(&o.Mode),
-		),
-		Action: cmdutil.Action(f, &o.Common, o, runF, runInstall),
-	}
+	return cmdutil.NewInstallCmd(f, runF, cmdutil.InstallCmd[*InstallOptions]{
+		Name:        "install",
+		Usage:       "write the hook-loop extension pi loads (.pi/extensions/hook_loop.ts)",
+		UsageText:   "hook-loop pi install [--scope project|user] [--dsl FILE | --profile NAME] [--destination DIR] [--hooks-config FILE] [--record] [--mode MODE] [--write]",
+		Where:       scopeFlag,
+		DSLUsage:    "loop file the extension uses (default: hook-loop.json in the project)",
+		HooksConfig: true,
+		Run:         runInstall,
+	})
 }
 
 // NewCmdUninstall builds `pi uninstall`; runF replaces the run function in tests.
 func NewCmdUninstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Command {
-	o := &InstallOptions{}
-	return &cli.Command{
+	return cmdutil.NewInstallCmd(f, runF, cmdutil.InstallCmd[*InstallOptions]{
 		Name:      "uninstall",
 		Usage:     "remove the hook-loop extension (only a file hook-loop wrote)",
 		UsageText: "hook-loop pi uninstall [--scope project|user] [--destination DIR] [--write]",
-		Flags:     commonFlags(o),
-		Action:    cmdutil.Action(f, &o.Common, o, runF, runUninstall),
-	}
+		Where:     scopeFlag,
+		Run:       runUninstall,
+	})
 }
 
-func commonFlags(o *InstallOptions) []cli.Flag {
-	return append([]cli.Flag{
-		&cli.StringFlag{Name: "scope", Value: scopeProject, Usage: "where the extension goes: project (.pi/extensions/) or user (~/.pi/agent/extensions/, every project)", Destination: &o.Scope},
-		&cli.StringFlag{Name: "destination", Usage: "project directory (default: the current directory)", Destination: &o.Destination},
-		cmdutil.StateFlag(&o.State),
-	}, cmdutil.DryRunWriteFlags(&o.DryRun, &o.Write)...)
+func scopeFlag(o *InstallOptions) []cli.Flag {
+	return []cli.Flag{&cli.StringFlag{Name: "scope", Value: scopeProject, Usage: "where the extension goes: project (.pi/extensions/) or user (~/.pi/agent/extensions/, every project)", Destination: &o.Scope}}
 }
 
 // piTarget resolves the project directory and the extension's path.
