@@ -25,34 +25,26 @@ type InstallOptions struct {
 
 // NewCmd builds the `claude` command: install and uninstall.
 func NewCmd(f *cmdutil.Factory) *cli.Command {
-	return &cli.Command{
-		Name:        "claude",
-		Usage:       "install hook-loop into Claude Code's settings, or remove it",
-		Subcommands: []*cli.Command{NewCmdInstall(f, nil), NewCmdUninstall(f, nil)},
-	}
+	return cmdutil.NewHarnessCmd(f, "claude", "install hook-loop into Claude Code's settings, or remove it", installCmd, uninstallCmd)
 }
 
-// NewCmdInstall builds `claude install`; runF replaces the run function in tests.
-func NewCmdInstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Command {
-	return cmdutil.NewInstallCmd(f, runF, cmdutil.InstallCmd[*InstallOptions]{
-		Name:      "install",
-		Usage:     "merge hook-loop's hooks into a Claude Code settings file",
-		UsageText: "hook-loop claude install [--scope project|local|user] [--dsl FILE | --profile NAME] [--destination DIR] [--record] [--mode MODE] [--write]",
-		Where:     scopeFlag,
-		DSLUsage:  "loop file the hooks use (default: hook-loop.json in the project)",
-		Run:       runInstall,
-	})
+// installCmd is `claude install`.
+var installCmd = cmdutil.InstallCmd[*InstallOptions]{
+	Name:      "install",
+	Usage:     "merge hook-loop's hooks into a Claude Code settings file",
+	UsageText: "hook-loop claude install [--scope project|local|user] [--dsl FILE | --profile NAME] [--destination DIR] [--record] [--mode MODE] [--write]",
+	Where:     scopeFlag,
+	DSLUsage:  "loop file the hooks use (default: hook-loop.json in the project)",
+	Run:       runInstall,
 }
 
-// NewCmdUninstall builds `claude uninstall`; runF replaces the run function in tests.
-func NewCmdUninstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Command {
-	return cmdutil.NewInstallCmd(f, runF, cmdutil.InstallCmd[*InstallOptions]{
-		Name:      "uninstall",
-		Usage:     "remove hook-loop's hooks (and only those) from a Claude Code settings file",
-		UsageText: "hook-loop claude uninstall [--scope project|local|user] [--destination DIR] [--write]",
-		Where:     scopeFlag,
-		Run:       runUninstall,
-	})
+// uninstallCmd is `claude uninstall`.
+var uninstallCmd = cmdutil.InstallCmd[*InstallOptions]{
+	Name:      "uninstall",
+	Usage:     "remove hook-loop's hooks (and only those) from a Claude Code settings file",
+	UsageText: "hook-loop claude uninstall [--scope project|local|user] [--destination DIR] [--write]",
+	Where:     scopeFlag,
+	Run:       runUninstall,
 }
 
 func scopeFlag(o *InstallOptions) []cli.Flag {

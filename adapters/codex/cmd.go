@@ -24,43 +24,35 @@ type InstallOptions struct {
 
 // NewCmd builds the `codex` command: install and uninstall.
 func NewCmd(f *cmdutil.Factory) *cli.Command {
-	return &cli.Command{
-		Name:        "codex",
-		Usage:       "install hook-loop into Codex CLI's hooks, or remove it",
-		Subcommands: []*cli.Command{NewCmdInstall(f, nil), NewCmdUninstall(f, nil)},
-	}
+	return cmdutil.NewHarnessCmd(f, "codex", "install hook-loop into Codex CLI's hooks, or remove it", installCmd, uninstallCmd)
 }
 
-// NewCmdInstall builds `codex install`; runF replaces the run function in tests.
-func NewCmdInstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Command {
-	return cmdutil.NewInstallCmd(f, runF, cmdutil.InstallCmd[*InstallOptions]{
-		Name:      "install",
-		Usage:     "write hook-loop's hooks.json entries (merged into an existing file) and the loop file",
-		UsageText: "hook-loop codex install [--profile NAME | --dsl FILE] [--target project|user|directory] [--destination DIR] [--write [--trust]]",
-		Where:     whereFlags,
-		DSLUsage:  cmdutil.CopiedDSLUsage,
-		Binary:    true,
-		Flags: func(o *InstallOptions) []cli.Flag {
-			return []cli.Flag{
-				&cli.BoolFlag{Name: "trust", Usage: "mark the project and exactly hook-loop's hooks trusted through codex app-server, so Codex runs them", Destination: &o.Trust},
-				&cli.BoolFlag{Name: "no-trust", Usage: "write changed hooks even though Codex trusted the earlier ones (it then skips them until they are trusted again)", Destination: &o.NoTrust},
-			}
-		},
-		Run: runInstall,
-	})
+// installCmd is `codex install`.
+var installCmd = cmdutil.InstallCmd[*InstallOptions]{
+	Name:      "install",
+	Usage:     "write hook-loop's hooks.json entries (merged into an existing file) and the loop file",
+	UsageText: "hook-loop codex install [--profile NAME | --dsl FILE] [--target project|user|directory] [--destination DIR] [--write [--trust]]",
+	Where:     whereFlags,
+	DSLUsage:  cmdutil.CopiedDSLUsage,
+	Binary:    true,
+	Flags: func(o *InstallOptions) []cli.Flag {
+		return []cli.Flag{
+			&cli.BoolFlag{Name: "trust", Usage: "mark the project and exactly hook-loop's hooks trusted through codex app-server, so Codex runs them", Destination: &o.Trust},
+			&cli.BoolFlag{Name: "no-trust", Usage: "write changed hooks even though Codex trusted the earlier ones (it then skips them until they are trusted again)", Destination: &o.NoTrust},
+		}
+	},
+	Run: runInstall,
 }
 
-// NewCmdUninstall builds `codex uninstall`; runF replaces the run function in tests.
-func NewCmdUninstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Command {
-	return cmdutil.NewInstallCmd(f, runF, cmdutil.InstallCmd[*InstallOptions]{
-		Name:      "uninstall",
-		Usage:     "remove what install added: hook-loop's hooks and their trust entries",
-		UsageText: "hook-loop codex uninstall [--target project|user|directory] [--destination DIR] [--write] [--purge]",
-		Where:     whereFlags,
-		Binary:    true,
-		Purge:     true,
-		Run:       runUninstall,
-	})
+// uninstallCmd is `codex uninstall`.
+var uninstallCmd = cmdutil.InstallCmd[*InstallOptions]{
+	Name:      "uninstall",
+	Usage:     "remove what install added: hook-loop's hooks and their trust entries",
+	UsageText: "hook-loop codex uninstall [--target project|user|directory] [--destination DIR] [--write] [--purge]",
+	Where:     whereFlags,
+	Binary:    true,
+	Purge:     true,
+	Run:       runUninstall,
 }
 
 func whereFlags(o *InstallOptions) []cli.Flag {

@@ -16,36 +16,28 @@ type InstallOptions struct {
 
 // NewCmd builds the `opencode` command: install and uninstall.
 func NewCmd(f *cmdutil.Factory) *cli.Command {
-	return &cli.Command{
-		Name:        "opencode",
-		Usage:       "install hook-loop's plugin into an opencode project, or remove it",
-		Subcommands: []*cli.Command{NewCmdInstall(f, nil), NewCmdUninstall(f, nil)},
-	}
+	return cmdutil.NewHarnessCmd(f, "opencode", "install hook-loop's plugin into an opencode project, or remove it", installCmd, uninstallCmd)
 }
 
-// NewCmdInstall builds `opencode install`; runF replaces the run function in tests.
-func NewCmdInstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Command {
-	return cmdutil.NewInstallCmd(f, runF, cmdutil.InstallCmd[*InstallOptions]{
-		Name:        "install",
-		Usage:       "write .opencode/plugins/hook_loop.js and the loop file (kept when present)",
-		UsageText:   "hook-loop opencode install [--profile NAME | --dsl FILE] [--destination DIR] [--hooks-config FILE] [--record] [--mode MODE] [--write]",
-		DSLUsage:    cmdutil.CopiedDSLUsage,
-		HooksConfig: true,
-		Binary:      true,
-		Run:         runInstall,
-	})
+// installCmd is `opencode install`.
+var installCmd = cmdutil.InstallCmd[*InstallOptions]{
+	Name:        "install",
+	Usage:       "write .opencode/plugins/hook_loop.js and the loop file (kept when present)",
+	UsageText:   "hook-loop opencode install [--profile NAME | --dsl FILE] [--destination DIR] [--hooks-config FILE] [--record] [--mode MODE] [--write]",
+	DSLUsage:    cmdutil.CopiedDSLUsage,
+	HooksConfig: true,
+	Binary:      true,
+	Run:         runInstall,
 }
 
-// NewCmdUninstall builds `opencode uninstall`; runF replaces the run function in tests.
-func NewCmdUninstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Command {
-	return cmdutil.NewInstallCmd(f, runF, cmdutil.InstallCmd[*InstallOptions]{
-		Name:      "uninstall",
-		Usage:     "remove hook-loop's opencode plugin (never another file)",
-		UsageText: "hook-loop opencode uninstall [--destination DIR] [--write] [--purge]",
-		Binary:    true,
-		Purge:     true,
-		Run:       runUninstall,
-	})
+// uninstallCmd is `opencode uninstall`.
+var uninstallCmd = cmdutil.InstallCmd[*InstallOptions]{
+	Name:      "uninstall",
+	Usage:     "remove hook-loop's opencode plugin (never another file)",
+	UsageText: "hook-loop opencode uninstall [--destination DIR] [--write] [--purge]",
+	Binary:    true,
+	Purge:     true,
+	Run:       runUninstall,
 }
 
 func (o *InstallOptions) scaffold() planOptions {

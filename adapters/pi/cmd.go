@@ -23,35 +23,27 @@ type InstallOptions struct {
 
 // NewCmd builds the `pi` command: install and uninstall.
 func NewCmd(f *cmdutil.Factory) *cli.Command {
-	return &cli.Command{
-		Name:        "pi",
-		Usage:       "install hook-loop's extension into the pi coding agent, or remove it",
-		Subcommands: []*cli.Command{NewCmdInstall(f, nil), NewCmdUninstall(f, nil)},
-	}
+	return cmdutil.NewHarnessCmd(f, "pi", "install hook-loop's extension into the pi coding agent, or remove it", installCmd, uninstallCmd)
 }
 
-// NewCmdInstall builds `pi install`; runF replaces the run function in tests.
-func NewCmdInstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Command {
-	return cmdutil.NewInstallCmd(f, runF, cmdutil.InstallCmd[*InstallOptions]{
-		Name:        "install",
-		Usage:       "write the hook-loop extension pi loads (.pi/extensions/hook_loop.ts)",
-		UsageText:   "hook-loop pi install [--scope project|user] [--dsl FILE | --profile NAME] [--destination DIR] [--hooks-config FILE] [--record] [--mode MODE] [--write]",
-		Where:       scopeFlag,
-		DSLUsage:    "loop file the extension uses (default: hook-loop.json in the project)",
-		HooksConfig: true,
-		Run:         runInstall,
-	})
+// installCmd is `pi install`.
+var installCmd = cmdutil.InstallCmd[*InstallOptions]{
+	Name:        "install",
+	Usage:       "write the hook-loop extension pi loads (.pi/extensions/hook_loop.ts)",
+	UsageText:   "hook-loop pi install [--scope project|user] [--dsl FILE | --profile NAME] [--destination DIR] [--hooks-config FILE] [--record] [--mode MODE] [--write]",
+	Where:       scopeFlag,
+	DSLUsage:    "loop file the extension uses (default: hook-loop.json in the project)",
+	HooksConfig: true,
+	Run:         runInstall,
 }
 
-// NewCmdUninstall builds `pi uninstall`; runF replaces the run function in tests.
-func NewCmdUninstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Command {
-	return cmdutil.NewInstallCmd(f, runF, cmdutil.InstallCmd[*InstallOptions]{
-		Name:      "uninstall",
-		Usage:     "remove the hook-loop extension (only a file hook-loop wrote)",
-		UsageText: "hook-loop pi uninstall [--scope project|user] [--destination DIR] [--write]",
-		Where:     scopeFlag,
-		Run:       runUninstall,
-	})
+// uninstallCmd is `pi uninstall`.
+var uninstallCmd = cmdutil.InstallCmd[*InstallOptions]{
+	Name:      "uninstall",
+	Usage:     "remove the hook-loop extension (only a file hook-loop wrote)",
+	UsageText: "hook-loop pi uninstall [--scope project|user] [--destination DIR] [--write]",
+	Where:     scopeFlag,
+	Run:       runUninstall,
 }
 
 func scopeFlag(o *InstallOptions) []cli.Flag {

@@ -104,3 +104,13 @@ func (c *Common) ProjectDest() string {
 	}
 	return Resolve(c.WorkDir, d)
 }
+
+// NewHarnessCmd builds a harness's command: `<name> install` and
+// `<name> uninstall`.
+func NewHarnessCmd[O any, P Options[O]](f *Factory, name, usage string, install, uninstall InstallCmd[P]) *cli.Command {
+	return &cli.Command{
+		Name:        name,
+		Usage:       usage,
+		Subcommands: []*cli.Command{NewInstallCmd[O](f, nil, install), NewInstallCmd[O](f, nil, uninstall)},
+	}
+}
