@@ -8,19 +8,13 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// InstallOptions are the flags of `opencode install` / `opencode
-// uninstall` (the Python prototype's, plus --hooks-config and uninstall's --purge).
-type InstallOptions struct {
-	cmdutil.Common
-}
-
 // NewCmd builds the `opencode` command: install and uninstall.
 func NewCmd(f *cmdutil.Factory) *cli.Command {
 	return cmdutil.NewHarnessCmd(f, "opencode", "install hook-loop's plugin into an opencode project, or remove it", installCmd, uninstallCmd)
 }
 
 // installCmd is `opencode install`.
-var installCmd = cmdutil.InstallCmd[*InstallOptions]{
+var installCmd = cmdutil.InstallCmd[*cmdutil.Common]{
 	Name:        "install",
 	Usage:       "write .opencode/plugins/hook_loop.js and the loop file (kept when present)",
 	UsageText:   "hook-loop opencode install [--profile NAME | --dsl FILE] [--destination DIR] [--hooks-config FILE] [--record] [--mode MODE] [--write]",
@@ -31,7 +25,7 @@ var installCmd = cmdutil.InstallCmd[*InstallOptions]{
 }
 
 // uninstallCmd is `opencode uninstall`.
-var uninstallCmd = cmdutil.InstallCmd[*InstallOptions]{
+var uninstallCmd = cmdutil.InstallCmd[*cmdutil.Common]{
 	Name:      "uninstall",
 	Usage:     "remove hook-loop's opencode plugin (never another file)",
 	UsageText: "hook-loop opencode uninstall [--destination DIR] [--write] [--purge]",
@@ -40,16 +34,16 @@ var uninstallCmd = cmdutil.InstallCmd[*InstallOptions]{
 	Run:       runUninstall,
 }
 
-func (o *InstallOptions) scaffold() planOptions {
+func planFor(o *cmdutil.Common) planOptions {
 	return planOptions{Profile: o.Profile, DSLPath: o.DSL, Destination: o.ProjectDest(), Binary: o.Binary,
 		HooksConfig: o.HooksConfig, Record: o.Record, Version: o.Version, Purge: o.Purge, Store: o.Store, State: o.State, Getenv: o.Getenv, Mode: o.Mode}
 }
 
-func runInstall(ctx context.Context, o *InstallOptions) error {
+func runInstall(ctx context.Context, o *cmdutil.Common) error {
 	s := o.IO
 	o.NoteProfileIgnored(o.DSL, o.Profile)
 	o.NoteDryRunWins()
-	plan, err := planInstall(o.scaffold())
+	plan, err := planInstall(planFor(o))
 	if err != nil {
 		return err
 	}
@@ -72,10 +66,10 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 	return nil
 }
 
-func runUninstall(ctx context.Context, o *InstallOptions) error {
+func runUninstall(ctx context.Context, o *cmdutil.Common) error {
 	s := o.IO
 	o.NoteDryRunWins()
-	plan, err := planUninstall(o.scaffold())
+	plan, err := planUninstall(planFor(o))
 	if err != nil {
 		return err
 	}

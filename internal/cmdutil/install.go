@@ -20,6 +20,8 @@ type Install struct {
 	Mode        string
 	Purge       bool   // uninstall: also remove hook-loop.json and .hook-loop/
 	Binary      string // the hook-loop executable the hooks run ("" = the running one)
+	Scope       string // --scope of the harnesses whose files live per project or per user
+	Home        string // the user's home for --scope user ("" = os.UserHomeDir)
 }
 
 // Options is what a harness's install options are: they embed Common.
