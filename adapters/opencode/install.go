@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 
 	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
 
@@ -284,10 +283,8 @@ func pluginConst(src []byte, name string) (string, bool) {
 // checkInstall is the doctor check for opencode: the plugin is there, is
 // hook-loop's current one, and points at a binary and a loop that work.
 func checkInstall(env *harness.DoctorEnv) []harness.Finding {
-	var out []harness.Finding
-	add := func(l harness.Level, what, fix string) {
-		out = append(out, harness.Finding{Level: l, What: what, Fix: fix})
-	}
+	var out harness.Findings
+	add := out.Add
 	path := filepath.Join(env.Dir, filepath.FromSlash(pluginRel))
 	src, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -317,30 +314,7 @@ func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 		add(harness.LevelFail, path+" is damaged: cannot read HOOK_LOOP and CONFIG from it", opencodeReinstall)
 		return out
 	}
-	if st, err := os.Stat(bin); err != nil || st.IsDir() || st.Mode().Perm()&0o111 == 0 {
-		add(harness.LevelFail, fmt.Sprintf("the plugin runs %s, which is not an executable file", bin),
-			"re-run install with the hook-loop you want opencode to use: "+opencodeReinstall)
-	} else {
-		add(harness.LevelOK, "the plugin runs "+bin, "")
-	}
-	if _, err := os.Stat(config); err != nil {
-		add(harness.LevelFail, fmt.Sprintf("the plugin's loop file %s is missing", config), opencodeReinstall+" (or restore the file)")
-	} else if _, diags, err := loopdsl.Load(config); err != nil {
-		add(harness.LevelFail, fmt.Sprintf("the loop %s does not load: %s", config, strings.Join(strings.Fields(err.Error()), " ")),
-			"hook-loop validate "+scaffold.ShellQuote(config))
-	} else {
-		n := 0
-		for _, d := range diags {
-			if d.Severity == loopdsl.SeverityError {
-				n++
-			}
-		}
-		if n > 0 {
-			add(harness.LevelFail, fmt.Sprintf("the loop %s has %d validation error(s)", config, n), "hook-loop validate "+scaffold.ShellQuote(config))
-		} else {
-			add(harness.LevelOK, "the plugin's loop "+config+" is valid", "")
-		}
-	}
+	out = append(out, harness.CheckBinary(path, bin, opencodeReinstall, "opencode"), harness.CheckLoop(config))
 	if !opencodeDepsPresent(env.Dir) {
 		add(harness.LevelWarn, depsWarning, "start opencode once with the npm registry reachable (or accept the wait)")
 	}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 
-	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
 
@@ -19,14 +18,9 @@ const piReinstall = "hook-loop pi install --write"
 // loop file loads. pi loads project extensions without a trust prompt, so there
 // is no trust to check, only the files.
 func checkInstall(env *harness.DoctorEnv) []harness.Finding {
-	var out []harness.Finding
-	add := func(l harness.Level, what, fix string) {
-		out = append(out, harness.Finding{Level: l, What: what, Fix: fix})
-	}
-	home := env.Home
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
+	var out harness.Findings
+	add := out.Add
+	home := env.UserHome()
 	projectExt, _ := extensionPath(scopeProject, env.Dir, "")
 	candidates := []string{projectExt}
 	if agentDir, err := PiAgentDir(home, os.Getenv); err == nil {
@@ -50,12 +44,7 @@ func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 			continue
 		}
 		add(harness.LevelOK, "pi loads "+path+" (no trust prompt: it runs whenever pi starts here)", "")
-		switch st, err := os.Stat(binary); {
-		case err != nil:
-			add(harness.LevelFail, fmt.Sprintf("%s calls %s, which does not exist: every event fails open", path, binary), piReinstall+" (from the hook-loop you want pi to use)")
-		case st.IsDir() || st.Mode().Perm()&0o111 == 0:
-			add(harness.LevelFail, fmt.Sprintf("%s calls %s, which is not an executable file", path, binary), piReinstall)
-		}
+		out = append(out, harness.CheckBinary(path, binary, piReinstall, "pi"))
 		if config == "" {
 			// user scope without --dsl: each project's own hook-loop.json
 			config = project.ConfigPath(project.Root(env.Dir))
@@ -66,11 +55,7 @@ func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 				continue
 			}
 		}
-		if _, _, err := loopdsl.Load(config); err != nil {
-			add(harness.LevelFail, fmt.Sprintf("%s uses %s, which does not load: %v", path, config, err), "fix the loop (hook-loop validate "+config+")")
-		} else {
-			add(harness.LevelOK, "the loop "+config+" loads", "")
-		}
+		out = append(out, harness.CheckLoop(config))
 		if eventLog != "" || config != "" {
 			// pi has no write sandbox of its own.
 			out = append(out, harness.StateFinding([]string{"--event-log", eventLog}, env.Dir, "", "hook-loop pi install"))
