@@ -7,7 +7,6 @@ import (
 
 	"github.com/tidwall/gjson"
 
-
 	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/scaffold"
 
@@ -22,7 +21,6 @@ const claudeReinstall = "hook-loop claude install --write"
 // and no double installation (two scopes would run each hook twice).
 func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 	var out harness.Findings
-	add := out.Add
 	home := env.UserHome()
 	type layer struct {
 		scope, path string
@@ -43,12 +41,12 @@ func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 			continue
 		}
 		if _, _, err := removeSettings(b); err != nil {
-			add(harness.LevelFail, fmt.Sprintf("%s is not a valid settings file: %v", path, err), "fix the JSON; Claude Code ignores a settings file it cannot parse")
+			out.Add(harness.LevelFail, fmt.Sprintf("%s is not a valid settings file: %v", path, err), "fix the JSON; Claude Code ignores a settings file it cannot parse")
 			continue
 		}
 		if hooksDisabled(b) {
 			disabled = true
-			add(harness.LevelFail, fmt.Sprintf("%s sets disableAllHooks: Claude Code runs no hook at all", path),
+			out.Add(harness.LevelFail, fmt.Sprintf("%s sets disableAllHooks: Claude Code runs no hook at all", path),
 				fmt.Sprintf("remove \"disableAllHooks\" from %s", path))
 		}
 		if cmds := hookCommands(b); len(cmds) > 0 {
@@ -56,18 +54,18 @@ func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 		}
 	}
 	if len(layers) == 0 {
-		add(harness.LevelWarn, fmt.Sprintf("hook-loop is not installed for Claude Code (no claude-hook command in %s's .claude/settings*.json or ~/.claude/settings.json)", env.Dir), claudeReinstall)
+		out.Add(harness.LevelWarn, fmt.Sprintf("hook-loop is not installed for Claude Code (no claude-hook command in %s's .claude/settings*.json or ~/.claude/settings.json)", env.Dir), claudeReinstall)
 		return out
 	}
 	if !disabled {
-		add(harness.LevelOK, "hooks are not disabled (no disableAllHooks)", "")
+		out.Add(harness.LevelOK, "hooks are not disabled (no disableAllHooks)", "")
 	}
 	if len(layers) > 1 {
 		var paths []string
 		for _, l := range layers {
 			paths = append(paths, l.path)
 		}
-		add(harness.LevelWarn, fmt.Sprintf("hook-loop hooks are installed in %s: Claude Code runs every one of them, so each event reaches hook-loop more than once", strings.Join(paths, " and ")),
+		out.Add(harness.LevelWarn, fmt.Sprintf("hook-loop hooks are installed in %s: Claude Code runs every one of them, so each event reaches hook-loop more than once", strings.Join(paths, " and ")),
 			"keep one: hook-loop claude uninstall --write --scope SCOPE")
 	}
 	sandbox := ""
@@ -86,10 +84,10 @@ func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 			}
 		}
 		if len(missing) > 0 {
-			add(harness.LevelWarn, fmt.Sprintf("%s has no hook-loop hook for %s", l.path, strings.Join(missing, ", ")),
+			out.Add(harness.LevelWarn, fmt.Sprintf("%s has no hook-loop hook for %s", l.path, strings.Join(missing, ", ")),
 				claudeReinstall+" --scope "+l.scope)
 		} else {
-			add(harness.LevelOK, fmt.Sprintf("%s has hook-loop hooks for all %d events", l.path, len(NativeEvents)), "")
+			out.Add(harness.LevelOK, fmt.Sprintf("%s has hook-loop hooks for all %d events", l.path, len(NativeEvents)), "")
 		}
 		commands.Check(&out, l.path, l.cmds)
 	}

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-
 	"github.com/hook-loop/hook-loop/adapters/harness"
 
 	"github.com/hook-loop/hook-loop/internal/shell"
@@ -21,10 +20,9 @@ const codexReinstall = "hook-loop codex install --write --trust"
 // codex is available).
 func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 	var out harness.Findings
-	add := out.Add
 	home, err := CodexHome(env.CodexHome)
 	if err != nil {
-		add(harness.LevelFail, err.Error(), "set CODEX_HOME or give --codex-home")
+		out.Add(harness.LevelFail, err.Error(), "set CODEX_HOME or give --codex-home")
 		return out
 	}
 	projectHooks := filepath.Join(env.Dir, ".codex", "hooks.json")
@@ -36,7 +34,7 @@ func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 			continue
 		}
 		if _, _, err := RemoveCodexHooks(b); err != nil {
-			add(harness.LevelFail, fmt.Sprintf("%s is not a valid hooks file: %v", l.path, err), "fix the JSON, then run "+codexReinstall)
+			out.Add(harness.LevelFail, fmt.Sprintf("%s is not a valid hooks file: %v", l.path, err), "fix the JSON, then run "+codexReinstall)
 			continue
 		}
 		l.cmds = hookCommands(b)
@@ -45,17 +43,17 @@ func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 		}
 	}
 	if len(layers) == 0 {
-		add(harness.LevelWarn, fmt.Sprintf("hook-loop is not installed for Codex (no codex-hook command in %s or %s)", projectHooks, userHooks), codexReinstall)
+		out.Add(harness.LevelWarn, fmt.Sprintf("hook-loop is not installed for Codex (no codex-hook command in %s or %s)", projectHooks, userHooks), codexReinstall)
 		return out
 	}
 	cfg, cfgErr := readCodexConfig(home)
 	if cfgErr != nil {
-		add(harness.LevelFail, cfgErr.Error(), "fix the TOML syntax of "+filepath.Join(home, "config.toml"))
+		out.Add(harness.LevelFail, cfgErr.Error(), "fix the TOML syntax of "+filepath.Join(home, "config.toml"))
 	} else if cfg.HooksDisabled != "" {
-		add(harness.LevelFail, fmt.Sprintf("hooks are disabled in %s (%s): Codex runs no hook", cfg.Path, cfg.HooksDisabled),
+		out.Add(harness.LevelFail, fmt.Sprintf("hooks are disabled in %s (%s): Codex runs no hook", cfg.Path, cfg.HooksDisabled),
 			fmt.Sprintf("remove that line from %s (or set it to true)", cfg.Path))
 	} else {
-		add(harness.LevelOK, "hooks are enabled in "+cfg.Path, "")
+		out.Add(harness.LevelOK, "hooks are enabled in "+cfg.Path, "")
 	}
 
 	out = append(out, harness.StateFinding(shell.Words(harness.AnyCommand(layers[0].cmds)), env.Dir,
@@ -63,13 +61,13 @@ func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 
 	commands := harness.CommandChecks{Dir: env.Dir, Reinstall: codexReinstall, Harness: "Codex", WarnRelative: true}
 	for _, l := range layers {
-		add(harness.LevelOK, fmt.Sprintf("%s has hook-loop hooks for %s", l.path, strings.Join(harness.Events(l.cmds), ", ")), "")
+		out.Add(harness.LevelOK, fmt.Sprintf("%s has hook-loop hooks for %s", l.path, strings.Join(harness.Events(l.cmds), ", ")), "")
 		commands.Check(&out, l.path, l.cmds)
 		if l.project && cfgErr == nil {
 			if cfg.ProjectTrusted(env.Dir) {
-				add(harness.LevelOK, "the project "+env.Dir+" is trusted", "")
+				out.Add(harness.LevelOK, "the project "+env.Dir+" is trusted", "")
 			} else {
-				add(harness.LevelFail, fmt.Sprintf("the project %s is not trusted in %s: Codex ignores %s", env.Dir, cfg.Path, l.path),
+				out.Add(harness.LevelFail, fmt.Sprintf("the project %s is not trusted in %s: Codex ignores %s", env.Dir, cfg.Path, l.path),
 					codexReinstall+" (or run codex exec --trust once)")
 			}
 		}

@@ -284,23 +284,22 @@ func pluginConst(src []byte, name string) (string, bool) {
 // hook-loop's current one, and points at a binary and a loop that work.
 func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 	var out harness.Findings
-	add := out.Add
 	path := filepath.Join(env.Dir, filepath.FromSlash(pluginRel))
 	src, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		add(harness.LevelWarn, fmt.Sprintf("hook-loop is not installed for opencode (no %s)", path), opencodeReinstall)
+		out.Add(harness.LevelWarn, fmt.Sprintf("hook-loop is not installed for opencode (no %s)", path), opencodeReinstall)
 		return out
 	}
 	if err != nil {
-		add(harness.LevelFail, fmt.Sprintf("cannot read %s: %v", path, err), "")
+		out.Add(harness.LevelFail, fmt.Sprintf("cannot read %s: %v", path, err), "")
 		return out
 	}
 	if !isPlugin(src) {
-		add(harness.LevelWarn, path+" is not hook-loop's plugin", "move it away, then run "+opencodeReinstall)
+		out.Add(harness.LevelWarn, path+" is not hook-loop's plugin", "move it away, then run "+opencodeReinstall)
 		return out
 	}
 	if !bytes.Contains(src, []byte(opencodePluginMarker)) {
-		add(harness.LevelFail, path+" is the prototype's plugin: it passed an empty stdin, blocked opencode's start and missed idle events",
+		out.Add(harness.LevelFail, path+" is the prototype's plugin: it passed an empty stdin, blocked opencode's start and missed idle events",
 			opencodeReinstall)
 		return out
 	}
@@ -311,12 +310,12 @@ func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 		out = append(out, harness.StateFinding([]string{"--event-log", log}, env.Dir, "", "hook-loop opencode install"))
 	}
 	if !okBin || !okCfg {
-		add(harness.LevelFail, path+" is damaged: cannot read HOOK_LOOP and CONFIG from it", opencodeReinstall)
+		out.Add(harness.LevelFail, path+" is damaged: cannot read HOOK_LOOP and CONFIG from it", opencodeReinstall)
 		return out
 	}
 	out = append(out, harness.CheckBinary(path, bin, opencodeReinstall, "opencode"), harness.CheckLoop(config))
 	if !opencodeDepsPresent(env.Dir) {
-		add(harness.LevelWarn, depsWarning, "start opencode once with the npm registry reachable (or accept the wait)")
+		out.Add(harness.LevelWarn, depsWarning, "start opencode once with the npm registry reachable (or accept the wait)")
 	}
 	return out
 }

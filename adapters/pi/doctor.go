@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 
-
 	"github.com/hook-loop/hook-loop/adapters/harness"
 
 	"github.com/hook-loop/hook-loop/internal/project"
@@ -19,7 +18,6 @@ const piReinstall = "hook-loop pi install --write"
 // is no trust to check, only the files.
 func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 	var out harness.Findings
-	add := out.Add
 	home := env.UserHome()
 	projectExt, _ := extensionPath(scopeProject, env.Dir, "")
 	candidates := []string{projectExt}
@@ -34,16 +32,16 @@ func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 			continue
 		}
 		if !isExtension(data) {
-			add(harness.LevelWarn, path+" exists but was not written by hook-loop", "move it away, then run "+piReinstall)
+			out.Add(harness.LevelWarn, path+" exists but was not written by hook-loop", "move it away, then run "+piReinstall)
 			continue
 		}
 		found++
 		binary, config, eventLog, ok := extensionSettings(data)
 		if !ok {
-			add(harness.LevelFail, path+" is a hook-loop extension whose settings cannot be read (edited by hand?)", piReinstall)
+			out.Add(harness.LevelFail, path+" is a hook-loop extension whose settings cannot be read (edited by hand?)", piReinstall)
 			continue
 		}
-		add(harness.LevelOK, "pi loads "+path+" (no trust prompt: it runs whenever pi starts here)", "")
+		out.Add(harness.LevelOK, "pi loads "+path+" (no trust prompt: it runs whenever pi starts here)", "")
 		out = append(out, harness.CheckBinary(path, binary, piReinstall, "pi"))
 		if config == "" {
 			// user scope without --dsl: each project's own hook-loop.json
@@ -51,7 +49,7 @@ func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 			if _, err := os.Stat(config); err != nil {
 				// The extension skips this project: a harness skipping
 				// hook-loop is a failure, not a warning.
-				add(harness.LevelFail, fmt.Sprintf("%s looks for a hook-loop.json upwards from pi's cwd; there is none for %s, so pi is not gated here", path, env.Dir), "hook-loop init (writes hook-loop.json here)")
+				out.Add(harness.LevelFail, fmt.Sprintf("%s looks for a hook-loop.json upwards from pi's cwd; there is none for %s, so pi is not gated here", path, env.Dir), "hook-loop init (writes hook-loop.json here)")
 				continue
 			}
 		}
@@ -62,12 +60,12 @@ func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 		}
 		if eventLog != "" {
 			if _, err := os.Stat(filepath.Dir(filepath.Dir(eventLog))); err != nil {
-				add(harness.LevelWarn, fmt.Sprintf("%s logs to %s, whose project folder is gone", path, eventLog), piReinstall)
+				out.Add(harness.LevelWarn, fmt.Sprintf("%s logs to %s, whose project folder is gone", path, eventLog), piReinstall)
 			}
 		}
 	}
 	if found == 0 {
-		add(harness.LevelWarn, fmt.Sprintf("hook-loop is not installed for pi (no %s in %s)", extensionFile, filepath.Join(env.Dir, ".pi", "extensions")), piReinstall)
+		out.Add(harness.LevelWarn, fmt.Sprintf("hook-loop is not installed for pi (no %s in %s)", extensionFile, filepath.Join(env.Dir, ".pi", "extensions")), piReinstall)
 	}
 	return out
 }
