@@ -1,12 +1,16 @@
 package scaffold
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
 )
 
 // Change is one file an install or uninstall creates, edits or removes.
@@ -105,4 +109,31 @@ func Purge(purge bool, configPath, logPath string) (changes []Change, notes []st
 		changes = append(changes, Change{Path: dir, Dir: true, Before: []byte{}, Note: "the event log directory (--purge)"})
 	}
 	return changes, nil
+}
+
+// CopiedLoop plans the loop file of an install that copies it into the
+// project (codex, opencode): the --dsl file or the gallery profile, written to
+// configPath unless a file is there, which is kept (the notes say so, and
+// whether it loads). effective is the loop in force after the install.
+func CopiedLoop(configPath, dslPath, profile string) (effective []byte, change *Change, notes []string, err error) {
+	// The DSL: --dsl FILE, else the profile. Either must load cleanly.
+	dsl, source, err := LoopSource(dslPath, profile)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cur, err := os.ReadFile(configPath)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return dsl, &Change{Path: configPath, After: dsl, Note: "the loop (" + source + ")"}, nil, nil
+	case err != nil:
+		return nil, nil, nil, fmt.Errorf("read %s: %w", configPath, err)
+	case bytes.Equal(cur, dsl):
+		notes = append(notes, fmt.Sprintf("%s already holds the %s loop", configPath, source))
+	default:
+		notes = append(notes, fmt.Sprintf("%s exists: kept as it is (the %s loop is not written; remove the file to replace it)", configPath, source))
+	}
+	if _, _, err := loopdsl.Load(configPath); err != nil {
+		notes = append(notes, fmt.Sprintf("warning: the existing %s does not load: %v", configPath, err))
+	}
+	return cur, nil, notes, nil
 }

@@ -3,14 +3,11 @@ package codex
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-
-	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
 
 	"github.com/hook-loop/hook-loop/internal/cmdutil"
 	"github.com/hook-loop/hook-loop/internal/project"
@@ -192,24 +189,13 @@ func planInstall(o planOptions) (*installPlan, error) {
 	if p.DestMissing {
 		p.Notes = append(p.Notes, scaffold.DestinationNote(p.Dest))
 	}
-	// The DSL: --dsl FILE, else the profile. Either must load cleanly.
-	dsl, source, err := scaffold.LoopSource(o.DSLPath, o.Profile)
+	_, loop, notes, err := scaffold.CopiedLoop(p.ConfigPath, o.DSLPath, o.Profile)
 	if err != nil {
 		return nil, err
 	}
-	if cur, err := os.ReadFile(p.ConfigPath); err == nil {
-		if bytes.Equal(cur, dsl) {
-			p.Notes = append(p.Notes, fmt.Sprintf("%s already holds the %s loop", p.ConfigPath, source))
-		} else {
-			p.Notes = append(p.Notes, fmt.Sprintf("%s exists: kept as it is (the %s loop is not written; remove the file to replace it)", p.ConfigPath, source))
-		}
-		if _, _, err := loopdsl.Load(p.ConfigPath); err != nil {
-			p.Notes = append(p.Notes, fmt.Sprintf("warning: the existing %s does not load: %v", p.ConfigPath, err))
-		}
-	} else if errors.Is(err, os.ErrNotExist) {
-		p.Changes = append(p.Changes, scaffold.Change{Path: p.ConfigPath, After: dsl, Note: "the loop (" + source + ")"})
-	} else {
-		return nil, fmt.Errorf("read %s: %w", p.ConfigPath, err)
+	p.Notes = append(p.Notes, notes...)
+	if loop != nil {
+		p.Changes = append(p.Changes, *loop)
 	}
 
 	before, err := scaffold.ReadOptional(p.HooksPath)

@@ -136,29 +136,15 @@ func planInstall(o planOptions) (*installPlan, error) {
 	if p.DestMissing {
 		p.Notes = append(p.Notes, scaffold.DestinationNote(p.Dest))
 	}
-	// The DSL: --dsl FILE, else the profile. Either must load cleanly.
-	dsl, source, err := scaffold.LoopSource(o.DSLPath, o.Profile)
+	// The plugin's fallbacks (fail_closed, the stop cap) come from the loop that
+	// will be in force: the existing file when it is kept.
+	effective, loop, notes, err := scaffold.CopiedLoop(p.ConfigPath, o.DSLPath, o.Profile)
 	if err != nil {
 		return nil, err
 	}
-	// The plugin's fallbacks (fail_closed, the stop cap) come from the loop that
-	// will be in force: the existing file when it is kept.
-	effective := dsl
-	if cur, err := os.ReadFile(p.ConfigPath); err == nil {
-		effective = cur
-		switch {
-		case bytes.Equal(cur, dsl):
-			p.Notes = append(p.Notes, fmt.Sprintf("%s already holds the %s loop", p.ConfigPath, source))
-		default:
-			p.Notes = append(p.Notes, fmt.Sprintf("%s exists: kept as it is (the %s loop is not written; remove the file to replace it)", p.ConfigPath, source))
-		}
-		if _, _, err := loopdsl.Load(p.ConfigPath); err != nil {
-			p.Notes = append(p.Notes, fmt.Sprintf("warning: the existing %s does not load: %v", p.ConfigPath, err))
-		}
-	} else if errors.Is(err, os.ErrNotExist) {
-		p.Changes = append(p.Changes, scaffold.Change{Path: p.ConfigPath, After: dsl, Note: "the loop (" + source + ")"})
-	} else {
-		return nil, fmt.Errorf("read %s: %w", p.ConfigPath, err)
+	p.Notes = append(p.Notes, notes...)
+	if loop != nil {
+		p.Changes = append(p.Changes, *loop)
 	}
 	failClosed, maxStops := loopKnobs(effective)
 	gi, err := scaffold.GitignoreChange(p.Dest)
