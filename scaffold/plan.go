@@ -137,3 +137,53 @@ func CopiedLoop(configPath, dslPath, profile string) (effective []byte, change *
 	}
 	return cur, nil, notes, nil
 }
+
+// Plan is what an install that copies files into a project (codex, opencode)
+// or its uninstall will do: build it, show it with Render, run it with Carry.
+type Plan struct {
+	Dest        string // absolute project directory
+	DestMissing bool   // Dest does not exist yet: install creates it
+	Changes     []Change
+	Notes       []string
+}
+
+// Render prints the plan: every file with its exact change, then the notes.
+func (p *Plan) Render(w io.Writer, write bool) {
+	Render(w, p.Changes, p.Notes, write)
+}
+
+// Apply writes the plan's changes, each file atomically, creating a missing
+// destination first.
+func (p *Plan) Apply() error {
+	if p.DestMissing {
+		if err := CreateDestination(p.Dest); err != nil {
+			return err
+		}
+	}
+	return Apply(p.Changes)
+}
+
+// Carry shows the plan (a dry run), or with write applies it and reports what
+// it did.
+func (p *Plan) Carry(w io.Writer, write bool) error {
+	if !write {
+		p.Render(w, false)
+		return nil
+	}
+	if err := p.Apply(); err != nil {
+		return err
+	}
+	if p.DestMissing {
+		fmt.Fprintf(w, "created the destination %s\n", p.Dest)
+	}
+	p.Render(w, true)
+	return nil
+}
+
+// Uninstall is the start of every uninstall's plan: its destination must exist.
+func (p *Plan) Uninstall() error {
+	if p.DestMissing {
+		return fmt.Errorf("destination %s: not a directory", p.Dest)
+	}
+	return nil
+}

@@ -88,12 +88,14 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 		fmt.Fprintln(s.ErrOut, "hook-loop: WARNING: "+msg)
 	}
 	if !write {
-		fmt.Fprintln(s.Out, "hook-loop codex install: dry run, nothing is written (add --write to apply)")
+		cmdutil.DryRunNote(s.Out, "codex install")
 	}
 	fmt.Fprintf(s.Out, "hook binary: %s\n", plan.Binary)
 	trustProject := plan.Target != targetUser
+	if err := plan.Carry(s.Out, write); err != nil {
+		return err
+	}
 	if !write {
-		plan.Render(s.Out, false)
 		if o.Trust {
 			what := "hook-loop's hooks"
 			if trustProject {
@@ -105,13 +107,6 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 		}
 		return nil
 	}
-	if err := plan.Apply(); err != nil {
-		return err
-	}
-	if plan.DestMissing {
-		fmt.Fprintf(s.Out, "created the destination %s\n", plan.Dest)
-	}
-	plan.Render(s.Out, true)
 	if !o.Trust {
 		fmt.Fprintln(s.Out, "trust: not changed; Codex skips untrusted hooks silently (run again with --trust, or check with hook-loop doctor)")
 		return nil

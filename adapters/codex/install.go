@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,16 +92,13 @@ type planOptions struct {
 // installPlan is what an install or uninstall will do. Build it with
 // planInstall / planUninstall, show it with Render, run it with Apply.
 type installPlan struct {
-	Target      string
-	Dest        string // absolute project directory
-	DestMissing bool   // Dest does not exist yet: install creates it
+	Target string
+	scaffold.Plan
 	HooksPath   string // the hooks.json written
 	ConfigPath  string // the loop file the hooks use
 	LogPath     string // the event log the hooks use
 	CodexHome   string
 	Binary      string
-	Changes     []scaffold.Change
-	Notes       []string
 	OurCommands []string // the commands install writes (or uninstall removes)
 }
 
@@ -138,13 +134,12 @@ func (o *planOptions) resolve() (*installPlan, error) {
 		return nil, err
 	}
 	p := &installPlan{
-		Target:      target,
-		Dest:        dest,
-		DestMissing: missing,
-		CodexHome:   home,
-		Binary:      bin,
-		ConfigPath:  project.ConfigPath(dest),
-		LogPath:     logPath,
+		Target:     target,
+		Plan:       scaffold.Plan{Dest: dest, DestMissing: missing},
+		CodexHome:  home,
+		Binary:     bin,
+		ConfigPath: project.ConfigPath(dest),
+		LogPath:    logPath,
 	}
 	if target == targetUser {
 		p.HooksPath = filepath.Join(home, "hooks.json")
@@ -392,8 +387,8 @@ func planUninstall(o planOptions) (*installPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.DestMissing {
-		return nil, fmt.Errorf("destination %s: not a directory", p.Dest)
+	if err := p.Uninstall(); err != nil {
+		return nil, err
 	}
 	before, err := scaffold.ReadOptional(p.HooksPath)
 	if err != nil {
@@ -437,17 +432,6 @@ func isEmptyHooksDoc(doc []byte) bool {
 	return n == 0
 }
 
-// Apply writes the plan's changes. Each file is replaced atomically.
-func (p *installPlan) Apply() error {
-	if p.DestMissing {
-		if err := scaffold.CreateDestination(p.Dest); err != nil {
-			return err
-		}
-	}
-	return scaffold.Apply(p.Changes)
-}
-
-// Render prints the plan: every file with its exact change, then the notes.
 // untrusts is how many hook-loop hooks an earlier install --trust made Codex
 // trust that this plan would change: Codex trusts a hook by the hash of its
 // entry, so a changed entry is skipped until trusted again. 0 when the hooks
@@ -463,8 +447,4 @@ func (p *installPlan) untrusts() int {
 		}
 	}
 	return 0
-}
-
-func (p *installPlan) Render(w io.Writer, write bool) {
-	scaffold.Render(w, p.Changes, p.Notes, write)
 }

@@ -48,20 +48,12 @@ func runInstall(ctx context.Context, o *cmdutil.Common) error {
 		return err
 	}
 	if !o.Writes() {
-		fmt.Fprintln(s.Out, "hook-loop opencode install: dry run, nothing is written (add --write to apply)")
+		cmdutil.DryRunNote(s.Out, "opencode install")
 	}
 	fmt.Fprintf(s.Out, "hook binary: %s\n", plan.Binary)
-	if !o.Writes() {
-		plan.Render(s.Out, false)
-		return nil
-	}
-	if err := plan.Apply(); err != nil {
+	if err := plan.Carry(s.Out, o.Writes()); err != nil || !o.Writes() {
 		return err
 	}
-	if plan.DestMissing {
-		fmt.Fprintf(s.Out, "created the destination %s\n", plan.Dest)
-	}
-	plan.Render(s.Out, true)
 	fmt.Fprintf(s.Out, "opencode loads the plugin when it next starts in %s\n", plan.Dest)
 	return nil
 }
@@ -76,13 +68,5 @@ func runUninstall(ctx context.Context, o *cmdutil.Common) error {
 	if !o.Writes() {
 		fmt.Fprintln(s.Out, "hook-loop opencode uninstall: dry run, nothing is changed (add --write to apply)")
 	}
-	if !o.Writes() {
-		plan.Render(s.Out, false)
-		return nil
-	}
-	if err := plan.Apply(); err != nil {
-		return err
-	}
-	plan.Render(s.Out, true)
-	return nil
+	return plan.Carry(s.Out, o.Writes())
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -58,14 +57,11 @@ type planOptions struct {
 
 // installPlan is what an opencode install or uninstall will do.
 type installPlan struct {
-	Dest        string
-	DestMissing bool // Dest does not exist yet: install creates it
-	PluginPath  string
-	ConfigPath  string
-	LogPath     string
-	Binary      string
-	Changes     []scaffold.Change
-	Notes       []string
+	scaffold.Plan
+	PluginPath string
+	ConfigPath string
+	LogPath    string
+	Binary     string
 }
 
 // OpencodePluginData is the template data of templates/opencode/hook_loop.js.tmpl.
@@ -117,12 +113,11 @@ func (o planOptions) resolve() (*installPlan, error) {
 		return nil, err
 	}
 	return &installPlan{
-		Dest:        dest,
-		DestMissing: missing,
-		PluginPath:  filepath.Join(dest, filepath.FromSlash(pluginRel)),
-		ConfigPath:  project.ConfigPath(dest),
-		LogPath:     logPath,
-		Binary:      bin,
+		Plan:       scaffold.Plan{Dest: dest, DestMissing: missing},
+		PluginPath: filepath.Join(dest, filepath.FromSlash(pluginRel)),
+		ConfigPath: project.ConfigPath(dest),
+		LogPath:    logPath,
+		Binary:     bin,
 	}, nil
 }
 
@@ -218,8 +213,8 @@ func planUninstall(o planOptions) (*installPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.DestMissing {
-		return nil, fmt.Errorf("destination %s: not a directory", p.Dest)
+	if err := p.Uninstall(); err != nil {
+		return nil, err
 	}
 	before, err := scaffold.ReadOptional(p.PluginPath)
 	if err != nil {
@@ -236,21 +231,6 @@ func planUninstall(o planOptions) (*installPlan, error) {
 	changes, notes := scaffold.Purge(o.Purge, p.ConfigPath, p.LogPath)
 	p.Changes, p.Notes = append(p.Changes, changes...), append(p.Notes, notes...)
 	return p, nil
-}
-
-// Render prints the plan: every file with its exact change, then the notes.
-func (p *installPlan) Render(w io.Writer, write bool) {
-	scaffold.Render(w, p.Changes, p.Notes, write)
-}
-
-// Apply writes the plan's changes, each file atomically.
-func (p *installPlan) Apply() error {
-	if p.DestMissing {
-		if err := scaffold.CreateDestination(p.Dest); err != nil {
-			return err
-		}
-	}
-	return scaffold.Apply(p.Changes)
 }
 
 // pluginConst reads `const NAME = "..."` from a rendered plugin.
