@@ -111,33 +111,6 @@ func Purge(purge bool, configPath, logPath string) (changes []Change, notes []st
 	return changes, nil
 }
 
-// CopiedLoop plans the loop file of an install that copies it into the
-// project (codex, opencode): the --dsl file or the gallery profile, written to
-// configPath unless a file is there, which is kept (the notes say so, and
-// whether it loads). effective is the loop in force after the install.
-func CopiedLoop(configPath, dslPath, profile string) (effective []byte, change *Change, notes []string, err error) {
-	// The DSL: --dsl FILE, else the profile. Either must load cleanly.
-	dsl, source, err := LoopSource(dslPath, profile)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	cur, err := os.ReadFile(configPath)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return dsl, &Change{Path: configPath, After: dsl, Note: "the loop (" + source + ")"}, nil, nil
-	case err != nil:
-		return nil, nil, nil, fmt.Errorf("read %s: %w", configPath, err)
-	case bytes.Equal(cur, dsl):
-		notes = append(notes, fmt.Sprintf("%s already holds the %s loop", configPath, source))
-	default:
-		notes = append(notes, fmt.Sprintf("%s exists: kept as it is (the %s loop is not written; remove the file to replace it)", configPath, source))
-	}
-	if _, _, err := loopdsl.Load(configPath); err != nil {
-		notes = append(notes, fmt.Sprintf("warning: the existing %s does not load: %v", configPath, err))
-	}
-	return cur, nil, notes, nil
-}
-
 // Plan is what an install that copies files into a project (codex, opencode)
 // or its uninstall will do: build it, show it with Render, run it with Carry.
 type Plan struct {
@@ -186,4 +159,36 @@ func (p *Plan) Uninstall() error {
 		return fmt.Errorf("destination %s: not a directory", p.Dest)
 	}
 	return nil
+}
+
+// PlanLoop starts an install's plan: a note on a missing destination, then
+// the loop file, copied into the project: the --dsl file or the gallery
+// profile, written to configPath unless a file is there, which is kept (the
+// notes say so, and whether it loads). effective is the loop in force after
+// the install.
+func (p *Plan) PlanLoop(configPath, dslPath, profile string) (effective []byte, err error) {
+	if p.DestMissing {
+		p.Notes = append(p.Notes, DestinationNote(p.Dest))
+	}
+	// The DSL: --dsl FILE, else the profile. Either must load cleanly.
+	dsl, source, err := LoopSource(dslPath, profile)
+	if err != nil {
+		return nil, err
+	}
+	cur, err := os.ReadFile(configPath)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		p.Changes = append(p.Changes, Change{Path: configPath, After: dsl, Note: "the loop (" + source + ")"})
+		return dsl, nil
+	case err != nil:
+		return nil, fmt.Errorf("read %s: %w", configPath, err)
+	case bytes.Equal(cur, dsl):
+		p.Notes = append(p.Notes, fmt.Sprintf("%s already holds the %s loop", configPath, source))
+	default:
+		p.Notes = append(p.Notes, fmt.Sprintf("%s exists: kept as it is (the %s loop is not written; remove the file to replace it)", configPath, source))
+	}
+	if _, _, err := loopdsl.Load(configPath); err != nil {
+		p.Notes = append(p.Notes, fmt.Sprintf("warning: the existing %s does not load: %v", configPath, err))
+	}
+	return cur, nil
 }

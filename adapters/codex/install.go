@@ -181,16 +181,8 @@ func planInstall(o planOptions) (*installPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.DestMissing {
-		p.Notes = append(p.Notes, scaffold.DestinationNote(p.Dest))
-	}
-	_, loop, notes, err := scaffold.CopiedLoop(p.ConfigPath, o.DSLPath, o.Profile)
-	if err != nil {
+	if _, err := p.PlanLoop(p.ConfigPath, o.DSLPath, o.Profile); err != nil {
 		return nil, err
-	}
-	p.Notes = append(p.Notes, notes...)
-	if loop != nil {
-		p.Changes = append(p.Changes, *loop)
 	}
 
 	before, err := scaffold.ReadOptional(p.HooksPath)

@@ -128,18 +128,11 @@ func planInstall(o planOptions) (*installPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.DestMissing {
-		p.Notes = append(p.Notes, scaffold.DestinationNote(p.Dest))
-	}
 	// The plugin's fallbacks (fail_closed, the stop cap) come from the loop that
 	// will be in force: the existing file when it is kept.
-	effective, loop, notes, err := scaffold.CopiedLoop(p.ConfigPath, o.DSLPath, o.Profile)
+	effective, err := p.PlanLoop(p.ConfigPath, o.DSLPath, o.Profile)
 	if err != nil {
 		return nil, err
-	}
-	p.Notes = append(p.Notes, notes...)
-	if loop != nil {
-		p.Changes = append(p.Changes, *loop)
 	}
 	failClosed, maxStops := loopKnobs(effective)
 	gi, err := scaffold.GitignoreChange(p.Dest)
