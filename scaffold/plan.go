@@ -153,12 +153,13 @@ func (p *Plan) Carry(w io.Writer, write bool) error {
 	return nil
 }
 
-// Uninstall is the start of every uninstall's plan: its destination must exist.
-func (p *Plan) Uninstall() error {
+// UninstallFrom starts an uninstall's plan: its destination must exist; it
+// reads the harness file path hook-loop wrote into (nil: there is none).
+func (p *Plan) UninstallFrom(path string) ([]byte, error) {
 	if p.DestMissing {
-		return fmt.Errorf("destination %s: not a directory", p.Dest)
+		return nil, fmt.Errorf("destination %s: not a directory", p.Dest)
 	}
-	return nil
+	return ReadOptional(path)
 }
 
 // PlanLoop starts an install's plan: a note on a missing destination, then

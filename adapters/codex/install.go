@@ -379,10 +379,7 @@ func planUninstall(o planOptions) (*installPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := p.Uninstall(); err != nil {
-		return nil, err
-	}
-	before, err := scaffold.ReadOptional(p.HooksPath)
+	before, err := p.UninstallFrom(p.HooksPath)
 	if err != nil {
 		return nil, err
 	}

@@ -206,10 +206,7 @@ func planUninstall(o planOptions) (*installPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := p.Uninstall(); err != nil {
-		return nil, err
-	}
-	before, err := scaffold.ReadOptional(p.PluginPath)
+	before, err := p.UninstallFrom(p.PluginPath)
 	if err != nil {
 		return nil, err
 	}
