@@ -60,15 +60,12 @@ func runInstall(ctx context.Context, o *cmdutil.Common) error {
 		return err
 	}
 	hooks := installHooks{Binary: l.Binary, Matcher: toolMatcher(l.Spec), Record: o.Record, Store: cmdutil.StoreArgOf(l.Store), Mode: o.Mode}
-	if l.UserWide {
-		// User settings serve every project: each finds its own loop file and
-		// log from its root, unless --dsl names one loop for all.
-		if o.DSL != "" {
-			hooks.Config = scaffold.ShellQuote(l.Path)
-		}
-	} else {
-		hooks.Config = pathArg(l.Path, projectDir, true)
-		hooks.Log = pathArg(l.LogPath, projectDir, true)
+	switch {
+	case !l.UserWide:
+		hooks.Config = pathArg(l.Config, projectDir, true)
+		hooks.Log = pathArg(l.Log, projectDir, true)
+	case l.Config != "":
+		hooks.Config = scaffold.ShellQuote(l.Config)
 	}
 	old, err := os.ReadFile(settingsPath)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {

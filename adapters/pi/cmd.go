@@ -68,18 +68,8 @@ func runInstall(ctx context.Context, o *cmdutil.Common) error {
 	if err != nil {
 		return err
 	}
-	binary := l.Binary
-	x := PiExtension{Version: o.Version, HookLoop: binary, HooksConfig: hooksConfig, Record: o.Record, Store: l.Store, Mode: o.Mode}
-	if l.UserWide {
-		// One extension serves every project: each finds its own hook-loop.json
-		// upwards from pi's cwd, unless --dsl names one loop for all.
-		if o.DSL != "" {
-			x.Config = l.Path
-		}
-	} else {
-		x.Config = l.Path
-		x.EventLog = l.LogPath
-	}
+	x := PiExtension{Version: o.Version, HookLoop: l.Binary, HooksConfig: hooksConfig, Record: o.Record, Store: l.Store, Mode: o.Mode,
+		Config: l.Config, EventLog: l.Log}
 	plan, err := planInstall(extPath, x, l.Spec)
 	if err != nil {
 		return fmt.Errorf("pi install: %w", err)
@@ -98,7 +88,7 @@ func runInstall(ctx context.Context, o *cmdutil.Common) error {
 		state, "", plan.Write); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.Out, "hook command: %s pi-hook --event <event>", scaffold.ShellQuote(binary))
+	fmt.Fprintf(s.Out, "hook command: %s pi-hook --event <event>", scaffold.ShellQuote(l.Binary))
 	if x.Config != "" {
 		fmt.Fprintf(s.Out, " --config %s", scaffold.ShellQuote(x.Config))
 	}

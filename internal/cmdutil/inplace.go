@@ -31,6 +31,9 @@ type Loop struct {
 	LogPath  string // the project's event log (--state)
 	Store    string // --store without its password, "" for the JSONL file
 	UserWide bool   // --scope user: the hooks serve every project
+	// Config and Log are the loop file and log the hooks name: "" where each
+	// project finds its own (user scope: both, unless --dsl names one loop).
+	Config, Log string
 }
 
 // ResolveLoop resolves the binary, loop and log an install named cmd ("claude
@@ -62,6 +65,13 @@ func (c *Common) ResolveLoop(cmd, projectDir, scopes string) (*Loop, error) {
 		fmt.Fprintln(c.IO.Out, note)
 	}
 	l.Store = store
+	// User-wide hooks serve every project: each finds its own loop file and
+	// log from its root, unless --dsl names one loop for all.
+	if !l.UserWide {
+		l.Config, l.Log = l.Path, l.LogPath
+	} else if c.DSL != "" {
+		l.Config = l.Path
+	}
 	return l, nil
 }
 
