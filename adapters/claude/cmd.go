@@ -20,26 +20,25 @@ func NewCmd(f *cmdutil.Factory) *cli.Command {
 
 // installCmd is `claude install`.
 var installCmd = cmdutil.InstallCmd[*cmdutil.Common]{
-	Name:      "install",
-	Usage:     "merge hook-loop's hooks into a Claude Code settings file",
-	UsageText: "hook-loop claude install [--scope project|local|user] [--dsl FILE | --profile NAME] [--destination DIR] [--record] [--mode MODE] [--write]",
-	Where:     scopeFlag,
-	DSLUsage:  "loop file the hooks use (default: hook-loop.json in the project)",
-	Run:       runInstall,
+	Name:       "install",
+	Usage:      "merge hook-loop's hooks into a Claude Code settings file",
+	UsageText:  "hook-loop claude install [--scope project|local|user] [--dsl FILE | --profile NAME] [--destination DIR] [--record] [--mode MODE] [--write]",
+	ScopeUsage: scopeUsage,
+	DSLUsage:   "loop file the hooks use (default: hook-loop.json in the project)",
+	Run:        runInstall,
 }
 
 // uninstallCmd is `claude uninstall`.
 var uninstallCmd = cmdutil.InstallCmd[*cmdutil.Common]{
-	Name:      "uninstall",
-	Usage:     "remove hook-loop's hooks (and only those) from a Claude Code settings file",
-	UsageText: "hook-loop claude uninstall [--scope project|local|user] [--destination DIR] [--write]",
-	Where:     scopeFlag,
-	Run:       runUninstall,
+	Name:       "uninstall",
+	Usage:      "remove hook-loop's hooks (and only those) from a Claude Code settings file",
+	UsageText:  "hook-loop claude uninstall [--scope project|local|user] [--destination DIR] [--write]",
+	ScopeUsage: scopeUsage,
+	Run:        runUninstall,
 }
 
-func scopeFlag(o *cmdutil.Common) []cli.Flag {
-	return []cli.Flag{&cli.StringFlag{Name: "scope", Value: scopeProject, Usage: "settings file: project (.claude/settings.json), local (.claude/settings.local.json) or user (~/.claude/settings.json)", Destination: &o.Scope}}
-}
+// scopeUsage is --scope's help.
+const scopeUsage = "settings file: project (.claude/settings.json), local (.claude/settings.local.json) or user (~/.claude/settings.json)"
 
 // claudeTarget resolves the project directory, home and settings path.
 func claudeTarget(o *cmdutil.Common) (projectDir, settings string, err error) {

@@ -20,7 +20,7 @@ var installCmd = cmdutil.InstallCmd[*cmdutil.Common]{
 	Name:        "install",
 	Usage:       "write the hook-loop extension pi loads (.pi/extensions/hook_loop.ts)",
 	UsageText:   "hook-loop pi install [--scope project|user] [--dsl FILE | --profile NAME] [--destination DIR] [--hooks-config FILE] [--record] [--mode MODE] [--write]",
-	Where:       scopeFlag,
+	ScopeUsage:  scopeUsage,
 	DSLUsage:    "loop file the extension uses (default: hook-loop.json in the project)",
 	HooksConfig: true,
 	Run:         runInstall,
@@ -28,16 +28,15 @@ var installCmd = cmdutil.InstallCmd[*cmdutil.Common]{
 
 // uninstallCmd is `pi uninstall`.
 var uninstallCmd = cmdutil.InstallCmd[*cmdutil.Common]{
-	Name:      "uninstall",
-	Usage:     "remove the hook-loop extension (only a file hook-loop wrote)",
-	UsageText: "hook-loop pi uninstall [--scope project|user] [--destination DIR] [--write]",
-	Where:     scopeFlag,
-	Run:       runUninstall,
+	Name:       "uninstall",
+	Usage:      "remove the hook-loop extension (only a file hook-loop wrote)",
+	UsageText:  "hook-loop pi uninstall [--scope project|user] [--destination DIR] [--write]",
+	ScopeUsage: scopeUsage,
+	Run:        runUninstall,
 }
 
-func scopeFlag(o *cmdutil.Common) []cli.Flag {
-	return []cli.Flag{&cli.StringFlag{Name: "scope", Value: scopeProject, Usage: "where the extension goes: project (.pi/extensions/) or user (~/.pi/agent/extensions/, every project)", Destination: &o.Scope}}
-}
+// scopeUsage is --scope's help.
+const scopeUsage = "where the extension goes: project (.pi/extensions/) or user (~/.pi/agent/extensions/, every project)"
 
 // piTarget resolves the project directory and the extension's path.
 func piTarget(o *cmdutil.Common) (projectDir, extPath string, err error) {

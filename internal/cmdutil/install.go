@@ -41,6 +41,8 @@ type InstallCmd[P any] struct {
 	// Where are the flags that say which file the command writes (--scope,
 	// --target, --codex-home, ...); they come first.
 	Where func(P) []cli.Flag
+	// ScopeUsage, when set, adds --scope (default project) with this help.
+	ScopeUsage string
 	// DSLUsage is --dsl's help: installs read the flag differently (in place
 	// or copied). "" = an uninstall: no loop flags.
 	DSLUsage string
@@ -58,6 +60,9 @@ func NewInstallCmd[O any, P Options[O]](f *Factory, runF func(P) error, spec Ins
 	o := P(new(O))
 	c := o.common()
 	var flags []cli.Flag
+	if spec.ScopeUsage != "" {
+		flags = append(flags, &cli.StringFlag{Name: "scope", Value: "project", Usage: spec.ScopeUsage, Destination: &c.Scope})
+	}
 	if spec.Where != nil {
 		flags = append(flags, spec.Where(o)...)
 	}
