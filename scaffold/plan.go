@@ -1,12 +1,16 @@
 package scaffold
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
 )
 
 // Change is one file an install or uninstall creates, edits or removes.
@@ -105,4 +109,87 @@ func Purge(purge bool, configPath, logPath string) (changes []Change, notes []st
 		changes = append(changes, Change{Path: dir, Dir: true, Before: []byte{}, Note: "the event log directory (--purge)"})
 	}
 	return changes, nil
+}
+
+// Plan is what an install that copies files into a project (codex, opencode)
+// or its uninstall will do: build it, show it with Render, run it with Carry.
+type Plan struct {
+	Dest        string // absolute project directory
+	DestMissing bool   // Dest does not exist yet: install creates it
+	Changes     []Change
+	Notes       []string
+}
+
+// Render prints the plan: every file with its exact change, then the notes.
+func (p *Plan) Render(w io.Writer, write bool) {
+	Render(w, p.Changes, p.Notes, write)
+}
+
+// Apply writes the plan's changes, each file atomically, creating a missing
+// destination first.
+func (p *Plan) Apply() error {
+	if p.DestMissing {
+		if err := CreateDestination(p.Dest); err != nil {
+			return err
+		}
+	}
+	return Apply(p.Changes)
+}
+
+// Carry shows the plan (a dry run), or with write applies it and reports what
+// it did.
+func (p *Plan) Carry(w io.Writer, write bool) error {
+	if !write {
+		p.Render(w, false)
+		return nil
+	}
+	if err := p.Apply(); err != nil {
+		return err
+	}
+	if p.DestMissing {
+		fmt.Fprintf(w, "created the destination %s\n", p.Dest)
+	}
+	p.Render(w, true)
+	return nil
+}
+
+// UninstallFrom starts an uninstall's plan: its destination must exist; it
+// reads the harness file path hook-loop wrote into (nil: there is none).
+func (p *Plan) UninstallFrom(path string) ([]byte, error) {
+	if p.DestMissing {
+		return nil, fmt.Errorf("destination %s: not a directory", p.Dest)
+	}
+	return ReadOptional(path)
+}
+
+// PlanLoop starts an install's plan: a note on a missing destination, then
+// the loop file, copied into the project: the --dsl file or the gallery
+// profile, written to configPath unless a file is there, which is kept (the
+// notes say so, and whether it loads). effective is the loop in force after
+// the install.
+func (p *Plan) PlanLoop(configPath, dslPath, profile string) (effective []byte, err error) {
+	if p.DestMissing {
+		p.Notes = append(p.Notes, DestinationNote(p.Dest))
+	}
+	// The DSL: --dsl FILE, else the profile. Either must load cleanly.
+	dsl, source, err := LoopSource(dslPath, profile)
+	if err != nil {
+		return nil, err
+	}
+	cur, err := os.ReadFile(configPath)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		p.Changes = append(p.Changes, Change{Path: configPath, After: dsl, Note: "the loop (" + source + ")"})
+		return dsl, nil
+	case err != nil:
+		return nil, fmt.Errorf("read %s: %w", configPath, err)
+	case bytes.Equal(cur, dsl):
+		p.Notes = append(p.Notes, fmt.Sprintf("%s already holds the %s loop", configPath, source))
+	default:
+		p.Notes = append(p.Notes, fmt.Sprintf("%s exists: kept as it is (the %s loop is not written; remove the file to replace it)", configPath, source))
+	}
+	if _, _, err := loopdsl.Load(configPath); err != nil {
+		p.Notes = append(p.Notes, fmt.Sprintf("warning: the existing %s does not load: %v", configPath, err))
+	}
+	return cur, nil
 }

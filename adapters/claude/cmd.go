@@ -1,7 +1,6 @@
 package claude
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,127 +10,61 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/hook-loop/hook-loop/internal/cmdutil"
-	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/hook-loop/hook-loop/scaffold"
 )
 
-// InstallOptions are the flags of `claude install` and `claude uninstall`.
-type InstallOptions struct {
-	cmdutil.Common
-
-	Scope       string
-	DSL         string
-	Profile     string
-	Destination string
-	Home        string
-	Binary      string // the hook-loop executable; "" = the running one
-	Record      bool
-	Store       string // --store: a postgres:// URL for the loop's log
-	Mode        string
-}
-
 // NewCmd builds the `claude` command: install and uninstall.
 func NewCmd(f *cmdutil.Factory) *cli.Command {
-	return &cli.Command{
-		Name:        "claude",
-		Usage:       "install hook-loop into Claude Code's settings, or remove it",
-		Subcommands: []*cli.Command{NewCmdInstall(f, nil), NewCmdUninstall(f, nil)},
-	}
+	return cmdutil.NewHarnessCmd(f, "claude", "install hook-loop into Claude Code's settings, or remove it", installCmd, uninstallCmd)
 }
 
-// NewCmdInstall builds `claude install`; runF replaces the run function in tests.
-func NewCmdInstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Command {
-	o := &InstallOptions{}
-	return &cli.Command{
-		Name:      "install",
-		Usage:     "merge hook-loop's hooks into a Claude Code settings file",
-		UsageText: "hook-loop claude install [--scope project|local|user] [--dsl FILE | --profile NAME] [--destination DIR] [--record] [--mode MODE] [--write]",
-		Flags: append(commonFlags(o),
-			&cli.StringFlag{Name: "dsl", Usage: "loop file the hooks use (default: hook-loop.json in the project)", Destination: &o.DSL},
-			&cli.StringFlag{Name: "profile", Usage: "write the gallery loop NAME as the project's hook-loop.json", Destination: &o.Profile},
-			cmdutil.RecordFlag(&o.Record),
-			cmdutil.StoreFlag(&o.Store),
-			cmdutil.ModeFlag(&o.Mode),
-		),
-		Action: cmdutil.Action(f, &o.Common, o, runF, runInstall),
-	}
+// installCmd is `claude install`.
+var installCmd = cmdutil.InstallCmd[*cmdutil.Common]{
+	Name:       "install",
+	Usage:      "merge hook-loop's hooks into a Claude Code settings file",
+	UsageText:  "hook-loop claude install [--scope project|local|user] [--dsl FILE | --profile NAME] [--destination DIR] [--record] [--mode MODE] [--write]",
+	ScopeUsage: scopeUsage,
+	DSLUsage:   "loop file the hooks use (default: hook-loop.json in the project)",
+	Run:        runInstall,
 }
 
-// NewCmdUninstall builds `claude uninstall`; runF replaces the run function in tests.
-func NewCmdUninstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Command {
-	o := &InstallOptions{}
-	return &cli.Command{
-		Name:      "uninstall",
-		Usage:     "remove hook-loop's hooks (and only those) from a Claude Code settings file",
-		UsageText: "hook-loop claude uninstall [--scope project|local|user] [--destination DIR] [--write]",
-		Flags:     commonFlags(o),
-		Action:    cmdutil.Action(f, &o.Common, o, runF, runUninstall),
-	}
+// uninstallCmd is `claude uninstall`.
+var uninstallCmd = cmdutil.InstallCmd[*cmdutil.Common]{
+	Name:       "uninstall",
+	Usage:      "remove hook-loop's hooks (and only those) from a Claude Code settings file",
+	UsageText:  "hook-loop claude uninstall [--scope project|local|user] [--destination DIR] [--write]",
+	ScopeUsage: scopeUsage,
+	Run:        runUninstall,
 }
 
-func commonFlags(o *InstallOptions) []cli.Flag {
-	return append([]cli.Flag{
-		&cli.StringFlag{Name: "scope", Value: scopeProject, Usage: "settings file: project (.claude/settings.json), local (.claude/settings.local.json) or user (~/.claude/settings.json)", Destination: &o.Scope},
-		&cli.StringFlag{Name: "destination", Usage: "project directory (default: the current directory)", Destination: &o.Destination},
-		cmdutil.StateFlag(&o.State),
-	}, cmdutil.DryRunWriteFlags(&o.DryRun, &o.Write)...)
-}
+// scopeUsage is --scope's help.
+const scopeUsage = "settings file: project (.claude/settings.json), local (.claude/settings.local.json) or user (~/.claude/settings.json)"
 
 // claudeTarget resolves the project directory, home and settings path.
-func claudeTarget(o *InstallOptions) (projectDir, settings string, err error) {
+func claudeTarget(o *cmdutil.Common) (projectDir, settings string, err error) {
 	if projectDir, err = cmdutil.ProjectDir(o.WorkDir, o.Destination); err != nil {
 		return "", "", err
 	}
-	home := o.Home
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	settings, err = ClaudeSettingsPath(o.Scope, projectDir, home)
+	settings, err = ClaudeSettingsPath(o.Scope, projectDir, o.UserHome())
 	return projectDir, settings, err
 }
 
-func runInstall(ctx context.Context, o *InstallOptions) error {
-	s := o.IO
-	if o.DSL != "" && o.Profile != "" {
-		return cmdutil.Exitf(2, "claude install: --dsl and --profile both given: pick one")
-	}
+func runInstall(ctx context.Context, o *cmdutil.Common) error {
 	projectDir, settingsPath, err := claudeTarget(o)
 	if err != nil {
 		return fmt.Errorf("claude install: %w", err)
 	}
-	binary, err := scaffold.HookLoopBinary(o.Binary)
-	if err != nil {
-		return fmt.Errorf("claude install: %w", err)
-	}
-	loopPath, loopData, spec, loopNote, err := scaffold.ResolveLoop(projectDir, cmdutil.Resolve(o.WorkDir, o.DSL), o.Profile)
-	if err != nil {
-		return fmt.Errorf("claude install: %w", err)
-	}
-
-	logPath, err := project.LogPathFor(projectDir, o.State, o.Getenv)
-	if err != nil {
-		return cmdutil.Exitf(2, "claude install: %v", err)
-	}
-	if o.Scope == scopeUser && o.State == project.StateUser {
-		return cmdutil.Exitf(2, "claude install: --state user keeps one project's log outside it; give it with --scope project or local")
-	}
-	store, note, err := cmdutil.StoreArg(o.Store)
+	l, err := o.ResolveLoop("claude install", projectDir, "project or local")
 	if err != nil {
 		return err
 	}
-	if note != "" {
-		fmt.Fprintln(o.IO.Out, note)
-	}
-	hooks := installHooks{Binary: binary, Matcher: toolMatcher(spec), Record: o.Record, Store: store, Mode: o.Mode}
-	if o.Scope == scopeUser {
-		// User settings serve every project: each finds its own loop file and
-		// log from its root, unless --dsl names one loop for all.
-		if o.DSL != "" {
-			hooks.Config = scaffold.ShellQuote(loopPath)
-		}
-	} else {
-		hooks.Config = pathArg(loopPath, projectDir, true)
-		hooks.Log = pathArg(logPath, projectDir, true)
+	hooks := installHooks{Binary: l.Binary, Matcher: toolMatcher(l.Spec), Record: o.Record, Store: cmdutil.StoreArgOf(l.Store), Mode: o.Mode}
+	switch {
+	case !l.UserWide:
+		hooks.Config = pathArg(l.Config, projectDir, true)
+		hooks.Log = pathArg(l.Log, projectDir, true)
+	case l.Config != "":
+		hooks.Config = scaffold.ShellQuote(l.Config)
 	}
 	old, err := os.ReadFile(settingsPath)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -144,43 +77,23 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 
 	o.NoteDryRunWins()
 	write := o.Writes() || !o.DryRun
-	if !write {
-		cmdutil.DryRunNote(s.Out, "claude install")
+	if err := o.WriteLoop("claude install", write, projectDir, l); err != nil {
+		return err
 	}
-	if err := scaffold.WriteProfile(s.Out, write, loopPath, loopData, spec.Definition.ID, loopNote); err != nil {
-		return fmt.Errorf("claude install: %w", err)
+	state := "updated"
+	if old == nil {
+		state = "new file"
 	}
-	if o.Scope != scopeUser {
-		if err := scaffold.WriteGitignore(s.Out, write, projectDir); err != nil {
-			return fmt.Errorf("claude install: %w", err)
-		}
+	if err := o.WriteFile("claude install", write, settingsPath, old, merged, "hook-loop's hooks are already installed",
+		state, fmt.Sprintf(": hooks for %d events, tool matcher %q", len(hookCommands(merged)), hooks.Matcher),
+		func() error { return writeSettings(settingsPath, merged) }); err != nil {
+		return err
 	}
-	switch {
-	case bytes.Equal(old, merged):
-		fmt.Fprintf(s.Out, "unchanged %s (hook-loop's hooks are already installed)\n", settingsPath)
-	default:
-		if write {
-			if err := writeSettings(settingsPath, merged); err != nil {
-				return fmt.Errorf("claude install: %w", err)
-			}
-		}
-		state := "updated"
-		if old == nil {
-			state = "new file"
-		}
-		if link := scaffold.LinkNote(settingsPath); link != "" {
-			state += "; " + link
-		}
-		scaffold.Report(s.Out, write, "write", settingsPath, fmt.Sprintf("%s: hooks for %d events, tool matcher %q", state, len(hookCommands(merged)), hooks.Matcher))
-		if !write {
-			fmt.Fprint(s.Out, scaffold.LineDiff(settingsPath, old, merged))
-		}
-	}
-	fmt.Fprintf(s.Out, "hook command: %s\n", hooks.Command("<Event>"))
+	fmt.Fprintf(o.IO.Out, "hook command: %s\n", hooks.Command("<Event>"))
 	return nil
 }
 
-func runUninstall(ctx context.Context, o *InstallOptions) error {
+func runUninstall(ctx context.Context, o *cmdutil.Common) error {
 	s := o.IO
 	_, settingsPath, err := claudeTarget(o)
 	if err != nil {

@@ -3,13 +3,9 @@ package claude
 import (
 	"fmt"
 	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/tidwall/gjson"
-
-	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/scaffold"
@@ -24,14 +20,8 @@ const claudeReinstall = "hook-loop claude install --write"
 // by disableAllHooks, the binary present and executable, the loop file valid,
 // and no double installation (two scopes would run each hook twice).
 func checkInstall(env *harness.DoctorEnv) []harness.Finding {
-	var out []harness.Finding
-	add := func(l harness.Level, what, fix string) {
-		out = append(out, harness.Finding{Level: l, What: what, Fix: fix})
-	}
-	home := env.Home
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
+	var out harness.Findings
+	home := env.UserHome()
 	type layer struct {
 		scope, path string
 		cmds        map[string][]string
@@ -51,12 +41,12 @@ func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 			continue
 		}
 		if _, _, err := removeSettings(b); err != nil {
-			add(harness.LevelFail, fmt.Sprintf("%s is not a valid settings file: %v", path, err), "fix the JSON; Claude Code ignores a settings file it cannot parse")
+			out.Add(harness.LevelFail, fmt.Sprintf("%s is not a valid settings file: %v", path, err), "fix the JSON; Claude Code ignores a settings file it cannot parse")
 			continue
 		}
 		if hooksDisabled(b) {
 			disabled = true
-			add(harness.LevelFail, fmt.Sprintf("%s sets disableAllHooks: Claude Code runs no hook at all", path),
+			out.Add(harness.LevelFail, fmt.Sprintf("%s sets disableAllHooks: Claude Code runs no hook at all", path),
 				fmt.Sprintf("remove \"disableAllHooks\" from %s", path))
 		}
 		if cmds := hookCommands(b); len(cmds) > 0 {
@@ -64,18 +54,18 @@ func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 		}
 	}
 	if len(layers) == 0 {
-		add(harness.LevelWarn, fmt.Sprintf("hook-loop is not installed for Claude Code (no claude-hook command in %s's .claude/settings*.json or ~/.claude/settings.json)", env.Dir), claudeReinstall)
+		out.Add(harness.LevelWarn, fmt.Sprintf("hook-loop is not installed for Claude Code (no claude-hook command in %s's .claude/settings*.json or ~/.claude/settings.json)", env.Dir), claudeReinstall)
 		return out
 	}
 	if !disabled {
-		add(harness.LevelOK, "hooks are not disabled (no disableAllHooks)", "")
+		out.Add(harness.LevelOK, "hooks are not disabled (no disableAllHooks)", "")
 	}
 	if len(layers) > 1 {
 		var paths []string
 		for _, l := range layers {
 			paths = append(paths, l.path)
 		}
-		add(harness.LevelWarn, fmt.Sprintf("hook-loop hooks are installed in %s: Claude Code runs every one of them, so each event reaches hook-loop more than once", strings.Join(paths, " and ")),
+		out.Add(harness.LevelWarn, fmt.Sprintf("hook-loop hooks are installed in %s: Claude Code runs every one of them, so each event reaches hook-loop more than once", strings.Join(paths, " and ")),
 			"keep one: hook-loop claude uninstall --write --scope SCOPE")
 	}
 	sandbox := ""
@@ -84,8 +74,8 @@ func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 	}
 	out = append(out, harness.StateFinding(shell.Words(expandClaudeProjectDir(harness.AnyCommand(layers[0].cmds), env.Dir)),
 		env.Dir, sandbox, "hook-loop claude install"))
-	checkedBin := map[string]bool{}
-	checkedDSL := map[string]bool{}
+	commands := harness.CommandChecks{Dir: env.Dir, Reinstall: claudeReinstall, Harness: "Claude Code",
+		Expand: func(c string) string { return expandClaudeProjectDir(c, env.Dir) }}
 	for _, l := range layers {
 		var missing []string
 		for _, ev := range NativeEvents {
@@ -94,53 +84,12 @@ func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 			}
 		}
 		if len(missing) > 0 {
-			add(harness.LevelWarn, fmt.Sprintf("%s has no hook-loop hook for %s", l.path, strings.Join(missing, ", ")),
+			out.Add(harness.LevelWarn, fmt.Sprintf("%s has no hook-loop hook for %s", l.path, strings.Join(missing, ", ")),
 				claudeReinstall+" --scope "+l.scope)
 		} else {
-			add(harness.LevelOK, fmt.Sprintf("%s has hook-loop hooks for all %d events", l.path, len(NativeEvents)), "")
+			out.Add(harness.LevelOK, fmt.Sprintf("%s has hook-loop hooks for all %d events", l.path, len(NativeEvents)), "")
 		}
-		events := make([]string, 0, len(l.cmds))
-		for e := range l.cmds {
-			events = append(events, e)
-		}
-		sort.Strings(events)
-		for _, e := range events {
-			for _, c := range l.cmds[e] {
-				args := shell.Words(expandClaudeProjectDir(c, env.Dir))
-				if len(args) == 0 {
-					add(harness.LevelFail, fmt.Sprintf("%s: the %s hook command cannot be parsed: %s", l.path, e, c), claudeReinstall)
-					continue
-				}
-				bin := args[0]
-				if !checkedBin[bin] {
-					checkedBin[bin] = true
-					switch st, err := os.Stat(bin); {
-					case !filepath.IsAbs(bin):
-						add(harness.LevelFail, fmt.Sprintf("%s runs %q by bare name: the hook's environment may not have it on PATH", l.path, bin), claudeReinstall+" (writes the absolute path of the binary)")
-					case err != nil:
-						add(harness.LevelFail, fmt.Sprintf("%s runs %s, which does not exist", l.path, bin), claudeReinstall+" (with the hook-loop binary you want Claude Code to run)")
-					case st.IsDir() || st.Mode().Perm()&0o111 == 0:
-						add(harness.LevelFail, fmt.Sprintf("%s runs %s, which is not executable", l.path, bin), "chmod +x "+scaffold.ShellQuote(bin)+", or "+claudeReinstall)
-					default:
-						add(harness.LevelOK, "hook binary "+bin+" is executable", "")
-					}
-				}
-				dsl := scaffold.FlagValue(args, "--config")
-				if dsl == "" {
-					dsl = filepath.Join(env.Dir, "hook-loop.json")
-				} else if !filepath.IsAbs(dsl) {
-					dsl = filepath.Join(env.Dir, dsl)
-				}
-				if !checkedDSL[dsl] {
-					checkedDSL[dsl] = true
-					if _, _, err := loopdsl.Load(dsl); err != nil {
-						add(harness.LevelFail, fmt.Sprintf("the loop file %s is invalid: %v", dsl, err), "hook-loop validate "+scaffold.ShellQuote(dsl)+" and fix what it reports")
-					} else {
-						add(harness.LevelOK, "the loop file "+dsl+" is valid", "")
-					}
-				}
-			}
-		}
+		commands.Check(&out, l.path, l.cmds)
 	}
 	return out
 }

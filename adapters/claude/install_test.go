@@ -317,7 +317,7 @@ func TestCheckClaude(t *testing.T) {
 		"fail claude: " + filepath.Join(home, ".claude", "settings.json") + " sets disableAllHooks",
 		"warn claude: hook-loop hooks are installed in " + settings + " and ",
 		"fail claude: " + settings + " runs " + bin + ", which does not exist",
-		"fail claude: the loop file " + filepath.Join(dir, "hook-loop.json") + " is invalid",
+		"fail claude: the loop file " + filepath.Join(dir, "hook-loop.json") + " does not load",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("doctor output lacks %q:\n%s", want, got)

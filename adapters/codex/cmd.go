@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/hook-loop/hook-loop/gallery"
 	"github.com/hook-loop/hook-loop/internal/cmdutil"
-	"github.com/hook-loop/hook-loop/scaffold"
 	"github.com/urfave/cli/v2"
 )
 
@@ -17,77 +15,56 @@ import (
 type InstallOptions struct {
 	cmdutil.Common
 
-	Profile     string
-	DSL         string
-	Target      string
-	Destination string
-	CodexHome   string
-	CodexBin    string
-	Trust       bool
-	NoTrust     bool
-	Purge       bool
-	Binary      string // hidden: the binary written into hooks ("" = this one)
-	Record      bool
-	Store       string // --store: a postgres:// URL for the loop's log
-	Mode        string
+	Target    string
+	CodexHome string
+	CodexBin  string
+	Trust     bool
+	NoTrust   bool
 }
 
 // NewCmd builds the `codex` command: install and uninstall.
 func NewCmd(f *cmdutil.Factory) *cli.Command {
-	return &cli.Command{
-		Name:        "codex",
-		Usage:       "install hook-loop into Codex CLI's hooks, or remove it",
-		Subcommands: []*cli.Command{NewCmdInstall(f, nil), NewCmdUninstall(f, nil)},
-	}
+	return cmdutil.NewHarnessCmd(f, "codex", "install hook-loop into Codex CLI's hooks, or remove it", installCmd, uninstallCmd)
 }
 
-// NewCmdInstall builds `codex install`; runF replaces the run function in tests.
-func NewCmdInstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Command {
-	o := &InstallOptions{}
-	return &cli.Command{
-		Name:      "install",
-		Usage:     "write hook-loop's hooks.json entries (merged into an existing file) and the loop file",
-		UsageText: "hook-loop codex install [--profile NAME | --dsl FILE] [--target project|user|directory] [--destination DIR] [--write [--trust]]",
-		Flags: append(commonFlags(o),
-			&cli.StringFlag{Name: "profile", Usage: "gallery loop written as hook-loop.json (" + scaffold.ProfileNames() + "; default " + gallery.Default + ")", Destination: &o.Profile},
-			&cli.StringFlag{Name: "dsl", Usage: "copy this loop file instead of the profile (it wins over --profile)", Destination: &o.DSL},
-			cmdutil.RecordFlag(&o.Record),
-			cmdutil.StoreFlag(&o.Store),
-			cmdutil.ModeFlag(&o.Mode),
+// installCmd is `codex install`.
+var installCmd = cmdutil.InstallCmd[*InstallOptions]{
+	Name:      "install",
+	Usage:     "write hook-loop's hooks.json entries (merged into an existing file) and the loop file",
+	UsageText: "hook-loop codex install [--profile NAME | --dsl FILE] [--target project|user|directory] [--destination DIR] [--write [--trust]]",
+	Where:     whereFlags,
+	DSLUsage:  cmdutil.CopiedDSLUsage,
+	Binary:    true,
+	Flags: func(o *InstallOptions) []cli.Flag {
+		return []cli.Flag{
 			&cli.BoolFlag{Name: "trust", Usage: "mark the project and exactly hook-loop's hooks trusted through codex app-server, so Codex runs them", Destination: &o.Trust},
 			&cli.BoolFlag{Name: "no-trust", Usage: "write changed hooks even though Codex trusted the earlier ones (it then skips them until they are trusted again)", Destination: &o.NoTrust},
-		),
-		Action: cmdutil.Action(f, &o.Common, o, runF, runInstall),
-	}
+		}
+	},
+	Run: runInstall,
 }
 
-// NewCmdUninstall builds `codex uninstall`; runF replaces the run function in tests.
-func NewCmdUninstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Command {
-	o := &InstallOptions{}
-	return &cli.Command{
-		Name:      "uninstall",
-		Usage:     "remove what install added: hook-loop's hooks and their trust entries",
-		UsageText: "hook-loop codex uninstall [--target project|user|directory] [--destination DIR] [--write] [--purge]",
-		Flags: append(commonFlags(o),
-			&cli.BoolFlag{Name: "purge", Usage: "also remove hook-loop.json and .hook-loop/", Destination: &o.Purge},
-		),
-		Action: cmdutil.Action(f, &o.Common, o, runF, runUninstall),
-	}
+// uninstallCmd is `codex uninstall`.
+var uninstallCmd = cmdutil.InstallCmd[*InstallOptions]{
+	Name:      "uninstall",
+	Usage:     "remove what install added: hook-loop's hooks and their trust entries",
+	UsageText: "hook-loop codex uninstall [--target project|user|directory] [--destination DIR] [--write] [--purge]",
+	Where:     whereFlags,
+	Binary:    true,
+	Purge:     true,
+	Run:       runUninstall,
 }
 
-func commonFlags(o *InstallOptions) []cli.Flag {
-	return append([]cli.Flag{
+func whereFlags(o *InstallOptions) []cli.Flag {
+	return []cli.Flag{
 		&cli.StringFlag{Name: "target", Value: targetProject, Usage: "project (<dest>/.codex/hooks.json), user ($CODEX_HOME/hooks.json) or directory", Destination: &o.Target},
-		&cli.StringFlag{Name: "destination", Value: ".", Usage: "project directory", Destination: &o.Destination},
 		&cli.StringFlag{Name: "codex-home", Usage: "Codex's home directory (default: $CODEX_HOME or ~/.codex)", Destination: &o.CodexHome},
 		&cli.StringFlag{Name: "codex-bin", Usage: "codex executable used for trust (default: codex on PATH)", Destination: &o.CodexBin},
-		&cli.StringFlag{Name: "binary", Hidden: true, Destination: &o.Binary},
-		cmdutil.StateFlag(&o.State),
-	}, cmdutil.DryRunWriteFlags(&o.DryRun, &o.Write)...)
+	}
 }
 
 func (o *InstallOptions) scaffold() planOptions {
-	return planOptions{Profile: o.Profile, DSLPath: o.DSL, Target: o.Target, Destination: cmdutil.Resolve(o.WorkDir, o.Destination),
+	return planOptions{Profile: o.Profile, DSLPath: o.DSL, Target: o.Target, Destination: o.ProjectDest(),
 		CodexHome: o.CodexHome, Binary: o.Binary, Purge: o.Purge, Record: o.Record, Store: o.Store, State: o.State, Getenv: o.Getenv, Mode: o.Mode}
 }
 
@@ -111,12 +88,14 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 		fmt.Fprintln(s.ErrOut, "hook-loop: WARNING: "+msg)
 	}
 	if !write {
-		fmt.Fprintln(s.Out, "hook-loop codex install: dry run, nothing is written (add --write to apply)")
+		cmdutil.DryRunNote(s.Out, "codex install")
 	}
 	fmt.Fprintf(s.Out, "hook binary: %s\n", plan.Binary)
 	trustProject := plan.Target != targetUser
+	if err := plan.Carry(s.Out, write); err != nil {
+		return err
+	}
 	if !write {
-		plan.Render(s.Out, false)
 		if o.Trust {
 			what := "hook-loop's hooks"
 			if trustProject {
@@ -128,13 +107,6 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 		}
 		return nil
 	}
-	if err := plan.Apply(); err != nil {
-		return err
-	}
-	if plan.DestMissing {
-		fmt.Fprintf(s.Out, "created the destination %s\n", plan.Dest)
-	}
-	plan.Render(s.Out, true)
 	if !o.Trust {
 		fmt.Fprintln(s.Out, "trust: not changed; Codex skips untrusted hooks silently (run again with --trust, or check with hook-loop doctor)")
 		return nil

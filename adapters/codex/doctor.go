@@ -5,13 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
-	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
-
 	"github.com/hook-loop/hook-loop/adapters/harness"
-	"github.com/hook-loop/hook-loop/scaffold"
 
 	"github.com/hook-loop/hook-loop/internal/shell"
 )
@@ -23,13 +19,10 @@ const codexReinstall = "hook-loop codex install --write --trust"
 // project trusted, and every hook's hash trusted (through codex app-server when
 // codex is available).
 func checkInstall(env *harness.DoctorEnv) []harness.Finding {
-	var out []harness.Finding
-	add := func(l harness.Level, what, fix string) {
-		out = append(out, harness.Finding{Level: l, What: what, Fix: fix})
-	}
+	var out harness.Findings
 	home, err := CodexHome(env.CodexHome)
 	if err != nil {
-		add(harness.LevelFail, err.Error(), "set CODEX_HOME or give --codex-home")
+		out.Add(harness.LevelFail, err.Error(), "set CODEX_HOME or give --codex-home")
 		return out
 	}
 	projectHooks := filepath.Join(env.Dir, ".codex", "hooks.json")
@@ -41,7 +34,7 @@ func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 			continue
 		}
 		if _, _, err := RemoveCodexHooks(b); err != nil {
-			add(harness.LevelFail, fmt.Sprintf("%s is not a valid hooks file: %v", l.path, err), "fix the JSON, then run "+codexReinstall)
+			out.Add(harness.LevelFail, fmt.Sprintf("%s is not a valid hooks file: %v", l.path, err), "fix the JSON, then run "+codexReinstall)
 			continue
 		}
 		l.cmds = hookCommands(b)
@@ -50,74 +43,31 @@ func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 		}
 	}
 	if len(layers) == 0 {
-		add(harness.LevelWarn, fmt.Sprintf("hook-loop is not installed for Codex (no codex-hook command in %s or %s)", projectHooks, userHooks), codexReinstall)
+		out.Add(harness.LevelWarn, fmt.Sprintf("hook-loop is not installed for Codex (no codex-hook command in %s or %s)", projectHooks, userHooks), codexReinstall)
 		return out
 	}
 	cfg, cfgErr := readCodexConfig(home)
 	if cfgErr != nil {
-		add(harness.LevelFail, cfgErr.Error(), "fix the TOML syntax of "+filepath.Join(home, "config.toml"))
+		out.Add(harness.LevelFail, cfgErr.Error(), "fix the TOML syntax of "+filepath.Join(home, "config.toml"))
 	} else if cfg.HooksDisabled != "" {
-		add(harness.LevelFail, fmt.Sprintf("hooks are disabled in %s (%s): Codex runs no hook", cfg.Path, cfg.HooksDisabled),
+		out.Add(harness.LevelFail, fmt.Sprintf("hooks are disabled in %s (%s): Codex runs no hook", cfg.Path, cfg.HooksDisabled),
 			fmt.Sprintf("remove that line from %s (or set it to true)", cfg.Path))
 	} else {
-		add(harness.LevelOK, "hooks are enabled in "+cfg.Path, "")
+		out.Add(harness.LevelOK, "hooks are enabled in "+cfg.Path, "")
 	}
 
 	out = append(out, harness.StateFinding(shell.Words(harness.AnyCommand(layers[0].cmds)), env.Dir,
 		sandboxCovers(SandboxMode(env.Dir, home)), "hook-loop codex install"))
 
-	checkedBin := map[string]bool{}
-	checkedDSL := map[string]bool{}
+	commands := harness.CommandChecks{Dir: env.Dir, Reinstall: codexReinstall, Harness: "Codex", WarnRelative: true}
 	for _, l := range layers {
-		events := make([]string, 0, len(l.cmds))
-		for e := range l.cmds {
-			events = append(events, e)
-		}
-		sort.Strings(events)
-		add(harness.LevelOK, fmt.Sprintf("%s has hook-loop hooks for %s", l.path, strings.Join(events, ", ")), "")
-		for _, e := range events {
-			for _, c := range l.cmds[e] {
-				args := shell.Words(c)
-				if len(args) == 0 {
-					add(harness.LevelFail, fmt.Sprintf("%s: the %s hook command cannot be parsed: %s", l.path, e, c), codexReinstall)
-					continue
-				}
-				bin := args[0]
-				if !checkedBin[bin] {
-					checkedBin[bin] = true
-					switch st, err := os.Stat(bin); {
-					case !filepath.IsAbs(bin):
-						add(harness.LevelFail, fmt.Sprintf("%s runs %q by bare name: the hook's environment may not have it on PATH", l.path, bin), codexReinstall+" (writes the absolute path of the binary)")
-					case err != nil:
-						add(harness.LevelFail, fmt.Sprintf("%s runs %s, which does not exist", l.path, bin), codexReinstall+" (with the hook-loop binary you want Codex to run)")
-					case st.IsDir() || st.Mode().Perm()&0o111 == 0:
-						add(harness.LevelFail, fmt.Sprintf("%s runs %s, which is not executable", l.path, bin), "chmod +x "+scaffold.ShellQuote(bin)+", or "+codexReinstall)
-					default:
-						add(harness.LevelOK, "hook binary "+bin+" is executable", "")
-					}
-				}
-				dsl := scaffold.FlagValue(args, "--config")
-				if dsl == "" {
-					dsl = filepath.Join(env.Dir, "hook-loop.json")
-				} else if !filepath.IsAbs(dsl) {
-					add(harness.LevelWarn, fmt.Sprintf("%s: the %s hook names a relative --config %s, resolved against the directory Codex runs in", l.path, e, dsl), codexReinstall+" (writes absolute paths)")
-					dsl = filepath.Join(env.Dir, dsl)
-				}
-				if !checkedDSL[dsl] {
-					checkedDSL[dsl] = true
-					if _, _, err := loopdsl.Load(dsl); err != nil {
-						add(harness.LevelFail, fmt.Sprintf("the loop file %s is invalid: %v", dsl, err), "hook-loop validate "+scaffold.ShellQuote(dsl)+" and fix what it reports")
-					} else {
-						add(harness.LevelOK, "the loop file "+dsl+" is valid", "")
-					}
-				}
-			}
-		}
+		out.Add(harness.LevelOK, fmt.Sprintf("%s has hook-loop hooks for %s", l.path, strings.Join(harness.Events(l.cmds), ", ")), "")
+		commands.Check(&out, l.path, l.cmds)
 		if l.project && cfgErr == nil {
 			if cfg.ProjectTrusted(env.Dir) {
-				add(harness.LevelOK, "the project "+env.Dir+" is trusted", "")
+				out.Add(harness.LevelOK, "the project "+env.Dir+" is trusted", "")
 			} else {
-				add(harness.LevelFail, fmt.Sprintf("the project %s is not trusted in %s: Codex ignores %s", env.Dir, cfg.Path, l.path),
+				out.Add(harness.LevelFail, fmt.Sprintf("the project %s is not trusted in %s: Codex ignores %s", env.Dir, cfg.Path, l.path),
 					codexReinstall+" (or run codex exec --trust once)")
 			}
 		}

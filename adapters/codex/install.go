@@ -3,14 +3,10 @@ package codex
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
-
-	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
 
 	"github.com/hook-loop/hook-loop/internal/cmdutil"
 	"github.com/hook-loop/hook-loop/internal/project"
@@ -96,16 +92,13 @@ type planOptions struct {
 // installPlan is what an install or uninstall will do. Build it with
 // planInstall / planUninstall, show it with Render, run it with Apply.
 type installPlan struct {
-	Target      string
-	Dest        string // absolute project directory
-	DestMissing bool   // Dest does not exist yet: install creates it
+	Target string
+	scaffold.Plan
 	HooksPath   string // the hooks.json written
 	ConfigPath  string // the loop file the hooks use
 	LogPath     string // the event log the hooks use
 	CodexHome   string
 	Binary      string
-	Changes     []scaffold.Change
-	Notes       []string
 	OurCommands []string // the commands install writes (or uninstall removes)
 }
 
@@ -141,13 +134,12 @@ func (o *planOptions) resolve() (*installPlan, error) {
 		return nil, err
 	}
 	p := &installPlan{
-		Target:      target,
-		Dest:        dest,
-		DestMissing: missing,
-		CodexHome:   home,
-		Binary:      bin,
-		ConfigPath:  project.ConfigPath(dest),
-		LogPath:     logPath,
+		Target:     target,
+		Plan:       scaffold.Plan{Dest: dest, DestMissing: missing},
+		CodexHome:  home,
+		Binary:     bin,
+		ConfigPath: project.ConfigPath(dest),
+		LogPath:    logPath,
 	}
 	if target == targetUser {
 		p.HooksPath = filepath.Join(home, "hooks.json")
@@ -189,27 +181,8 @@ func planInstall(o planOptions) (*installPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.DestMissing {
-		p.Notes = append(p.Notes, scaffold.DestinationNote(p.Dest))
-	}
-	// The DSL: --dsl FILE, else the profile. Either must load cleanly.
-	dsl, source, err := scaffold.LoopSource(o.DSLPath, o.Profile)
-	if err != nil {
+	if _, err := p.PlanLoop(p.ConfigPath, o.DSLPath, o.Profile); err != nil {
 		return nil, err
-	}
-	if cur, err := os.ReadFile(p.ConfigPath); err == nil {
-		if bytes.Equal(cur, dsl) {
-			p.Notes = append(p.Notes, fmt.Sprintf("%s already holds the %s loop", p.ConfigPath, source))
-		} else {
-			p.Notes = append(p.Notes, fmt.Sprintf("%s exists: kept as it is (the %s loop is not written; remove the file to replace it)", p.ConfigPath, source))
-		}
-		if _, _, err := loopdsl.Load(p.ConfigPath); err != nil {
-			p.Notes = append(p.Notes, fmt.Sprintf("warning: the existing %s does not load: %v", p.ConfigPath, err))
-		}
-	} else if errors.Is(err, os.ErrNotExist) {
-		p.Changes = append(p.Changes, scaffold.Change{Path: p.ConfigPath, After: dsl, Note: "the loop (" + source + ")"})
-	} else {
-		return nil, fmt.Errorf("read %s: %w", p.ConfigPath, err)
 	}
 
 	before, err := scaffold.ReadOptional(p.HooksPath)
@@ -406,10 +379,7 @@ func planUninstall(o planOptions) (*installPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.DestMissing {
-		return nil, fmt.Errorf("destination %s: not a directory", p.Dest)
-	}
-	before, err := scaffold.ReadOptional(p.HooksPath)
+	before, err := p.UninstallFrom(p.HooksPath)
 	if err != nil {
 		return nil, err
 	}
@@ -451,17 +421,6 @@ func isEmptyHooksDoc(doc []byte) bool {
 	return n == 0
 }
 
-// Apply writes the plan's changes. Each file is replaced atomically.
-func (p *installPlan) Apply() error {
-	if p.DestMissing {
-		if err := scaffold.CreateDestination(p.Dest); err != nil {
-			return err
-		}
-	}
-	return scaffold.Apply(p.Changes)
-}
-
-// Render prints the plan: every file with its exact change, then the notes.
 // untrusts is how many hook-loop hooks an earlier install --trust made Codex
 // trust that this plan would change: Codex trusts a hook by the hash of its
 // entry, so a changed entry is skipped until trusted again. 0 when the hooks
@@ -477,8 +436,4 @@ func (p *installPlan) untrusts() int {
 		}
 	}
 	return 0
-}
-
-func (p *installPlan) Render(w io.Writer, write bool) {
-	scaffold.Render(w, p.Changes, p.Notes, write)
 }

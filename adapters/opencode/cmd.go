@@ -4,127 +4,69 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/hook-loop/hook-loop/gallery"
 	"github.com/hook-loop/hook-loop/internal/cmdutil"
-	"github.com/hook-loop/hook-loop/scaffold"
 	"github.com/urfave/cli/v2"
 )
 
-// InstallOptions are the flags of `opencode install` / `opencode
-// uninstall` (the Python prototype's, plus --hooks-config and uninstall's --purge).
-type InstallOptions struct {
-	cmdutil.Common
-
-	Profile     string
-	DSL         string
-	Destination string
-	HooksConfig string
-	Record      bool
-	Store       string
-	Mode        string
-	Purge       bool
-	Binary      string // hidden: the binary the plugin runs ("" = this one)
-}
-
 // NewCmd builds the `opencode` command: install and uninstall.
 func NewCmd(f *cmdutil.Factory) *cli.Command {
-	return &cli.Command{
-		Name:        "opencode",
-		Usage:       "install hook-loop's plugin into an opencode project, or remove it",
-		Subcommands: []*cli.Command{NewCmdInstall(f, nil), NewCmdUninstall(f, nil)},
-	}
+	return cmdutil.NewHarnessCmd(f, "opencode", "install hook-loop's plugin into an opencode project, or remove it", installCmd, uninstallCmd)
 }
 
-// NewCmdInstall builds `opencode install`; runF replaces the run function in tests.
-func NewCmdInstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Command {
-	o := &InstallOptions{}
-	return &cli.Command{
-		Name:      "install",
-		Usage:     "write .opencode/plugins/hook_loop.js and the loop file (kept when present)",
-		UsageText: "hook-loop opencode install [--profile NAME | --dsl FILE] [--destination DIR] [--hooks-config FILE] [--record] [--mode MODE] [--write]",
-		Flags: append(commonFlags(o),
-			&cli.StringFlag{Name: "profile", Usage: "gallery loop written as hook-loop.json (" + scaffold.ProfileNames() + "; default " + gallery.Default + ")", Destination: &o.Profile},
-			&cli.StringFlag{Name: "dsl", Usage: "copy this loop file instead of the profile (it wins over --profile)", Destination: &o.DSL},
-			&cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration the plugin passes to hook-loop (default: the user's)", Destination: &o.HooksConfig},
-			cmdutil.RecordFlag(&o.Record),
-			cmdutil.StoreFlag(&o.Store),
-			cmdutil.ModeFlag(&o.Mode),
-		),
-		Action: cmdutil.Action(f, &o.Common, o, runF, runInstall),
-	}
+// installCmd is `opencode install`.
+var installCmd = cmdutil.InstallCmd[*cmdutil.Common]{
+	Name:        "install",
+	Usage:       "write .opencode/plugins/hook_loop.js and the loop file (kept when present)",
+	UsageText:   "hook-loop opencode install [--profile NAME | --dsl FILE] [--destination DIR] [--hooks-config FILE] [--record] [--mode MODE] [--write]",
+	DSLUsage:    cmdutil.CopiedDSLUsage,
+	HooksConfig: true,
+	Binary:      true,
+	Run:         runInstall,
 }
 
-// NewCmdUninstall builds `opencode uninstall`; runF replaces the run function in tests.
-func NewCmdUninstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Command {
-	o := &InstallOptions{}
-	return &cli.Command{
-		Name:      "uninstall",
-		Usage:     "remove hook-loop's opencode plugin (never another file)",
-		UsageText: "hook-loop opencode uninstall [--destination DIR] [--write] [--purge]",
-		Flags: append(commonFlags(o),
-			&cli.BoolFlag{Name: "purge", Usage: "also remove hook-loop.json and .hook-loop/", Destination: &o.Purge},
-		),
-		Action: cmdutil.Action(f, &o.Common, o, runF, runUninstall),
-	}
+// uninstallCmd is `opencode uninstall`.
+var uninstallCmd = cmdutil.InstallCmd[*cmdutil.Common]{
+	Name:      "uninstall",
+	Usage:     "remove hook-loop's opencode plugin (never another file)",
+	UsageText: "hook-loop opencode uninstall [--destination DIR] [--write] [--purge]",
+	Binary:    true,
+	Purge:     true,
+	Run:       runUninstall,
 }
 
-func commonFlags(o *InstallOptions) []cli.Flag {
-	return append([]cli.Flag{
-		&cli.StringFlag{Name: "destination", Value: ".", Usage: "project directory", Destination: &o.Destination},
-		&cli.StringFlag{Name: "binary", Hidden: true, Destination: &o.Binary},
-		cmdutil.StateFlag(&o.State),
-	}, cmdutil.DryRunWriteFlags(&o.DryRun, &o.Write)...)
-}
-
-func (o *InstallOptions) scaffold() planOptions {
-	return planOptions{Profile: o.Profile, DSLPath: o.DSL, Destination: cmdutil.Resolve(o.WorkDir, o.Destination), Binary: o.Binary,
+func planFor(o *cmdutil.Common) planOptions {
+	return planOptions{Profile: o.Profile, DSLPath: o.DSL, Destination: o.ProjectDest(), Binary: o.Binary,
 		HooksConfig: o.HooksConfig, Record: o.Record, Version: o.Version, Purge: o.Purge, Store: o.Store, State: o.State, Getenv: o.Getenv, Mode: o.Mode}
 }
 
-func runInstall(ctx context.Context, o *InstallOptions) error {
+func runInstall(ctx context.Context, o *cmdutil.Common) error {
 	s := o.IO
 	o.NoteProfileIgnored(o.DSL, o.Profile)
 	o.NoteDryRunWins()
-	plan, err := planInstall(o.scaffold())
+	plan, err := planInstall(planFor(o))
 	if err != nil {
 		return err
 	}
 	if !o.Writes() {
-		fmt.Fprintln(s.Out, "hook-loop opencode install: dry run, nothing is written (add --write to apply)")
+		cmdutil.DryRunNote(s.Out, "opencode install")
 	}
 	fmt.Fprintf(s.Out, "hook binary: %s\n", plan.Binary)
-	if !o.Writes() {
-		plan.Render(s.Out, false)
-		return nil
-	}
-	if err := plan.Apply(); err != nil {
+	if err := plan.Carry(s.Out, o.Writes()); err != nil || !o.Writes() {
 		return err
 	}
-	if plan.DestMissing {
-		fmt.Fprintf(s.Out, "created the destination %s\n", plan.Dest)
-	}
-	plan.Render(s.Out, true)
 	fmt.Fprintf(s.Out, "opencode loads the plugin when it next starts in %s\n", plan.Dest)
 	return nil
 }
 
-func runUninstall(ctx context.Context, o *InstallOptions) error {
+func runUninstall(ctx context.Context, o *cmdutil.Common) error {
 	s := o.IO
 	o.NoteDryRunWins()
-	plan, err := planUninstall(o.scaffold())
+	plan, err := planUninstall(planFor(o))
 	if err != nil {
 		return err
 	}
 	if !o.Writes() {
 		fmt.Fprintln(s.Out, "hook-loop opencode uninstall: dry run, nothing is changed (add --write to apply)")
 	}
-	if !o.Writes() {
-		plan.Render(s.Out, false)
-		return nil
-	}
-	if err := plan.Apply(); err != nil {
-		return err
-	}
-	plan.Render(s.Out, true)
-	return nil
+	return plan.Carry(s.Out, o.Writes())
 }

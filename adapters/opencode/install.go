@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 
 	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
 
@@ -59,14 +57,11 @@ type planOptions struct {
 
 // installPlan is what an opencode install or uninstall will do.
 type installPlan struct {
-	Dest        string
-	DestMissing bool // Dest does not exist yet: install creates it
-	PluginPath  string
-	ConfigPath  string
-	LogPath     string
-	Binary      string
-	Changes     []scaffold.Change
-	Notes       []string
+	scaffold.Plan
+	PluginPath string
+	ConfigPath string
+	LogPath    string
+	Binary     string
 }
 
 // OpencodePluginData is the template data of templates/opencode/hook_loop.js.tmpl.
@@ -118,12 +113,11 @@ func (o planOptions) resolve() (*installPlan, error) {
 		return nil, err
 	}
 	return &installPlan{
-		Dest:        dest,
-		DestMissing: missing,
-		PluginPath:  filepath.Join(dest, filepath.FromSlash(pluginRel)),
-		ConfigPath:  project.ConfigPath(dest),
-		LogPath:     logPath,
-		Binary:      bin,
+		Plan:       scaffold.Plan{Dest: dest, DestMissing: missing},
+		PluginPath: filepath.Join(dest, filepath.FromSlash(pluginRel)),
+		ConfigPath: project.ConfigPath(dest),
+		LogPath:    logPath,
+		Binary:     bin,
 	}, nil
 }
 
@@ -134,32 +128,11 @@ func planInstall(o planOptions) (*installPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.DestMissing {
-		p.Notes = append(p.Notes, scaffold.DestinationNote(p.Dest))
-	}
-	// The DSL: --dsl FILE, else the profile. Either must load cleanly.
-	dsl, source, err := scaffold.LoopSource(o.DSLPath, o.Profile)
-	if err != nil {
-		return nil, err
-	}
 	// The plugin's fallbacks (fail_closed, the stop cap) come from the loop that
 	// will be in force: the existing file when it is kept.
-	effective := dsl
-	if cur, err := os.ReadFile(p.ConfigPath); err == nil {
-		effective = cur
-		switch {
-		case bytes.Equal(cur, dsl):
-			p.Notes = append(p.Notes, fmt.Sprintf("%s already holds the %s loop", p.ConfigPath, source))
-		default:
-			p.Notes = append(p.Notes, fmt.Sprintf("%s exists: kept as it is (the %s loop is not written; remove the file to replace it)", p.ConfigPath, source))
-		}
-		if _, _, err := loopdsl.Load(p.ConfigPath); err != nil {
-			p.Notes = append(p.Notes, fmt.Sprintf("warning: the existing %s does not load: %v", p.ConfigPath, err))
-		}
-	} else if errors.Is(err, os.ErrNotExist) {
-		p.Changes = append(p.Changes, scaffold.Change{Path: p.ConfigPath, After: dsl, Note: "the loop (" + source + ")"})
-	} else {
-		return nil, fmt.Errorf("read %s: %w", p.ConfigPath, err)
+	effective, err := p.PlanLoop(p.ConfigPath, o.DSLPath, o.Profile)
+	if err != nil {
+		return nil, err
 	}
 	failClosed, maxStops := loopKnobs(effective)
 	gi, err := scaffold.GitignoreChange(p.Dest)
@@ -233,10 +206,7 @@ func planUninstall(o planOptions) (*installPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.DestMissing {
-		return nil, fmt.Errorf("destination %s: not a directory", p.Dest)
-	}
-	before, err := scaffold.ReadOptional(p.PluginPath)
+	before, err := p.UninstallFrom(p.PluginPath)
 	if err != nil {
 		return nil, err
 	}
@@ -251,21 +221,6 @@ func planUninstall(o planOptions) (*installPlan, error) {
 	changes, notes := scaffold.Purge(o.Purge, p.ConfigPath, p.LogPath)
 	p.Changes, p.Notes = append(p.Changes, changes...), append(p.Notes, notes...)
 	return p, nil
-}
-
-// Render prints the plan: every file with its exact change, then the notes.
-func (p *installPlan) Render(w io.Writer, write bool) {
-	scaffold.Render(w, p.Changes, p.Notes, write)
-}
-
-// Apply writes the plan's changes, each file atomically.
-func (p *installPlan) Apply() error {
-	if p.DestMissing {
-		if err := scaffold.CreateDestination(p.Dest); err != nil {
-			return err
-		}
-	}
-	return scaffold.Apply(p.Changes)
 }
 
 // pluginConst reads `const NAME = "..."` from a rendered plugin.
@@ -284,26 +239,23 @@ func pluginConst(src []byte, name string) (string, bool) {
 // checkInstall is the doctor check for opencode: the plugin is there, is
 // hook-loop's current one, and points at a binary and a loop that work.
 func checkInstall(env *harness.DoctorEnv) []harness.Finding {
-	var out []harness.Finding
-	add := func(l harness.Level, what, fix string) {
-		out = append(out, harness.Finding{Level: l, What: what, Fix: fix})
-	}
+	var out harness.Findings
 	path := filepath.Join(env.Dir, filepath.FromSlash(pluginRel))
 	src, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		add(harness.LevelWarn, fmt.Sprintf("hook-loop is not installed for opencode (no %s)", path), opencodeReinstall)
+		out.Add(harness.LevelWarn, fmt.Sprintf("hook-loop is not installed for opencode (no %s)", path), opencodeReinstall)
 		return out
 	}
 	if err != nil {
-		add(harness.LevelFail, fmt.Sprintf("cannot read %s: %v", path, err), "")
+		out.Add(harness.LevelFail, fmt.Sprintf("cannot read %s: %v", path, err), "")
 		return out
 	}
 	if !isPlugin(src) {
-		add(harness.LevelWarn, path+" is not hook-loop's plugin", "move it away, then run "+opencodeReinstall)
+		out.Add(harness.LevelWarn, path+" is not hook-loop's plugin", "move it away, then run "+opencodeReinstall)
 		return out
 	}
 	if !bytes.Contains(src, []byte(opencodePluginMarker)) {
-		add(harness.LevelFail, path+" is the prototype's plugin: it passed an empty stdin, blocked opencode's start and missed idle events",
+		out.Add(harness.LevelFail, path+" is the prototype's plugin: it passed an empty stdin, blocked opencode's start and missed idle events",
 			opencodeReinstall)
 		return out
 	}
@@ -314,35 +266,12 @@ func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 		out = append(out, harness.StateFinding([]string{"--event-log", log}, env.Dir, "", "hook-loop opencode install"))
 	}
 	if !okBin || !okCfg {
-		add(harness.LevelFail, path+" is damaged: cannot read HOOK_LOOP and CONFIG from it", opencodeReinstall)
+		out.Add(harness.LevelFail, path+" is damaged: cannot read HOOK_LOOP and CONFIG from it", opencodeReinstall)
 		return out
 	}
-	if st, err := os.Stat(bin); err != nil || st.IsDir() || st.Mode().Perm()&0o111 == 0 {
-		add(harness.LevelFail, fmt.Sprintf("the plugin runs %s, which is not an executable file", bin),
-			"re-run install with the hook-loop you want opencode to use: "+opencodeReinstall)
-	} else {
-		add(harness.LevelOK, "the plugin runs "+bin, "")
-	}
-	if _, err := os.Stat(config); err != nil {
-		add(harness.LevelFail, fmt.Sprintf("the plugin's loop file %s is missing", config), opencodeReinstall+" (or restore the file)")
-	} else if _, diags, err := loopdsl.Load(config); err != nil {
-		add(harness.LevelFail, fmt.Sprintf("the loop %s does not load: %s", config, strings.Join(strings.Fields(err.Error()), " ")),
-			"hook-loop validate "+scaffold.ShellQuote(config))
-	} else {
-		n := 0
-		for _, d := range diags {
-			if d.Severity == loopdsl.SeverityError {
-				n++
-			}
-		}
-		if n > 0 {
-			add(harness.LevelFail, fmt.Sprintf("the loop %s has %d validation error(s)", config, n), "hook-loop validate "+scaffold.ShellQuote(config))
-		} else {
-			add(harness.LevelOK, "the plugin's loop "+config+" is valid", "")
-		}
-	}
+	out = append(out, harness.CheckBinary(path, bin, opencodeReinstall, "opencode"), harness.CheckLoop(config))
 	if !opencodeDepsPresent(env.Dir) {
-		add(harness.LevelWarn, depsWarning, "start opencode once with the npm registry reachable (or accept the wait)")
+		out.Add(harness.LevelWarn, depsWarning, "start opencode once with the npm registry reachable (or accept the wait)")
 	}
 	return out
 }

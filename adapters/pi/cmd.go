@@ -3,92 +3,49 @@ package pi
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/hook-loop/hook-loop/internal/cmdutil"
-	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/hook-loop/hook-loop/scaffold"
 )
 
-// InstallOptions are the flags of `pi install` and `pi uninstall`.
-type InstallOptions struct {
-	cmdutil.Common
-
-	Scope       string
-	DSL         string
-	Profile     string
-	Destination string
-	HooksConfig string
-	Record      bool
-	Store       string // --store: a postgres:// URL for the loop's log
-	Mode        string
-	Home        string
-	Binary      string // the hook-loop executable; "" = the running one
-}
-
 // NewCmd builds the `pi` command: install and uninstall.
 func NewCmd(f *cmdutil.Factory) *cli.Command {
-	return &cli.Command{
-		Name:        "pi",
-		Usage:       "install hook-loop's extension into the pi coding agent, or remove it",
-		Subcommands: []*cli.Command{NewCmdInstall(f, nil), NewCmdUninstall(f, nil)},
-	}
+	return cmdutil.NewHarnessCmd(f, "pi", "install hook-loop's extension into the pi coding agent, or remove it", installCmd, uninstallCmd)
 }
 
-// NewCmdInstall builds `pi install`; runF replaces the run function in tests.
-func NewCmdInstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Command {
-	o := &InstallOptions{}
-	return &cli.Command{
-		Name:      "install",
-		Usage:     "write the hook-loop extension pi loads (.pi/extensions/hook_loop.ts)",
-		UsageText: "hook-loop pi install [--scope project|user] [--dsl FILE | --profile NAME] [--destination DIR] [--hooks-config FILE] [--record] [--mode MODE] [--write]",
-		Flags: append(commonFlags(o),
-			&cli.StringFlag{Name: "dsl", Usage: "loop file the extension uses (default: hook-loop.json in the project)", Destination: &o.DSL},
-			&cli.StringFlag{Name: "profile", Usage: "write the gallery loop NAME as the project's hook-loop.json", Destination: &o.Profile},
-			&cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration pi-hook passes on (default: the user's config.json)", Destination: &o.HooksConfig},
-			cmdutil.RecordFlag(&o.Record),
-			cmdutil.StoreFlag(&o.Store),
-			cmdutil.ModeFlag(&o.Mode),
-		),
-		Action: cmdutil.Action(f, &o.Common, o, runF, runInstall),
-	}
+// installCmd is `pi install`.
+var installCmd = cmdutil.InstallCmd[*cmdutil.Common]{
+	Name:        "install",
+	Usage:       "write the hook-loop extension pi loads (.pi/extensions/hook_loop.ts)",
+	UsageText:   "hook-loop pi install [--scope project|user] [--dsl FILE | --profile NAME] [--destination DIR] [--hooks-config FILE] [--record] [--mode MODE] [--write]",
+	ScopeUsage:  scopeUsage,
+	DSLUsage:    "loop file the extension uses (default: hook-loop.json in the project)",
+	HooksConfig: true,
+	Run:         runInstall,
 }
 
-// NewCmdUninstall builds `pi uninstall`; runF replaces the run function in tests.
-func NewCmdUninstall(f *cmdutil.Factory, runF func(*InstallOptions) error) *cli.Command {
-	o := &InstallOptions{}
-	return &cli.Command{
-		Name:      "uninstall",
-		Usage:     "remove the hook-loop extension (only a file hook-loop wrote)",
-		UsageText: "hook-loop pi uninstall [--scope project|user] [--destination DIR] [--write]",
-		Flags:     commonFlags(o),
-		Action:    cmdutil.Action(f, &o.Common, o, runF, runUninstall),
-	}
+// uninstallCmd is `pi uninstall`.
+var uninstallCmd = cmdutil.InstallCmd[*cmdutil.Common]{
+	Name:       "uninstall",
+	Usage:      "remove the hook-loop extension (only a file hook-loop wrote)",
+	UsageText:  "hook-loop pi uninstall [--scope project|user] [--destination DIR] [--write]",
+	ScopeUsage: scopeUsage,
+	Run:        runUninstall,
 }
 
-func commonFlags(o *InstallOptions) []cli.Flag {
-	return append([]cli.Flag{
-		&cli.StringFlag{Name: "scope", Value: scopeProject, Usage: "where the extension goes: project (.pi/extensions/) or user (~/.pi/agent/extensions/, every project)", Destination: &o.Scope},
-		&cli.StringFlag{Name: "destination", Usage: "project directory (default: the current directory)", Destination: &o.Destination},
-		cmdutil.StateFlag(&o.State),
-	}, cmdutil.DryRunWriteFlags(&o.DryRun, &o.Write)...)
-}
+// scopeUsage is --scope's help.
+const scopeUsage = "where the extension goes: project (.pi/extensions/) or user (~/.pi/agent/extensions/, every project)"
 
 // piTarget resolves the project directory and the extension's path.
-func piTarget(o *InstallOptions) (projectDir, extPath string, err error) {
+func piTarget(o *cmdutil.Common) (projectDir, extPath string, err error) {
 	if projectDir, err = cmdutil.ProjectDir(o.WorkDir, o.Destination); err != nil {
 		return "", "", err
 	}
 	agentDir := ""
 	if o.Scope == scopeUser {
-		home := o.Home
-		if home == "" {
-			home, _ = os.UserHomeDir()
-		}
-		if agentDir, err = PiAgentDir(home, o.Getenv); err != nil {
+		if agentDir, err = PiAgentDir(o.UserHome(), o.Getenv); err != nil {
 			return "", "", err
 		}
 	}
@@ -96,94 +53,41 @@ func piTarget(o *InstallOptions) (projectDir, extPath string, err error) {
 	return projectDir, extPath, err
 }
 
-func runInstall(ctx context.Context, o *InstallOptions) error {
+func runInstall(ctx context.Context, o *cmdutil.Common) error {
 	s := o.IO
-	if o.DSL != "" && o.Profile != "" {
-		return cmdutil.Exitf(2, "pi install: --dsl and --profile both given: pick one")
-	}
 	projectDir, extPath, err := piTarget(o)
 	if err != nil {
 		return fmt.Errorf("pi install: %w", err)
 	}
-	binary, err := scaffold.HookLoopBinary(o.Binary)
-	if err != nil {
-		return fmt.Errorf("pi install: %w", err)
-	}
-	loopPath, loopData, spec, loopNote, err := scaffold.ResolveLoop(projectDir, cmdutil.Resolve(o.WorkDir, o.DSL), o.Profile)
-	if err != nil {
-		return fmt.Errorf("pi install: %w", err)
-	}
-	hooksConfig := o.HooksConfig
-	if hooksConfig != "" {
-		if hooksConfig, err = filepath.Abs(cmdutil.Resolve(o.WorkDir, hooksConfig)); err != nil {
-			return err
-		}
-	}
-
-	logPath, err := project.LogPathFor(projectDir, o.State, o.Getenv)
-	if err != nil {
-		return cmdutil.Exitf(2, "pi install: %v", err)
-	}
-	if o.Scope == scopeUser && o.State == project.StateUser {
-		return cmdutil.Exitf(2, "pi install: --state user keeps one project's log outside it; give it with --scope project")
-	}
-	store, note, err := cmdutil.SafeStoreURL(o.Store)
+	l, err := o.ResolveLoop("pi install", projectDir, "project")
 	if err != nil {
 		return err
 	}
-	if note != "" {
-		fmt.Fprintln(o.IO.Out, note)
+	hooksConfig, err := o.ProjectPath(o.HooksConfig)
+	if err != nil {
+		return err
 	}
-	x := PiExtension{Version: o.Version, HookLoop: binary, HooksConfig: hooksConfig, Record: o.Record, Store: store, Mode: o.Mode}
-	if o.Scope == scopeUser {
-		// One extension serves every project: each finds its own hook-loop.json
-		// upwards from pi's cwd, unless --dsl names one loop for all.
-		if o.DSL != "" {
-			x.Config = loopPath
-		}
-	} else {
-		x.Config = loopPath
-		x.EventLog = logPath
-	}
-	plan, err := planInstall(extPath, x, spec)
+	x := PiExtension{Version: o.Version, HookLoop: l.Binary, HooksConfig: hooksConfig, Record: o.Record, Store: l.Store, Mode: o.Mode,
+		Config: l.Config, EventLog: l.Log}
+	plan, err := planInstall(extPath, x, l.Spec)
 	if err != nil {
 		return fmt.Errorf("pi install: %w", err)
 	}
 
 	o.NoteDryRunWins()
 	write := o.Writes()
-	if !write {
-		cmdutil.DryRunNote(s.Out, "pi install")
+	if err := o.WriteLoop("pi install", write, projectDir, l); err != nil {
+		return err
 	}
-	if err := scaffold.WriteProfile(s.Out, write, loopPath, loopData, spec.Definition.ID, loopNote); err != nil {
-		return fmt.Errorf("pi install: %w", err)
+	state := "new file"
+	if plan.Old != nil {
+		state = "replaces an earlier hook-loop extension"
 	}
-	if o.Scope != scopeUser {
-		if err := scaffold.WriteGitignore(s.Out, write, projectDir); err != nil {
-			return fmt.Errorf("pi install: %w", err)
-		}
+	if err := o.WriteFile("pi install", write, extPath, plan.Old, plan.Content, "the hook-loop extension is already installed",
+		state, "", plan.Write); err != nil {
+		return err
 	}
-	if plan.Unchanged() {
-		fmt.Fprintf(s.Out, "unchanged %s (the hook-loop extension is already installed)\n", extPath)
-	} else {
-		if write {
-			if err := plan.Write(); err != nil {
-				return fmt.Errorf("pi install: %w", err)
-			}
-		}
-		state := "new file"
-		if plan.Old != nil {
-			state = "replaces an earlier hook-loop extension"
-		}
-		if link := scaffold.LinkNote(extPath); link != "" {
-			state += "; " + link
-		}
-		scaffold.Report(s.Out, write, "write", extPath, state)
-		if !write {
-			fmt.Fprint(s.Out, scaffold.LineDiff(extPath, plan.Old, plan.Content))
-		}
-	}
-	fmt.Fprintf(s.Out, "hook command: %s pi-hook --event <event>", scaffold.ShellQuote(binary))
+	fmt.Fprintf(s.Out, "hook command: %s pi-hook --event <event>", scaffold.ShellQuote(l.Binary))
 	if x.Config != "" {
 		fmt.Fprintf(s.Out, " --config %s", scaffold.ShellQuote(x.Config))
 	}
@@ -208,7 +112,7 @@ func runInstall(ctx context.Context, o *InstallOptions) error {
 	return nil
 }
 
-func runUninstall(ctx context.Context, o *InstallOptions) error {
+func runUninstall(ctx context.Context, o *cmdutil.Common) error {
 	s := o.IO
 	_, extPath, err := piTarget(o)
 	if err != nil {

@@ -46,14 +46,14 @@ func TestCheckPi(t *testing.T) {
 		t.Fatal(err)
 	}
 	got = findings(checkInstall(env))
-	for _, want := range []string{"ok pi loads " + ext, "fail " + ext + " calls " + filepath.Join(dir, "no such hook-loop") + ", which does not exist", "ok the loop " + config + " loads"} {
+	for _, want := range []string{"ok pi loads " + ext, "fail " + ext + " runs " + filepath.Join(dir, "no such hook-loop") + ", which does not exist", "ok the loop file " + config + " is valid"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in:\n%s", want, got)
 		}
 	}
 
 	os.WriteFile(config, []byte(`{"loop": 3}`), 0o644)
-	if got = findings(checkInstall(env)); !strings.Contains(got, "fail "+ext+" uses "+config+", which does not load") {
+	if got = findings(checkInstall(env)); !strings.Contains(got, "fail the loop file "+config+" does not load") {
 		t.Errorf("broken loop not reported:\n%s", got)
 	}
 

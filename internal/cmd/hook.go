@@ -13,17 +13,12 @@ import (
 // Python prototype hook-loop replaces (--event, --config, --event-log), so hook
 // configurations it generated keep working.
 type HookOptions struct {
-	IO          *IOStreams
-	Getenv      func(string) string
-	WorkDir     string
-	Harness     harness.Harness
-	Event       string
-	ConfigPath  string
-	LogPath     string
-	HooksConfig string
-	Store       string // --store: a postgres:// URL for the loop's log
-	Record      bool
-	Mode        string
+	IO      *IOStreams
+	Getenv  func(string) string
+	WorkDir string
+	Harness harness.Harness
+	Event   string
+	HookFlags
 	// OwnedPaths are every harness's files, which the agent may not write.
 	OwnedPaths []string
 }
@@ -38,15 +33,9 @@ func NewCmdHook(f *Factory, h harness.Harness, hs []harness.Harness, runF func(*
 		Usage:       spec.Usage,
 		UsageText:   spec.UsageText,
 		Description: spec.Description,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "event", Usage: spec.EventUsage, Destination: &o.Event},
-			&cli.StringFlag{Name: "config", Usage: "loop DSL file (default: hook-loop.json at the project root)", Destination: &o.ConfigPath},
-			&cli.StringFlag{Name: "event-log", Usage: "event log (default: .hook-loop/events.jsonl at the project root)", Destination: &o.LogPath},
-			&cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration (default: the user's config.yaml or config.json)", Destination: &o.HooksConfig},
-			&cli.StringFlag{Name: "store", Usage: "keep the loop's log in PostgreSQL: a postgres:// `URL`, without the password (PGPASSWORD or ~/.pgpass); default $HOOK_LOOP_STORE, else \"store\" in the user config, else the JSONL file", Destination: &o.Store},
-			&cli.StringFlag{Name: "mode", Usage: "enforce, warn or audit: overrides the loop's loop.mode (HOOK_LOOP_MODE overrides both)", Destination: &o.Mode},
-			&cli.BoolFlag{Name: "record", Usage: "also keep the raw hook input in .hook-loop/trace.jsonl, for hook-loop replay", Destination: &o.Record},
-		},
+		}, o.HookFlags.flags()...),
 		Action: func(c *cli.Context) error {
 			o.setEnv(f, hs)
 			if runF != nil {

@@ -14,18 +14,13 @@ import (
 // ServeOptions are the flags of serve: the *-hook flags that do not vary per
 // event, and the harness whose adapter answers.
 type ServeOptions struct {
-	IO          *IOStreams
-	WorkDir     string
-	Version     string
-	Stdio       bool
-	Harness     string
-	ConfigPath  string
-	LogPath     string
-	HooksConfig string
-	Store       string
-	Record      bool
-	Mode        string
-	getenv      func(string) string
+	IO      *IOStreams
+	WorkDir string
+	Version string
+	Stdio   bool
+	Harness string
+	HookFlags
+	getenv func(string) string
 	// OwnedPaths are every harness's files, as the one-shot hook protects them.
 	OwnedPaths []string
 	harnesses  []harness.Harness
@@ -40,18 +35,13 @@ func NewCmdServe(f *Factory, hs []harness.Harness, runF func(*ServeOptions) erro
 		Usage: "answer a host process's hook events over NDJSON on stdin/stdout (the opencode plugin's and pi extension's co-process)",
 		UsageText: "hook-loop serve --stdio --harness NAME [--config FILE] [--event-log FILE] [--hooks-config FILE] [--record]\n\n" +
 			`First line out: {"hello":"hook-loop","version":V,...}. Then per line in {"id":N,"event":E,"input":{...},"cwd":D} ` +
-			`one line out {"id":N,"stdout":S,"stderr":S,"exit":N}, exactly what the harness's one-shot hook command prints for that input.`,
+			`one line out {"id":N,"stdout":S,"stderr":S,"exit":N}, exactly what the harness's one-shot hook command prints for that input ` +
+			`(a request's config replaces --config).`,
 		Hidden: true,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "stdio", Usage: "speak NDJSON on stdin/stdout (the only transport)", Destination: &o.Stdio},
 			&cli.StringFlag{Name: "harness", Usage: "the harness whose events arrive (opencode, pi)", Destination: &o.Harness},
-			&cli.StringFlag{Name: "config", Usage: "loop DSL file (default: hook-loop.json at the project root; a request's config replaces it)", Destination: &o.ConfigPath},
-			&cli.StringFlag{Name: "event-log", Usage: "event log (default: .hook-loop/events.jsonl at the project root)", Destination: &o.LogPath},
-			&cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration (default: the user's config.yaml or config.json)", Destination: &o.HooksConfig},
-			&cli.StringFlag{Name: "mode", Usage: "enforce, warn or audit: overrides the loop's loop.mode (HOOK_LOOP_MODE overrides both)", Destination: &o.Mode},
-			&cli.BoolFlag{Name: "record", Usage: "also keep the raw hook input in .hook-loop/trace.jsonl, for hook-loop replay", Destination: &o.Record},
-			&cli.StringFlag{Name: "store", Usage: "keep the loop's log in PostgreSQL at this postgres:// `URL` (as the hooks' --store)", Destination: &o.Store},
-		},
+		}, o.HookFlags.flags()...),
 		Action: func(c *cli.Context) error {
 			o.IO, o.WorkDir, o.Version, o.getenv = f.IOStreams, f.Cwd(), f.Version, f.Getenv
 			o.OwnedPaths = registry.OwnedPaths(hs, f.Home(), f.Getenv)

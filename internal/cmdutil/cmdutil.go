@@ -151,6 +151,7 @@ type Common struct {
 	DryRunGiven bool
 	// State is --state: where the project's log lives (project or user).
 	State string
+	Install
 }
 
 // Writes reports whether the command writes: --write, unless --dry-run was
@@ -175,7 +176,7 @@ func (c *Common) NoteProfileIgnored(dsl, profile string) {
 
 // Action is an install command's Action: it fills c from the factory, then
 // runs runF (a test's) when set, else the command's own run.
-func Action[O any](f *Factory, c *Common, o *O, runF func(*O) error, run func(context.Context, *O) error) cli.ActionFunc {
+func Action[P any](f *Factory, c *Common, o P, runF func(P) error, run func(context.Context, P) error) cli.ActionFunc {
 	return func(ctx *cli.Context) error {
 		wd, err := f.Getwd()
 		if err != nil {

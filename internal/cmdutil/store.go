@@ -18,10 +18,15 @@ func StoreFlag(store *string) cli.Flag {
 // when not "", tells the person where the password goes instead.
 func StoreArg(url string) (arg, note string, err error) {
 	safe, note, err := SafeStoreURL(url)
-	if safe == "" || err != nil {
-		return "", note, err
+	return StoreArgOf(safe), note, err
+}
+
+// StoreArgOf is StoreArg's hook-command argument for an already safe url.
+func StoreArgOf(safe string) string {
+	if safe == "" {
+		return ""
 	}
-	return " --store " + scaffold.ShellQuote(safe), note, nil
+	return " --store " + scaffold.ShellQuote(safe)
 }
 
 // SafeStoreURL checks an install's --store url and returns it without its

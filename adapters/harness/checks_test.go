@@ -1,0 +1,71 @@
+package harness
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hook-loop/hook-loop/gallery"
+)
+
+// CheckBinary fails on each way a hook's binary can keep the harness from
+// running hook-loop, and passes an executable file.
+func TestCheckBinary(t *testing.T) {
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "hook-loop")
+	plain := filepath.Join(dir, "plain")
+	for _, f := range []struct {
+		path string
+		mode os.FileMode
+	}{{exe, 0o755}, {plain, 0o644}} {
+		if err := os.WriteFile(f.path, []byte("#!/bin/sh\n"), f.mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		bin   string
+		level Level
+		what  string
+	}{
+		{"hook-loop", LevelFail, "by bare name"},
+		{filepath.Join(dir, "gone"), LevelFail, "which does not exist"},
+		{plain, LevelFail, "which is not executable"},
+		{dir, LevelFail, "which is not executable"},
+		{exe, LevelOK, "hook binary " + exe + " is executable"},
+	} {
+		f := CheckBinary("settings.json", tc.bin, "hook-loop x install --write", "X")
+		if f.Level != tc.level || !strings.Contains(f.What, tc.what) {
+			t.Errorf("CheckBinary(%s) = %s %q, want %s containing %q", tc.bin, f.Level, f.What, tc.level, tc.what)
+		}
+		if tc.level == LevelFail && f.Fix == "" {
+			t.Errorf("CheckBinary(%s): a failure without a fix", tc.bin)
+		}
+	}
+}
+
+// CheckLoop passes a loop that loads and fails, on one line, one that does not.
+func TestCheckLoop(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"loop": 1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if f := CheckLoop(bad); f.Level != LevelFail || !strings.Contains(f.What, "does not load") || strings.Contains(f.What, "\n") {
+		t.Errorf("CheckLoop(bad) = %s %q", f.Level, f.What)
+	}
+	if f := CheckLoop(filepath.Join(dir, "missing.json")); f.Level != LevelFail {
+		t.Errorf("CheckLoop(missing) = %s %q", f.Level, f.What)
+	}
+	data, err := gallery.Get(gallery.Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join(dir, "hook-loop.json")
+	if err := os.WriteFile(good, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if f := CheckLoop(good); f.Level != LevelOK {
+		t.Errorf("CheckLoop(%s) = %s %q", good, f.Level, f.What)
+	}
+}

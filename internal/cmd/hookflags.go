@@ -1,0 +1,25 @@
+package cmd
+
+import "github.com/urfave/cli/v2"
+
+// HookFlags are the flags every *-hook command and serve share: where the
+// loop, its log and the lifecycle hooks are, and how the loop runs.
+type HookFlags struct {
+	ConfigPath  string
+	LogPath     string
+	HooksConfig string
+	Store       string // --store: a postgres:// URL for the loop's log
+	Record      bool
+	Mode        string
+}
+
+func (o *HookFlags) flags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "config", Usage: "loop DSL file (default: hook-loop.json at the project root)", Destination: &o.ConfigPath},
+		&cli.StringFlag{Name: "event-log", Usage: "event log (default: .hook-loop/events.jsonl at the project root)", Destination: &o.LogPath},
+		&cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration (default: the user's config.yaml or config.json)", Destination: &o.HooksConfig},
+		&cli.StringFlag{Name: "store", Usage: "keep the loop's log in PostgreSQL: a postgres:// `URL`, without the password (PGPASSWORD or ~/.pgpass); default $HOOK_LOOP_STORE, else \"store\" in the user config, else the JSONL file", Destination: &o.Store},
+		&cli.StringFlag{Name: "mode", Usage: "enforce, warn or audit: overrides the loop's loop.mode (HOOK_LOOP_MODE overrides both)", Destination: &o.Mode},
+		&cli.BoolFlag{Name: "record", Usage: "also keep the raw hook input in .hook-loop/trace.jsonl, for hook-loop replay", Destination: &o.Record},
+	}
+}
