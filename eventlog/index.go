@@ -376,28 +376,27 @@ func record(stamp indexStamp, body []byte, key *logKey, prev string) ([]byte, er
 
 // encodeIndex renders st as a snapshot: the whole index file's bytes.
 func (st *state) encodeIndex(key *logKey) ([]byte, error) {
-	var body bytes.Buffer
-	enc := json.NewEncoder(&body)
-	enc.SetEscapeHTML(false)
-	if err := st.encodeHeader(enc); err != nil {
+	body, err := st.encodeBody(true)
+	if err != nil {
 		return nil, err
 	}
-	for _, id := range st.order {
-		if s, ok := st.sess[id]; ok {
-			if err := st.encodeSession(enc, id, s); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		sp := st.span[id]
-		body.Write(st.raw[sp.start : sp.end+1])
-	}
-	return record(indexStamp{Format: indexFormat, Version: indexVersion}, body.Bytes(), key, "")
+	return record(indexStamp{Format: indexFormat, Version: indexVersion}, body, key, "")
 }
 
 // encodeDelta renders the record appended after the index st was read from:
 // the header and every session decoded since (the ones a hook touched).
 func (st *state) encodeDelta(key *logKey) ([]byte, error) {
+	body, err := st.encodeBody(false)
+	if err != nil {
+		return nil, err
+	}
+	return record(indexStamp{}, body, key, st.lastMAC)
+}
+
+// encodeBody renders the header and the sessions of a record: every session
+// for a snapshot (those never decoded copied as they were read), only the
+// decoded ones for a delta.
+func (st *state) encodeBody(snapshot bool) ([]byte, error) {
 	var body bytes.Buffer
 	enc := json.NewEncoder(&body)
 	enc.SetEscapeHTML(false)
@@ -409,9 +408,12 @@ func (st *state) encodeDelta(key *logKey) ([]byte, error) {
 			if err := st.encodeSession(enc, id, s); err != nil {
 				return nil, err
 			}
+		} else if snapshot {
+			sp := st.span[id]
+			body.Write(st.raw[sp.start : sp.end+1])
 		}
 	}
-	return record(indexStamp{}, body.Bytes(), key, st.lastMAC)
+	return body.Bytes(), nil
 }
 
 // writeIndex replaces the index file atomically: a reader (or a crash) sees the
