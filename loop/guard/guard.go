@@ -233,12 +233,18 @@ func (p *Policy) checkLoopFiles(c Call) Check {
 		return Check{Blocked: true, Rule: "hook_loop_command",
 			Reason: fmt.Sprintf("hook-loop blocked `hook-loop %s`: hook-loop's writing commands are the person's to run, not the agent's (read-only ones such as status, log, validate and doctor stay allowed). Ask the person if the loop needs changing.", sub)}
 	}
+	an := c.Analysis
+	if len(an.Writes) == 0 && len(an.Inline) == 0 && len(an.Uncertain) == 0 && !takesLock(c) {
+		// Nothing written, no inline code, no lock taken: no protected file can
+		// be touched, and resolving every protected path (symlinks and all) is
+		// the costliest part of a tool check.
+		return Check{}
+	}
 	protected := p.Protected(c)
 	if f, ok := locksOwnFiles(c, protected); ok {
 		return Check{Blocked: true, Rule: "loop_lock",
 			Reason: fmt.Sprintf("hook-loop blocked a lock on %s: hook-loop's own locks are not the agent's to take (a held lock would stall every hook). Work on the task instead.", p.display(f))}
 	}
-	an := c.Analysis
 	hit := ""
 	if t, f, ok := an.Hit(protected); ok {
 		hit = t.Path

@@ -108,6 +108,17 @@ var lockers = map[string]bool{"flock": true, "lockfile": true, "lckdo": true}
 // locksOwnFiles reports the protected file a call locks: flock (and its kin)
 // on a file under a protected folder, or interpreter code that imports a lock
 // call and names one.
+// takesLock reports whether c runs a locking program at all (the cheap test
+// before locksOwnFiles resolves what it locks).
+func takesLock(c Call) bool {
+	for _, sc := range c.Calls {
+		if args := shell.Unwrap(sc.Args); len(args) >= 2 && lockers[filepath.Base(args[0])] {
+			return true
+		}
+	}
+	return false
+}
+
 func locksOwnFiles(c Call, protected []string) (string, bool) {
 	for _, sc := range c.Calls {
 		args := shell.Unwrap(sc.Args)
