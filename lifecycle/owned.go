@@ -12,16 +12,37 @@ import (
 // paths). A declaration that does not load owns only itself.
 func OwnedFiles(flag string, getenv func(string) string) []string {
 	path, _ := ConfigPath(flag, getenv)
-	out := []string{path}
-	if filepath.Base(path) == "config.yaml" || filepath.Base(path) == "config.json" {
-		// Either default name would be read: both are the declaration.
-		dir := filepath.Dir(path)
-		out = []string{filepath.Join(dir, "config.yaml"), filepath.Join(dir, "config.json")}
-	}
+	out := declarationFiles(path)
 	entries, err := ParseFile(path)
 	if err != nil {
 		return out
 	}
+	return append(out, executorFiles(entries)...)
+}
+
+// DeclarationFiles are the declaration files a hook would read (both default
+// names when the path is a default one), without reading them.
+func DeclarationFiles(flag string, getenv func(string) string) []string {
+	path, _ := ConfigPath(flag, getenv)
+	return declarationFiles(path)
+}
+
+// ExecutorFiles are the files the loaded declaration's executors run: a hook
+// that already loaded it (ForHook) asks the runner instead of parsing the
+// declaration a second time.
+func (r *Runner) ExecutorFiles() []string { return executorFiles(r.entries) }
+
+func declarationFiles(path string) []string {
+	if filepath.Base(path) == "config.yaml" || filepath.Base(path) == "config.json" {
+		// Either default name would be read: both are the declaration.
+		dir := filepath.Dir(path)
+		return []string{filepath.Join(dir, "config.yaml"), filepath.Join(dir, "config.json")}
+	}
+	return []string{path}
+}
+
+func executorFiles(entries []Entry) []string {
+	var out []string
 	for _, e := range entries {
 		if f := e.File(); f != "" && e.Kind() != "command" {
 			out = append(out, f)

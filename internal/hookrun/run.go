@@ -116,9 +116,6 @@ func Run(ctx context.Context, o Options) harness.Output {
 		}
 	}
 	eng := &engine.Engine{Root: paths.root, ConfigPath: paths.config, LogPath: paths.log, OwnedPaths: o.OwnedPaths, Lifecycle: o.Lifecycle, Mode: o.Mode}
-	if ev.ToolName != "" {
-		agentEnv(eng, o.HooksConfig)
-	}
 	var stderr []string
 	if eng.Lifecycle == nil {
 		load := o.LoadLifecycle
@@ -126,6 +123,9 @@ func Run(ctx context.Context, o Options) harness.Output {
 			load = lifecycle.ForHook
 		}
 		eng.Lifecycle, eng.HooksLoadFailed = load(o.HooksConfig)
+	}
+	if ev.ToolName != "" {
+		agentEnv(eng, o.HooksConfig)
 	}
 	budget, lockOpts := LockedLifecycleBudget, []eventlog.Option(nil)
 	if ev.Name == loop.EventSessionEnd {
@@ -393,7 +393,11 @@ func agentEnv(eng *engine.Engine, hooksConfig string) {
 		}
 		eng.Self = self
 	}
-	eng.OwnedPaths = append(slices.Clip(eng.OwnedPaths), lifecycle.OwnedFiles(hooksConfig, os.Getenv)...)
+	eng.OwnedPaths = append(slices.Clip(eng.OwnedPaths), lifecycle.DeclarationFiles(hooksConfig, os.Getenv)...)
+	if r, ok := eng.Lifecycle.(interface{ ExecutorFiles() []string }); ok {
+		// The declaration the engine runs, loaded once for this hook.
+		eng.OwnedPaths = append(eng.OwnedPaths, r.ExecutorFiles()...)
+	}
 	// The user's state: the logs' keys, and the logs an install --state user
 	// keeps there.
 	eng.OwnedPaths = append(eng.OwnedPaths, filepath.Clean(eventlog.StateDir())+string(filepath.Separator))

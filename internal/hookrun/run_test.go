@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/internal/hookrun"
 	"github.com/hook-loop/hook-loop/loop"
 )
@@ -169,5 +170,36 @@ func TestModePrecedence(t *testing.T) {
 		if got := hookrun.Mode(env(c.env), c.flag); got != c.want {
 			t.Errorf("Mode(env %q, flag %q) = %q, want %q", c.env, c.flag, got, c.want)
 		}
+	}
+}
+
+// A tool call that writes the lifecycle declaration or an executor it names is
+// refused through the hook path: the executors come from the declaration the
+// hook loaded, not from a second read of it.
+func TestHookProtectsTheLifecycleExecutors(t *testing.T) {
+	t.Setenv(eventlog.StateDirEnv, t.TempDir())
+	root := project(t, "")
+	cfgDir := t.TempDir()
+	exe := filepath.Join(cfgDir, "check.sh")
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\necho null\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	decl := filepath.Join(cfgDir, "hooks.json")
+	if err := os.WriteFile(decl, []byte(`{"hooks": [{"name": "check", "command": ["./check.sh"], "on": ["phase_changed"]}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pre := func(cmd string) string {
+		in, _ := json.Marshal(map[string]string{"session": "s", "command": cmd})
+		out := hookrun.Run(context.Background(), hookrun.Options{Adapter: plainAdapter{}, Event: "PreToolUse",
+			Stdin: strings.NewReader(string(in)), Cwd: root, HooksConfig: decl})
+		return string(out.Stdout)
+	}
+	for _, cmd := range []string{"rm " + exe, "echo x > " + decl} {
+		if got := pre(cmd); !strings.HasPrefix(got, "block:") {
+			t.Errorf("%s: %q, want a refusal", cmd, got)
+		}
+	}
+	if got := pre("rm -f " + filepath.Join(cfgDir, "other.txt")); strings.HasPrefix(got, "block:") {
+		t.Errorf("a file the declaration does not name was refused: %q", got)
 	}
 }
