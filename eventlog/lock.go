@@ -18,6 +18,11 @@ import (
 // something holds the lock forever (`flock events.jsonl.lock sleep 1e6`).
 const DefaultLockTimeout = 5 * time.Second
 
+// MaxLockTimeout caps HOOK_LOOP_LOCK_TIMEOUT: a hook that waited longer would
+// be killed by its harness (30 s as installed) before it answered, and a killed
+// hook lets the agent proceed.
+const MaxLockTimeout = 15 * time.Second
+
 // LockTimeoutEnv overrides DefaultLockTimeout: a Go duration ("2s", "500ms").
 const LockTimeoutEnv = "HOOK_LOOP_LOCK_TIMEOUT"
 
@@ -67,6 +72,9 @@ func lockTimeoutFromEnv() (time.Duration, string) {
 	}
 	if err != nil || d <= 0 {
 		return DefaultLockTimeout, fmt.Sprintf("%s=%q: expected a duration like 5s; waiting %s", LockTimeoutEnv, v, DefaultLockTimeout)
+	}
+	if d > MaxLockTimeout {
+		return MaxLockTimeout, fmt.Sprintf("%s=%q: longer than the %s a hook may wait inside its harness's timeout; waiting %s", LockTimeoutEnv, v, MaxLockTimeout, MaxLockTimeout)
 	}
 	return d, ""
 }

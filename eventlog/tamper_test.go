@@ -244,6 +244,11 @@ func TestLockTimeoutFromEnv(t *testing.T) {
 	if l := Open("x", nil); l.lockTimeout != DefaultLockTimeout || l.envWarning == "" {
 		t.Fatalf("%v %q", l.lockTimeout, l.envWarning)
 	}
+	// Past what a hook may wait inside its harness's timeout: capped, and said.
+	t.Setenv(LockTimeoutEnv, "60s")
+	if l := Open("x", nil); l.lockTimeout != MaxLockTimeout || l.envWarning == "" {
+		t.Fatalf("60s: %v %q", l.lockTimeout, l.envWarning)
+	}
 	if l := Open("x", nil, WithLockTimeout(time.Second)); l.lockTimeout != time.Second {
 		t.Fatalf("option: %v", l.lockTimeout)
 	}

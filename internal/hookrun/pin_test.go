@@ -8,9 +8,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/internal/hookrun"
 	"github.com/hook-loop/hook-loop/lifecycle"
@@ -272,5 +274,58 @@ func TestJoiningSessionKeepsTheProjectState(t *testing.T) {
 	// s2's first event pins; its stop must see the loop done, not back in "a".
 	if out := run(t, root, root, "Stop", `{"session":"s2"}`, false); strings.HasPrefix(string(out.Stdout), "block:") {
 		t.Fatalf("a second session's stop after the project loop reached done: %q / %q", out.Stdout, out.Stderr)
+	}
+}
+
+// A pinned loop that was edited in hook-loop's store while the loop file also
+// changed: the session is refused — never judged by the changed file.
+func TestEditedPinRefuses(t *testing.T) {
+	isolate(t)
+	root := project(t, "")
+	run(t, root, root, "UserPromptSubmit", `{"session":"s","prompt":"go"}`, false)
+	pins, _ := filepath.Glob(filepath.Join(os.Getenv(eventlog.StateDirEnv), "pins", "*.json"))
+	if len(pins) != 1 {
+		t.Fatalf("pins: %v", pins)
+	}
+	open := `{"loop": {"id": "t", "initial_state": "done", "states": ["done"], "events": [], "transitions": []}}`
+	for _, p := range []string{pins[0], filepath.Join(root, "hook-loop.json")} {
+		if err := os.WriteFile(p, []byte(open), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out := run(t, root, root, "Stop", `{"session":"s"}`, false); !strings.HasPrefix(string(out.Stdout), "block:") {
+		t.Fatalf("stop with the pin edited: %q / %q", out.Stdout, out.Stderr)
+	}
+}
+
+// A loop file swapped for a FIFO or a link to /dev/zero does not hang the hook
+// (a hook killed at the harness's timeout lets the agent proceed): the stop
+// is refused at once, by the pinned loop.
+func TestLoopFileSwappedForADeviceRefusesAtOnce(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		swap func(path string) error
+	}{
+		{"fifo", func(p string) error { os.Remove(p); return syscall.Mkfifo(p, 0o644) }},
+		{"dev-zero", func(p string) error { os.Remove(p); return os.Symlink("/dev/zero", p) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			isolate(t)
+			root := project(t, "")
+			run(t, root, root, "UserPromptSubmit", `{"session":"s","prompt":"go"}`, false)
+			if err := c.swap(filepath.Join(root, "hook-loop.json")); err != nil {
+				t.Skip(err)
+			}
+			done := make(chan harness.Output, 1)
+			go func() { done <- run(t, root, root, "Stop", `{"session":"s"}`, false) }()
+			select {
+			case out := <-done:
+				if !strings.HasPrefix(string(out.Stdout), "block:") {
+					t.Fatalf("stop: %q / %q", out.Stdout, out.Stderr)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("the hook hung on the swapped loop file")
+			}
+		})
 	}
 }

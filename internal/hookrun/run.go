@@ -66,7 +66,16 @@ type Options struct {
 // bad input and never returns an unencoded failure: every error becomes a
 // decision (fail open by default, fail closed when the loop says so) that the
 // adapter encodes in the harness's own form, plus one line on stderr.
-func Run(ctx context.Context, o Options) harness.Output {
+func Run(ctx context.Context, o Options) (out harness.Output) {
+	var ev loop.HookEvent
+	defer func() {
+		// A bug reached by what the agent wrote (a command, a patch) must not
+		// crash the hook into the harness's own error path, which lets the
+		// agent proceed: it answers like any other failure.
+		if r := recover(); r != nil {
+			out = failure(o, ev, nil, fmt.Errorf("internal error: %v", r))
+		}
+	}()
 	deadline := o.Deadline
 	if deadline <= 0 {
 		deadline = DefaultDeadline
@@ -76,7 +85,6 @@ func Run(ctx context.Context, o Options) harness.Output {
 
 	paths := resolvePaths(o)
 	input, err := readInput(o.Stdin)
-	var ev loop.HookEvent
 	if err == nil {
 		ev, err = o.Adapter.Decode(o.Event, input)
 		if err != nil {
@@ -185,7 +193,7 @@ func Run(ctx context.Context, o Options) harness.Output {
 		}
 		return failure(o, ev, spec, logError(paths, err))
 	}
-	out := o.Adapter.Encode(ev, d)
+	out = o.Adapter.Encode(ev, d)
 	for _, line := range stderr {
 		out.Stderr = appendLine(out.Stderr, line)
 	}
@@ -303,8 +311,8 @@ func failure(o Options, ev loop.HookEvent, spec *dsl.Spec, err error) harness.Ou
 // failClosedHint reads loop.fail_closed straight from the loop file when the file
 // could not be fully loaded, so a broken loop that asked to fail closed still does.
 func failClosedHint(o Options) bool {
-	p := resolvePaths(o).config
-	data, err := os.ReadFile(p)
+	f := pin.ReadFile(resolvePaths(o).config)
+	data, err := f.Data, f.Err
 	if err != nil {
 		return false
 	}
@@ -394,6 +402,11 @@ func agentEnv(eng *engine.Engine, hooksConfig string) {
 		eng.Self = self
 	}
 	eng.OwnedPaths = append(slices.Clip(eng.OwnedPaths), lifecycle.DeclarationFiles(hooksConfig, os.Getenv)...)
+	if hooksConfig != "" {
+		// The user's default config is read whatever --hooks-config says: its
+		// "store" key chooses where the log lives.
+		eng.OwnedPaths = append(eng.OwnedPaths, lifecycle.DeclarationFiles("", os.Getenv)...)
+	}
 	if r, ok := eng.Lifecycle.(interface{ ExecutorFiles() []string }); ok {
 		// The declaration the engine runs, loaded once for this hook.
 		eng.OwnedPaths = append(eng.OwnedPaths, r.ExecutorFiles()...)

@@ -145,6 +145,9 @@ func TestAnalyzeIssue13(t *testing.T) {
 		{cmd: "rm -rf .hook-loop", want: ".hook-loop/"},
 		{cmd: "\\rm -rf .hook-loop", want: ".hook-loop/"},
 		{cmd: "command rm -rf .hook-loop", want: ".hook-loop/"},
+		{cmd: "busybox rm hook-loop.json", want: "hook-loop.json"},
+		{cmd: "toybox mv hook-loop.json x", want: "hook-loop.json"},
+		{cmd: `python3 -c "import os; open(os.path.expanduser('~/.claude/settings.json'),'w').write('{}')"`, want: "inline:.claude/settings.json"}, // the suffix match: refused, the first protected settings file named
 		{cmd: "sudo -u root rm hook-loop.json", want: "hook-loop.json"},
 		{cmd: "mv . ../elsewhere", want: "hook-loop.json"},
 		// Shell strings and interpreters' inline code.

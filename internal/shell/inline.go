@@ -81,9 +81,8 @@ func NamesPath(in Inline, protected []string) (string, bool) {
 			continue
 		}
 		abs := n
-		if strings.HasPrefix(n, "~/") {
-			continue // no home here: the suffix match below still applies
-		}
+		// "~/…" has no home here: only the suffix match below applies to it
+		// (the joined path below names nothing real).
 		if !filepath.IsAbs(abs) {
 			abs = filepath.Join(in.Dir, n)
 		}

@@ -264,6 +264,10 @@ func Unwrap(args []string) []string {
 			for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 				args = args[1:]
 			}
+		case "busybox", "toybox":
+			// A multi-call binary runs the applet named next: `busybox rm f`
+			// is `rm f`.
+			args = args[1:]
 		case "timeout":
 			args = args[1:]
 			for len(args) > 0 && strings.HasPrefix(args[0], "-") {

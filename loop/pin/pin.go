@@ -62,8 +62,11 @@ func (s Store) Put(data []byte) (hash, path string, err error) {
 	return hash, path, nil
 }
 
-// ErrMissing is returned (wrapped) by Get when no definition with the hash is kept.
-var ErrMissing = errors.New("pinned loop not found")
+// ErrMissing is returned (wrapped) by Get when the definition pinned under a
+// hash cannot be had: not kept, unreadable, or edited (its content no longer
+// hashes to its name). A session without its pinned loop is refused, whatever
+// the loop file now says: the file may be what the agent changed.
+var ErrMissing = errors.New("pinned loop not available")
 
 // Get returns the definition pinned under hash. A file whose content no longer
 // hashes to its name is not returned: a pin is trusted for its content alone.
@@ -73,10 +76,10 @@ func (s Store) Get(hash string) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %s", ErrMissing, s.Path(hash))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read pinned loop: %w", err)
+		return nil, fmt.Errorf("%w: %s: %v", ErrMissing, s.Path(hash), err)
 	}
 	if Hash(data) != hash {
-		return nil, fmt.Errorf("pinned loop %s: content does not match its hash", s.Path(hash))
+		return nil, fmt.Errorf("%w: %s: content does not match its hash", ErrMissing, s.Path(hash))
 	}
 	return data, nil
 }

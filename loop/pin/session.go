@@ -3,9 +3,11 @@ package pin
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/loop/dsl"
@@ -19,10 +21,42 @@ type File struct {
 	Err  error
 }
 
-// ReadFile reads the loop file at path.
+// maxLoopFile bounds what a hook reads of a loop file.
+const maxLoopFile = 8 << 20
+
+// ReadFile reads the loop file at path. Only a regular file is read, without
+// blocking on open and up to maxLoopFile bytes: a loop file swapped for a FIFO
+// or a link to /dev/zero must not hang the hook past its harness's timeout
+// (a killed hook lets the agent proceed); it reads as unreadable instead.
 func ReadFile(path string) File {
-	data, err := os.ReadFile(path)
+	data, err := readRegular(path)
 	return File{Path: path, Data: data, Err: err}
+}
+
+func readRegular(path string) ([]byte, error) {
+	if fi, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if fi.IsDir() {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("is a directory")}
+	} else if !fi.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("not a regular file")}
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		// Swapped between the two looks.
+		return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("not a regular file")}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxLoopFile+1))
+	if err == nil && len(data) > maxLoopFile {
+		err = &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("larger than %d MiB", maxLoopFile>>20)}
+	}
+	return data, err
 }
 
 // Tx is what pinning needs of the log's transaction (session.Tx has it).
@@ -149,7 +183,9 @@ func (s Store) Reload(tx Tx, sid string, f File) (hash string, err error) {
 // (hook-loop is not set up here); an invalid loop is its *dsl.LoadError.
 func Check(f File, installed bool) error {
 	if f.Err != nil {
-		if installed {
+		if installed || !errors.Is(f.Err, fs.ErrNotExist) {
+			// A loop file that is there but cannot be read as one (a FIFO, a
+			// link to a device) is refused, never read again.
 			return &GoneError{Path: f.Path, Err: f.Err}
 		}
 		_, _, err := dsl.Load(f.Path)
