@@ -29,6 +29,25 @@ var riskyPrograms = map[string]checker{
 	"reboot":    machineRisk,
 	"halt":      machineRisk,
 	"poweroff":  machineRisk,
+	"kill":      killRisk,
+	"pkill":     killRisk,
+	"killall":   killRisk,
+}
+
+// killRisk refuses signalling hook-loop's own processes by name: a hook killed
+// before it answers lets the agent proceed, so a loop killing every hook would
+// open the gate. (A kill by pid names no process; no hook runs while the
+// agent's own command does.)
+func killRisk(name string, args []string) string {
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") && name == "kill" {
+			continue
+		}
+		if strings.Contains(a, "hook-loop") || strings.Contains(a, "-hook") {
+			return name + " " + a + " would kill hook-loop's own hooks"
+		}
+	}
+	return ""
 }
 
 // gitRisks maps a git subcommand to its checker (name is the subcommand).

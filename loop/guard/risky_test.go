@@ -29,6 +29,8 @@ func TestRiskyCommandsBlocked(t *testing.T) {
 		"git stash drop", "git stash drop stash@{1}", "git stash clear",
 		"git branch -D topic", "git branch --delete --force topic", "git branch -d -f topic", "git branch -df topic",
 		"git push origin :topic", "git push --delete origin topic", "git push -d origin topic",
+		// killing the hooks themselves
+		"pkill -f claude-hook", "pkill -9 -f hook-loop", "killall hook-loop", "busybox pkill -f codex-hook",
 	} {
 		if why := risky(c); why == "" {
 			t.Errorf("%q allowed", c)
@@ -42,6 +44,7 @@ func TestSafeCommandsAllowed(t *testing.T) {
 		"rm build.log", "git status", "rm -f build/x.o", "git stash list", "git stash", "git stash pop",
 		"git branch -d merged", "git branch --delete merged", "git checkout main", "git checkout -b topic",
 		"find . -name '*.go'", "find . -exec grep -l x {} +", "git push origin topic:topic",
+		"kill 1234", "pkill -f 'node server.js'", "killall python3",
 	} {
 		if why := risky(c); why != "" {
 			t.Errorf("%q blocked: %s", c, why)
