@@ -37,13 +37,13 @@ func (s Session) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "  not gated:  %s\n", s.Disarmed)
 	}
 	if s.Cancelled != "" {
-		fmt.Fprintf(w, "  not gated:  cancelled by the person (%s)\n", oneLine(s.Cancelled))
+		fmt.Fprintf(w, "  not gated:  cancelled by the person (%s)\n", OneLine(s.Cancelled))
 	}
 	if s.WouldBlocks > 0 {
-		fmt.Fprintf(w, "  would block: %d (last: %s)\n", s.WouldBlocks, oneLine(s.LastWouldBlock))
+		fmt.Fprintf(w, "  would block: %d (last: %s)\n", s.WouldBlocks, OneLine(s.LastWouldBlock))
 	}
 	if s.Waiting {
-		fmt.Fprintf(w, "  asks:       %s\n", oneLine(s.Question))
+		fmt.Fprintf(w, "  asks:       %s\n", OneLine(s.Question))
 	}
 	if s.Outcome == "" {
 		for i, n := range s.Next {
@@ -62,7 +62,7 @@ func (s Session) WriteText(w io.Writer) {
 		if i > 0 {
 			label = "              "
 		}
-		fmt.Fprintf(w, "%s%s %s\n", label, Clock(e.Time), oneLine(e.Text))
+		fmt.Fprintf(w, "%s%s %s\n", label, Clock(e.Time), OneLine(e.Text))
 	}
 }
 
@@ -83,4 +83,6 @@ func FormatTime(ts, layout string) string {
 	return ts
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// OneLine folds text onto one line (runs of white space, newlines included,
+// become one space): errors and reasons are shown one line each.
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

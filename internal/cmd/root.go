@@ -8,10 +8,12 @@ package cmd
 import (
 	"errors"
 	"fmt"
-	"github.com/hook-loop/hook-loop/operator"
 	"io"
 	"runtime/debug"
 	"strings"
+
+	"github.com/hook-loop/hook-loop/operator"
+	"github.com/hook-loop/hook-loop/overview"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/adapters/registry"
@@ -205,10 +207,7 @@ func exitCode(errOut io.Writer, err error) int {
 }
 
 // oneLine folds a multi-line error into one line: the brief promises one-line errors.
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
-}
+var oneLine = overview.OneLine
 
 // run calls runF when a test injected one, else the command's own run function.
 func run[O any](runF, own func(*O) error, o *O) error {
