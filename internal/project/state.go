@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/adrg/xdg"
+	"github.com/hook-loop/hook-loop/internal/basedir"
 )
 
 // Where an install keeps a project's state (the event log, and with it the
@@ -28,7 +28,7 @@ func UserStateDir(getenv func(string) string) string {
 	if d := getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
 		return filepath.Join(d, "hook-loop")
 	}
-	return filepath.Join(xdg.StateHome, "hook-loop")
+	return filepath.Join(basedir.StateHome(), "hook-loop")
 }
 
 // UserLogPath is the event log of the project at root when its state is

@@ -13,3 +13,14 @@ func BenchmarkParse(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParseTrusted: how a hook reads a session's pinned loop.
+func BenchmarkParseTrusted(b *testing.B) {
+	data := []byte(baseDSL)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ParseTrusted("bench.json", data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

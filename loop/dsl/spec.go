@@ -2,7 +2,6 @@ package dsl
 
 import (
 	"encoding/json"
-	"regexp"
 )
 
 // Spec is a whole hook-loop DSL file after loading: the loop, its simulation and
@@ -80,12 +79,12 @@ type Transition struct {
 
 // StatePolicy restricts the tools the agent may use while the loop is in a state.
 type StatePolicy struct {
-	DenyTools        []string       // tool names refused in this state
-	AllowTools       []string       // when non-empty, only these tools are allowed
-	DenyCommandMatch *regexp.Regexp // Bash commands matching this are refused
+	DenyTools        []string // tool names refused in this state
+	AllowTools       []string // when non-empty, only these tools are allowed
+	DenyCommandMatch *Pattern // Bash commands matching this are refused
 	// AllowPathMatch exempts writes whose every target path matches it from
 	// DenyTools (e.g. let the agent write PLAN.md while planning).
-	AllowPathMatch *regexp.Regexp
+	AllowPathMatch *Pattern
 	Reason         string // what the model is told
 }
 
@@ -142,13 +141,13 @@ type Rule struct {
 // always matches.
 type Matcher struct {
 	ToolName         string
-	CommandMatch     *regexp.Regexp
-	PromptMatch      *regexp.Regexp
-	PromptNotMatch   *regexp.Regexp
-	LastMessageMatch *regexp.Regexp // extension: Stop/SubagentStop last_assistant_message
-	PathMatch        *regexp.Regexp // extension: any of the call's TargetPaths
-	ExitCode         *int           // nil = not constrained
-	ExitCodeNot      *int           // extension "exit_code_not": a known exit code other than this
+	CommandMatch     *Pattern
+	PromptMatch      *Pattern
+	PromptNotMatch   *Pattern
+	LastMessageMatch *Pattern // extension: Stop/SubagentStop last_assistant_message
+	PathMatch        *Pattern // extension: any of the call's TargetPaths
+	ExitCode         *int     // nil = not constrained
+	ExitCodeNot      *int     // extension "exit_code_not": a known exit code other than this
 }
 
 // RecordSpec is a side event appended when a rule matches.

@@ -1,7 +1,6 @@
 package dsl
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 
@@ -139,7 +138,7 @@ func (p *parser) matcherWarnings(r Rule, rulePath string) {
 	if m.PathMatch != nil && !has("paths") {
 		never("path_match", "that event has no tool call and no paths")
 	}
-	emptyOnly := func(re *regexp.Regexp, field, fact, why string) {
+	emptyOnly := func(re *Pattern, field, fact, why string) {
 		if re != nil && !has(fact) && !re.MatchString("") {
 			never(field, why)
 		}
