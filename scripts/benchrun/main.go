@@ -65,6 +65,17 @@ func main() {
 		}
 		return
 	}
+	if len(os.Args) > 1 && os.Args[1] == "compare" {
+		o, err := parseCompareFlags(os.Args[2:])
+		if err == nil {
+			err = runCompare(o, os.Stdout)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "benchrun compare:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if len(os.Args) == 2 && os.Args[1] == "-spawn" {
 		if err := spawn(os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "benchrun -spawn:", err)
