@@ -101,5 +101,3 @@ func runCompare(o compareOptions, w io.Writer) error {
 	}
 	return nil
 }
-
-
