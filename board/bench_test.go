@@ -56,7 +56,7 @@ func BenchmarkBoardLoad(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				srv, err := board.New(w, operator.Controls{Log: l, Engine: &engine.Engine{Spec: spec, Root: dir}}, dir)
+				srv, err := board.New(w, operator.Controls{Log: operator.FileLog(l), Engine: &engine.Engine{Spec: spec, Root: dir}}, dir)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -81,7 +81,7 @@ func (p *project) serve(t *testing.T) (*board.Server, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := board.New(w, operator.Controls{Log: l, Engine: &engine.Engine{Spec: spec, Root: p.dir}}, p.dir)
+	srv, err := board.New(w, operator.Controls{Log: operator.FileLog(l), Engine: &engine.Engine{Spec: spec, Root: p.dir}}, p.dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,9 +57,31 @@ type Result struct {
 // outside a waiting state, a guard missing, an ended session).
 var ErrRefused = errors.New("refused")
 
+// Log is the event log the controls read and append to: the JSONL file
+// (FileLog) or the project's log in PostgreSQL — whichever the project's hooks
+// write, so a person's action and a hook's decision take the same lock. Update
+// runs a read-decide-append in one exclusive transaction; View reads.
+type Log interface {
+	Update(fn func(tx engine.Tx) error) error
+	View(fn func(tx engine.Tx) error) error
+}
+
+// FileLog is the JSONL log as a Log.
+func FileLog(l *session.Log) Log { return fileLog{l} }
+
+type fileLog struct{ l *session.Log }
+
+func (f fileLog) Update(fn func(tx engine.Tx) error) error {
+	return f.l.Update(func(tx session.Tx) error { return fn(tx) })
+}
+
+func (f fileLog) View(fn func(tx engine.Tx) error) error {
+	return f.l.View(func(tx session.Tx) error { return fn(tx) })
+}
+
 // Controls applies requests to the sessions of one log under one loop.
 type Controls struct {
-	Log    *session.Log
+	Log    Log
 	Engine *engine.Engine // nil: the loop file did not load
 }
 
@@ -78,7 +100,7 @@ func (c Controls) Apply(ctx context.Context, r Request) (Result, error) {
 		return Result{}, errors.New("the loop file did not load; fix it first (hook-loop validate)")
 	}
 	res := Result{Session: r.Session}
-	err := c.Log.Update(func(tx session.Tx) error {
+	err := c.Log.Update(func(tx engine.Tx) error {
 		v := tx.Session(r.Session)
 		if v.Events == 0 {
 			return refusedf("no session %q in the log", r.Session)
@@ -94,7 +116,7 @@ func (c Controls) Apply(ctx context.Context, r Request) (Result, error) {
 }
 
 // allowed refuses what the session's standing makes meaningless.
-func (c Controls) allowed(tx session.Tx, r Request, v session.View) error {
+func (c Controls) allowed(tx engine.Tx, r Request, v session.View) error {
 	switch {
 	case r.Action == Reset:
 		return nil
@@ -110,7 +132,7 @@ func (c Controls) allowed(tx session.Tx, r Request, v session.View) error {
 	return nil
 }
 
-func (c Controls) apply(ctx context.Context, tx session.Tx, r Request, v session.View) (engine.Result, error) {
+func (c Controls) apply(ctx context.Context, tx engine.Tx, r Request, v session.View) (engine.Result, error) {
 	e := c.Engine
 	rec := &engine.Record{Type: eventType(r.Action), Actor: Actor, Payload: payload(r)}
 	in := engine.LoopEvent{Record: rec, Actor: Actor, Driver: "operator"}
@@ -205,13 +227,13 @@ func payload(r Request) map[string]any {
 
 // ended reports whether the session's loop is in a terminal state. An outcome
 // alone does not end it: a capped or forced session goes on at the next prompt.
-func (c Controls) ended(tx session.Tx, sid string) bool {
+func (c Controls) ended(tx engine.Tx, sid string) bool {
 	return c.Engine.Spec.Definition.IsTerminal(c.Engine.State(tx, sid))
 }
 
 // Live are the sessions a person can act on without naming one: started, not
 // in a terminal state, not cancelled, gated; in log order of first sight.
-func (c Controls) Live(tx session.Tx) []string {
+func (c Controls) Live(tx engine.Tx) []string {
 	var out []string
 	for _, id := range tx.SessionIDs() {
 		v := tx.Session(id)

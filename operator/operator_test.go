@@ -39,7 +39,7 @@ func newFixture(t *testing.T, mode string) *fixture {
 	}
 	l := session.Open(filepath.Join(root, ".hook-loop", "events.jsonl"))
 	eng := &engine.Engine{Spec: spec, Root: root, Mode: mode}
-	return &fixture{t: t, eng: eng, log: l, ctl: operator.Controls{Log: l, Engine: eng}}
+	return &fixture{t: t, eng: eng, log: l, ctl: operator.Controls{Log: operator.FileLog(l), Engine: eng}}
 }
 
 func (f *fixture) hook(ev loop.HookEvent) loop.Decision {

@@ -94,7 +94,7 @@ func runBoard(o *BoardOptions) error {
 	if err != nil {
 		return fmt.Errorf("board: %w", err)
 	}
-	srv, err := board.New(w, operator.Controls{Log: l, Engine: controlEngine(spec, root)}, root)
+	srv, err := board.New(w, operator.Controls{Log: operator.FileLog(l), Engine: controlEngine(spec, root)}, root)
 	if err != nil {
 		return err
 	}

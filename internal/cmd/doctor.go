@@ -12,6 +12,7 @@ import (
 type DoctorOptions struct {
 	IO        *IOStreams
 	WorkDir   string
+	Getenv    func(string) string // nil: os.Getenv
 	Dir       string
 	CodexHome string
 	CodexBin  string
@@ -33,7 +34,7 @@ func NewCmdDoctor(f *Factory, hs []harness.Harness, runF func(*DoctorOptions) er
 			&cli.StringFlag{Name: "codex-bin", Usage: "codex executable for the trust check (default: codex on PATH)", Destination: &o.CodexBin},
 		},
 		Action: func(c *cli.Context) error {
-			o.IO, o.WorkDir, o.Harnesses = f.IOStreams, f.Cwd(), names.Value()
+			o.IO, o.WorkDir, o.Getenv, o.Harnesses = f.IOStreams, f.Cwd(), f.Getenv, names.Value()
 			if runF != nil {
 				return runF(o)
 			}
@@ -52,7 +53,7 @@ func runDoctor(c *cli.Context, hs []harness.Harness, o *DoctorOptions) error {
 		return err
 	}
 	env := &harness.DoctorEnv{Ctx: c.Context, Dir: abs, CodexHome: o.CodexHome, CodexBin: o.CodexBin}
-	fails, warns := harness.PrintFindings(o.IO.Out, append(registry.Doctor(hs, env, o.Harnesses...), sessionFindings(abs)...))
+	fails, warns := harness.PrintFindings(o.IO.Out, append(registry.Doctor(hs, env, o.Harnesses...), sessionFindings(abs, o.Getenv)...))
 	if fails > 0 {
 		return exitf(1, "doctor: %d problem(s), %d warning(s)", fails, warns)
 	}

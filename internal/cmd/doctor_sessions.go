@@ -2,26 +2,32 @@ package cmd
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
-	"github.com/hook-loop/hook-loop/internal/project"
-	"github.com/hook-loop/hook-loop/loop/session"
 )
 
 // sessionFindings are doctor's lines about the project's live sessions: a loop
 // file that changed or went missing under a session that keeps its pinned loop,
 // tampered log lines, a session held by a lifecycle failure.
-func sessionFindings(root string) []harness.Finding {
-	logPath := project.LogPath(root)
-	if _, err := os.Stat(logPath); err != nil {
-		return nil
-	}
+//
+// It reads the log the hooks write: the store when one is configured (getenv:
+// $HOOK_LOOP_STORE, the user config's "store"), else the JSONL file.
+func sessionFindings(root string, getenv func(string) string) []harness.Finding {
 	var out []harness.Finding
 	warn := func(what, fix string) {
 		out = append(out, harness.Finding{Level: harness.LevelWarn, Harness: "loop", What: what, Fix: fix})
 	}
-	err := session.Open(logPath).View(func(tx session.Tx) error {
+	log, err := openProjectLog(root, "", getenv)
+	if err != nil {
+		warn(fmt.Sprintf("cannot open the event log: %v", err), "")
+		return out
+	}
+	defer log.Close()
+	if ok, err := log.Exists(); err != nil || !ok {
+		return nil
+	}
+	logPath := log.Where()
+	err = log.View(func(tx viewTx) error {
 		for _, id := range tx.SessionIDs() {
 			v := tx.Session(id)
 			if v.Outcome != "" {

@@ -8,19 +8,22 @@ import (
 	"github.com/hook-loop/hook-loop/eventlog/postgres"
 	"github.com/hook-loop/hook-loop/internal/hookrun"
 	"github.com/hook-loop/hook-loop/internal/project"
+	"github.com/hook-loop/hook-loop/loop/engine"
 	"github.com/hook-loop/hook-loop/loop/session"
 )
 
-// viewTx is what the readers need of a transaction: the views and the sessions.
-type viewTx interface {
-	session.Reader
-	SessionIDs() []string
-}
+// viewTx is a transaction of either log: the views and the sessions, and
+// Append inside Update.
+type viewTx = engine.Tx
 
-// readLog is the event log as `status`, `log` and `log verify` read it: the
-// JSONL file or the project's log in PostgreSQL, whichever the hooks write.
+// readLog is the event log as `status`, `log`, `log verify`, the person's
+// controls, `reload` and doctor use it: the JSONL file or the project's log in
+// PostgreSQL, whichever the hooks write. Update is the hooks' own exclusive
+// transaction (the file's lock, or the store's per-loop advisory lock), so
+// what a person does and what a hook decides never interleave.
 type readLog interface {
 	View(fn func(tx viewTx) error) error
+	Update(fn func(tx viewTx) error) error
 	Scan(warn func(string), fn func(line int, e eventlog.Event) error) error
 	ScanRaw(warn func(string), fn func(line int, raw []byte, e eventlog.Event) error) error
 	Verify() (eventlog.VerifyReport, error)
@@ -36,10 +39,14 @@ type readLog interface {
 // given, else the store hooks choose (hookrun.StoreURL: $HOOK_LOOP_STORE, the
 // user config's "store"), else the project's JSONL file. dbURL is "" for a file.
 func openReadLog(workDir, logFlag string, getenv func(string) string) (readLog, error) {
+	return openProjectLog(project.Root(workDir), logFlag, getenv)
+}
+
+// openProjectLog is openReadLog for the project at root.
+func openProjectLog(root, logFlag string, getenv func(string) string) (readLog, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	root := project.Root(workDir)
 	if logFlag == "" {
 		url, err := hookrun.StoreURL("", getenv)
 		if err != nil {
@@ -68,6 +75,9 @@ type fileLog struct{ *session.Log }
 func (f fileLog) View(fn func(tx viewTx) error) error {
 	return f.Log.View(func(tx session.Tx) error { return fn(tx) })
 }
+func (f fileLog) Update(fn func(tx viewTx) error) error {
+	return f.Log.Update(func(tx session.Tx) error { return fn(tx) })
+}
 func (f fileLog) Where() string { return f.Path() }
 
 // Verify checks the file alone, as it always did: without a Folder, so an index
@@ -88,6 +98,9 @@ type dbLog struct{ *postgres.Store }
 
 func (d dbLog) View(fn func(tx viewTx) error) error {
 	return d.Store.View(func(tx *postgres.Tx) error { return fn(tx) })
+}
+func (d dbLog) Update(fn func(tx viewTx) error) error {
+	return d.Store.Update(func(tx *postgres.Tx) error { return fn(tx) })
 }
 func (d dbLog) Where() string         { return d.Store.Where() + " (project " + d.Project() + ")" }
 func (d dbLog) Exists() (bool, error) { return true, nil }

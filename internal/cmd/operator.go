@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/loop/engine"
-	"github.com/hook-loop/hook-loop/loop/session"
 	"github.com/hook-loop/hook-loop/operator"
 	"github.com/urfave/cli/v2"
 )
@@ -19,6 +17,7 @@ import (
 type OperatorOptions struct {
 	IO        *IOStreams
 	WorkDir   string
+	Getenv    func(string) string // nil: os.Getenv
 	Action    string
 	Event     string // advance's loop event
 	eventLog  string
@@ -75,22 +74,30 @@ func NewCmdOperator(f *Factory, action string, runF func(*OperatorOptions) error
 				return exitf(2, "usage: %s takes no arguments (got %q)", action, c.Args().First())
 			}
 			opts.Event = c.Args().First()
-			opts.IO, opts.WorkDir, opts.ctx = f.IOStreams, f.Cwd(), c.Context
+			opts.IO, opts.WorkDir, opts.Getenv, opts.ctx = f.IOStreams, f.Cwd(), f.Getenv, c.Context
 			return run(runF, runOperator, opts)
 		},
 	}
 }
 
 func runOperator(o *OperatorOptions) error {
-	root, logPath, cfg := projectFiles(o.WorkDir, o.eventLog, o.config)
-	if _, err := os.Stat(logPath); err != nil {
-		return exitf(1, "%s: no sessions (no event log at %s)", o.Action, logPath)
+	root, _, cfg := projectFiles(o.WorkDir, o.eventLog, o.config)
+	// The log the hooks write (the store when one is configured), so the
+	// person's action takes the lock the hooks take.
+	log, err := openProjectLog(root, o.eventLog, o.Getenv)
+	if err != nil {
+		return fmt.Errorf("%s: %w", o.Action, err)
+	}
+	defer log.Close()
+	if ok, err := log.Exists(); err != nil {
+		return fmt.Errorf("%s: %w", o.Action, err)
+	} else if !ok {
+		return exitf(1, "%s: no sessions (no event log at %s)", o.Action, log.Where())
 	}
 	spec, _, err := dsl.Load(cfg)
 	if err != nil {
 		return fmt.Errorf("%s: %w", o.Action, err)
 	}
-	log := session.Open(logPath)
 	ctl := operator.Controls{Log: log, Engine: controlEngine(spec, root)}
 	sid := o.sessionID
 	if sid == "" {
@@ -114,7 +121,7 @@ func runOperator(o *OperatorOptions) error {
 func onlyLiveSession(io *IOStreams, ctl operator.Controls, action string) (string, error) {
 	var live []string
 	var states []string
-	err := ctl.Log.View(func(tx session.Tx) error {
+	err := ctl.Log.View(func(tx engine.Tx) error {
 		live = ctl.Live(tx)
 		for _, id := range live {
 			states = append(states, fmt.Sprintf("  %s  (state %s, last event %s)", id, tx.Session(id).State, tx.Session(id).LastTimestamp))

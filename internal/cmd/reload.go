@@ -7,7 +7,6 @@ import (
 
 	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/hook-loop/hook-loop/loop/pin"
-	"github.com/hook-loop/hook-loop/loop/session"
 	"github.com/urfave/cli/v2"
 )
 
@@ -15,6 +14,7 @@ import (
 type ReloadOptions struct {
 	IO        *IOStreams
 	WorkDir   string
+	Getenv    func(string) string // nil: os.Getenv
 	eventLog  string
 	config    string
 	sessionID string
@@ -36,7 +36,7 @@ func NewCmdReload(f *Factory, runF func(*ReloadOptions) error) *cli.Command {
 			if c.NArg() > 0 {
 				return exitf(2, "usage: reload takes no arguments (got %q)", c.Args().First())
 			}
-			opts.IO, opts.WorkDir = f.IOStreams, f.Cwd()
+			opts.IO, opts.WorkDir, opts.Getenv = f.IOStreams, f.Cwd(), f.Getenv
 			return run(runF, runReload, opts)
 		},
 	}
@@ -44,10 +44,7 @@ func NewCmdReload(f *Factory, runF func(*ReloadOptions) error) *cli.Command {
 
 func runReload(o *ReloadOptions) error {
 	root := project.Root(o.WorkDir)
-	logPath, cfg := o.eventLog, o.config
-	if logPath == "" {
-		logPath = project.LogPath(root)
-	}
+	cfg := o.config
 	if cfg == "" {
 		cfg = project.ConfigPath(root)
 	}
@@ -55,8 +52,15 @@ func runReload(o *ReloadOptions) error {
 	if file.Err != nil {
 		return exitf(1, "reload: %v", file.Err)
 	}
+	// The log the hooks write (the store when one is configured): the re-pin
+	// is what the session's next hook reads.
+	log, err := openProjectLog(root, o.eventLog, o.Getenv)
+	if err != nil {
+		return exitf(1, "reload: %v", err)
+	}
+	defer log.Close()
 	var sid, hash string
-	err := session.Open(logPath).Update(func(tx session.Tx) error {
+	err = log.Update(func(tx viewTx) error {
 		var err error
 		if sid, err = pickSession(tx, o.sessionID); err != nil {
 			return err
@@ -75,7 +79,7 @@ func runReload(o *ReloadOptions) error {
 }
 
 // pickSession is the session named, or the only live one (started, no outcome).
-func pickSession(tx session.Tx, want string) (string, error) {
+func pickSession(tx viewTx, want string) (string, error) {
 	if want != "" {
 		if !tx.Session(want).Started && tx.Session(want).Pinned == "" {
 			return "", exitf(1, "reload: no session %q in the log", want)

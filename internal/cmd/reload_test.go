@@ -93,7 +93,7 @@ func TestStatusShowsPinnedLoop(t *testing.T) {
 
 func TestDoctorNamesSessionsWithoutTheirLoopFile(t *testing.T) {
 	dir, _ := loopFileGone(t)
-	fs := sessionFindings(dir)
+	fs := sessionFindings(dir, nil)
 	if len(fs) != 1 || !strings.Contains(fs[0].What, "session s1: the loop file is gone") {
 		t.Fatalf("findings: %+v", fs)
 	}
