@@ -26,9 +26,10 @@ import (
 // Bounds on waiting, so a hook answers (per fail_closed) within Timeout when the
 // database is down, slow or another hook holds the loop's lock. They bound the
 // store's waits, not fn's own work: the engine runs lifecycle hooks inside an
-// Update, under their own timeouts.
+// Update, under their own timeouts. Options.Budget shortens them for a hook
+// whose harness waits less (Codex's SessionEnd: 3 s).
 const (
-	Timeout     = 5 * time.Second // connecting up to holding the lock; each read; storing and committing
+	Timeout     = 5 * time.Second // all of one Update's or View's waits together: connecting, the lock, reads, storing and committing
 	LockTimeout = 4 * time.Second // waiting for the loop's lock (less than Timeout, so it is the error seen)
 	// IdleTimeout ends a transaction whose hook stopped (SIGSTOP, a hung
 	// lifecycle hook) with the lock held; a killed hook's ends at once.
@@ -42,6 +43,11 @@ type Options struct {
 	// Loop separates loops of one project that keep separate logs; "" is the
 	// project's log, like the one JSONL file.
 	Loop string
+	// Budget bounds what one Update or View waits on the database, every
+	// statement together (connecting, the lock, reads, storing, committing;
+	// not fn's own work), so a hook answers inside its harness's timeout
+	// for its event. 0 or more than Timeout: Timeout.
+	Budget time.Duration
 }
 
 // Store is one (project, loop) log in a PostgreSQL database. It keeps one
@@ -55,8 +61,11 @@ type Store struct {
 	lockKey int64
 	channel string
 
+	budget time.Duration // see Options.Budget
+
 	mu       sync.Mutex
 	conn     *pgx.Conn
+	lockWait time.Duration // the last Update's lock timeout, for its message
 	warnings []string
 	now      func() time.Time
 	key      *eventlog.LineKey // once read (a key never changes once created)
@@ -75,12 +84,19 @@ func Open(url string, o Options) (*Store, error) {
 		// pgx's parse errors can quote the connection string: keep only the gist.
 		return nil, fmt.Errorf("event store %s: invalid connection URL", where)
 	}
-	if cfg.ConnectTimeout <= 0 || cfg.ConnectTimeout > Timeout {
-		cfg.ConnectTimeout = Timeout
+	budget := o.Budget
+	if budget <= 0 || budget > Timeout {
+		budget = Timeout
+	}
+	// Half the budget per address tried, so a host that does not answer on
+	// its first address (localhost: ::1, then 127.0.0.1) leaves time for the
+	// next; the budget's deadline bounds the whole connect anyway.
+	if cfg.ConnectTimeout <= 0 || cfg.ConnectTimeout > budget/2 {
+		cfg.ConnectTimeout = budget / 2
 	}
 	cfg.RuntimeParams["application_name"] = "hook-loop"
-	cfg.RuntimeParams["lock_timeout"] = fmt.Sprint(LockTimeout.Milliseconds())
-	cfg.RuntimeParams["statement_timeout"] = fmt.Sprint(Timeout.Milliseconds())
+	cfg.RuntimeParams["lock_timeout"] = fmt.Sprint(lockWait(budget).Milliseconds())
+	cfg.RuntimeParams["statement_timeout"] = fmt.Sprint(budget.Milliseconds())
 	// A hook stopped (not killed) inside a transaction must not hold the loop forever.
 	cfg.RuntimeParams["idle_in_transaction_session_timeout"] = fmt.Sprint(IdleTimeout.Milliseconds())
 	// One hook runs a handful of statements: the statement cache only costs memory.
@@ -96,6 +112,7 @@ func Open(url string, o Options) (*Store, error) {
 		cfg: cfg, where: where, project: o.Project, loop: o.Loop,
 		lockKey: int64(sum),
 		channel: fmt.Sprintf("hook_loop_%016x", hp.Sum64()),
+		budget:  budget,
 		now:     time.Now,
 	}, nil
 }
@@ -172,11 +189,11 @@ func (s *Store) describe(ctx context.Context, what string, err error) error {
 	errors.As(err, &pe)
 	switch {
 	case pe != nil && pe.Code == "55P03": // lock_not_available
-		return fmt.Errorf("event store %s: %s: another hook held the loop's lock of project %q for over %s", s.where, what, s.project, LockTimeout)
+		return fmt.Errorf("event store %s: %s: another hook held the loop's lock of project %q for over %s", s.where, what, s.project, s.lockWait.Round(time.Millisecond))
 	case pe != nil && pe.Code == "57014": // query_canceled (statement_timeout)
-		return fmt.Errorf("event store %s: %s: no answer within %s", s.where, what, Timeout)
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return fmt.Errorf("event store %s: %s: no answer within %s: %w", s.where, what, Timeout, err)
+		return fmt.Errorf("event store %s: %s: no answer within %s", s.where, what, s.budget)
+	case errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("event store %s: %s: no answer within %s: %w", s.where, what, s.budget, err)
 	}
 	return fmt.Errorf("event store %s: %s: %w", s.where, what, err)
 }
@@ -184,6 +201,7 @@ func (s *Store) describe(ctx context.Context, what string, err error) error {
 // Tx is the view of the log inside Update or View. It is valid only during fn.
 type Tx struct {
 	s        *Store
+	w        *waits
 	tx       pgx.Tx
 	readOnly bool
 	vs       *views
@@ -214,8 +232,9 @@ func (s *Store) run(readOnly bool, fn func(tx *Tx) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.warnings = nil
-	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
-	defer cancel()
+	w := newWaits(s.budget)
+	ctx, done := w.next(false)
+	defer done()
 	conn, err := s.connect(ctx)
 	if err != nil {
 		return s.fail(ctx, "connect", err)
@@ -229,23 +248,30 @@ func (s *Store) run(readOnly bool, fn func(tx *Tx) error) error {
 		return s.fail(ctx, "begin", err)
 	}
 	defer func() {
-		rctx, rcancel := context.WithTimeout(context.Background(), time.Second)
+		// Bounded by the reserve: a failed call answers within the budget.
+		rctx, rcancel := context.WithTimeout(context.Background(), min(time.Second, w.reserve))
 		_ = ptx.Rollback(rctx)
 		rcancel()
 	}()
 	if !readOnly {
-		if _, err := ptx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, s.lockKey); err != nil {
+		// The lock wait is what is left before the reserve, less a margin to
+		// read the views, set for this transaction in the same round trip:
+		// lock_timeout then ends the wait with its own clear error before the
+		// deadline does.
+		s.lockWait = lockWait(w.left - w.reserve)
+		if _, err := ptx.Exec(ctx, `SELECT pg_advisory_xact_lock($1) FROM (SELECT set_config('lock_timeout', $2, true)) AS lt`,
+			s.lockKey, fmt.Sprint(max(s.lockWait.Milliseconds(), 1))); err != nil {
 			return s.fail(ctx, "lock loop", err)
 		}
 	}
 	if err := s.loadKey(); err != nil {
 		return err
 	}
-	tx := &Tx{s: s, tx: ptx, readOnly: readOnly, vs: newViews()}
+	tx := &Tx{s: s, w: w, tx: ptx, readOnly: readOnly, vs: newViews()}
 	if err := tx.start(ctx); err != nil {
 		return s.fail(ctx, "read project view", err)
 	}
-	cancel()
+	done()
 	if err := fn(tx); err != nil {
 		return err
 	}
@@ -255,8 +281,8 @@ func (s *Store) run(readOnly bool, fn func(tx *Tx) error) error {
 	if readOnly || len(tx.pending) == 0 {
 		return nil
 	}
-	ctx, cancel = context.WithTimeout(context.Background(), Timeout)
-	defer cancel()
+	ctx, done = w.next(true)
+	defer done()
 	b := &pgx.Batch{}
 	for _, p := range tx.pending {
 		b.Queue(`INSERT INTO hook_loop_events (project, loop, seq, session_id, event_type, hash, line) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
@@ -294,8 +320,8 @@ func (tx *Tx) row(id string) *viewRow {
 	if tx.err != nil {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
-	defer cancel()
+	ctx, done := tx.w.next(false)
+	defer done()
 	r, ok, err := loadRow(ctx, tx.tx, tx.s.project, tx.s.loop, id)
 	if err != nil {
 		tx.err = err
@@ -398,8 +424,8 @@ func (tx *Tx) Project() View { return tx.vs.project.view }
 func (tx *Tx) SessionIDs() []string {
 	var ids []string
 	if tx.err == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), Timeout)
-		defer cancel()
+		ctx, done := tx.w.next(false)
+		defer done()
 		rows, err := tx.tx.Query(ctx, `SELECT session_id FROM hook_loop_views WHERE project = $1 AND loop = $2 AND session_id <> '' ORDER BY ord`, tx.s.project, tx.s.loop)
 		if err == nil {
 			ids, err = pgx.CollectRows(rows, pgx.RowTo[string])
@@ -443,9 +469,9 @@ func (tx *Tx) Append(e eventlog.Event) (eventlog.Event, error) {
 		_ = json.Unmarshal(b, &e.SessionID)
 	}
 	if tx.s.key == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+		ctx, done := tx.w.next(false)
 		err := tx.createKey(ctx)
-		cancel()
+		done()
 		if err != nil {
 			return eventlog.Event{}, fmt.Errorf("append to %s: %w", where, err)
 		}

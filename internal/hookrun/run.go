@@ -140,7 +140,7 @@ func Run(ctx context.Context, o Options) (out harness.Output) {
 		// Codex clamps its SessionEnd hook to 3 s: wait and work less there.
 		budget, lockOpts = sessionEndBudget, []eventlog.Option{eventlog.WithLockTimeout(sessionEndBudget)}
 	}
-	log, err := OpenStore(storeURL, paths.root, paths.log, o.Getenv, lockOpts...)
+	log, err := OpenStore(storeURL, paths.root, paths.log, o.Getenv, storeBudget(ctx, ev.Name, budget), lockOpts...)
 	if err != nil {
 		return failure(o, ev, nil, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/eventlog/postgres"
@@ -46,8 +47,9 @@ func StoreURL(flag string, getenv func(string) string) (string, error) {
 
 // OpenStore opens the log of the project at root: the JSONL file at logPath,
 // or, when url is a postgres:// URL, the project's log in that database
-// (project.Identity names it).
-func OpenStore(url, root, logPath string, getenv func(string) string, fileOpts ...eventlog.Option) (Store, error) {
+// (project.Identity names it), waiting on it at most budget per transaction
+// (postgres.Options.Budget; 0: postgres.Timeout).
+func OpenStore(url, root, logPath string, getenv func(string) string, budget time.Duration, fileOpts ...eventlog.Option) (Store, error) {
 	if url == "" {
 		return fileStore{session.Open(logPath, fileOpts...)}, nil
 	}
@@ -61,7 +63,7 @@ func OpenStore(url, root, logPath string, getenv func(string) string, fileOpts .
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	s, err := postgres.Open(t.URL, postgres.Options{Project: project.Identity(root, getenv)})
+	s, err := postgres.Open(t.URL, postgres.Options{Project: project.Identity(root, getenv), Budget: budget})
 	if err != nil {
 		return nil, err
 	}
