@@ -11,13 +11,14 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"time"
 
 	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/loop/engine"
 	"github.com/hook-loop/hook-loop/loop/session"
 
 	"github.com/hook-loop/hook-loop/eventlog"
-	"github.com/hook-loop/hook-loop/internal/follow"
+	"github.com/hook-loop/hook-loop/eventlog/postgres"
 	"github.com/tidwall/gjson"
 )
 
@@ -30,12 +31,19 @@ const DefaultBackscanBytes = 32 << 20
 
 // Options configure a Watcher.
 type Options struct {
-	Log  *session.Log
-	Spec *loopdsl.Spec // nil: states are shown without what advances them
-	Root string        // the project root, for the engine's descriptions
+	// Log is the JSONL log; Store, when set instead, the project's log in
+	// PostgreSQL (whichever the project's hooks write).
+	Log   *session.Log
+	Store *postgres.Store
+	Spec  *loopdsl.Spec // nil: states are shown without what advances them
+	Root  string        // the project root, for the engine's descriptions
 
 	TimelineCap   int   // entries kept per session (default DefaultTimelineCap)
 	BackscanBytes int64 // bytes of the log's end read at start (default DefaultBackscanBytes)
+	// StorePoll is how often Run reads the store without a notification of a
+	// commit (default DefaultStorePoll): notifications can be lost with a
+	// dropped connection.
+	StorePoll time.Duration
 }
 
 // Session is one session as shown to a person.
@@ -99,7 +107,7 @@ type Watcher struct {
 	ids      []string
 	sums     map[string]summary
 	data     map[string]*sessionData
-	fw       *follow.Follower
+	src      logSource
 	version  uint64
 	lineWarn string
 }
@@ -112,16 +120,22 @@ func Open(o Options) (*Watcher, error) {
 	if o.BackscanBytes <= 0 {
 		o.BackscanBytes = DefaultBackscanBytes
 	}
-	w := &Watcher{opts: o, data: map[string]*sessionData{}}
+	w := &Watcher{opts: o, data: map[string]*sessionData{}, src: &fileSource{l: o.Log}}
+	if o.Store != nil {
+		if o.StorePoll <= 0 {
+			o.StorePoll = DefaultStorePoll
+		}
+		w.src = &storeSource{s: o.Store, every: o.StorePoll}
+	}
 	if o.Spec != nil {
 		w.text = loopText{eng: &engine.Engine{Spec: o.Spec, Root: o.Root}}
 	}
 	// The end is fixed before anything is read: the backward read covers what
 	// lies before it and the follower everything after, so no line is missed or
 	// shown twice.
-	end, err := completeEnd(o.Log.Path())
+	end, err := w.src.end()
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", o.Log.Path(), err)
+		return nil, fmt.Errorf("read %s: %w", w.src.where(), err)
 	}
 	if err := w.refreshSummaries(); err != nil {
 		return nil, err
@@ -132,10 +146,8 @@ func Open(o Options) (*Watcher, error) {
 	if err := w.findHarnesses(end); err != nil {
 		return nil, err
 	}
-	w.fw = follow.New(o.Log.Path(), end)
-	w.fw.OnReset = w.reset
-	if err := w.fw.Open(); err != nil {
-		return nil, fmt.Errorf("open %s: %w", o.Log.Path(), err)
+	if err := w.src.follow(end, w.reset); err != nil {
+		return nil, fmt.Errorf("open %s: %w", w.src.where(), err)
 	}
 	return w, nil
 }
@@ -145,9 +157,9 @@ func (w *Watcher) projectScope() bool {
 }
 
 func (w *Watcher) refreshSummaries() error {
-	ids, sums, err := readSummaries(w.opts.Log, w.projectScope())
+	ids, sums, err := readSummaries(w.src, w.projectScope())
 	if err != nil {
-		return fmt.Errorf("read %s: %w", w.opts.Log.Path(), err)
+		return fmt.Errorf("read %s: %w", w.src.where(), err)
 	}
 	w.mu.Lock()
 	w.ids, w.sums = ids, sums
@@ -182,14 +194,14 @@ func (w *Watcher) Version() uint64 {
 func (w *Watcher) Poll() (bool, error) {
 	var lines int
 	w.mu.Lock()
-	err := w.fw.Poll(func(line []byte) error {
+	err := w.src.poll(func(line []byte) error {
 		lines++
 		w.applyLine(line, false)
 		return nil
 	})
 	w.mu.Unlock()
 	if err != nil {
-		return false, fmt.Errorf("follow %s: %w", w.opts.Log.Path(), err)
+		return false, fmt.Errorf("follow %s: %w", w.src.where(), err)
 	}
 	if lines == 0 {
 		return false, nil
@@ -203,9 +215,24 @@ func (w *Watcher) Poll() (bool, error) {
 	return true, nil
 }
 
-// Run polls until ctx ends, calling changed after every change.
+// Run polls until ctx ends, calling changed after every change: the file
+// every follow interval, the store when it notifies a commit (and every
+// storeInterval).
 func (w *Watcher) Run(ctx context.Context, changed func()) error {
-	defer w.fw.Close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	wake := make(chan struct{}, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		w.src.run(ctx, func() {
+			select {
+			case wake <- struct{}{}:
+			default:
+			}
+		})
+	}()
+	defer func() { cancel(); <-done }()
 	for {
 		ok, err := w.Poll()
 		if err != nil {
@@ -217,7 +244,7 @@ func (w *Watcher) Run(ctx context.Context, changed func()) error {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-afterInterval(w.fw):
+		case <-wake:
 		}
 	}
 }
@@ -294,14 +321,14 @@ func (w *Watcher) backscan(end int64) error {
 		return n >= want
 	}
 	checked := 0
-	reachedStart, err := readBackwards(w.opts.Log.Path(), end, w.opts.BackscanBytes, func(line []byte) bool {
+	reachedStart, err := w.src.backwards(end, w.opts.BackscanBytes, func(line []byte) bool {
 		w.applyLine(line, true)
 		checked++
 		// Checking every session after each line would cost sessions × lines.
 		return checked%256 != 0 || !full()
 	})
 	if err != nil {
-		return fmt.Errorf("read %s: %w", w.opts.Log.Path(), err)
+		return fmt.Errorf("read %s: %w", w.src.where(), err)
 	}
 	for _, id := range w.ids {
 		d := w.session(id)
@@ -330,8 +357,7 @@ func (w *Watcher) findHarnesses(end int64) error {
 	if len(missing) == 0 {
 		return nil
 	}
-	needle := []byte(`"event_type":"` + eventlog.TypeLoopStarted + `"`)
-	err := readForwards(w.opts.Log.Path(), end, needle, func(line []byte) bool {
+	err := w.src.starts(end, missing, func(line []byte) bool {
 		id := gjson.GetBytes(line, "session_id").String()
 		if !missing[id] {
 			return true
@@ -343,7 +369,7 @@ func (w *Watcher) findHarnesses(end int64) error {
 		return len(missing) > 0
 	})
 	if err != nil {
-		return fmt.Errorf("read %s: %w", w.opts.Log.Path(), err)
+		return fmt.Errorf("read %s: %w", w.src.where(), err)
 	}
 	return nil
 }

@@ -31,11 +31,11 @@ type summary struct {
 
 // readSummaries returns every session id in first-seen order and its summary,
 // from the index (no pass over the log).
-func readSummaries(l *session.Log, projectScope bool) ([]string, map[string]summary, error) {
+func readSummaries(src logSource, projectScope bool) ([]string, map[string]summary, error) {
 	var ids []string
 	sums := map[string]summary{}
-	err := l.View(func(tx session.Tx) error {
-		ids = tx.SessionIDs()
+	err := src.view(func(tx session.Reader, all []string) error {
+		ids = all
 		project := tx.Project()
 		for _, id := range ids {
 			s := tx.Session(id)

@@ -3,16 +3,14 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"github.com/hook-loop/hook-loop/operator"
 	"os"
 	"os/signal"
 
+	"github.com/hook-loop/hook-loop/operator"
+
 	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
-	"github.com/hook-loop/hook-loop/loop/session"
 
 	"github.com/hook-loop/hook-loop/board"
-	"github.com/hook-loop/hook-loop/eventlog/postgres"
-	"github.com/hook-loop/hook-loop/internal/hookrun"
 	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/hook-loop/hook-loop/overview"
 	"github.com/urfave/cli/v2"
@@ -22,6 +20,7 @@ import (
 type BoardOptions struct {
 	IO       *IOStreams
 	WorkDir  string
+	Getenv   func(string) string // nil: os.Getenv
 	eventLog string
 	config   string
 	addr     string
@@ -48,30 +47,23 @@ func NewCmdBoard(f *Factory, runF func(*BoardOptions) error) *cli.Command {
 			if c.NArg() > 0 {
 				return exitf(2, "usage: board takes no arguments (got %q)", c.Args().First())
 			}
-			opts.IO, opts.WorkDir = f.IOStreams, f.Cwd()
+			opts.IO, opts.WorkDir, opts.Getenv = f.IOStreams, f.Cwd(), f.Getenv
 			return run(runF, runBoard, opts)
 		},
 	}
 }
 
 // watchedProject resolves the log and loop of the project around cwd and opens
-// the live overview of its sessions. A loop file that does not load is fatal only
-// when named explicitly.
-func watchedProject(cwd, logFlag, configFlag string, errOut func(string)) (*overview.Watcher, *session.Log, *loopdsl.Spec, string, error) {
+// the live overview of its sessions. The log is the one the hooks write: the
+// file at logFlag when given, else the store (HOOK_LOOP_STORE, the user
+// config's "store") when one is configured, else the project's JSONL file; the
+// caller closes it. A loop file that does not load is fatal only when named
+// explicitly.
+func watchedProject(cwd, logFlag, configFlag string, getenv func(string) string, errOut func(string)) (*overview.Watcher, readLog, *loopdsl.Spec, string, error) {
 	if cwd == "" {
 		cwd, _ = os.Getwd()
 	}
 	root := project.Root(cwd)
-	logPath := logFlag
-	if logPath == "" {
-		logPath = project.LogPath(root)
-		// The overview follows the file; it does not read the store yet.
-		if url, err := hookrun.StoreURL("", os.Getenv); err != nil {
-			return nil, nil, nil, "", err
-		} else if url != "" {
-			return nil, nil, nil, "", fmt.Errorf("the hooks keep this project's log in PostgreSQL (%s), and the board and status --watch read only the JSONL log so far: use status, or log --follow", postgres.Redact(url))
-		}
-	}
 	cfg := configFlag
 	if cfg == "" {
 		cfg = project.ConfigPath(root)
@@ -84,17 +76,33 @@ func watchedProject(cwd, logFlag, configFlag string, errOut func(string)) (*over
 		errOut(fmt.Sprintf("note: loop file not loaded (%s); showing states without the diagram or what advances them", oneLine(err.Error())))
 		spec = nil
 	}
-	l := session.Open(logPath)
-	w, err := overview.Open(overview.Options{Log: l, Spec: spec, Root: root})
-	return w, l, spec, root, err
+	l, err := openProjectLog(root, logFlag, getenv)
+	if err != nil {
+		return nil, nil, nil, "", err
+	}
+	o := overview.Options{Spec: spec, Root: root}
+	switch l := l.(type) {
+	case fileLog:
+		o.Log = l.Log
+	case dbLog:
+		o.Store = l.Store
+	}
+	w, err := overview.Open(o)
+	if err != nil {
+		l.Close()
+		return nil, nil, nil, "", err
+	}
+	return w, l, spec, root, nil
 }
 
 func runBoard(o *BoardOptions) error {
-	w, l, spec, root, err := watchedProject(o.WorkDir, o.eventLog, o.config, func(s string) { fmt.Fprintln(o.IO.ErrOut, s) })
+	w, l, spec, root, err := watchedProject(o.WorkDir, o.eventLog, o.config, o.Getenv, func(s string) { fmt.Fprintln(o.IO.ErrOut, s) })
 	if err != nil {
 		return fmt.Errorf("board: %w", err)
 	}
-	srv, err := board.New(w, operator.Controls{Log: operator.FileLog(l), Engine: controlEngine(spec, root)}, root)
+	defer l.Close()
+	// The buttons act on the log the board shows, which is the hooks' own.
+	srv, err := board.New(w, operator.Controls{Log: l, Engine: controlEngine(spec, root)}, root)
 	if err != nil {
 		return err
 	}

@@ -18,10 +18,11 @@ func statusWatch(o *StatusOptions) error {
 	if o.json {
 		return exitf(2, "usage: status --watch does not take --json (use 'hook-loop log --follow --json' for a stream)")
 	}
-	w, _, _, _, err := watchedProject(o.WorkDir, o.eventLog, o.config, func(s string) { fmt.Fprintln(o.IO.ErrOut, s) })
+	w, l, _, _, err := watchedProject(o.WorkDir, o.eventLog, o.config, o.Getenv, func(s string) { fmt.Fprintln(o.IO.ErrOut, s) })
 	if err != nil {
 		return fmt.Errorf("status: %w", err)
 	}
+	defer l.Close()
 	ctx, stop := untilInterrupt(o.ctx)
 	defer stop()
 	tty := false
