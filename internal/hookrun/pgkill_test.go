@@ -191,3 +191,83 @@ func TestPostgresHooksKilledMidTransaction(t *testing.T) {
 	}
 	checkUntorn()
 }
+
+// A person's controls and the hooks move one scope-project loop through
+// PostgreSQL at the same time: both take the loop's lock for their
+// read-decide-append, so every flip is applied from the state the one before
+// it left — none from a stale state — and each is recorded once.
+func TestPostgresControlsAndHooksShareTheLoopsLock(t *testing.T) {
+	srv := pgtest.Start(t, pgtest.Options{})
+	t.Setenv(eventlog.StateDirEnv, t.TempDir())
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "hook-loop.json"), []byte(flipLoop), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const project = "acme/controls"
+	env := []string{"HOOK_LOOP_STORE=" + srv.URL(), "XDG_CONFIG_HOME=" + t.TempDir(), "HOOK_LOOP_PROJECT=" + project}
+	bin := hookLoopBin(t)
+	const sessions = 4
+	for i := range sessions {
+		if r := codexHook(t, dir, env, prompt(fmt.Sprintf("c%d", i), dir)); r.err != nil || r.errOut != "" {
+			t.Fatalf("start: %v %s", r.err, r.errOut)
+		}
+	}
+	const each = 6 // hooks and controls per session
+	var wg sync.WaitGroup
+	errs := make(chan string, 2*sessions*each)
+	for i := range sessions {
+		sid := fmt.Sprintf("c%d", i)
+		for range each {
+			wg.Add(2)
+			go func() {
+				defer wg.Done()
+				if r := codexHook(t, dir, env, prompt(sid, dir)); r.err != nil || r.errOut != "" {
+					errs <- fmt.Sprintf("hook %s: %v %s", sid, r.err, r.errOut)
+				}
+			}()
+			go func() {
+				defer wg.Done()
+				cmd := exec.Command(bin, "advance", "flip", "--session", sid, "--reason", "by hand")
+				cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
+				if out, err := cmd.CombinedOutput(); err != nil {
+					errs <- fmt.Sprintf("advance %s: %v %s", sid, err, out)
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	s, err := postgres.Open(srv.URL(), postgres.Options{Project: project})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	state, transitions, byPerson := "a", 0, 0
+	if err := s.Scan(nil, func(line int, e eventlog.Event) error {
+		switch e.EventType {
+		case eventlog.TypeStateTransitioned:
+			if from := fmt.Sprint(e.Payload["from"]); from != state {
+				t.Errorf("event %d: transition from %s while the loop was in %s", line, from, state)
+			}
+			state = fmt.Sprint(e.Payload["to"])
+			transitions++
+		case eventlog.TypeOperatorAdvanced:
+			byPerson++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if want := sessions + 2*sessions*each; transitions != want || byPerson != sessions*each {
+		t.Errorf("%d transitions (%d advances by the person), want %d (%d)", transitions, byPerson, want, sessions*each)
+	}
+	if r, err := s.Verify(); err != nil || !r.OK() {
+		t.Fatalf("Verify = %+v, %v", r, err)
+	}
+}
