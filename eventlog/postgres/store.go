@@ -29,8 +29,10 @@ import (
 // Update, under their own timeouts. Options.Budget shortens them for a hook
 // whose harness waits less (Codex's SessionEnd: 3 s).
 const (
-	Timeout     = 5 * time.Second // all of one Update's or View's waits together: connecting, the lock, reads, storing and committing
-	LockTimeout = 4 * time.Second // waiting for the loop's lock (less than Timeout, so it is the error seen)
+	// Timeout is all of one Update's or View's waits together: connecting,
+	// the loop's lock (most of what is left before the commit's reserve, so
+	// lock_timeout is the error seen), reads, storing and committing.
+	Timeout = 5 * time.Second
 	// IdleTimeout ends a transaction whose hook stopped (SIGSTOP, a hung
 	// lifecycle hook) with the lock held; a killed hook's ends at once.
 	IdleTimeout = 5 * time.Minute
