@@ -22,6 +22,7 @@ type BoardOptions struct {
 	WorkDir  string
 	Getenv   func(string) string // nil: os.Getenv
 	eventLog string
+	store    string
 	config   string
 	addr     string
 	// ctx ends the server; nil: until Ctrl-C. ready, when set, receives the URL.
@@ -40,6 +41,7 @@ func NewCmdBoard(f *Factory, runF func(*BoardOptions) error) *cli.Command {
 			"must carry it. Runs until Ctrl-C.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "event-log", Usage: "event log `FILE` (default: <project>/.hook-loop/events.jsonl)", Destination: &opts.eventLog},
+			storeFlag(&opts.store),
 			&cli.StringFlag{Name: "config", Aliases: []string{"dsl"}, Usage: "loop `FILE` (default: <project>/hook-loop.json)", Destination: &opts.config},
 			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:0", Usage: "loopback `HOST:PORT` to listen on (port 0: a free one)", Destination: &opts.addr},
 		},
@@ -59,7 +61,7 @@ func NewCmdBoard(f *Factory, runF func(*BoardOptions) error) *cli.Command {
 // config's "store") when one is configured, else the project's JSONL file; the
 // caller closes it. A loop file that does not load is fatal only when named
 // explicitly.
-func watchedProject(cwd, logFlag, configFlag string, getenv func(string) string, errOut func(string)) (*overview.Watcher, readLog, *loopdsl.Spec, string, error) {
+func watchedProject(cwd, logFlag, storeFlag, configFlag string, getenv func(string) string, errOut func(string)) (*overview.Watcher, readLog, *loopdsl.Spec, string, error) {
 	if cwd == "" {
 		cwd, _ = os.Getwd()
 	}
@@ -76,7 +78,7 @@ func watchedProject(cwd, logFlag, configFlag string, getenv func(string) string,
 		errOut(fmt.Sprintf("note: loop file not loaded (%s); showing states without the diagram or what advances them", oneLine(err.Error())))
 		spec = nil
 	}
-	l, err := openProjectLog(root, logFlag, getenv)
+	l, err := openProjectLog(root, logFlag, storeFlag, getenv)
 	if err != nil {
 		return nil, nil, nil, "", err
 	}
@@ -96,7 +98,7 @@ func watchedProject(cwd, logFlag, configFlag string, getenv func(string) string,
 }
 
 func runBoard(o *BoardOptions) error {
-	w, l, spec, root, err := watchedProject(o.WorkDir, o.eventLog, o.config, o.Getenv, func(s string) { fmt.Fprintln(o.IO.ErrOut, s) })
+	w, l, spec, root, err := watchedProject(o.WorkDir, o.eventLog, o.store, o.config, o.Getenv, func(s string) { fmt.Fprintln(o.IO.ErrOut, s) })
 	if err != nil {
 		return fmt.Errorf("board: %w", err)
 	}

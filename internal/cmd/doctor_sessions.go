@@ -17,7 +17,7 @@ func sessionFindings(root string, getenv func(string) string) []harness.Finding 
 	warn := func(what, fix string) {
 		out = append(out, harness.Finding{Level: harness.LevelWarn, Harness: "loop", What: what, Fix: fix})
 	}
-	log, err := openProjectLog(root, "", getenv)
+	log, err := openProjectLog(root, "", "", getenv)
 	if err != nil {
 		warn(fmt.Sprintf("cannot open the event log: %v", err), "")
 		return out

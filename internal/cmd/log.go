@@ -23,6 +23,7 @@ type LogOptions struct {
 	WorkDir  string
 	Getenv   func(string) string // nil: os.Getenv
 	eventLog string
+	store    string
 	session  string
 	types    string
 	json     bool
@@ -46,7 +47,7 @@ func NewCmdLog(f *Factory, runF func(*LogOptions) error) *cli.Command {
 			"actor, and what happened. Lines that are not events (a torn last line after a\n" +
 			"crash, say) are skipped with a warning on stderr. --json prints the lines as stored.",
 		Flags: []cli.Flag{
-			logFlag(&opts.eventLog),
+			logFlag(&opts.eventLog), storeFlag(&opts.store),
 			&cli.StringFlag{Name: "session", Usage: "only session `ID` (the whole id, or its start or end as shown)", Destination: &opts.session},
 			&cli.StringFlag{Name: "type", Usage: "only events of `TYPE` (comma-separated list)", Destination: &opts.types},
 			&cli.BoolFlag{Name: "json", Usage: "print the matching lines as stored (JSON lines)", Destination: &opts.json},
@@ -67,7 +68,7 @@ func NewCmdLog(f *Factory, runF func(*LogOptions) error) *cli.Command {
 				"(prev_hash). An edited, deleted, inserted or copied event breaks the chain at\n" +
 				"the first event that no longer follows its predecessor. Exit 0 when every\n" +
 				"chain is intact, 1 at the first break.",
-			Flags: []cli.Flag{logFlag(&vopts.eventLog)},
+			Flags: []cli.Flag{logFlag(&vopts.eventLog), storeFlag(&vopts.store)},
 			Action: func(c *cli.Context) error {
 				if c.NArg() > 0 {
 					return exitf(2, "usage: log verify takes no arguments (got %q)", c.Args().First())
@@ -82,7 +83,7 @@ func NewCmdLog(f *Factory, runF func(*LogOptions) error) *cli.Command {
 // open opens the event log (openReadLog) when it is there; a missing log is not
 // an error, it means nothing was recorded yet (l is nil then).
 func (o *LogOptions) open() (readLog, error) {
-	l, err := openReadLog(o.WorkDir, o.eventLog, o.Getenv)
+	l, err := openReadLog(o.WorkDir, o.eventLog, o.store, o.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("log: %w", err)
 	}

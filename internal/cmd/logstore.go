@@ -10,6 +10,7 @@ import (
 	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/hook-loop/hook-loop/loop/engine"
 	"github.com/hook-loop/hook-loop/loop/session"
+	"github.com/urfave/cli/v2"
 )
 
 // viewTx is a transaction of either log: the views and the sessions, and
@@ -36,19 +37,23 @@ type readLog interface {
 }
 
 // openReadLog opens the log the project's hooks write: the file at logFlag when
-// given, else the store hooks choose (hookrun.StoreURL: $HOOK_LOOP_STORE, the
-// user config's "store"), else the project's JSONL file. dbURL is "" for a file.
-func openReadLog(workDir, logFlag string, getenv func(string) string) (readLog, error) {
-	return openProjectLog(project.Root(workDir), logFlag, getenv)
+// given, else the store hooks choose (hookrun.StoreURL: storeFlag, the
+// command's --store, then $HOOK_LOOP_STORE, the user config's "store"), else
+// the project's JSONL file.
+func openReadLog(workDir, logFlag, storeFlag string, getenv func(string) string) (readLog, error) {
+	return openProjectLog(project.Root(workDir), logFlag, storeFlag, getenv)
 }
 
 // openProjectLog is openReadLog for the project at root.
-func openProjectLog(root, logFlag string, getenv func(string) string) (readLog, error) {
+func openProjectLog(root, logFlag, storeFlag string, getenv func(string) string) (readLog, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
+	if logFlag != "" && storeFlag != "" {
+		return nil, exitf(2, "usage: --event-log and --store name two different logs; give one")
+	}
 	if logFlag == "" {
-		url, err := hookrun.StoreURL("", getenv)
+		url, err := hookrun.StoreURL(storeFlag, getenv)
 		if err != nil {
 			return nil, err
 		}
@@ -104,6 +109,13 @@ func (d dbLog) Update(fn func(tx viewTx) error) error {
 }
 func (d dbLog) Where() string         { return d.Store.Where() + " (project " + d.Project() + ")" }
 func (d dbLog) Exists() (bool, error) { return true, nil }
+
+// storeFlag is --store for the commands a person runs on the hooks' log: the
+// store an install's --store wrote into the hook commands, which the
+// environment and the user config do not tell.
+func storeFlag(dst *string) cli.Flag {
+	return &cli.StringFlag{Name: "store", Usage: "the hooks' PostgreSQL log, a postgres:// `URL` as given to install --store (default: $HOOK_LOOP_STORE, else \"store\" in the user config, else the JSONL file)", Destination: dst}
+}
 
 // follow streams the store's events from the start as they are committed.
 func (d dbLog) follow(ctx context.Context, fn func(line int, raw []byte, e eventlog.Event) error) error {

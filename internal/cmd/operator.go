@@ -21,6 +21,7 @@ type OperatorOptions struct {
 	Action    string
 	Event     string // advance's loop event
 	eventLog  string
+	store     string
 	config    string
 	sessionID string
 	reason    string
@@ -47,6 +48,7 @@ func NewCmdOperator(f *Factory, action string, runF func(*OperatorOptions) error
 		&cli.StringFlag{Name: "session", Usage: "session `ID` (default: the only live session)", Destination: &opts.sessionID},
 		&cli.StringFlag{Name: "reason", Usage: "why, recorded in the log (and, for pause, told to the agent)", Destination: &opts.reason},
 		&cli.StringFlag{Name: "event-log", Usage: "event log `FILE` (default: <project>/.hook-loop/events.jsonl)", Destination: &opts.eventLog},
+		storeFlag(&opts.store),
 		&cli.StringFlag{Name: "config", Aliases: []string{"dsl"}, Usage: "loop `FILE` (default: <project>/hook-loop.json)", Destination: &opts.config},
 	}
 	args := " "
@@ -84,7 +86,7 @@ func runOperator(o *OperatorOptions) error {
 	root, _, cfg := projectFiles(o.WorkDir, o.eventLog, o.config)
 	// The log the hooks write (the store when one is configured), so the
 	// person's action takes the lock the hooks take.
-	log, err := openProjectLog(root, o.eventLog, o.Getenv)
+	log, err := openProjectLog(root, o.eventLog, o.store, o.Getenv)
 	if err != nil {
 		return fmt.Errorf("%s: %w", o.Action, err)
 	}

@@ -150,3 +150,32 @@ func sessionState(t *testing.T, s *postgres.Store, sid string) string {
 	}
 	return st
 }
+
+// Hooks installed with --store name the store only in their commands: the
+// person's commands take the same --store (and refuse it with --event-log).
+func TestStoreFlagNamesTheHooksStore(t *testing.T) {
+	dir, s := pgProject(t, "acme/flag")
+	url := os.Getenv("HOOK_LOOP_STORE")
+	t.Setenv("HOOK_LOOP_STORE", "")
+	run := func(args ...string) (int, string) {
+		var out, errOut bytes.Buffer
+		code := Main(append([]string{"hook-loop"}, args...), nil, &out, &errOut)
+		return code, out.String() + errOut.String()
+	}
+	if code, out := run("pause", "--store", url, "--reason", "lunch"); code != 0 || !strings.Contains(out, "paused session pg-sess-1") {
+		t.Fatalf("pause --store: exit %d\n%s", code, out)
+	}
+	if types := storeEvents(t, s, "pg-sess-1"); types[len(types)-1] != eventlog.TypeOperatorPaused {
+		t.Fatalf("pause --store did not reach the store: %v", types)
+	}
+	if code, out := run("status", "--store", url); code != 0 || !strings.Contains(out, "paused:        by the person: lunch") {
+		t.Fatalf("status --store: exit %d\n%s", code, out)
+	}
+	if code, out := run("resume", "--store", url, "--event-log", filepath.Join(dir, "x.jsonl")); code != 2 || !strings.Contains(out, "--event-log and --store name two different logs") {
+		t.Fatalf("--store with --event-log: exit %d\n%s", code, out)
+	}
+	// Without it the person's commands look for the JSONL file, and say so.
+	if code, out := run("resume"); code != 1 || !strings.Contains(out, "no event log at") {
+		t.Fatalf("resume without --store: exit %d\n%s", code, out)
+	}
+}

@@ -16,6 +16,7 @@ type ReloadOptions struct {
 	WorkDir   string
 	Getenv    func(string) string // nil: os.Getenv
 	eventLog  string
+	store     string
 	config    string
 	sessionID string
 }
@@ -29,6 +30,7 @@ func NewCmdReload(f *Factory, runF func(*ReloadOptions) error) *cli.Command {
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "event-log", Usage: "event log `FILE` (default: <project>/.hook-loop/events.jsonl)", Destination: &opts.eventLog},
+			storeFlag(&opts.store),
 			&cli.StringFlag{Name: "config", Aliases: []string{"dsl"}, Usage: "loop `FILE` (default: <project>/hook-loop.json)", Destination: &opts.config},
 			&cli.StringFlag{Name: "session", Usage: "the session `ID` (default: the only live session)", Destination: &opts.sessionID},
 		},
@@ -54,7 +56,7 @@ func runReload(o *ReloadOptions) error {
 	}
 	// The log the hooks write (the store when one is configured): the re-pin
 	// is what the session's next hook reads.
-	log, err := openProjectLog(root, o.eventLog, o.Getenv)
+	log, err := openProjectLog(root, o.eventLog, o.store, o.Getenv)
 	if err != nil {
 		return exitf(1, "reload: %v", err)
 	}

@@ -19,6 +19,7 @@ type StatusOptions struct {
 	WorkDir   string
 	Getenv    func(string) string // nil: os.Getenv
 	eventLog  string
+	store     string
 	config    string
 	sessionID string
 	json      bool
@@ -36,6 +37,7 @@ func NewCmdStatus(f *Factory, runF func(*StatusOptions) error) *cli.Command {
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "event-log", Usage: "event log `FILE` (default: <project>/.hook-loop/events.jsonl)", Destination: &opts.eventLog},
+			storeFlag(&opts.store),
 			&cli.StringFlag{Name: "config", Aliases: []string{"dsl"}, Usage: "loop `FILE` (default: <project>/hook-loop.json)", Destination: &opts.config},
 			&cli.StringFlag{Name: "session", Usage: "only session `ID`", Destination: &opts.sessionID},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON", Destination: &opts.json},
@@ -88,7 +90,7 @@ func runStatus(o *StatusOptions) error {
 	if cfg == "" {
 		cfg = project.ConfigPath(root)
 	}
-	log, err := openReadLog(o.WorkDir, o.eventLog, o.Getenv)
+	log, err := openReadLog(o.WorkDir, o.eventLog, o.store, o.Getenv)
 	if err != nil {
 		return fmt.Errorf("status: %w", err)
 	}

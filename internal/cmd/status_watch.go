@@ -18,7 +18,7 @@ func statusWatch(o *StatusOptions) error {
 	if o.json {
 		return exitf(2, "usage: status --watch does not take --json (use 'hook-loop log --follow --json' for a stream)")
 	}
-	w, l, _, _, err := watchedProject(o.WorkDir, o.eventLog, o.config, o.Getenv, func(s string) { fmt.Fprintln(o.IO.ErrOut, s) })
+	w, l, _, _, err := watchedProject(o.WorkDir, o.eventLog, o.store, o.config, o.Getenv, func(s string) { fmt.Fprintln(o.IO.ErrOut, s) })
 	if err != nil {
 		return fmt.Errorf("status: %w", err)
 	}
