@@ -147,13 +147,9 @@ func (st *state) session(id string, create bool) *entry {
 	if sp, ok := st.span[id]; ok {
 		s := st.newEntry()
 		// One decode: the line's view goes straight into the Folder's type.
-		is := indexSession{View: s.view}
-		if s.view == nil {
-			is.View = &json.RawMessage{}
-		}
-		err := json.Unmarshal(st.raw[sp.start:sp.end], &is)
-		s.Head = is.Head
-		if (err != nil || is.ID != id) && st.corrupt == nil {
+		gotID, head, _, err := decodeSession(st.raw[sp.start:sp.end], s.view)
+		s.Head = head
+		if (err != nil || gotID != id) && st.corrupt == nil {
 			st.corrupt = fmt.Errorf("index entry of session %q does not decode: %v", id, err)
 		}
 		st.sess[id] = s
@@ -260,11 +256,8 @@ func readIndex(path string, f Folder, key *logKey, unverified bool) (*state, str
 	if pos == len(data) {
 		st.appendAt = int64(pos)
 	}
-	st.hdr = indexHeader{Project: st.project}
-	if f == nil {
-		st.hdr.Project = &json.RawMessage{}
-	}
-	err = json.Unmarshal(hdrLine, &st.hdr)
+	st.hdr = indexHeader{}
+	err = decodeHeader(hdrLine, &st.hdr, st.project)
 	st.hdr.Project = nil
 	if f != nil && st.hdr.Folder != f.Name() {
 		return nil, fmt.Sprintf("index holds views folded by %q, not %q", st.hdr.Folder, f.Name()), nil
@@ -288,8 +281,9 @@ func nextRecord(data []byte, pos int) (stamp indexStamp, body []byte, end int, w
 	if nl < 0 {
 		return stamp, nil, 0, "index has no header line"
 	}
-	if err := json.Unmarshal(data[pos:pos+nl], &stamp); err != nil {
-		return stamp, nil, 0, fmt.Sprintf("index header: %v", err)
+	stamp, err := decodeStamp(data[pos : pos+nl])
+	if err != nil {
+		return stamp, nil, 0, err.Error()
 	}
 	start := pos + nl + 1
 	if stamp.Len < 0 || stamp.Len > len(data)-start {

@@ -77,7 +77,7 @@ func readKey(path string) (*logKey, error) {
 		return nil, fmt.Errorf("read log key: %w", err)
 	}
 	k := &logKey{path: path}
-	if err := json.Unmarshal(data, k); err != nil {
+	if err := decodeKey(data, k); err != nil {
 		return nil, fmt.Errorf("log key %s: %w", path, err)
 	}
 	if k.raw, err = hex.DecodeString(k.Key); err != nil || len(k.raw) != 32 {

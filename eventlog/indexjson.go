@@ -1,0 +1,272 @@
+package eventlog
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"github.com/tidwall/gjson"
+)
+
+// The index's stamp, header and session lines, and the key file, are read here
+// with gjson instead of encoding/json: a hook reads them once per process, and
+// encoding/json's first use of each struct type (its field cache, built by
+// reflection) cost a hook more than the reading. They are written by
+// encoding/json as before; TestIndexJSONReadsWhatEncodingJSONWrites keeps the
+// two in step, so a field added to a struct without a line here fails it.
+
+// jsonObject parses line as one JSON object.
+func jsonObject(line []byte, what string) (gjson.Result, error) {
+	if !gjson.ValidBytes(line) {
+		return gjson.Result{}, fmt.Errorf("%s: not valid JSON", what)
+	}
+	r := gjson.ParseBytes(line)
+	if !r.IsObject() {
+		return gjson.Result{}, fmt.Errorf("%s: expected an object", what)
+	}
+	return r, nil
+}
+
+// fieldReader reads typed fields of one object, keeping the first error.
+type fieldReader struct {
+	what string
+	err  error
+}
+
+func (fr *fieldReader) fail(key, want string) bool {
+	if fr.err == nil {
+		fr.err = fmt.Errorf("%s: %s: expected %s", fr.what, key, want)
+	}
+	return false
+}
+
+func (fr *fieldReader) str(key string, v gjson.Result, dst *string) bool {
+	switch v.Type {
+	case gjson.Null:
+		return true
+	case gjson.String:
+		*dst = decodeString(v)
+		return true
+	}
+	return fr.fail(key, "a string")
+}
+
+func (fr *fieldReader) integer(key string, v gjson.Result, bits int) (int64, bool) {
+	if v.Type != gjson.Number || v.Num != math.Trunc(v.Num) || math.Abs(v.Num) > 1<<53 {
+		return 0, fr.fail(key, "an integer")
+	}
+	n := v.Int()
+	if bits < 64 && (n < -(1<<(bits-1)) || n >= 1<<(bits-1)) {
+		return 0, fr.fail(key, "an integer in range")
+	}
+	return n, true
+}
+
+func (fr *fieldReader) intField(key string, v gjson.Result, dst *int) bool {
+	if v.Type == gjson.Null {
+		return true
+	}
+	n, ok := fr.integer(key, v, 64)
+	*dst = int(n)
+	return ok
+}
+
+func (fr *fieldReader) int64Field(key string, v gjson.Result, dst *int64) bool {
+	if v.Type == gjson.Null {
+		return true
+	}
+	n, ok := fr.integer(key, v, 64)
+	*dst = n
+	return ok
+}
+
+// decodeStamp reads a record's stamp line.
+func decodeStamp(line []byte) (indexStamp, error) {
+	var s indexStamp
+	r, err := jsonObject(line, "index header")
+	if err != nil {
+		return s, err
+	}
+	fr := &fieldReader{what: "index header"}
+	r.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "format":
+			return fr.str(k.Str, v, &s.Format)
+		case "version":
+			return fr.intField(k.Str, v, &s.Version)
+		case "len":
+			return fr.intField(k.Str, v, &s.Len)
+		case "crc32":
+			if v.Type == gjson.Null {
+				return true
+			}
+			if v.Type != gjson.Number || v.Num < 0 || v.Num > math.MaxUint32 || v.Num != math.Trunc(v.Num) {
+				return fr.fail(k.Str, "a 32-bit checksum")
+			}
+			s.CRC = uint32(v.Uint())
+		case "mac":
+			return fr.str(k.Str, v, &s.MAC)
+		}
+		return true
+	})
+	return s, fr.err
+}
+
+// decodeHeader reads a record's header line into h. The project's view goes
+// into project when there is a Folder; without one it is kept raw.
+func decodeHeader(line []byte, h *indexHeader, project View) error {
+	r, err := jsonObject(line, "index header")
+	if err != nil {
+		return err
+	}
+	fr := &fieldReader{what: "index header"}
+	r.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "offset":
+			return fr.int64Field(k.Str, v, &h.Offset)
+		case "lines":
+			return fr.intField(k.Str, v, &h.Lines)
+		case "first_len":
+			return fr.intField(k.Str, v, &h.FirstLen)
+		case "first_hash":
+			return fr.str(k.Str, v, &h.FirstHash)
+		case "last_len":
+			return fr.intField(k.Str, v, &h.LastLen)
+		case "last_hash":
+			return fr.str(k.Str, v, &h.LastHash)
+		case "file_id":
+			return fr.str(k.Str, v, &h.FileID)
+		case "sessions":
+			return fr.intField(k.Str, v, &h.Sessions)
+		case "folder":
+			return fr.str(k.Str, v, &h.Folder)
+		case "project":
+			if v.Type == gjson.Null {
+				return true
+			}
+			if project == nil {
+				raw := json.RawMessage(v.Raw)
+				h.Project = &raw
+				return true
+			}
+			if err := unmarshalView([]byte(v.Raw), project); err != nil {
+				fr.err = fmt.Errorf("index header: project: %w", err)
+				return false
+			}
+			h.Project = project
+		case "keyed_at":
+			return fr.intField(k.Str, v, &h.KeyedAt)
+		case "legacy":
+			return fr.intField(k.Str, v, &h.Legacy)
+		case "tampered":
+			return fr.intField(k.Str, v, &h.Tampered)
+		case "tamper":
+			if v.Type == gjson.Null {
+				return true
+			}
+			if !v.IsArray() {
+				return fr.fail(k.Str, "an array")
+			}
+			h.Tamper = h.Tamper[:0]
+			v.ForEach(func(_, n gjson.Result) bool {
+				if !n.IsObject() {
+					return fr.fail(k.Str, "objects")
+				}
+				var note TamperNote
+				n.ForEach(func(nk, nv gjson.Result) bool {
+					switch nk.Str {
+					case "line":
+						return fr.intField("tamper.line", nv, &note.Line)
+					case "session":
+						return fr.str("tamper.session", nv, &note.Session)
+					case "reason":
+						return fr.str("tamper.reason", nv, &note.Reason)
+					}
+					return true
+				})
+				h.Tamper = append(h.Tamper, note)
+				return fr.err == nil
+			})
+		}
+		return fr.err == nil
+	})
+	return fr.err
+}
+
+// decodeSession reads a session line of the index: its id and head, and its
+// view into view (raw when view is nil).
+func decodeSession(line []byte, view View) (id string, head Head, raw json.RawMessage, err error) {
+	r, err := jsonObject(line, "index session")
+	if err != nil {
+		return "", head, nil, err
+	}
+	fr := &fieldReader{what: "index session"}
+	r.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "id":
+			return fr.str(k.Str, v, &id)
+		case "head":
+			if v.Type == gjson.Null {
+				return true
+			}
+			if !v.IsObject() {
+				return fr.fail(k.Str, "an object")
+			}
+			v.ForEach(func(hk, hv gjson.Result) bool {
+				switch hk.Str {
+				case "events":
+					return fr.intField("head.events", hv, &head.Events)
+				case "last_hash":
+					return fr.str("head.last_hash", hv, &head.LastHash)
+				}
+				return true
+			})
+		case "view":
+			if v.Type == gjson.Null {
+				return true
+			}
+			if view == nil {
+				raw = json.RawMessage(v.Raw)
+				return true
+			}
+			if err := unmarshalView([]byte(v.Raw), view); err != nil {
+				fr.err = fmt.Errorf("index session: view: %w", err)
+				return false
+			}
+		}
+		return fr.err == nil
+	})
+	return id, head, raw, fr.err
+}
+
+// unmarshalView decodes a view, by its own codec when it has one (skipping
+// encoding/json's second validation of the bytes).
+func unmarshalView(data []byte, v View) error {
+	if u, ok := v.(json.Unmarshaler); ok {
+		return u.UnmarshalJSON(data)
+	}
+	return json.Unmarshal(data, v)
+}
+
+// decodeKey reads a key file.
+func decodeKey(data []byte, k *logKey) error {
+	r, err := jsonObject(data, "log key")
+	if err != nil {
+		return err
+	}
+	fr := &fieldReader{what: "log key"}
+	r.ForEach(func(key, v gjson.Result) bool {
+		switch key.Str {
+		case "key":
+			return fr.str(key.Str, v, &k.Key)
+		case "log":
+			return fr.str(key.Str, v, &k.Log)
+		case "legacy_bytes":
+			return fr.int64Field(key.Str, v, &k.LegacyBytes)
+		case "legacy_sha256":
+			return fr.str(key.Str, v, &k.LegacySHA256)
+		}
+		return true
+	})
+	return fr.err
+}
