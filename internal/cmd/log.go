@@ -248,7 +248,8 @@ func logFollow(o *LogOptions, l readLog, ids []string, match func(*eventlog.Even
 	}
 	return wrapLogErr(fw.Run(ctx, func(line []byte) error {
 		n++
-		if len(bytes.TrimSpace(line)) == 0 {
+		if len(bytes.TrimSpace(line)) == 0 || eventlog.IsCheckpoint(line) {
+			// A checkpoint is the log's own bookkeeping, not an event.
 			return nil
 		}
 		e, err := eventlog.ParseLine(line)
