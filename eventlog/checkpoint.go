@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -105,6 +106,10 @@ func (st *state) encodeCheckpoint(key *logKey) ([]byte, error) {
 	return key.seal(out), nil
 }
 
+// otherFolderWhy starts checkpointState's answer for a checkpoint (with a right
+// MAC) of views another Folder folded.
+const otherFolderWhy = "checkpoint holds views folded by "
+
 // checkpointState is the state a checkpoint line holds, the line itself
 // folded (so it equals a fold of the log up to and including the line), or
 // why the line cannot be used. start is the line's offset in the log file f,
@@ -123,6 +128,9 @@ func (l *Log) checkpointState(f *os.File, line []byte, start int64) (*state, str
 	hdr := gjson.GetBytes(line, "header")
 	if !hdr.IsObject() {
 		return nil, "checkpoint has no header"
+	}
+	if name := hdr.Get("folder").String(); l.folder != nil && name != l.folder.Name() {
+		return nil, fmt.Sprintf("%s%q, not %q", otherFolderWhy, name, l.folder.Name())
 	}
 	var data bytes.Buffer
 	data.Grow(len(line))
@@ -157,11 +165,19 @@ func (l *Log) checkpointState(f *os.File, line []byte, start int64) (*state, str
 // newestCheckpoint returns the state of the newest valid checkpoint of the
 // log file f (of size bytes) that starts after from, reading backwards from
 // the end; nil when there is none or the deadline passed. rejected says why
-// the newer candidates were passed over.
+// the newer candidates were passed over (the first few: lines made to look
+// like checkpoints must not flood a hook's output).
 func (l *Log) newestCheckpoint(f *os.File, from, size int64, deadline time.Time) (st *state, rejected []string) {
 	marker := []byte("\n" + checkpointPrefix)
 	const chunk = 1 << 20
 	buf := make([]byte, chunk+len(marker))
+	passed := 0
+	const maxRejected = 4
+	defer func() {
+		if passed > maxRejected {
+			rejected = append(rejected, fmt.Sprintf("and %d more", passed-maxRejected))
+		}
+	}()
 	for end := size; end > from; {
 		if expired(deadline) {
 			return nil, rejected
@@ -182,15 +198,23 @@ func (l *Log) newestCheckpoint(f *os.File, from, size int64, deadline time.Time)
 				continue // found in the chunk after, or not after from
 			}
 			line, ok := lineAt(f, p, size)
-			if !ok {
-				rejected = append(rejected, fmt.Sprintf("byte %d: cut short or too long", p))
-				continue
+			why := "cut short or too long"
+			if ok {
+				var cp *state
+				if cp, why = l.checkpointState(f, line, p); why == "" {
+					return cp, rejected
+				}
+				if strings.HasPrefix(why, otherFolderWhy) {
+					// Written by another version of the views (hook-loop was
+					// upgraded): older checkpoints are older still.
+					return nil, append(rejected, fmt.Sprintf("byte %d: %s", p, why))
+				}
 			}
-			cp, why := l.checkpointState(f, line, p)
-			if why == "" {
-				return cp, rejected
+			if passed++; passed <= maxRejected {
+				rejected = append(rejected, fmt.Sprintf("byte %d: %s", p, why))
+			} else if expired(deadline) {
+				return nil, rejected
 			}
-			rejected = append(rejected, fmt.Sprintf("byte %d: %s", p, why))
 		}
 		end = start
 	}

@@ -100,7 +100,24 @@ func TestCheckpointColdStartMatchesFullFold(t *testing.T) {
 	}
 }
 
-// editCheckpointLog replaces line i of the log.
+// Checkpoints of another Folder (hook-loop upgraded, its views changed) are
+// not used, and the search stops at the newest: the older are no better.
+func TestCheckpointOfAnotherFolder(t *testing.T) {
+	smallCheckpoints(t)
+	l := newLog(t)
+	checkpointLog(t, l)
+	other := Open(l.Path(), otherFolder{})
+	os.Remove(l.IndexPath())
+	if err := other.View(func(*Tx) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	w := strings.Join(other.Warnings(), "\n")
+	if strings.Count(w, "checkpoint passed over") != 1 || !strings.Contains(w, `views folded by "eventlog-test/1"`) || !strings.Contains(w, "rebuilt from the whole log") {
+		t.Fatalf("warnings %q", w)
+	}
+}
+
+// editLine replaces line i of the log.
 func editLine(t *testing.T, l *Log, i int, edit func(string) string) {
 	t.Helper()
 	lines := readLines(t, l.Path())
@@ -173,6 +190,23 @@ func TestCheckpointTamper(t *testing.T) {
 		r, err := l.Verify()
 		if err != nil || r.OK() || r.TamperedCount != 1 || r.Tampered[0].Line != len(lines)+1 {
 			t.Fatalf("verify %+v %v", r, err)
+		}
+	})
+	t.Run("many forged checkpoints", func(t *testing.T) {
+		l := newLog(t)
+		checkpointLog(t, l)
+		f, _ := os.OpenFile(l.Path(), os.O_APPEND|os.O_WRONLY, 0)
+		for range 300 {
+			f.WriteString(`{"hook_loop_checkpoint":1,"header":{"offset":0},"sessions":[],"mac":"` + strings.Repeat("0", 64) + `"}` + "\n")
+		}
+		f.Close()
+		_, warn := rebuild(t, l)
+		if n := strings.Count(warn, "checkpoint passed over"); n != 5 || !strings.Contains(warn, "and 296 more") || !strings.Contains(warn, "rebuilt from the checkpoint") {
+			t.Fatalf("%d passed-over warnings:\n%s", n, warn)
+		}
+		assertConsistent(t, l)
+		if s, notes := sessionTampered(t, l, "s1"); s.State != "st39" || len(notes) != maxTamperNotes {
+			t.Fatalf("%+v, %d notes", s, len(notes))
 		}
 	})
 	t.Run("line before a checkpoint edited", func(t *testing.T) {
