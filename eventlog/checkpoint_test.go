@@ -314,3 +314,32 @@ func TestFoldBudgetDefaults(t *testing.T) {
 		t.Fatal("WithFoldBudget(-1) bounded")
 	}
 }
+
+// Long lines do not stretch a run past its budget: the clock is read by bytes
+// folded too, not only by lines.
+func TestFoldBudgetLongLines(t *testing.T) {
+	l := newLog(t)
+	for i := range 20 {
+		appendAll(t, l, ev("s1", TypeHookFired, fmt.Sprint("st", i), map[string]any{"pad": strings.Repeat("x", 300<<10)}))
+	}
+	os.Remove(l.IndexPath())
+	bounded := Open(l.Path(), testFolder{}, WithFoldBudget(time.Nanosecond))
+	failed := 0
+	for {
+		err := bounded.Update(func(*Tx) error { return nil })
+		var fe *FoldBudgetError
+		if err == nil {
+			break
+		}
+		if !errors.As(err, &fe) || fe.Folded > 2<<20 {
+			t.Fatalf("run %d: %v", failed+1, err)
+		}
+		if failed++; failed > 20 {
+			t.Fatal("no progress")
+		}
+	}
+	if failed < 3 {
+		t.Fatalf("%d runs out of budget, want one a MiB or so", failed)
+	}
+	assertConsistent(t, l)
+}

@@ -500,12 +500,18 @@ func (l *Log) load(f *os.File, size int64, fid string, deadline time.Time) (*sta
 	}
 	lr := newLineReader(io.NewSectionReader(f, st.hdr.Offset, size-st.hdr.Offset))
 	var torn *tornTail
+	checked := int64(0)
 	for i := 0; ; i++ {
-		// At least 1024 lines a run, so runs out of budget still get somewhere.
-		if i%1024 == 0 && i > 0 && expired(deadline) {
-			st.partial = true
-			l.tailRead += lr.read
-			return st, nil, nil
+		// At least 1024 lines or 1 MiB a run, so runs out of budget still get
+		// somewhere; then a look at the clock every 256 lines or 256 KiB (lines
+		// may be long).
+		if (i%256 == 0 || lr.read-checked >= 256<<10) && (i >= 1024 || lr.read >= 1<<20) {
+			checked = lr.read
+			if expired(deadline) {
+				st.partial = true
+				l.tailRead += lr.read
+				return st, nil, nil
+			}
 		}
 		line, terminated, tooLong, n, err := lr.next()
 		if errors.Is(err, io.EOF) {
