@@ -291,6 +291,11 @@ func runLogVerify(o *LogOptions) error {
 		fmt.Fprintf(o.IO.Out, "note: MACs checked with the key %s\n", r.KeyPath)
 	}
 	for _, n := range r.Tampered {
+		if n.Session == "" {
+			// Not an event of a session (a forged checkpoint line).
+			fmt.Fprintf(o.IO.Out, "tampered: line %d: %s\n", n.Line, n.Reason)
+			continue
+		}
 		fmt.Fprintf(o.IO.Out, "tampered: line %d (session %s): %s\n", n.Line, n.Session, n.Reason)
 	}
 	if more := r.TamperedCount - len(r.Tampered); more > 0 {
