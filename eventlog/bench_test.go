@@ -102,29 +102,82 @@ func BenchmarkView(b *testing.B) {
 	}
 }
 
-// BenchmarkRebuild folds a whole log (the index is missing): 10,000 events,
-// and 1,000,000 with EVENTLOG_BENCH_1M=1 (budget: 1 s).
+// BenchmarkRebuild is a cold start: the index is missing, at 10,000 events,
+// and 1,000,000 with EVENTLOG_BENCH_1M=1 (budget: 1 s). Each size is measured
+// three ways on one log:
+//
+//   - at-checkpoint: the log ending in a checkpoint, as after a hook that
+//     wrote one;
+//   - tail: the worst case with checkpoints, the log ending just before the
+//     next checkpoint is due (the most it ever folds past one);
+//   - no-checkpoint: the whole log folded, as a log from before checkpoints
+//     (and every cold start before them) costs.
 func BenchmarkRebuild(b *testing.B) {
 	sizes := []int{10_000}
 	if os.Getenv("EVENTLOG_BENCH_1M") != "" {
 		sizes = append(sizes, 1_000_000)
 	}
 	for _, n := range sizes {
-		b.Run(strconv.Itoa(n), func(b *testing.B) {
-			l := benchLog(b, n)
-			fi, _ := os.Stat(l.Path())
-			b.SetBytes(fi.Size())
-			b.ReportAllocs()
-			b.ResetTimer()
-			cpu0 := cpuTime()
-			defer func() { reportCPU(b, cpuTime()-cpu0) }()
-			for b.Loop() {
-				os.Remove(l.IndexPath())
-				if err := l.View(func(*Tx) error { return nil }); err != nil {
-					b.Fatal(err)
+		l := benchLog(b, n)
+		for _, c := range []struct {
+			name   string
+			search int64
+		}{
+			{"at-checkpoint", checkpointSearchBytes},
+			{"tail", checkpointSearchBytes},
+			{"no-checkpoint", 1 << 62},
+		} {
+			if c.name == "tail" {
+				growTail(b, l)
+			}
+			b.Run(fmt.Sprintf("%d/%s", n, c.name), func(b *testing.B) {
+				old := checkpointSearchBytes
+				checkpointSearchBytes = c.search
+				defer func() { checkpointSearchBytes = old }()
+				l := openTest(l.Path())
+				fi, _ := os.Stat(l.Path())
+				b.SetBytes(fi.Size())
+				b.ReportAllocs()
+				b.ResetTimer()
+				cpu0 := cpuTime()
+				defer func() { reportCPU(b, cpuTime()-cpu0) }()
+				for b.Loop() {
+					os.Remove(l.IndexPath())
+					l.tailRead = 0
+					if err := l.View(func(*Tx) error { return nil }); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(l.tailRead), "folded-bytes")
+			})
+		}
+	}
+}
+
+// growTail appends two-event Updates to l (like hooks) until the next one
+// would write a checkpoint.
+func growTail(b *testing.B, l *Log) {
+	b.Helper()
+	session := fmt.Sprintf("019a2b6c-7f3e-7c21-9d55-%012d", 3)
+	for {
+		st, _, err := readIndex(l.IndexPath(), l.folder, l.key, false)
+		if err != nil || st == nil {
+			b.Fatal("no index", err)
+		}
+		if st.hdr.Offset+2<<10 >= max(st.hdr.NextCheckpoint, checkpointEveryBytes) {
+			return
+		}
+		err = l.Update(func(tx *Tx) error {
+			for range 2 {
+				if _, err := tx.Append(Event{SessionID: session, State: "building", EventType: TypeHookFired, Actor: "codex", Payload: map[string]any{"codex_event": "PreToolUse", "tool_name": "Bash"}}); err != nil {
+					return err
 				}
 			}
+			return nil
 		})
+		if err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

@@ -26,6 +26,9 @@
 // honoured line, Tx.Tampered reports the line, Warnings says so, and Verify
 // lists it. The index (a cache of views) carries a MAC of its body under
 // the same key, so an edited index is rebuilt from the log, not believed.
+// Checkpoint lines (checkpoint.go) — the index's snapshot written into the log
+// every few MiB under the same key — let a rebuild fold only the lines after
+// the newest valid one; they are not events, and every reader skips them.
 //
 // Every lock wait is bounded (DefaultLockTimeout, HOOK_LOOP_LOCK_TIMEOUT,
 // WithLockTimeout) and ends in a *LockTimeoutError (ErrLockTimeout). The log,

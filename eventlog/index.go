@@ -79,6 +79,9 @@ type indexHeader struct {
 	Legacy   int          `json:"legacy,omitempty"`
 	Tampered int          `json:"tampered,omitempty"`
 	Tamper   []TamperNote `json:"tamper,omitempty"`
+	// NextCheckpoint is the offset from which the next append writes a
+	// checkpoint into the log (checkpoint.go); 0: none written yet.
+	NextCheckpoint int64 `json:"next_checkpoint,omitempty"`
 }
 
 // indexSession is one session line. View is a View when written (encoded with
@@ -117,6 +120,10 @@ type state struct {
 	baseBytes  int
 	deltaBytes int
 	deltas     int
+	// partial: the fold stopped at its deadline before the end of the log;
+	// foldFrom is where this run's fold started.
+	partial  bool
+	foldFrom int64
 }
 
 type span struct{ start, end int } // end excludes the newline
@@ -256,22 +263,35 @@ func readIndex(path string, f Folder, key *logKey, unverified bool) (*state, str
 	if pos == len(data) {
 		st.appendAt = int64(pos)
 	}
-	st.hdr = indexHeader{}
-	err = decodeHeader(hdrLine, &st.hdr, st.project)
-	st.hdr.Project = nil
-	if f != nil && st.hdr.Folder != f.Name() {
-		return nil, fmt.Sprintf("index holds views folded by %q, not %q", st.hdr.Folder, f.Name()), nil
-	}
-	if err != nil {
-		return nil, fmt.Sprintf("index header: %v", err), nil
-	}
-	if st.hdr.Offset < 0 || st.hdr.Lines < 0 || (st.hdr.Offset == 0) != (st.hdr.Lines == 0) {
-		return nil, "index header is inconsistent", nil
-	}
-	if len(st.order) != st.hdr.Sessions {
-		return nil, fmt.Sprintf("index lists %d sessions, header says %d", len(st.order), st.hdr.Sessions), nil
+	if why := st.decodeHeader(hdrLine, f); why != "" {
+		return nil, why, nil
 	}
 	return st, "", nil
+}
+
+// decodeHeader decodes the header line of an index (or checkpoint) whose
+// sessions st holds, with the project view of folder f (nil: none).
+func (st *state) decodeHeader(hdrLine []byte, f Folder) string {
+	st.hdr = indexHeader{}
+	err := readHeaderLine(hdrLine, &st.hdr, st.project)
+	st.hdr.Project = nil
+	if f != nil && st.hdr.Folder != f.Name() {
+		return fmt.Sprintf("index holds views folded by %q, not %q", st.hdr.Folder, f.Name())
+	}
+	if err != nil {
+		return fmt.Sprintf("index header: %v", err)
+	}
+	if st.hdr.Offset < 0 || st.hdr.Lines < 0 || (st.hdr.Offset == 0) != (st.hdr.Lines == 0) {
+		return "index header is inconsistent"
+	}
+	if len(st.order) != st.hdr.Sessions {
+		return fmt.Sprintf("index lists %d sessions, header says %d", len(st.order), st.hdr.Sessions)
+	}
+	// Notes a run found and no Update has handed to its caller yet.
+	for i := range st.hdr.Tamper {
+		st.hdr.Tamper[i].New = st.hdr.Tamper[i].Pending
+	}
+	return ""
 }
 
 // nextRecord reads the record at pos of data: its stamp, its body and where it

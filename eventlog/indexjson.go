@@ -80,6 +80,17 @@ func (fr *fieldReader) int64Field(key string, v gjson.Result, dst *int64) bool {
 	return ok
 }
 
+func (fr *fieldReader) boolField(key string, v gjson.Result, dst *bool) bool {
+	switch v.Type {
+	case gjson.Null:
+		return true
+	case gjson.True, gjson.False:
+		*dst = v.Type == gjson.True
+		return true
+	}
+	return fr.fail(key, "true or false")
+}
+
 // decodeStamp reads a record's stamp line.
 func decodeStamp(line []byte) (indexStamp, error) {
 	var s indexStamp
@@ -112,9 +123,9 @@ func decodeStamp(line []byte) (indexStamp, error) {
 	return s, fr.err
 }
 
-// decodeHeader reads a record's header line into h. The project's view goes
+// readHeaderLine reads a record's header line into h. The project's view goes
 // into project when there is a Folder; without one it is kept raw.
-func decodeHeader(line []byte, h *indexHeader, project View) error {
+func readHeaderLine(line []byte, h *indexHeader, project View) error {
 	r, err := jsonObject(line, "index header")
 	if err != nil {
 		return err
@@ -160,6 +171,8 @@ func decodeHeader(line []byte, h *indexHeader, project View) error {
 			return fr.intField(k.Str, v, &h.Legacy)
 		case "tampered":
 			return fr.intField(k.Str, v, &h.Tampered)
+		case "next_checkpoint":
+			return fr.int64Field(k.Str, v, &h.NextCheckpoint)
 		case "tamper":
 			if v.Type == gjson.Null {
 				return true
@@ -181,6 +194,8 @@ func decodeHeader(line []byte, h *indexHeader, project View) error {
 						return fr.str("tamper.session", nv, &note.Session)
 					case "reason":
 						return fr.str("tamper.reason", nv, &note.Reason)
+					case "pending":
+						return fr.boolField("tamper.pending", nv, &note.Pending)
 					}
 					return true
 				})

@@ -64,7 +64,7 @@ func TestIndexJSONReadsWhatEncodingJSONWrites(t *testing.T) {
 		b, _ = json.Marshal(hdr)
 		var gotHdr indexHeader
 		into := &Summary{}
-		if err := decodeHeader(b, &gotHdr, into); err != nil {
+		if err := readHeaderLine(b, &gotHdr, into); err != nil {
 			t.Fatalf("header %s: %v", b, err)
 		}
 		if !reflect.DeepEqual(gotHdr.Project, hdr.Project) {
@@ -79,7 +79,7 @@ func TestIndexJSONReadsWhatEncodingJSONWrites(t *testing.T) {
 			t.Fatalf("header %s:\n got %+v\nwant %+v", b, gotHdr, want)
 		}
 		var raw indexHeader
-		if err := decodeHeader(b, &raw, nil); err != nil || raw.Project == nil {
+		if err := readHeaderLine(b, &raw, nil); err != nil || raw.Project == nil {
 			t.Fatalf("header without a folder: project %v, %v", raw.Project, err)
 		}
 
@@ -113,7 +113,7 @@ func TestIndexJSONRejectsWrongTypes(t *testing.T) {
 	}
 	for _, bad := range []string{`{"offset": "1"}`, `{"tamper": {}}`, `{"tamper": [3]}`, `{"tamper": [{"line": "x"}]}`, `{"folder": 1}`, `{"project": {"state": 3}}`} {
 		var h indexHeader
-		if err := decodeHeader([]byte(bad), &h, &Summary{}); err == nil {
+		if err := readHeaderLine([]byte(bad), &h, &Summary{}); err == nil {
 			t.Errorf("header %s: no error", bad)
 		}
 	}

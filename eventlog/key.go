@@ -180,6 +180,10 @@ type TamperNote struct {
 	// New marks a note found in this call (the line was folded now); a note read
 	// from the index was reported by an earlier call.
 	New bool `json:"-"`
+	// Pending keeps New in the index for a note that no Update has handed to
+	// its caller yet (found by a View, or by a rebuild that ran out of budget
+	// before its Update's fn ran), so the next Update reports it as new.
+	Pending bool `json:"pending,omitempty"`
 }
 
 func (n TamperNote) String() string { return fmt.Sprintf("line %d: %s", n.Line, n.Reason) }

@@ -40,8 +40,9 @@ type Log struct {
 	now func() time.Time
 
 	lockTimeout time.Duration
-	envWarning  string  // a HOOK_LOOP_LOCK_TIMEOUT that did not parse
-	key         *logKey // once read (a key never changes once created)
+	foldBudget  time.Duration // WithFoldBudget; 0: the default (checkpoint.go)
+	envWarning  string        // a HOOK_LOOP_LOCK_TIMEOUT that did not parse
+	key         *logKey       // once read (a key never changes once created)
 	keyPath     string
 	// unverified is set for a View that found no key: it shows keyed lines
 	// unchecked (with a warning) instead of none. Update never does.
@@ -287,9 +288,21 @@ func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
 	}
 	size := fi.Size()
 
-	st, torn, err := l.load(f, size, fileID(fi))
+	st, torn, err := l.load(f, size, fileID(fi), l.foldDeadline(readOnly))
 	if err != nil {
 		return err
+	}
+	if st.partial {
+		// Out of fold budget (checkpoint.go): keep what was folded for the next
+		// run, and answer without running fn on part of the log.
+		behind := size - st.foldFrom
+		if locked && l.folder != nil && !st.unverified {
+			st.keepPending(true)
+			if err := writeIndex(l.IndexPath(), st, l.key); err != nil {
+				l.warn("%v", err)
+			}
+		}
+		return &FoldBudgetError{Path: l.path, Folded: st.hdr.Offset - st.foldFrom, Behind: behind, Budget: l.effectiveFoldBudget(readOnly)}
 	}
 
 	// A torn fragment (a write cut short by a crash) is closed with a newline before
@@ -322,6 +335,27 @@ func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
 		return fmt.Errorf("%s: %w; removed it, run again", l.IndexPath(), st.corrupt)
 	}
 
+	// Every note found is handed to fn; only an Update records them.
+	st.keepPending(readOnly)
+	var checkpoint []byte
+	if tx.staged > 0 && l.checkpointDue(st) {
+		// The state after this Update's events, which start the checkpoint
+		// line's offset: written with them in one write.
+		cp, err := st.encodeCheckpoint(l.key)
+		switch {
+		case err != nil:
+			l.warn("%s: checkpoint not written: %v", l.path, err)
+		case len(cp) > MaxLineBytes:
+			// Too many sessions for one line: none for a long while; a cold
+			// start then folds more, within its budget.
+			st.hdr.NextCheckpoint = nextCheckpoint(st.hdr.Offset, len(cp)+1)
+			st.changed = true
+		default:
+			checkpoint = cp
+			tx.pending.Write(cp)
+			tx.pending.WriteByte('\n')
+		}
+	}
 	if tx.staged > 0 || repair {
 		var buf []byte
 		if repair {
@@ -344,6 +378,10 @@ func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
 			}
 			return fmt.Errorf("append %d events to %s: %w", tx.staged, l.path, err)
 		}
+	}
+	if checkpoint != nil {
+		st.addLine(checkpoint, LineHash(checkpoint), len(checkpoint)+1)
+		st.hdr.NextCheckpoint = nextCheckpoint(st.hdr.Offset, len(checkpoint)+1)
 	}
 	if st.judge != nil && st.judge.trusted > 0 {
 		st.unverified = true
@@ -400,7 +438,9 @@ type tornTail struct {
 
 // load returns the fold of every complete line of the log's first size bytes,
 // from the index when it can be trusted, plus the torn fragment at the end, if any.
-func (l *Log) load(f *os.File, size int64, fid string) (*state, *tornTail, error) {
+// With a deadline (not zero) it may stop folding early: the state is then
+// partial, a fold of fewer bytes, and torn is nil.
+func (l *Log) load(f *os.File, size int64, fid string, deadline time.Time) (*state, *tornTail, error) {
 	st, why, err := readIndex(l.IndexPath(), l.folder, l.key, l.unverified)
 	if err != nil {
 		return nil, nil, err
@@ -409,6 +449,28 @@ func (l *Log) load(f *os.File, size int64, fid string) (*state, *tornTail, error
 		why = checkIndex(f, size, fid, st)
 		if why != "" {
 			st = nil
+		}
+	}
+	from := int64(0)
+	if st != nil {
+		from = st.hdr.Offset
+	}
+	if size-from >= checkpointSearchBytes && l.key != nil && !l.unverified {
+		// A long way to fold: start from the newest checkpoint after the
+		// index instead, if there is one.
+		cp, rejected := l.newestCheckpoint(f, from, size, deadline)
+		for _, r := range rejected {
+			l.warn("%s: checkpoint passed over: %s", l.path, r)
+		}
+		if cp != nil {
+			if st == nil {
+				if why == "" {
+					why = "no index"
+				}
+				l.warn("%s: index rebuilt from the checkpoint at line %d of the log: %s", l.IndexPath(), cp.hdr.Lines, why)
+			}
+			st, why = cp, ""
+			st.changed = true
 		}
 	}
 	if st == nil {
@@ -426,18 +488,31 @@ func (l *Log) load(f *os.File, size int64, fid string) (*state, *tornTail, error
 		st.hdr.FileID = fid
 		st.changed = true
 	}
+	st.foldFrom = st.hdr.Offset
 	if st.hdr.Offset == size {
 		return st, nil, nil
 	}
 	st.judge = l.judgeFor(f, size)
 	if size-st.hdr.Offset >= parallelFoldBytes {
-		if err := l.foldParallel(st, f, size); err != nil {
+		if err := l.foldParallel(st, f, size, deadline); err != nil {
 			return nil, nil, err
 		}
 	}
 	lr := newLineReader(io.NewSectionReader(f, st.hdr.Offset, size-st.hdr.Offset))
 	var torn *tornTail
-	for {
+	checked := int64(0)
+	for i := 0; ; i++ {
+		// At least 1024 lines or 1 MiB a run, so runs out of budget still get
+		// somewhere; then a look at the clock every 256 lines or 256 KiB (lines
+		// may be long).
+		if (i%256 == 0 || lr.read-checked >= 256<<10) && (i >= 1024 || lr.read >= 1<<20) {
+			checked = lr.read
+			if expired(deadline) {
+				st.partial = true
+				l.tailRead += lr.read
+				return st, nil, nil
+			}
+		}
 		line, terminated, tooLong, n, err := lr.next()
 		if errors.Is(err, io.EOF) {
 			break
@@ -485,9 +560,11 @@ type preparedLine struct {
 	hash    string
 	blank   bool
 	tooLong bool
-	e       Event
-	err     error
-	mac     macChecked
+	// checkpoint: a checkpoint line (checkpoint.go), right or not; e is unset.
+	checkpoint bool
+	e          Event
+	err        error
+	mac        macChecked
 }
 
 // prepare hashes and parses p.line; m, when not nil, is a MAC under the log's
@@ -504,6 +581,10 @@ func (l *Log) prepare(p *preparedLine, m hash.Hash, light bool) {
 			p.mac = macGood
 		}
 	}
+	if IsCheckpoint(p.line) {
+		p.checkpoint = true // not an event: foldCheckpoint judges it
+		return
+	}
 	p.e, p.err = parseLineMAC(p.line, !(light && l.light), p.mac == macGood)
 }
 
@@ -518,6 +599,10 @@ func (l *Log) foldPrepared(st *state, p *preparedLine) {
 	start := st.hdr.Offset
 	st.addLine(line, hash, p.size)
 	if p.blank {
+		return
+	}
+	if p.checkpoint {
+		l.foldCheckpoint(st, p, start)
 		return
 	}
 	e, err := p.e, p.err

@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"time"
 )
 
 // A cold rebuild (a lost or stale index) folds the whole log. Hashing, checking
@@ -29,8 +30,8 @@ type foldChunk struct {
 
 // foldParallel folds the complete lines of f from st.hdr.Offset up to size,
 // stopping early (for the sequential reader to go on) at a line longer than a
-// chunk or at the torn end.
-func (l *Log) foldParallel(st *state, f *os.File, size int64) error {
+// chunk, at the torn end, or at the deadline (not zero).
+func (l *Log) foldParallel(st *state, f *os.File, size int64, deadline time.Time) error {
 	workers := runtime.GOMAXPROCS(0)
 	if workers < 2 {
 		return nil
@@ -57,7 +58,7 @@ func (l *Log) foldParallel(st *state, f *os.File, size int64) error {
 	go func() {
 		defer close(order)
 		defer close(work)
-		for pos := st.hdr.Offset; pos < size; {
+		for pos := st.hdr.Offset; pos < size && !expired(deadline); {
 			n := min(int64(foldChunkBytes), size-pos)
 			buf := make([]byte, n)
 			if _, err := f.ReadAt(buf, pos); err != nil && err != io.EOF {

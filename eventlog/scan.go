@@ -2,14 +2,18 @@ package eventlog
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+
+	"github.com/tidwall/gjson"
 )
 
 // Scan streams every event of the log in file order with its 1-based line number.
+// Checkpoint lines are not events: they are skipped without a warning.
 // It takes no lock: appends are whole lines written at once, and a line still being
 // written looks like a torn tail. A line that is not an event and a torn last line
 // are reported through warn ("<path>:<line>: skipped: <why>") and skipped; warn may
@@ -44,6 +48,9 @@ type scannedLine struct {
 	end   int64  // byte offset just after the newline
 	e     *Event // nil when the line is not an event (reported through warn)
 	blank bool   // an empty or all-space line: not an event, not reported
+	// checkpoint: a checkpoint line (checkpoint.go), not an event, not
+	// reported (Verify checks it).
+	checkpoint bool
 }
 
 // scanLines calls fn for every complete line.
@@ -84,6 +91,8 @@ func (l *Log) scanFile(warn func(string), opened func(f *os.File), fn func(sl *s
 			warn(fmt.Sprintf("%s:%d: skipped: line longer than %d bytes", l.path, n, MaxLineBytes))
 		case len(bytes.TrimSpace(line)) == 0:
 			sl.raw, sl.hash, sl.blank = line, LineHash(line), true
+		case IsCheckpoint(line):
+			sl.raw, sl.hash, sl.checkpoint = line, LineHash(line), true
 		default:
 			sl.raw, sl.hash = line, LineHash(line)
 			e, perr := ParseLine(line)
@@ -148,14 +157,7 @@ func (l *Log) Verify() (VerifyReport, error) {
 	}
 	r.Keyed, r.KeyPath = l.key != nil, l.keyPath
 	var j *judge
-	type head struct {
-		hash   string
-		line   int
-		events int            // honoured events
-		okHash string         // hash of the last honoured event line
-		seen   map[string]int // earlier hashes of the session → line
-	}
-	heads := map[string]*head{}
+	heads := map[string]*verifyHead{}
 	brk := func(line int, session string, prev int, format string, args ...any) {
 		if r.BrokenLine == 0 {
 			r.BrokenLine, r.BrokenSession, r.PrevLine, r.Reason = line, session, prev, fmt.Sprintf(format, args...)
@@ -202,14 +204,16 @@ func (l *Log) Verify() (VerifyReport, error) {
 		if sl.blank {
 			return nil
 		}
-		if sl.e == nil {
+		if sl.checkpoint {
+			verifyCheckpoint(&r, l.path, j, heads, sl, brk)
+		} else if sl.e == nil {
 			r.Skipped++
 		} else {
 			e := sl.e
 			r.Events++
 			h := heads[e.SessionID]
 			if h == nil {
-				h = &head{seen: map[string]int{}}
+				h = &verifyHead{seen: map[string]int{}}
 				heads[e.SessionID] = h
 			}
 			// Honoured as the fold honours it; the chain below runs over every
@@ -258,6 +262,61 @@ func (l *Log) Verify() (VerifyReport, error) {
 	}
 	r.Sessions = len(heads)
 	return r, nil
+}
+
+// verifyHead is what Verify knows of one session at a point of the log.
+type verifyHead struct {
+	hash   string
+	line   int
+	events int            // honoured events
+	okHash string         // hash of the last honoured event line
+	seen   map[string]int // earlier hashes of the session → line
+}
+
+// verifyCheckpoint checks a checkpoint line as the fold judges it, and holds
+// the heads it recorded against the log's lines before it: a valid checkpoint
+// vouches for what hook-loop had folded there, so a line before it that was
+// edited or deleted since shows as a break at the checkpoint.
+func verifyCheckpoint(r *VerifyReport, path string, j *judge, heads map[string]*verifyHead, sl *scannedLine, brk func(int, string, int, string, ...any)) {
+	if j.key == nil {
+		return
+	}
+	tampered := func(why string) {
+		r.TamperedCount++
+		if len(r.Tampered) < 1000 {
+			r.Tampered = append(r.Tampered, TamperNote{Line: sl.n, Reason: why})
+		}
+	}
+	if j.m == nil {
+		j.m = j.key.newMAC()
+	}
+	if !macOK(j.m, sl.raw) {
+		if !json.Valid(sl.raw) {
+			r.Skipped++
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s:%d: skipped: checkpoint line is not valid JSON (a write was interrupted)", path, sl.n))
+			return
+		}
+		tampered("checkpoint MAC does not match the line: forged or edited")
+		return
+	}
+	if at := gjson.GetBytes(sl.raw, "header.offset").Int(); at != sl.start {
+		tampered(fmt.Sprintf("checkpoint written at byte %d found at byte %d: copied", at, sl.start))
+		return
+	}
+	gjson.GetBytes(sl.raw, "sessions").ForEach(func(_, s gjson.Result) bool {
+		id := s.Get("id").String()
+		events, last := int(s.Get("head.events").Int()), s.Get("head.last_hash").String()
+		h := heads[id]
+		switch {
+		case h == nil || h.events == 0:
+			brk(sl.n, id, 0, "the checkpoint at line %d recorded %d events of session %q before it, the log has none: they were deleted", sl.n, events, id)
+			return false
+		case h.events != events || h.okHash != last:
+			brk(sl.n, id, h.line, "the checkpoint at line %d recorded %d events of session %q before it, ending in a line with hash %.12s…; the log has %d ending at line %d: lines before it were edited or deleted", sl.n, events, id, last, h.events, h.line)
+			return false
+		}
+		return true
+	})
 }
 
 // indexFor returns the index when it is intact and was written for this log file

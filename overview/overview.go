@@ -252,8 +252,8 @@ func (w *Watcher) Run(ctx context.Context, changed func()) error {
 // applyLine folds one log line into the timelines. Backwards (during the first
 // load) entries are prepended and only while the session wants more.
 func (w *Watcher) applyLine(line []byte, backwards bool) {
-	if len(bytes.TrimSpace(line)) == 0 {
-		return
+	if len(bytes.TrimSpace(line)) == 0 || eventlog.IsCheckpoint(line) {
+		return // a checkpoint is the log's bookkeeping, not an event
 	}
 	f := gjson.GetManyBytes(line, "event_type", "session_id", "actor")
 	typ, id := f[0].String(), f[1].String()

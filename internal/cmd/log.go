@@ -248,7 +248,8 @@ func logFollow(o *LogOptions, l readLog, ids []string, match func(*eventlog.Even
 	}
 	return wrapLogErr(fw.Run(ctx, func(line []byte) error {
 		n++
-		if len(bytes.TrimSpace(line)) == 0 {
+		if len(bytes.TrimSpace(line)) == 0 || eventlog.IsCheckpoint(line) {
+			// A checkpoint is the log's own bookkeeping, not an event.
 			return nil
 		}
 		e, err := eventlog.ParseLine(line)
@@ -290,6 +291,11 @@ func runLogVerify(o *LogOptions) error {
 		fmt.Fprintf(o.IO.Out, "note: MACs checked with the key %s\n", r.KeyPath)
 	}
 	for _, n := range r.Tampered {
+		if n.Session == "" {
+			// Not an event of a session (a forged checkpoint line).
+			fmt.Fprintf(o.IO.Out, "tampered: line %d: %s\n", n.Line, n.Reason)
+			continue
+		}
 		fmt.Fprintf(o.IO.Out, "tampered: line %d (session %s): %s\n", n.Line, n.Session, n.Reason)
 	}
 	if more := r.TamperedCount - len(r.Tampered); more > 0 {

@@ -89,3 +89,33 @@ func TestLogFollow(t *testing.T) {
 		t.Errorf("transition printed %d times, want once:\n%s", n, out.String())
 	}
 }
+
+// A checkpoint line (the log's own bookkeeping, eventlog.IsCheckpoint) is not an
+// event: `log --follow` passes over it without a warning.
+func TestLogFollowSkipsCheckpoints(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	appendEvent(t, path, eventlog.Event{SessionID: "sess-one", EventType: eventlog.TypeSessionInitialized, State: "plan", Payload: map[string]any{"initial_state": "plan"}})
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"hook_loop_checkpoint":1,"header":{"offset":1},"sessions":[]}` + "\n")
+	f.Close()
+	appendEvent(t, path, eventlog.Event{SessionID: "sess-one", EventType: eventlog.TypeStateTransitioned, State: "build", Payload: map[string]any{"from": "plan", "to": "build", "event": "planned"}})
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	runCtx, stop := context.WithCancel(ctx)
+	out, errOut := &syncBuffer{}, &syncBuffer{}
+	opts := &LogOptions{IO: &IOStreams{Out: out, ErrOut: errOut}, eventLog: path, follow: true, ctx: runCtx}
+	done := make(chan error, 1)
+	go func() { done <- runLog(opts) }()
+	waitFor(t, ctx, out, "plan → build (planned)")
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(errOut.String(), "skipped") {
+		t.Errorf("checkpoint reported as a bad line:\n%s", errOut.String())
+	}
+}

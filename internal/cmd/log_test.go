@@ -65,4 +65,12 @@ func TestLogVerifyNamesTamperedAndLegacyLines(t *testing.T) {
 	if !errors.As(err, &ee) || ee.Code != 1 || !strings.Contains(out.String(), "tampered: line 3 (session s1)") {
 		t.Fatalf("forged line: %v\n%s", err, out.String())
 	}
+	// A forged checkpoint line belongs to no session: named as the log's.
+	f, _ = os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"hook_loop_checkpoint":1,"header":{"offset":0},"sessions":[],"mac":"` + strings.Repeat("0", 64) + `"}` + "\n")
+	f.Close()
+	out.Reset()
+	if err := runLogVerify(o); err == nil || !strings.Contains(out.String(), "tampered: line 4: checkpoint MAC does not match the line: forged or edited\n") {
+		t.Fatalf("forged checkpoint: %v\n%s", err, out.String())
+	}
 }
