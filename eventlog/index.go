@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/hmac"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -354,23 +353,16 @@ func (st *state) addSessions(data []byte, start, end int, snapshot bool) ([]byte
 	return hdr, ""
 }
 
-// encodeHeader renders the header line of a record into body.
-func (st *state) encodeHeader(enc *json.Encoder) error {
+// encodeHeader renders the header line of a record.
+func (st *state) encodeHeader(b []byte) ([]byte, error) {
 	hdr := st.hdr
 	hdr.Sessions = len(st.order)
-	if st.project != nil {
-		hdr.Project = st.project
-	}
-	return enc.Encode(&hdr)
+	return appendHeaderLine(b, &hdr, st.project)
 }
 
 // encodeSession renders the line of a decoded session.
-func (st *state) encodeSession(enc *json.Encoder, id string, s *entry) error {
-	is := indexSession{ID: id, Head: s.Head}
-	if s.view != nil {
-		is.View = s.view
-	}
-	return enc.Encode(&is)
+func (st *state) encodeSession(b []byte, id string, s *entry) ([]byte, error) {
+	return appendSessionLine(b, id, s.Head, s.view)
 }
 
 // record renders one record: stamp line and body, its MAC chained to prev.
@@ -380,10 +372,7 @@ func record(stamp indexStamp, body []byte, key *logKey, prev string) ([]byte, er
 	if key != nil {
 		stamp.MAC = hex.EncodeToString(key.chainMAC(prev, body))
 	}
-	out, err := json.Marshal(stamp)
-	if err != nil {
-		return nil, err
-	}
+	out := appendStamp(make([]byte, 0, 128+len(body)), stamp)
 	out = append(out, '\n')
 	return append(out, body...), nil
 }
@@ -411,23 +400,21 @@ func (st *state) encodeDelta(key *logKey) ([]byte, error) {
 // for a snapshot (those never decoded copied as they were read), only the
 // decoded ones for a delta.
 func (st *state) encodeBody(snapshot bool) ([]byte, error) {
-	var body bytes.Buffer
-	enc := json.NewEncoder(&body)
-	enc.SetEscapeHTML(false)
-	if err := st.encodeHeader(enc); err != nil {
+	body, err := st.encodeHeader(make([]byte, 0, 4096))
+	if err != nil {
 		return nil, err
 	}
 	for _, id := range st.order {
 		if s, ok := st.sess[id]; ok {
-			if err := st.encodeSession(enc, id, s); err != nil {
+			if body, err = st.encodeSession(body, id, s); err != nil {
 				return nil, err
 			}
 		} else if snapshot {
 			sp := st.span[id]
-			body.Write(st.raw[sp.start : sp.end+1])
+			body = append(body, st.raw[sp.start:sp.end+1]...)
 		}
 	}
-	return body.Bytes(), nil
+	return body, nil
 }
 
 // writeIndex replaces the index file atomically: a reader (or a crash) sees the

@@ -1,9 +1,11 @@
 package eventlog
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/tidwall/gjson"
 )
@@ -285,3 +287,203 @@ func decodeKey(data []byte, k *logKey) error {
 	})
 	return fr.err
 }
+
+// The writers below produce, byte for byte, what a json.Encoder with HTML
+// escaping off wrote for these structs before (TestIndexJSONWritesWhatEncodingJSONWrote),
+// for the same reason as the readers: no reflection over struct types in a
+// hook process.
+
+// appendJSONString appends s as encoding/json writes a string (HTML escaping
+// as escapeHTML says); plain ASCII takes the short way.
+func appendJSONString(b []byte, s string, escapeHTML bool) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c >= 0x80 || c == '"' || c == '\\' || escapeHTML && (c == '<' || c == '>' || c == '&') {
+			out, _ := appendJSONValue(b, s, escapeHTML) // a string always encodes
+			return out
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// appendJSONValue appends v as encoding/json writes it (maps, slices, scalars:
+// what payloads hold; no struct field cache is built for those).
+func appendJSONValue(b []byte, v any, escapeHTML bool) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(escapeHTML)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})...), nil
+}
+
+// appendView appends a Folder's view: by its own codec when it has one.
+func appendView(b []byte, v View) ([]byte, error) {
+	if m, ok := v.(json.Marshaler); ok {
+		out, err := m.MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		return append(b, out...), nil
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})...), nil
+}
+
+func appendKey(b []byte, key string, first bool) []byte {
+	if !first {
+		b = append(b, ',')
+	}
+	b = append(b, '"')
+	b = append(b, key...)
+	return append(b, '"', ':')
+}
+
+// appendHeaderLine appends h's line, newline included; project is written as
+// its "project" value when not nil.
+func appendHeaderLine(b []byte, h *indexHeader, project View) ([]byte, error) {
+	b = append(b, '{')
+	b = appendKey(b, "offset", true)
+	b = strconv.AppendInt(b, h.Offset, 10)
+	b = appendKey(b, "lines", false)
+	b = strconv.AppendInt(b, int64(h.Lines), 10)
+	b = appendKey(b, "first_len", false)
+	b = strconv.AppendInt(b, int64(h.FirstLen), 10)
+	b = appendKey(b, "first_hash", false)
+	b = appendJSONString(b, h.FirstHash, false)
+	b = appendKey(b, "last_len", false)
+	b = strconv.AppendInt(b, int64(h.LastLen), 10)
+	b = appendKey(b, "last_hash", false)
+	b = appendJSONString(b, h.LastHash, false)
+	if h.FileID != "" {
+		b = appendKey(b, "file_id", false)
+		b = appendJSONString(b, h.FileID, false)
+	}
+	b = appendKey(b, "sessions", false)
+	b = strconv.AppendInt(b, int64(h.Sessions), 10)
+	b = appendKey(b, "folder", false)
+	b = appendJSONString(b, h.Folder, false)
+	if project != nil {
+		b = appendKey(b, "project", false)
+		var err error
+		if b, err = appendView(b, project); err != nil {
+			return nil, err
+		}
+	}
+	for _, n := range []struct {
+		key string
+		v   int
+	}{{"keyed_at", h.KeyedAt}, {"legacy", h.Legacy}, {"tampered", h.Tampered}} {
+		if n.v != 0 {
+			b = appendKey(b, n.key, false)
+			b = strconv.AppendInt(b, int64(n.v), 10)
+		}
+	}
+	if len(h.Tamper) > 0 {
+		b = appendKey(b, "tamper", false)
+		b = append(b, '[')
+		for i, n := range h.Tamper {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"line":`...)
+			b = strconv.AppendInt(b, int64(n.Line), 10)
+			b = append(b, `,"session":`...)
+			b = appendJSONString(b, n.Session, false)
+			b = append(b, `,"reason":`...)
+			b = appendJSONString(b, n.Reason, false)
+			if n.Pending {
+				b = append(b, `,"pending":true`...)
+			}
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	if h.NextCheckpoint != 0 {
+		b = appendKey(b, "next_checkpoint", false)
+		b = strconv.AppendInt(b, h.NextCheckpoint, 10)
+	}
+	return append(b, '}', '\n'), nil
+}
+
+// appendSessionLine appends a session's index line, newline included.
+func appendSessionLine(b []byte, id string, head Head, view View) ([]byte, error) {
+	b = append(b, `{"id":`...)
+	b = appendJSONString(b, id, false)
+	b = append(b, `,"head":{"events":`...)
+	b = strconv.AppendInt(b, int64(head.Events), 10)
+	b = append(b, `,"last_hash":`...)
+	b = appendJSONString(b, head.LastHash, false)
+	b = append(b, '}')
+	if view != nil {
+		b = append(b, `,"view":`...)
+		var err error
+		if b, err = appendView(b, view); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}', '\n'), nil
+}
+
+// appendStamp appends a record's stamp line (no newline), as json.Marshal wrote it.
+func appendStamp(b []byte, s indexStamp) []byte {
+	b = append(b, '{')
+	first := true
+	if s.Format != "" {
+		b = appendKey(b, "format", first)
+		b = appendJSONString(b, s.Format, true)
+		first = false
+	}
+	if s.Version != 0 {
+		b = appendKey(b, "version", first)
+		b = strconv.AppendInt(b, int64(s.Version), 10)
+		first = false
+	}
+	b = appendKey(b, "len", first)
+	b = strconv.AppendInt(b, int64(s.Len), 10)
+	b = appendKey(b, "crc32", false)
+	b = strconv.AppendUint(b, uint64(s.CRC), 10)
+	if s.MAC != "" {
+		b = appendKey(b, "mac", false)
+		b = appendJSONString(b, s.MAC, true)
+	}
+	return append(b, '}')
+}
+
+// appendEventLine appends e's line as a json.Encoder with HTML escaping off
+// writes it, newline included; an error is a payload encoding/json cannot
+// write (a NaN, a channel).
+func appendEventLine(b []byte, e *Event) ([]byte, error) {
+	b = append(b, `{"schema_version":`...)
+	b = strconv.AppendInt(b, int64(e.SchemaVersion), 10)
+	for _, f := range [...]struct{ key, v string }{
+		{"event_id", e.EventID}, {"session_id", e.SessionID}, {"run_id", e.RunID}, {"timestamp", e.Timestamp},
+		{"state", e.State}, {"event_type", e.EventType}, {"actor", e.Actor},
+	} {
+		b = appendKey(b, f.key, false)
+		b = appendJSONString(b, f.v, false)
+	}
+	b = appendKey(b, "payload", false)
+	b, err := appendJSONValue(b, e.Payload, false)
+	if err != nil {
+		return nil, err
+	}
+	if e.PrevHash != "" {
+		b = appendKey(b, "prev_hash", false)
+		b = appendJSONString(b, e.PrevHash, false)
+	}
+	if e.MAC != "" {
+		b = appendKey(b, "mac", false)
+		b = appendJSONString(b, e.MAC, false)
+	}
+	return append(b, '}', '\n'), nil
+}
+

@@ -180,15 +180,12 @@ func (tx *Tx) Append(e Event) (Event, error) {
 		}
 		tx.l.key = k
 	}
-	start := tx.pending.Len()
-	enc := json.NewEncoder(&tx.pending)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(&e); err != nil {
-		tx.pending.Truncate(start)
+	enc, err := appendEventLine(nil, &e)
+	if err != nil {
 		return Event{}, fmt.Errorf("append to %s: encode %s event: %w", tx.l.path, e.EventType, err)
 	}
-	sealed := tx.l.key.seal(tx.pending.Bytes()[start : tx.pending.Len()-1])
-	tx.pending.Truncate(start)
+	sealed := tx.l.key.seal(enc[:len(enc)-1])
+	start := tx.pending.Len()
 	tx.pending.Write(sealed)
 	tx.pending.WriteByte('\n')
 	e.MAC = string(sealed[len(sealed)-macSuffixLen+len(macField) : len(sealed)-2])
