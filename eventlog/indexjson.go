@@ -486,4 +486,3 @@ func appendEventLine(b []byte, e *Event) ([]byte, error) {
 	}
 	return append(b, '}', '\n'), nil
 }
-
