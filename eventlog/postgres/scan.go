@@ -45,35 +45,12 @@ type storedRow struct {
 // scanAfter calls fn for every row after seq, page by page, and returns the last
 // seq seen.
 func (s *Store) scanAfter(after int64, warn func(string), fn func(r storedRow) error) (int64, error) {
-	if warn == nil {
-		warn = func(string) {}
-	}
 	for {
-		n := 0
+		var n int
 		err := s.query(func(ctx context.Context, conn *pgx.Conn) error {
-			rows, err := conn.Query(ctx, `SELECT seq, session_id, hash, line FROM hook_loop_events WHERE project = $1 AND loop = $2 AND seq > $3 ORDER BY seq LIMIT $4`,
-				s.project, s.loop, after, scanPage)
-			if err != nil {
-				return err
-			}
-			defer rows.Close()
-			for rows.Next() {
-				var r storedRow
-				if err := rows.Scan(&r.seq, &r.session, &r.hash, &r.line); err != nil {
-					return err
-				}
-				n++
-				after = r.seq
-				if e, perr := eventlog.ParseLine(r.line); perr != nil {
-					warn(fmt.Sprintf("%s:%d: skipped: %v", s.where, r.seq, perr))
-				} else {
-					r.e = &e
-				}
-				if err := fn(r); err != nil {
-					return &callbackError{err}
-				}
-			}
-			return rows.Err()
+			var err error
+			after, n, err = s.scanPage(ctx, conn, after, warn, fn)
+			return err
 		})
 		if ce, ok := err.(*callbackError); ok {
 			return after, ce.err
@@ -85,6 +62,44 @@ func (s *Store) scanAfter(after int64, warn func(string), fn func(r storedRow) e
 			return after, nil
 		}
 	}
+}
+
+// rowQuerier is a connection or a transaction.
+type rowQuerier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// scanPage calls fn for up to scanPage events after seq after; it returns the
+// last seq read and how many rows it read. fn's errors come back as a
+// *callbackError.
+func (s *Store) scanPage(ctx context.Context, q rowQuerier, after int64, warn func(string), fn func(r storedRow) error) (int64, int, error) {
+	if warn == nil {
+		warn = func(string) {}
+	}
+	n := 0
+	rows, err := q.Query(ctx, `SELECT seq, session_id, hash, line FROM hook_loop_events WHERE project = $1 AND loop = $2 AND seq > $3 ORDER BY seq LIMIT $4`,
+		s.project, s.loop, after, scanPage)
+	if err != nil {
+		return after, n, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r storedRow
+		if err := rows.Scan(&r.seq, &r.session, &r.hash, &r.line); err != nil {
+			return after, n, err
+		}
+		n++
+		after = r.seq
+		if e, perr := eventlog.ParseLine(r.line); perr != nil {
+			warn(fmt.Sprintf("%s:%d: skipped: %v", s.where, r.seq, perr))
+		} else {
+			r.e = &e
+		}
+		if err := fn(r); err != nil {
+			return after, n, &callbackError{err}
+		}
+	}
+	return after, n, rows.Err()
 }
 
 type callbackError struct{ err error }
@@ -124,6 +139,17 @@ func (s *Store) Verify() (eventlog.VerifyReport, error) {
 		return r, err
 	}
 	r.Keyed, r.KeyPath = s.key != nil, eventlog.StoreKeyPath(s.keyID())
+	err := s.snapshot(func(ctx context.Context, tx pgx.Tx) error {
+		return s.verifyIn(ctx, tx, &r)
+	})
+	if ce, ok := err.(*callbackError); ok {
+		err = ce.err
+	}
+	return r, err
+}
+
+// verifyIn is Verify's reading, in the snapshot tx.
+func (s *Store) verifyIn(ctx context.Context, tx pgx.Tx, r *eventlog.VerifyReport) error {
 	type head struct {
 		hash   string
 		line   int
@@ -132,20 +158,12 @@ func (s *Store) Verify() (eventlog.VerifyReport, error) {
 	}
 	var j *judge
 	if s.key != nil {
-		// The legacy digest is read before the scan (which holds the connection).
 		n, want := s.key.Legacy()
 		good := true
 		if n > 0 {
-			var got string
-			err := s.query(func(ctx context.Context, conn *pgx.Conn) error {
-				return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-					var err error
-					got, err = legacyDigest(ctx, tx, s.project, s.loop, n)
-					return err
-				})
-			})
+			got, err := legacyDigest(ctx, tx, s.project, s.loop, n)
 			if err != nil {
-				return r, err
+				return err
 			}
 			good = got == want
 		}
@@ -159,7 +177,7 @@ func (s *Store) Verify() (eventlog.VerifyReport, error) {
 		}
 	}
 	var last int64
-	_, err := s.scanAfter(0, func(w string) { r.Warnings = append(r.Warnings, w) }, func(row storedRow) error {
+	visit := func(row storedRow) error {
 		n := int(row.seq)
 		r.Lines++
 		if row.seq != last+1 {
@@ -216,13 +234,20 @@ func (s *Store) Verify() (eventlog.VerifyReport, error) {
 		}
 		h.hash, h.line = hash, n
 		return nil
-	})
-	if err != nil {
-		return r, err
+	}
+	warn := func(w string) { r.Warnings = append(r.Warnings, w) }
+	for after := int64(0); ; {
+		next, n, err := s.scanPage(ctx, tx, after, warn, visit)
+		if err != nil {
+			return err
+		}
+		if after = next; n < scanPage {
+			break
+		}
 	}
 	r.Sessions = len(heads)
-	err = s.query(func(ctx context.Context, conn *pgx.Conn) error {
-		rows, err := conn.Query(ctx, `SELECT session_id, events, last_seq, last_hash FROM hook_loop_views WHERE project = $1 AND loop = $2 ORDER BY ord`, s.project, s.loop)
+	{
+		rows, err := tx.Query(ctx, `SELECT session_id, events, last_seq, last_hash FROM hook_loop_views WHERE project = $1 AND loop = $2 ORDER BY ord`, s.project, s.loop)
 		if err != nil {
 			return err
 		}
@@ -250,8 +275,43 @@ func (s *Store) Verify() (eventlog.VerifyReport, error) {
 			}
 		}
 		return rows.Err()
-	})
-	return r, err
+	}
+}
+
+// snapshot runs fn in one read-only REPEATABLE READ transaction, so that all
+// it reads — pages of events, then the views — is one moment of the store
+// even while hooks commit: read apart, a transaction landing between the
+// events and the views looks like tampering. It is a person's command, so the
+// transaction has no overall deadline; each statement has Timeout.
+func (s *Store) snapshot(fn func(ctx context.Context, tx pgx.Tx) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	defer cancel()
+	conn, err := s.connect(cctx)
+	if err != nil {
+		return s.fail(cctx, "connect", err)
+	}
+	ctx := context.Background()
+	tx, err := conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return s.fail(ctx, "begin", err)
+	}
+	defer func() {
+		rctx, rcancel := context.WithTimeout(context.Background(), time.Second)
+		_ = tx.Rollback(rctx)
+		rcancel()
+	}()
+	if _, err := tx.Exec(ctx, "SELECT set_config('statement_timeout', $1, true)", fmt.Sprint(Timeout.Milliseconds())); err != nil {
+		return s.fail(ctx, "begin", err)
+	}
+	if err := fn(ctx, tx); err != nil {
+		if _, ok := err.(*callbackError); ok {
+			return err
+		}
+		return s.fail(ctx, "read", err)
+	}
+	return nil
 }
 
 // Follow calls fn for every event stored after seq after, in order, as it is
