@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/loop/session"
 )
 
@@ -41,5 +42,17 @@ func TestWriteIsAValidLog(t *testing.T) {
 	}
 	if focus.State != "executing" || !focus.Started || focus.Events != (n+sessions-1)/sessions {
 		t.Fatalf("focus summary %+v", focus)
+	}
+}
+
+// TestBuildIndexIsNotBudgeted: the index of a generated log is built however
+// long the fold takes. A hook's Update folds for half the lock timeout at most;
+// BuildIndex used Update's budget, so a 1M-event bench log (several seconds to
+// fold) got a partial index and the bench stopped.
+func TestBuildIndexIsNotBudgeted(t *testing.T) {
+	t.Setenv(eventlog.LockTimeoutEnv, "1ns") // a fold budget of half a nanosecond
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	if _, err := Write(path, Options{Events: 20_000, Sessions: 3, Focus: "focus"}); err != nil {
+		t.Fatal(err)
 	}
 }
