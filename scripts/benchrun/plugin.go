@@ -89,6 +89,14 @@ func runPlugin(o pluginOptions, stdout, stderr io.Writer) error {
 	}
 	defer cleanup()
 	o.work = work
+	// An explicit hooks file that is missing is an error (the hook would report
+	// it on every event): declare no lifecycle hooks.
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(work, "no-lifecycle-hooks.json"), []byte(`{"hooks": []}`+"\n"), 0o644); err != nil {
+		return err
+	}
 	jiti := ""
 	if o.harnessDir != "" {
 		jiti, _ = filepath.Abs(filepath.Join(o.harnessDir, "pi", "node_modules", "jiti", "lib", "jiti.mjs"))
@@ -123,7 +131,7 @@ func runDriver(o pluginOptions, node, bin, hello, jiti, harness string, rss int)
 		return pluginResult{}, err
 	}
 	data := map[string]any{"Version": "bench", "Config": config, "EventLog": filepath.Join(project, ".hook-loop", "events.jsonl"),
-		"HooksConfig": filepath.Join(o.work, "no-lifecycle-hooks.json"), "Record": false, "TimeoutMS": 30000, "FailClosed": false, "MaxStopBlocks": 8}
+		"HooksConfig": filepath.Join(o.work, "no-lifecycle-hooks.json"), "Record": false, "Store": "", "Mode": "", "TimeoutMS": 30000, "FailClosed": false, "MaxStopBlocks": 8}
 	name, file := "opencode/hook_loop.js.tmpl", filepath.Join(o.work, harness+"-plugin.mjs")
 	data["Bin"] = bin
 	if harness == "pi" {
