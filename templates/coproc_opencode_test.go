@@ -147,3 +147,37 @@ func TestPluginCoprocAnswerBeforeExitIsUsed(t *testing.T) {
 		}
 	}
 }
+
+// A co-process that does not answer within the timeout is answered as a one-shot
+// hook that hangs is: the agent proceeds with one line said, or, in a
+// fail_closed loop, the tool call is refused. The stuck co-process is killed and
+// the next event is answered by a new one.
+func TestPluginCoprocHangTimesOutAsTheOneShotHook(t *testing.T) {
+	hang := `try { await hooks["tool.execute.before"]({ tool: "bash", sessionID: "s", callID: "c1" }, { args: { command: "HANG" } }) } catch (e) { out.first = String(e.message) }
+`
+	for _, failClosed := range []bool{false, true} {
+		var got [2]string
+		for i, env := range []string{"HOOK_LOOP_COPROC=0", "HOOK_LOOP_COPROC=1"} {
+			h := newPluginHarness(t, "", failClosed, `{"action":"block","reason":"refused"}`)
+			h.env = []string{env, "HOOK_LOOP_OPENCODE_TIMEOUT_MS=1500"}
+			out, errOut := h.run("run", hang+`await hooks["tool.execute.before"]({ tool: "bash", sessionID: "s", callID: "c2" }, { args: { command: "ls" } })`)
+			o := parseOut(t, out)
+			if o.Thrown != "refused" {
+				t.Fatalf("%s fail_closed=%v: the event after the hang was not answered: %s %s %q", env, failClosed, out, errOut, h.modeLines())
+			}
+			if !strings.Contains(errOut, "no answer within 1500 ms") {
+				t.Fatalf("%s: the timeout was not said: %q", env, errOut)
+			}
+			got[i] = strings.ReplaceAll(out, `"first":`, "") + " " + errOut
+			if failClosed != strings.Contains(out, `"first":"hook-loop: no answer within 1500 ms (tool.execute.before) (fail_closed)"`) {
+				t.Fatalf("%s fail_closed=%v: the hung call was answered %s", env, failClosed, out)
+			}
+			if m := h.modeLines(); i == 1 && (countPrefix(m, "serve ") != 2 || countPrefix(m, "oneshot ") != 0) {
+				t.Fatalf("want the stuck co-process replaced by a new one, got %q", m)
+			}
+		}
+		if got[0] != got[1] {
+			t.Fatalf("fail_closed=%v: co-process and one-shot hook answered a hang differently:\n one-shot   %s\n co-process %s", failClosed, got[0], got[1])
+		}
+	}
+}
