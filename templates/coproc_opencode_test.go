@@ -181,3 +181,17 @@ func TestPluginCoprocHangTimesOutAsTheOneShotHook(t *testing.T) {
 		}
 	}
 }
+
+// Loading the plugin starts nothing: the co-process is started by the first
+// event that needs an answer.
+func TestPluginCoprocStartsOnFirstUse(t *testing.T) {
+	h := newPluginHarness(t, "", false, `{"action":"allow"}`)
+	h.run("run", `await hooks["experimental.chat.system.transform"]({ sessionID: "s" }, { system: [] })`)
+	if _, err := os.Stat(filepath.Join(h.dir, "modes.log")); !os.IsNotExist(err) {
+		t.Fatalf("a process was started before any event was asked about: %q", h.modeLines())
+	}
+	h.run("run", call("a"))
+	if m := h.modeLines(); countPrefix(m, "serve ") != 1 {
+		t.Fatalf("the first event did not start the co-process: %q", m)
+	}
+}

@@ -183,3 +183,17 @@ func TestPiCoprocHangTimesOutAsTheOneShotHook(t *testing.T) {
 		}
 	}
 }
+
+// Registering the extension starts nothing; the first event starts the
+// co-process.
+func TestPiCoprocStartsOnFirstUse(t *testing.T) {
+	p := newPiCoproc(t, `{"action":"allow"}`)
+	p.run(`if (!h.tool_call) throw new Error("no tool_call handler")`)
+	if _, err := os.Stat(filepath.Join(p.dir, "modes.log")); !os.IsNotExist(err) {
+		t.Fatalf("a process was started at load: %q", p.modeLines())
+	}
+	p.run(`tool("a")`)
+	if m := p.modeLines(); countPrefix(m, "serve ") != 1 || countPrefix(m, "oneshot ") != 0 {
+		t.Fatalf("the first event did not start the co-process: %q", m)
+	}
+}
