@@ -195,3 +195,28 @@ func TestPluginCoprocStartsOnFirstUse(t *testing.T) {
 		t.Fatalf("the first event did not start the co-process: %q", m)
 	}
 }
+
+// An upgrade that keeps the binary's size and mtime (a reproducible build
+// copied with cp -p) still replaces the co-process: the file's ctime changed.
+func TestPluginCoprocReplacedWhenTheBinaryChangesKeepingSizeAndMtime(t *testing.T) {
+	h := newPluginHarness(t, "", false, `{"action":"allow"}`)
+	bin := filepath.Join(h.dir, "fake hook-loop")
+	out, errOut := h.run("run", `
+const fs = await import("node:fs")
+fs.utimesSync(`+jsString(bin)+`, 1700000000, 1700000000)
+const before = fs.statSync(`+jsString(bin)+`)
+`+call("a")+`
+await new Promise((r) => setTimeout(r, 20))
+const src = fs.readFileSync(`+jsString(bin)+`, "utf8")
+fs.writeFileSync(`+jsString(bin)+`, src.replace("const fs = require", "const fs=  require"))
+fs.utimesSync(`+jsString(bin)+`, 1700000000, 1700000000)
+const after = fs.statSync(`+jsString(bin)+`)
+if (after.size !== before.size || after.mtimeMs !== before.mtimeMs) throw new Error("size or mtime changed")
+`+call("b")+`
+await new Promise((r) => setTimeout(r, 300))
+`)
+	parseOut(t, out)
+	if m := h.modeLines(); countPrefix(m, "serve ") != 2 || countPrefix(m, "oneshot ") != 0 {
+		t.Fatalf("want the old co-process ended and a new one started, got %q\n%s\n%s\n%q", m, out, errOut, h.calls())
+	}
+}
