@@ -148,8 +148,8 @@ func TestPluginCoprocAnswerBeforeExitIsUsed(t *testing.T) {
 	}
 }
 
-// A co-process that does not answer within the timeout is answered as a one-shot
-// hook that hangs is: the agent proceeds with one line said, or, in a
+// When the co-process and the one-shot hook both hang, the event is answered as
+// a hung one-shot hook is: the agent proceeds with one line said, or, in a
 // fail_closed loop, the tool call is refused. The stuck co-process is killed and
 // the next event is answered by a new one.
 func TestPluginCoprocHangTimesOutAsTheOneShotHook(t *testing.T) {
@@ -172,8 +172,8 @@ func TestPluginCoprocHangTimesOutAsTheOneShotHook(t *testing.T) {
 			if failClosed != strings.Contains(out, `"first":"hook-loop: no answer within 1500 ms (tool.execute.before) (fail_closed)"`) {
 				t.Fatalf("%s fail_closed=%v: the hung call was answered %s", env, failClosed, out)
 			}
-			if m := h.modeLines(); i == 1 && (countPrefix(m, "serve ") != 2 || countPrefix(m, "oneshot ") != 0) {
-				t.Fatalf("want the stuck co-process replaced by a new one, got %q", m)
+			if m := h.modeLines(); i == 1 && (countPrefix(m, "serve ") != 2 || countPrefix(m, "oneshot ") != 1) {
+				t.Fatalf("want the stuck co-process replaced by a new one and its event tried one-shot, got %q", m)
 			}
 		}
 		if got[0] != got[1] {
@@ -218,5 +218,20 @@ await new Promise((r) => setTimeout(r, 300))
 	parseOut(t, out)
 	if m := h.modeLines(); countPrefix(m, "serve ") != 2 || countPrefix(m, "oneshot ") != 0 {
 		t.Fatalf("want the old co-process ended and a new one started, got %q\n%s\n%s\n%q", m, out, errOut, h.calls())
+	}
+}
+
+// A co-process that hangs hands its event to a one-shot hook, as a crash does:
+// the hook's refusal applies, never the timeout's fail-open.
+func TestPluginCoprocHangFallsBackToTheOneShotHook(t *testing.T) {
+	h := newPluginHarness(t, "", false, `{"action":"block","reason":"refused"}`)
+	h.env = []string{"HOOK_LOOP_OPENCODE_TIMEOUT_MS=1500"}
+	out, errOut := h.run("run", `try { await hooks["tool.execute.before"]({ tool: "bash", sessionID: "s", callID: "c1" }, { args: { command: "COHANG" } }) } catch (e) { out.first = String(e.message) }
+await hooks["tool.execute.before"]({ tool: "bash", sessionID: "s", callID: "c2" }, { args: { command: "ls" } })`)
+	if o := parseOut(t, out); o.Thrown != "refused" || !strings.Contains(out, `"first":"refused"`) {
+		t.Fatalf("the hung event or the next was not refused: %s %s", out, errOut)
+	}
+	if m := h.modeLines(); countPrefix(m, "serve ") != 2 || countPrefix(m, "oneshot tool.execute.before") != 1 {
+		t.Fatalf("want a one-shot for the hung event and a second co-process, got %q", m)
 	}
 }

@@ -152,9 +152,10 @@ await new Promise((r) => setTimeout(r, 300))
 	}
 }
 
-// A co-process that does not answer within the timeout is answered as a one-shot
-// hook that hangs is: the agent proceeds (one line said), or, when the loop file
-// says fail_closed, the tool call is refused. The stuck co-process is replaced.
+// When the co-process and the one-shot hook both hang, the event is answered as
+// a hung one-shot hook is: the agent proceeds (one line said), or, when the loop
+// file says fail_closed, the tool call is refused. The stuck co-process is
+// replaced.
 func TestPiCoprocHangTimesOutAsTheOneShotHook(t *testing.T) {
 	for _, failClosed := range []bool{false, true} {
 		var got [2]string
@@ -173,8 +174,8 @@ func TestPiCoprocHangTimesOutAsTheOneShotHook(t *testing.T) {
 			if hung != failClosed || !strings.Contains(out, `{"block":true,"reason":"refused"}`) {
 				t.Fatalf("%s fail_closed=%v: answered %s", env, failClosed, out)
 			}
-			if m := p.modeLines(); i == 1 && (countPrefix(m, "serve ") != 2 || countPrefix(m, "oneshot ") != 0) {
-				t.Fatalf("want the stuck co-process replaced by a new one, got %q", m)
+			if m := p.modeLines(); i == 1 && (countPrefix(m, "serve ") != 2 || countPrefix(m, "oneshot ") != 1) {
+				t.Fatalf("want the stuck co-process replaced by a new one and its event tried one-shot, got %q", m)
 			}
 			got[i] = out
 		}
@@ -195,5 +196,19 @@ func TestPiCoprocStartsOnFirstUse(t *testing.T) {
 	p.run(`tool("a")`)
 	if m := p.modeLines(); countPrefix(m, "serve ") != 1 || countPrefix(m, "oneshot ") != 0 {
 		t.Fatalf("the first event did not start the co-process: %q", m)
+	}
+}
+
+// A co-process that hangs hands its event to a one-shot hook, as a crash does:
+// the hook's refusal applies, never the timeout's fail-open.
+func TestPiCoprocHangFallsBackToTheOneShotHook(t *testing.T) {
+	p := newPiCoproc(t, `{"action":"block","reason":"refused"}`)
+	p.env = []string{"HOOK_LOOP_PI_TIMEOUT_MS=1500"}
+	out := p.run(`tool("COHANG"); tool("ls")`)
+	if strings.Count(out, `{"block":true,"reason":"refused"}`) != 2 {
+		t.Fatalf("the hung event or the next was not refused: %s", out)
+	}
+	if m := p.modeLines(); countPrefix(m, "serve ") != 2 || countPrefix(m, "oneshot tool_call") != 1 {
+		t.Fatalf("want a one-shot for the hung event and a second co-process, got %q", m)
 	}
 }

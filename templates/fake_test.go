@@ -7,7 +7,8 @@ package templates
 // stands for would have been recorded, and answers with answer.json; a request
 // whose input contains CRASH makes it exit without answering, one with LAST
 // makes it exit right after answering, one with HANG is never answered (the
-// one-shot hook then never exits). modes.log gets
+// one-shot hook then never exits), one with COHANG is never answered by the
+// co-process but is by the one-shot hook. modes.log gets
 // "serve PID", "oneshot EVENT" and "exit PID" lines.
 func fakeHookLoop(node, dir string) string {
 	return "#!" + node + `
@@ -36,7 +37,7 @@ if (args[0] === "serve") {
       const cfg = r.config ? ["--config=" + r.config] : []
       log([harness + "-hook", ...eventFlag, ...cfg, ...flags].join(" "), input)
       if (input.includes("CRASH")) process.exit(3)
-      if (input.includes("HANG")) continue
+      if (input.includes("HANG")) continue // HANG and COHANG
       process.stdout.write(JSON.stringify({ id: r.id, stdout: answer() + "\n", stderr: "", exit: 0 }) + "\n", () => {
         if (input.includes("LAST")) process.exit(0)
       })
@@ -51,7 +52,7 @@ if (args[0] === "serve") {
   const ev = args.find((a) => a.startsWith("--event=")) || args[args.indexOf("--event") + 1]
   mode("oneshot " + String(ev).replace("--event=", ""))
   log(args.join(" "), input)
-  if (input.includes("HANG")) setInterval(() => {}, 1000)
+  if (input.includes("HANG") && !input.includes("COHANG")) setInterval(() => {}, 1000)
   else process.stdout.write(answer() + "\n")
 }
 `
