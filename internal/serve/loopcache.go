@@ -41,12 +41,11 @@ func (c *loopCache) Judge(tx pin.Tx, sid string, f pin.File) (*dsl.Spec, string,
 	store := pin.Default()
 	v := tx.Session(sid)
 	if v.Pinned == "" {
-		// The session's first event: Judge pins the file's loop.
-		spec, notice, err := store.Judge(tx, sid, f)
-		if err == nil && f.Err == nil {
-			c.put(loopKey{pin.Hash(f.Data), f.Path}, spec)
-		}
-		return spec, notice, err
+		// The session's first event: Judge pins the file's loop. What it
+		// parses then is not cached: a pinned session's loop is parsed the way
+		// Judge parses a pin (which may differ from a first parse), and the
+		// cache must hold exactly that.
+		return store.Judge(tx, sid, f)
 	}
 	observed := "missing"
 	if f.Err == nil {

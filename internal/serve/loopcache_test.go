@@ -51,8 +51,9 @@ func TestLoopCacheJudgesAsPin(t *testing.T) {
 		cached bool // the cached judge must return the spec of the step before
 	}{
 		{"first event pins the file", "s1", write(file, loopA), false},
-		{"same file", "s1", func() {}, true},
+		{"same file: parsed as pinned", "s1", func() {}, false},
 		{"same file again", "s1", func() {}, true},
+		{"and again", "s1", func() {}, true},
 		{"another session pins the same content", "s2", func() {}, false},
 		{"file changed: noted", "s1", write(file, loopB), false},
 		{"file still changed", "s1", func() {}, true},
