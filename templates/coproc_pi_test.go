@@ -1,6 +1,7 @@
 package templates
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ type piCoproc struct {
 	t               *testing.T
 	node, jiti, dir string
 	ext, proj       string
+	env             []string // extra environment for the driver
 }
 
 func newPiCoproc(t *testing.T, answer string) *piCoproc {
@@ -77,6 +79,7 @@ console.log(JSON.stringify(out))
 	}
 	cmd := exec.Command(p.node, f)
 	cmd.Dir = p.proj
+	cmd.Env = append(os.Environ(), p.env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		p.t.Fatalf("driver: %v\n%s", err, out)
@@ -146,5 +149,66 @@ await new Promise((r) => setTimeout(r, 300))
 	}
 	if first := strings.TrimPrefix(m[0], "serve "); countPrefix(m, "exit "+first) != 1 {
 		t.Fatalf("the old co-process %s did not exit: %q", first, m)
+	}
+}
+
+// When the co-process and the one-shot hook both hang, the event is answered as
+// a hung one-shot hook is: the agent proceeds (one line said), or, when the loop
+// file says fail_closed, the tool call is refused. The stuck co-process is
+// replaced.
+func TestPiCoprocHangTimesOutAsTheOneShotHook(t *testing.T) {
+	for _, failClosed := range []bool{false, true} {
+		var got [2]string
+		for i, env := range []string{"HOOK_LOOP_COPROC=0", "HOOK_LOOP_COPROC=1"} {
+			p := newPiCoproc(t, `{"action":"block","reason":"refused"}`)
+			p.env = []string{env, "HOOK_LOOP_PI_TIMEOUT_MS=1500"}
+			loop := fmt.Sprintf(`{"loop": {"fail_closed": %v}}`, failClosed)
+			if err := os.WriteFile(filepath.Join(p.proj, "hook-loop.json"), []byte(loop), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out := p.run(`tool("HANG"); tool("ls")`)
+			if !strings.Contains(out, "no answer within 1500 ms") {
+				t.Fatalf("%s: the timeout was not said: %s", env, out)
+			}
+			hung := strings.Contains(out, `"answers":[{"block":true,"reason":"hook-loop could not check this (no answer within 1500 ms) and the loop is fail_closed."}`)
+			if hung != failClosed || !strings.Contains(out, `{"block":true,"reason":"refused"}`) {
+				t.Fatalf("%s fail_closed=%v: answered %s", env, failClosed, out)
+			}
+			if m := p.modeLines(); i == 1 && (countPrefix(m, "serve ") != 2 || countPrefix(m, "oneshot ") != 1) {
+				t.Fatalf("want the stuck co-process replaced by a new one and its event tried one-shot, got %q", m)
+			}
+			got[i] = out
+		}
+		if got[0] != got[1] {
+			t.Fatalf("fail_closed=%v: co-process and one-shot hook answered a hang differently:\n one-shot   %s\n co-process %s", failClosed, got[0], got[1])
+		}
+	}
+}
+
+// Registering the extension starts nothing; the first event starts the
+// co-process.
+func TestPiCoprocStartsOnFirstUse(t *testing.T) {
+	p := newPiCoproc(t, `{"action":"allow"}`)
+	p.run(`if (!h.tool_call) throw new Error("no tool_call handler")`)
+	if _, err := os.Stat(filepath.Join(p.dir, "modes.log")); !os.IsNotExist(err) {
+		t.Fatalf("a process was started at load: %q", p.modeLines())
+	}
+	p.run(`tool("a")`)
+	if m := p.modeLines(); countPrefix(m, "serve ") != 1 || countPrefix(m, "oneshot ") != 0 {
+		t.Fatalf("the first event did not start the co-process: %q", m)
+	}
+}
+
+// A co-process that hangs hands its event to a one-shot hook, as a crash does:
+// the hook's refusal applies, never the timeout's fail-open.
+func TestPiCoprocHangFallsBackToTheOneShotHook(t *testing.T) {
+	p := newPiCoproc(t, `{"action":"block","reason":"refused"}`)
+	p.env = []string{"HOOK_LOOP_PI_TIMEOUT_MS=1500"}
+	out := p.run(`tool("COHANG"); tool("ls")`)
+	if strings.Count(out, `{"block":true,"reason":"refused"}`) != 2 {
+		t.Fatalf("the hung event or the next was not refused: %s", out)
+	}
+	if m := p.modeLines(); countPrefix(m, "serve ") != 2 || countPrefix(m, "oneshot tool_call") != 1 {
+		t.Fatalf("want a one-shot for the hung event and a second co-process, got %q", m)
 	}
 }

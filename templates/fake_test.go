@@ -6,7 +6,9 @@ package templates
 // hello and then records each request in calls.log as the one-shot hook it
 // stands for would have been recorded, and answers with answer.json; a request
 // whose input contains CRASH makes it exit without answering, one with LAST
-// makes it exit right after answering. modes.log gets
+// makes it exit right after answering, one with HANG is never answered (the
+// one-shot hook then never exits), one with COHANG is never answered by the
+// co-process but is by the one-shot hook. modes.log gets
 // "serve PID", "oneshot EVENT" and "exit PID" lines.
 func fakeHookLoop(node, dir string) string {
 	return "#!" + node + `
@@ -35,6 +37,7 @@ if (args[0] === "serve") {
       const cfg = r.config ? ["--config=" + r.config] : []
       log([harness + "-hook", ...eventFlag, ...cfg, ...flags].join(" "), input)
       if (input.includes("CRASH")) process.exit(3)
+      if (input.includes("HANG")) continue // HANG and COHANG
       process.stdout.write(JSON.stringify({ id: r.id, stdout: answer() + "\n", stderr: "", exit: 0 }) + "\n", () => {
         if (input.includes("LAST")) process.exit(0)
       })
@@ -49,7 +52,8 @@ if (args[0] === "serve") {
   const ev = args.find((a) => a.startsWith("--event=")) || args[args.indexOf("--event") + 1]
   mode("oneshot " + String(ev).replace("--event=", ""))
   log(args.join(" "), input)
-  process.stdout.write(answer() + "\n")
+  if (input.includes("HANG") && !input.includes("COHANG")) setInterval(() => {}, 1000)
+  else process.stdout.write(answer() + "\n")
 }
 `
 }

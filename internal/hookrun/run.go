@@ -60,6 +60,11 @@ type Options struct {
 	// declaration could not be loaded, a record to log (hooks.load_failed).
 	LoadLifecycle func(path string) (engine.Lifecycle, *engine.LifecycleRecord)
 	Deadline      time.Duration
+	// Judge returns the loop session sid is judged by, inside the log's
+	// transaction; nil means pin.Default().Judge. The co-process passes one
+	// that keeps what it parsed (internal/serve); it must log and refuse
+	// exactly what Judge does.
+	Judge func(tx pin.Tx, sid string, f pin.File) (*dsl.Spec, string, error)
 }
 
 // Run handles one hook invocation and returns what to print. It never panics on
@@ -149,7 +154,11 @@ func Run(ctx context.Context, o Options) (out harness.Output) {
 	err = log.Update(func(tx engine.Tx) error {
 		stderr = stderr[:0] // what this run of the transaction found
 		sid := engine.SessionKey(ev.SessionID)
-		spec, notice, err := pin.Default().Judge(tx, sid, file)
+		judge := o.Judge
+		if judge == nil {
+			judge = pin.Default().Judge
+		}
+		spec, notice, err := judge(tx, sid, file)
 		if err != nil {
 			return err
 		}

@@ -93,6 +93,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 		return fmt.Errorf("write hello: %w", err)
 	}
 	r := bufio.NewReaderSize(in, 64<<10)
+	loops := newLoopCache()
 	for ctx.Err() == nil {
 		line, err := readLine(r)
 		tooLong := errors.Is(err, errLineTooLong)
@@ -101,7 +102,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 			if tooLong {
 				readErr = err
 			}
-			a := answer(ctx, o, line, readErr)
+			a := answer(ctx, o, loops, line, readErr)
 			if werr := enc.Encode(a); werr != nil {
 				return fmt.Errorf("write answer: %w", werr)
 			}
@@ -148,7 +149,7 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 // 1, one line on stderr): the plugin then applies the loop's fail-open or
 // fail-closed rule, as for a one-shot hook that crashed, and the next request is
 // served as usual.
-func answer(ctx context.Context, o Options, line []byte, readErr error) (a Answer) {
+func answer(ctx context.Context, o Options, loops *loopCache, line []byte, readErr error) (a Answer) {
 	var req Request
 	if readErr != nil {
 		return Answer{ID: json.RawMessage("null"), Stderr: "hook-loop: serve: " + readErr.Error() + "\n", Exit: 1}
@@ -196,6 +197,7 @@ func answer(ctx context.Context, o Options, line []byte, readErr error) (a Answe
 		Stdin:       stdin,
 		Cwd:         cwd,
 		OwnedPaths:  o.OwnedPaths,
+		Judge:       loops.Judge,
 	})
 	a.Stdout, a.Stderr, a.Exit = string(out.Stdout), string(out.Stderr), out.Exit
 	return a

@@ -25,12 +25,18 @@ func BenchmarkServeToolCall(b *testing.B) {
 	if err := os.WriteFile(filepath.Join(dir, "hook-loop.json"), dsl, 0o644); err != nil {
 		b.Fatal(err)
 	}
+	// No lifecycle hooks: a missing explicit declaration would be the hook's
+	// failure path on every event.
+	hooks := filepath.Join(dir, "no-hooks.json")
+	if err := os.WriteFile(hooks, []byte(`{"hooks": []}`), 0o644); err != nil {
+		b.Fatal(err)
+	}
 	var in strings.Builder
 	for i := 0; i < b.N; i++ {
 		fmt.Fprintf(&in, `{"id":%d,"event":"tool.execute.before","cwd":%q,"input":{"hook":"tool.execute.before","input":{"tool":"bash","sessionID":"s","callID":"c%d"},"output":{"args":{"command":"ls"}}}}`+"\n", 2*i, dir, i)
 		fmt.Fprintf(&in, `{"id":%d,"event":"tool.execute.after","cwd":%q,"input":{"hook":"tool.execute.after","input":{"tool":"bash","sessionID":"s","callID":"c%d"},"output":{"title":"ls","output":"a\n","metadata":{"exit":0}}}}`+"\n", 2*i+1, dir, i)
 	}
-	o := serve.Options{Adapter: opencodeAdapter, HooksConfig: filepath.Join(dir, "no-hooks.json"), Cwd: dir}
+	o := serve.Options{Adapter: opencodeAdapter, HooksConfig: hooks, Cwd: dir}
 	b.ResetTimer()
 	if err := serve.Serve(context.Background(), strings.NewReader(in.String()), io.Discard, o); err != nil {
 		b.Fatal(err)

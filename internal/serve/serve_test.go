@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/hook-loop/hook-loop/adapters/harness"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -169,5 +170,60 @@ func TestServeMatchesTheOneShotHook(t *testing.T) {
 	}
 	if a, b := logOf(serveDir), logOf(oneShotDir); fmt.Sprint(a) != fmt.Sprint(b) || len(a) == 0 {
 		t.Fatalf("logs differ:\n serve    %q\n one-shot %q", a, b)
+	}
+}
+
+// The co-process keeps no view of the log between requests: what another
+// process appended meanwhile (here a one-shot hook that moves the loop on) is
+// what its next answer is judged by.
+func TestServeSeesWhatOtherProcessesAppended(t *testing.T) {
+	dir := t.TempDir()
+	loop := `{"loop": {"id": "t", "initial_state": "building", "states": ["building", "done", "stopped"],
+ "events": ["finished"], "transitions": [{"from": "building", "event": "finished", "to": "done"}]},
+ "codex": {"event_map": [{"codex_event": "UserPromptSubmit", "when": {"prompt_match": "^ship it$"}, "emit": "finished"}]}}`
+	if err := os.WriteFile(filepath.Join(dir, "hook-loop.json"), []byte(loop), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	noHooks := filepath.Join(dir, "no-hooks.json")
+	if err := os.WriteFile(noHooks, []byte(`{"hooks": []}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- serve.Serve(context.Background(), inR, outW, serve.Options{Adapter: opencodeAdapter, HooksConfig: noHooks, Cwd: dir})
+		outW.Close()
+	}()
+	answers := bufio.NewScanner(outR)
+	answers.Scan() // hello
+	toolCall := func(id int) string {
+		t.Helper()
+		fmt.Fprintf(inW, `{"id":%d,"event":"tool.execute.before","input":{"hook":"tool.execute.before","input":{"tool":"bash","sessionID":"s1","callID":"c%d"},"output":{"args":{"command":"ls"}}}}`+"\n", id, id)
+		if !answers.Scan() {
+			t.Fatalf("no answer to request %d", id)
+		}
+		var a serve.Answer
+		var d struct{ State string }
+		if err := json.Unmarshal(answers.Bytes(), &a); err != nil || json.Unmarshal([]byte(a.Stdout), &d) != nil {
+			t.Fatalf("answer %s", answers.Text())
+		}
+		return d.State
+	}
+	if s := toolCall(1); s != "building" {
+		t.Fatalf("state %q before, want building", s)
+	}
+	// Another process's one-shot hook: the person says "ship it".
+	out := hookrun.Run(context.Background(), hookrun.Options{Adapter: opencode.New(), Event: "chat.message", HooksConfig: noHooks, Cwd: dir,
+		Stdin: strings.NewReader(`{"hook":"chat.message","input":{"sessionID":"s1"},"output":{"message":{"id":"m","role":"user","sessionID":"s1"},"parts":[{"type":"text","text":"ship it"}]}}`)})
+	if out.Exit != 0 || !strings.Contains(string(out.Stdout), `"state":"done"`) {
+		t.Fatalf("one-shot hook: %d %s %s", out.Exit, out.Stdout, out.Stderr)
+	}
+	if s := toolCall(2); s != "done" {
+		t.Fatalf("state %q after another process moved the loop on, want done", s)
+	}
+	inW.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }

@@ -30,7 +30,7 @@ type pluginOptions struct {
 	bin, hello, config, work, harnessDir string
 	harnesses                            []string
 	rss                                  []int
-	runs, warmup                         int
+	runs, warmup, rounds                 int
 }
 
 // pluginResult is one driver run: one harness at one host size.
@@ -52,7 +52,8 @@ func parsePluginFlags(args []string) (pluginOptions, error) {
 	fs.StringVar(&harnesses, "harnesses", "opencode,pi", "comma-separated")
 	fs.StringVar(&rss, "rss", "50,1024", "host RSS sizes in MiB, comma-separated")
 	fs.IntVar(&o.runs, "runs", 40, "timed tool calls per mode")
-	fs.IntVar(&o.warmup, "warmup", 5, "untimed tool calls per mode first")
+	fs.IntVar(&o.warmup, "warmup", 5, "untimed tool calls per mode at the start of each host run")
+	fs.IntVar(&o.rounds, "rounds", 4, "host runs per harness and size, the sizes alternating (against drift); -runs is split among them")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -89,10 +90,19 @@ func runPlugin(o pluginOptions, stdout, stderr io.Writer) error {
 	}
 	defer cleanup()
 	o.work = work
+	// An explicit hooks file that is missing is an error (the hook would report
+	// it on every event): declare no lifecycle hooks.
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(work, "no-lifecycle-hooks.json"), []byte(`{"hooks": []}`+"\n"), 0o644); err != nil {
+		return err
+	}
 	jiti := ""
 	if o.harnessDir != "" {
 		jiti, _ = filepath.Abs(filepath.Join(o.harnessDir, "pi", "node_modules", "jiti", "lib", "jiti.mjs"))
 	}
+	rounds := max(1, min(o.rounds, o.runs))
 	var results []pluginResult
 	for _, h := range o.harnesses {
 		if h == "pi" {
@@ -101,11 +111,29 @@ func runPlugin(o pluginOptions, stdout, stderr io.Writer) error {
 				continue
 			}
 		}
-		for _, rss := range o.rss {
-			r, err := runDriver(o, node, bin, hello, jiti, h, rss)
-			if err != nil {
-				return fmt.Errorf("%s at %d MiB: %w", h, rss, err)
+		// The host sizes alternate, a share of the runs each time, and the
+		// samples are pooled: on a shared machine the load drifts over the
+		// minutes one size's runs take, and the budget compares the sizes.
+		pooled := make([]pluginResult, len(o.rss))
+		for round := 0; round < rounds; round++ {
+			for i, rss := range o.rss {
+				ro := o
+				ro.runs = o.runs/rounds + btoi(round < o.runs%rounds)
+				r, err := runDriver(ro, node, bin, hello, jiti, h, rss)
+				if err != nil {
+					return fmt.Errorf("%s at %d MiB: %w", h, rss, err)
+				}
+				p := &pooled[i]
+				if p.Modes == nil {
+					p.Harness, p.RSSMiB, p.Modes = r.Harness, r.RSSMiB, map[string][]float64{}
+				}
+				p.RSSMiB = max(p.RSSMiB, r.RSSMiB)
+				for m, v := range r.Modes {
+					p.Modes[m] = append(p.Modes[m], v...)
+				}
 			}
+		}
+		for _, r := range pooled {
 			fmt.Fprintf(stderr, "%-8s host %5d MiB: one-shot %.2f ms, co-process %.2f ms, hello-world spawn %.2f ms\n",
 				h, r.RSSMiB, median(r.Modes["oneshot"]), median(r.Modes["coproc"]), median(r.Modes["hello"]))
 			results = append(results, r)
@@ -113,6 +141,13 @@ func runPlugin(o pluginOptions, stdout, stderr io.Writer) error {
 	}
 	pluginReport(stdout, o, results)
 	return nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // runDriver renders the plugin into a fresh project and runs the node driver.
@@ -123,7 +158,7 @@ func runDriver(o pluginOptions, node, bin, hello, jiti, harness string, rss int)
 		return pluginResult{}, err
 	}
 	data := map[string]any{"Version": "bench", "Config": config, "EventLog": filepath.Join(project, ".hook-loop", "events.jsonl"),
-		"HooksConfig": filepath.Join(o.work, "no-lifecycle-hooks.json"), "Record": false, "TimeoutMS": 30000, "FailClosed": false, "MaxStopBlocks": 8}
+		"HooksConfig": filepath.Join(o.work, "no-lifecycle-hooks.json"), "Record": false, "Store": "", "Mode": "", "TimeoutMS": 30000, "FailClosed": false, "MaxStopBlocks": 8}
 	name, file := "opencode/hook_loop.js.tmpl", filepath.Join(o.work, harness+"-plugin.mjs")
 	data["Bin"] = bin
 	if harness == "pi" {
@@ -161,12 +196,12 @@ func runDriver(o pluginOptions, node, bin, hello, jiti, harness string, rss int)
 }
 
 func pluginReport(w io.Writer, o pluginOptions, rs []pluginResult) {
-	order := "modes interleaved"
-	if os.Getenv("BENCH_BLOCKS") == "1" {
-		order = "each mode in its own block (BENCH_BLOCKS=1)"
+	order := "each mode in its own block, the co-process first"
+	if os.Getenv("BENCH_BLOCKS") == "0" {
+		order = "modes interleaved (BENCH_BLOCKS=0)"
 	}
-	fmt.Fprintf(w, "Plugin hooks per tool call (before + after), median of %d after %d warm-up calls, %s; %s/%s, %d CPUs%s, %s.\n\n",
-		o.runs, o.warmup, order, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), loadAverage(), time.Now().UTC().Format("2006-01-02"))
+	fmt.Fprintf(w, "Plugin hooks per tool call (before + after), median of %d (%d host runs per size, the sizes alternating, %d warm-up calls each), %s; %s/%s, %d CPUs%s, %s.\n\n",
+		o.runs, max(1, min(o.rounds, o.runs)), o.warmup, order, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), loadAverage(), time.Now().UTC().Format("2006-01-02"))
 	fmt.Fprintln(w, "| harness | host RSS (MiB) | one-shot hooks (ms) | co-process (ms) | Go hello-world spawn (ms) | /bin/true spawn (ms) | co-process ÷ hello-world | one-shot ÷ hello-world |")
 	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for _, r := range rs {

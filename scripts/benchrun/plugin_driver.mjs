@@ -69,24 +69,39 @@ const spawnOnce = (bin) =>
           c.stdin.end("{}")
         })
 
-const all = { oneshot: () => load("oneshot"), coproc: () => load("coproc"), hello: () => spawnOnce(hello), true: () => spawnOnce("/bin/true") }
+// The co-process first: in blocks, it is timed before this host has spawned
+// anything but its co-process.
+const all = { coproc: () => load("coproc"), hello: () => spawnOnce(hello), true: () => spawnOnce("/bin/true"), oneshot: () => load("oneshot") }
 // BENCH_MODES picks modes (comma-separated; default all of them).
 const modes = {}
 for (const m of (process.env.BENCH_MODES || Object.keys(all).join(",")).split(",")) modes[m] = await all[m]()
 const times = Object.fromEntries(Object.keys(modes).map((m) => [m, []]))
-const once = async (m, i) => {
+const once = async (m, i, timed) => {
   const t = process.hrtime.bigint()
   await modes[m](i)
   const ms = Number(process.hrtime.bigint() - t) / 1e6
-  if (i >= warmup) times[m].push(ms)
+  if (timed) times[m].push(ms)
 }
-// Interleaved by default, against drift. BENCH_BLOCKS=1 times each mode in its
-// own block instead: in a large host every spawn leaves work behind (copy-on-
-// write faults, page-table teardown) that lands on whatever is timed next.
-if (process.env.BENCH_BLOCKS === "1") {
-  for (const m of Object.keys(modes)) for (let i = 0; i < warmup + runs; i++) await once(m, i)
+// The untimed warm-up of a block: at least `warmup` calls and BENCH_WARMUP_MS
+// (default 250) of them, so a one-time cost (the co-process's start: from a
+// large host a fork of ~100 ms that a busy machine makes the host pay back
+// for a while) is not counted per call.
+const warmupMs = Number(process.env.BENCH_WARMUP_MS || 250)
+// Each mode in its own block by default: a spawn from a large host costs the
+// host tens of ms of kernel time (copying its page tables), and on a busy
+// machine whatever is timed next pays that back in run-queue waits, so
+// interleaving bills the spawns' aftermath to the co-process. Against drift,
+// benchrun alternates the host sizes over several short host runs instead.
+// BENCH_BLOCKS=0 interleaves the modes (one call of each per round).
+if (process.env.BENCH_BLOCKS !== "0") {
+  for (const m of Object.keys(modes)) {
+    const start = Date.now()
+    let i = 0
+    while (i < warmup || Date.now() - start < warmupMs) await once(m, i++, false)
+    for (let n = 0; n < runs; n++) await once(m, i++, true)
+  }
 } else {
-  for (let i = 0; i < warmup + runs; i++) for (const m of Object.keys(modes)) await once(m, i)
+  for (let i = 0; i < warmup + runs; i++) for (const m of Object.keys(modes)) await once(m, i, i >= warmup)
 }
 console.log(JSON.stringify({ harness, rss_mib: Math.round(process.memoryUsage().rss / 1048576), modes: times }))
 if (ballast) ballast[0] = 1
