@@ -40,11 +40,13 @@ type options struct {
 	warmup   int
 	sessions int
 	jsonOut  string
+	store    string // a postgres:// URL: every hook cell is timed on it too
 }
 
 // cell is one (event, size) measurement.
 type cell struct {
 	Event   string    `json:"event"`
+	Store   string    `json:"store,omitempty"` // "postgres" for the -store rows
 	Size    int       `json:"log_events"`
 	Wall    []float64 `json:"wall_ms"`
 	CPU     []float64 `json:"cpu_ms"`
@@ -98,6 +100,7 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.warmup, "warmup", 3, "untimed runs per cell first (page cache, index)")
 	fs.IntVar(&o.sessions, "sessions", 8, "sessions interleaved in each log")
 	fs.StringVar(&o.jsonOut, "json", "", "also write every sample to this JSON file")
+	fs.StringVar(&o.store, "store", "", "also time every hook with its log in this PostgreSQL database (postgres:// URL), side by side with the JSONL file")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -188,6 +191,20 @@ func run(o options, stdout, stderr io.Writer) error {
 			return fmt.Errorf("generate %d events: %w", size, err)
 		}
 		fmt.Fprintf(stderr, "generated %d events (%.1f MiB, %d sessions) in %v\n", size, float64(n)/(1<<20), o.sessions, time.Since(start).Round(time.Millisecond))
+		var pgEnv []string
+		if o.store != "" {
+			// One project per size and run, migrated once: copying a large log
+			// into the database takes minutes, so the event cells share it (each
+			// JSONL cell starts from a fresh copy; both grow by their own runs).
+			pgEnv = []string{"HOOK_LOOP_STORE=" + o.store, fmt.Sprintf("HOOK_LOOP_PROJECT=bench/%d/%d", size, time.Now().UnixNano())}
+			start := time.Now()
+			mig := exec.Command(bin, "store", "migrate", "--from", base, "--to", o.store)
+			mig.Dir, mig.Env = project, append(os.Environ(), pgEnv...)
+			if out, err := mig.CombinedOutput(); err != nil {
+				return fmt.Errorf("store migrate %d events: %v: %s", size, err, strings.TrimSpace(string(out)))
+			}
+			fmt.Fprintf(stderr, "migrated %d events into %s in %v\n", size, o.store, time.Since(start).Round(time.Millisecond))
+		}
 		for _, ev := range o.events {
 			logPath := filepath.Join(project, ".hook-loop", "events.jsonl")
 			if err := copyLog(base, logPath); err != nil {
@@ -200,6 +217,14 @@ func run(o options, stdout, stderr io.Writer) error {
 			}
 			fmt.Fprintf(stderr, "%-16s %8d events: median %.2f ms\n", ev, size, median(c.Wall))
 			cells = append(cells, c)
+			if pgEnv != nil {
+				pc := &cell{Event: ev, Store: "postgres", Size: size}
+				if err := measure(pc, job{Bin: bin, Args: args, Dir: project, Env: pgEnv, Stdin: payloads[ev], Warmup: o.warmup, Runs: o.runs}); err != nil {
+					return fmt.Errorf("%s at %d events on postgres: %w", ev, size, err)
+				}
+				fmt.Fprintf(stderr, "%-16s %8d events: median %.2f ms on postgres\n", ev, size, median(pc.Wall))
+				cells = append(cells, pc)
+			}
 		}
 		os.Remove(base)
 		os.Remove(base + ".idx")
@@ -323,6 +348,7 @@ type job struct {
 	Bin    string   `json:"bin"`
 	Args   []string `json:"args"`
 	Dir    string   `json:"dir"`
+	Env    []string `json:"env,omitempty"` // added to the spawner's environment
 	Stdin  []byte   `json:"stdin"`
 	Warmup int      `json:"warmup"`
 	Runs   int      `json:"runs"`
@@ -376,7 +402,7 @@ func spawn(stdin io.Reader, stdout io.Writer) error {
 	}
 	samples := make([]sample, 0, j.Runs)
 	for i := 0; i < j.Warmup+j.Runs; i++ {
-		s, err := once(j.Bin, j.Args, j.Dir, j.Stdin)
+		s, err := once(j.Bin, j.Args, j.Dir, j.Env, j.Stdin)
 		if err != nil {
 			return err
 		}
@@ -395,9 +421,12 @@ const (
 
 // once runs the hook one time. A non-zero exit is an error: every answer Codex
 // honours is an exit 0.
-func once(bin string, args []string, dir string, in []byte) (sample, error) {
+func once(bin string, args []string, dir string, env []string, in []byte) (sample, error) {
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stdin = bytes.NewReader(in)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -484,7 +513,11 @@ func report(w io.Writer, o options, cells []*cell) {
 		if c.Size < 0 {
 			size, answer = "–", "–"
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %.2f | %s | %s | %.2f | %.2f | %s |\n", c.Event, size, answer,
+		name := c.Event
+		if c.Store != "" {
+			name += " (" + c.Store + ")"
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %.2f | %s | %s | %.2f | %.2f | %s |\n", name, size, answer,
 			median(c.Wall), ratio(median(c.Wall), hello), ratio(median(c.Wall), trueMs), quantile(c.Wall, 0.95), median(c.CPU), rssMiB(c.RSS))
 	}
 	fmt.Fprintln(w)
@@ -492,7 +525,13 @@ func report(w io.Writer, o options, cells []*cell) {
 	// at 10k events (stretch 1.3×), 1M ≤ 1.05× 10k, peak < 20 MiB.
 	byKey := map[string]*cell{}
 	var peak int64
+	var pgPeak int64
 	for _, c := range cells {
+		if c.Store != "" {
+			byKey[fmt.Sprintf("%s/%d/%s", c.Event, c.Size, c.Store)] = c
+			pgPeak = max(pgPeak, slices.Max(append([]int64{0}, c.RSS...)))
+			continue
+		}
 		byKey[fmt.Sprintf("%s/%d", c.Event, c.Size)] = c
 		if c.Size >= 0 {
 			peak = max(peak, slices.Max(append([]int64{0}, c.RSS...)))
@@ -516,6 +555,31 @@ func report(w io.Writer, o options, cells []*cell) {
 	}
 	if peak > 0 {
 		fmt.Fprintf(w, "- peak RSS over every run: %.1f MiB (budget < 20 MiB: %s)\n", float64(peak)/(1<<20), verdict(peak < 20<<20))
+	}
+	if o.store != "" {
+		// Issue 17: a hook on PostgreSQL over loopback adds ≤ 3 ms median over
+		// the JSONL file at 10k and 1M events, and stays ≤ 20 MiB.
+		for _, ev := range o.events {
+			var parts []string
+			ok := true
+			for _, size := range o.sizes {
+				f, p := byKey[fmt.Sprintf("%s/%d", ev, size)], byKey[fmt.Sprintf("%s/%d/postgres", ev, size)]
+				if f == nil || p == nil {
+					continue
+				}
+				d := median(p.Wall) - median(f.Wall)
+				if size == 10000 || size == 1000000 {
+					ok = ok && d <= 3
+				}
+				parts = append(parts, fmt.Sprintf("%+.2f ms at %s events (%.2f vs %.2f)", d, thousands(size), median(p.Wall), median(f.Wall)))
+			}
+			if len(parts) > 0 {
+				fmt.Fprintf(w, "- %s on postgres − JSONL, median: %s (budget ≤ +3 ms at 10,000 and 1,000,000: %s)\n", ev, strings.Join(parts, "; "), verdict(ok))
+			}
+		}
+		if pgPeak > 0 {
+			fmt.Fprintf(w, "- peak RSS of the postgres hooks: %.1f MiB (budget ≤ 20 MiB: %s)\n", float64(pgPeak)/(1<<20), verdict(pgPeak <= 20<<20))
+		}
 	}
 	var notes []string
 	for _, c := range cells {
