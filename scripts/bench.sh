@@ -18,6 +18,7 @@
 #   BUILD_FLAGS='-tags urfave_cli_no_docs' scripts/bench.sh   # another build
 #   PG=1 PLUGIN=0 SIZES=10000,1000000 scripts/bench.sh   # + each hook on PostgreSQL
 #   STORE=postgres://user@host/db scripts/bench.sh        # ... on a server of yours
+#   PG=1 PG_PARAMS='&synchronous_commit=off' ...           # URL parameters for PG=1's
 #
 # PG=1 starts a throwaway PostgreSQL cluster (initdb in the scratch directory,
 # loopback TCP on a random port, fsync on: durable commits) and times every hook
@@ -67,7 +68,7 @@ if [ "${PG:-}" = 1 ] && [ -z "${STORE:-}" ]; then
   "${pgrun[@]}" "$pgbin/pg_ctl" -D "$pgdir/data" -l "$pgdir/server.log" -w \
     -o "-k $pgdir -p $pgport -c listen_addresses=127.0.0.1 -c fsync=on" start >/dev/null
   trap '"${pgrun[@]}" "$pgbin/pg_ctl" -D "$pgdir/data" -m fast stop >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
-  STORE="postgres://hookloop@127.0.0.1:$pgport/postgres?sslmode=disable"
+  STORE="postgres://hookloop@127.0.0.1:$pgport/postgres?sslmode=disable${PG_PARAMS:-}"
   echo "PG=1: throwaway PostgreSQL $("$pgbin/postgres" --version | awk '{print $NF}') at $STORE" >&2
 fi
 if [ -n "${STORE:-}" ]; then

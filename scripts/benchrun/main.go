@@ -159,7 +159,7 @@ func run(o options, stdout, stderr io.Writer) error {
 	// The floor: the same binary doing nothing but start and exit, so a reader
 	// can tell hook-loop's work from the machine's process start-up cost.
 	floor := &cell{Event: "(start-up only: --version)", Size: -1}
-	if err := measure(floor, job{Bin: bin, Args: []string{"--version"}, Dir: project, Warmup: o.warmup, Runs: o.runs}); err != nil {
+	if err := measure(floor, nil, job{Bin: bin, Args: []string{"--version"}, Dir: project, Warmup: o.warmup, Runs: o.runs}); err != nil {
 		return fmt.Errorf("--version: %w", err)
 	}
 	cells := []*cell{floor}
@@ -170,7 +170,7 @@ func run(o options, stdout, stderr io.Writer) error {
 			return err
 		}
 		c := &cell{Event: helloEvent, Size: -1}
-		if err := measure(c, job{Bin: hello, Dir: project, Stdin: payloads[o.events[0]], Warmup: o.warmup, Runs: o.runs}); err != nil {
+		if err := measure(c, nil, job{Bin: hello, Dir: project, Stdin: payloads[o.events[0]], Warmup: o.warmup, Runs: o.runs}); err != nil {
 			return fmt.Errorf("hello-world: %w", err)
 		}
 		cells = append([]*cell{c}, cells...)
@@ -178,7 +178,7 @@ func run(o options, stdout, stderr io.Writer) error {
 	if _, err := os.Stat("/bin/true"); err == nil {
 		// The machine's floor for any process at all.
 		trueFloor := &cell{Event: trueEvent, Size: -1}
-		if err := measure(trueFloor, job{Bin: "/bin/true", Dir: project, Warmup: o.warmup, Runs: o.runs}); err != nil {
+		if err := measure(trueFloor, nil, job{Bin: "/bin/true", Dir: project, Warmup: o.warmup, Runs: o.runs}); err != nil {
 			return fmt.Errorf("/bin/true: %w", err)
 		}
 		cells = append([]*cell{trueFloor}, cells...)
@@ -212,16 +212,20 @@ func run(o options, stdout, stderr io.Writer) error {
 			}
 			c := &cell{Event: ev, Size: size}
 			args := []string{"codex-hook", "--event", ev, "--config", config, "--event-log", logPath}
-			if err := measure(c, job{Bin: bin, Args: args, Dir: project, Stdin: payloads[ev], Warmup: o.warmup, Runs: o.runs}); err != nil {
+			j := job{Bin: bin, Args: args, Dir: project, Stdin: payloads[ev], Warmup: o.warmup, Runs: o.runs}
+			var pc *cell
+			if pgEnv != nil {
+				// Run by run, alternately on the file and on the database, so a
+				// change in the machine's load weighs on both alike.
+				pc = &cell{Event: ev, Store: "postgres", Size: size}
+				j.AltEnv = pgEnv
+			}
+			if err := measure(c, pc, j); err != nil {
 				return fmt.Errorf("%s at %d events: %w", ev, size, err)
 			}
 			fmt.Fprintf(stderr, "%-16s %8d events: median %.2f ms\n", ev, size, median(c.Wall))
 			cells = append(cells, c)
-			if pgEnv != nil {
-				pc := &cell{Event: ev, Store: "postgres", Size: size}
-				if err := measure(pc, job{Bin: bin, Args: args, Dir: project, Env: pgEnv, Stdin: payloads[ev], Warmup: o.warmup, Runs: o.runs}); err != nil {
-					return fmt.Errorf("%s at %d events on postgres: %w", ev, size, err)
-				}
+			if pc != nil {
 				fmt.Fprintf(stderr, "%-16s %8d events: median %.2f ms on postgres\n", ev, size, median(pc.Wall))
 				cells = append(cells, pc)
 			}
@@ -341,6 +345,7 @@ type sample struct {
 	RSS    int64   `json:"rss"`
 	Stderr string  `json:"stderr"`
 	Kind   string  `json:"kind"`
+	Alt    bool    `json:"alt,omitempty"`
 }
 
 // job is one cell's runs, handed to a spawner process.
@@ -349,6 +354,9 @@ type job struct {
 	Args   []string `json:"args"`
 	Dir    string   `json:"dir"`
 	Env    []string `json:"env,omitempty"` // added to the spawner's environment
+	// AltEnv, when set, makes every other run (warm-up included) run with it
+	// instead of Env; their samples are marked Alt.
+	AltEnv []string `json:"alt_env,omitempty"`
 	Stdin  []byte   `json:"stdin"`
 	Warmup int      `json:"warmup"`
 	Runs   int      `json:"runs"`
@@ -359,7 +367,7 @@ type job struct {
 // RSS of the process it was forked from, and this process holds megabytes after
 // folding a large log; a spawner that has done nothing else keeps that floor
 // below the hook's own peak, so the table shows the hook's memory.
-func measure(c *cell, j job) error {
+func measure(c, alt *cell, j job) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -380,14 +388,18 @@ func measure(c *cell, j job) error {
 		return err
 	}
 	for _, s := range samples {
-		c.Wall = append(c.Wall, s.Wall)
-		c.CPU = append(c.CPU, s.CPU)
-		c.RSS = append(c.RSS, s.RSS)
-		if s.Stderr != "" && !slices.Contains(c.Stderr, s.Stderr) {
-			c.Stderr = append(c.Stderr, s.Stderr)
+		dst := c
+		if s.Alt {
+			dst = alt
 		}
-		if s.Kind != "" && !slices.Contains(c.Outputs, s.Kind) {
-			c.Outputs = append(c.Outputs, s.Kind)
+		dst.Wall = append(dst.Wall, s.Wall)
+		dst.CPU = append(dst.CPU, s.CPU)
+		dst.RSS = append(dst.RSS, s.RSS)
+		if s.Stderr != "" && !slices.Contains(dst.Stderr, s.Stderr) {
+			dst.Stderr = append(dst.Stderr, s.Stderr)
+		}
+		if s.Kind != "" && !slices.Contains(dst.Outputs, s.Kind) {
+			dst.Outputs = append(dst.Outputs, s.Kind)
 		}
 	}
 	return nil
@@ -402,12 +414,19 @@ func spawn(stdin io.Reader, stdout io.Writer) error {
 	}
 	samples := make([]sample, 0, j.Runs)
 	for i := 0; i < j.Warmup+j.Runs; i++ {
-		s, err := once(j.Bin, j.Args, j.Dir, j.Env, j.Stdin)
-		if err != nil {
-			return err
+		envs := [][]string{j.Env}
+		if j.AltEnv != nil {
+			envs = append(envs, j.AltEnv)
 		}
-		if i >= j.Warmup {
-			samples = append(samples, s)
+		for k, env := range envs {
+			s, err := once(j.Bin, j.Args, j.Dir, env, j.Stdin)
+			if err != nil {
+				return err
+			}
+			s.Alt = k == 1
+			if i >= j.Warmup {
+				samples = append(samples, s)
+			}
 		}
 	}
 	return json.NewEncoder(stdout).Encode(samples)
