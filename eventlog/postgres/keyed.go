@@ -208,7 +208,7 @@ func (tx *Tx) judgeRow(vs *views, j *judge, seq int64, session string, line []by
 func (tx *Tx) catchUp(ctx context.Context) error {
 	var extra []rec
 	var err error
-	if tx.pre != nil {
+	if tx.pre != nil && tx.pre.caught {
 		// Read with the opening batch, past the same stored project row.
 		extra = tx.pre.catchUp
 	} else {

@@ -38,6 +38,7 @@ type opening struct {
 	project viewRow
 	found   bool  // the project row exists
 	catchUp []rec // events after the project row's last_seq
+	caught  bool  // catchUp is all of them (else catchUp reads them itself)
 	sess    map[string]*loaded
 }
 
@@ -57,7 +58,13 @@ type loaded struct {
 
 const (
 	viewSQL    = `SELECT ord, events, last_seq, last_hash, summary, mac FROM hook_loop_views WHERE project = $1 AND loop = $2 AND session_id = $3`
-	catchUpSQL = `SELECT seq, session_id, line FROM hook_loop_events WHERE project = $1 AND loop = $2 AND seq > coalesce((SELECT last_seq FROM hook_loop_views WHERE project = $1 AND loop = $2 AND session_id = ''), 0) ORDER BY seq`
+	// The planner cannot see the subquery's value, guesses a third of the
+	// log, and on a large log then JIT-compiles the query (tens of ms); the
+	// LIMIT keeps its estimate small. More rows than that (never written by a
+	// hook, which leaves none behind) are read by catchUp's own query.
+	catchUpSQL = `SELECT seq, session_id, line FROM hook_loop_events WHERE project = $1 AND loop = $2 AND seq > coalesce((SELECT last_seq FROM hook_loop_views WHERE project = $1 AND loop = $2 AND session_id = ''), 0) ORDER BY seq LIMIT ` + catchUpLimitSQL
+	catchUpLimitSQL = "1000"
+	catchUpLimit    = 1000
 )
 
 // begin opens the transaction (under the loop's lock unless readOnly) and
@@ -115,6 +122,7 @@ func (s *Store) begin(ctx context.Context, conn *pgx.Conn, readOnly bool) (_ *co
 	if err != nil {
 		return nil, nil, "read project view", err
 	}
+	o.caught = len(o.catchUp) < catchUpLimit
 	for _, id := range s.expect {
 		r, ok, err := scanView(br.QueryRow())
 		if err != nil {

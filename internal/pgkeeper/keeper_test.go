@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -361,5 +362,43 @@ func TestSharedDirRefused(t *testing.T) {
 	e.hook(e.store(), "direct")
 	if pid := e.keeperPID(); pid != 0 {
 		t.Fatalf("keeper %d started in a shared dir", pid)
+	}
+}
+
+// An impostor at the keeper's socket that lends something other than a
+// database connection (here a pipe) is refused: the hook connects directly.
+func TestImpostorLendRefused(t *testing.T) {
+	e := setup(t, time.Minute)
+	if err := os.MkdirAll(e.c.Dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.ListenUnix("unixpacket", &net.UnixAddr{Name: e.socket(), Net: "unixpacket"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			uc, err := l.AcceptUnix()
+			if err != nil {
+				return
+			}
+			buf := make([]byte, 4096)
+			n, _ := uc.Read(buf)
+			if strings.Contains(string(buf[:n]), `"borrow"`) {
+				r, w, _ := os.Pipe()
+				_, _, _ = uc.WriteMsgUnix([]byte(`{"ok":true,"meta":{"pid":1,"secret_key":"AAAA","params":{}}}`), syscall.UnixRights(int(r.Fd())), nil)
+				r.Close()
+				w.Close()
+			}
+			uc.Close()
+		}
+	}()
+	if _, err := e.c.Borrow(context.Background(), e.store().LendKey()); err == nil {
+		t.Fatal("borrowed a pipe as a database connection")
+	}
+	e.hook(e.store(), "direct")
+	if got := e.events(); !slices.Equal(got, []string{"direct"}) {
+		t.Fatalf("events %v", got)
 	}
 }
