@@ -56,15 +56,16 @@ type loaded struct {
 	ok  bool
 }
 
+const viewSQL = `SELECT ord, events, last_seq, last_hash, summary, mac FROM hook_loop_views WHERE project = $1 AND loop = $2 AND session_id = $3`
+
+// catchUpSQL reads the events past the project row. The planner cannot see
+// the subquery's value, guesses a third of the log, and on a large log then
+// JIT-compiles the query (tens of ms): the LIMIT keeps its estimate small.
+// More rows than that (never left by a hook, which stores its events and
+// views together) are read by catchUp's own query.
 const (
-	viewSQL    = `SELECT ord, events, last_seq, last_hash, summary, mac FROM hook_loop_views WHERE project = $1 AND loop = $2 AND session_id = $3`
-	// The planner cannot see the subquery's value, guesses a third of the
-	// log, and on a large log then JIT-compiles the query (tens of ms); the
-	// LIMIT keeps its estimate small. More rows than that (never written by a
-	// hook, which leaves none behind) are read by catchUp's own query.
-	catchUpSQL = `SELECT seq, session_id, line FROM hook_loop_events WHERE project = $1 AND loop = $2 AND seq > coalesce((SELECT last_seq FROM hook_loop_views WHERE project = $1 AND loop = $2 AND session_id = ''), 0) ORDER BY seq LIMIT ` + catchUpLimitSQL
-	catchUpLimitSQL = "1000"
-	catchUpLimit    = 1000
+	catchUpLimit = 1000
+	catchUpSQL   = `SELECT seq, session_id, line FROM hook_loop_events WHERE project = $1 AND loop = $2 AND seq > coalesce((SELECT last_seq FROM hook_loop_views WHERE project = $1 AND loop = $2 AND session_id = ''), 0) ORDER BY seq LIMIT 1000`
 )
 
 // begin opens the transaction (under the loop's lock unless readOnly) and

@@ -350,10 +350,10 @@ type sample struct {
 
 // job is one cell's runs, handed to a spawner process.
 type job struct {
-	Bin    string   `json:"bin"`
-	Args   []string `json:"args"`
-	Dir    string   `json:"dir"`
-	Env    []string `json:"env,omitempty"` // added to the spawner's environment
+	Bin  string   `json:"bin"`
+	Args []string `json:"args"`
+	Dir  string   `json:"dir"`
+	Env  []string `json:"env,omitempty"` // added to the spawner's environment
 	// AltEnv, when set, makes every other run (warm-up included) run with it
 	// instead of Env; their samples are marked Alt.
 	AltEnv []string `json:"alt_env,omitempty"`
