@@ -6,8 +6,14 @@ import (
 	"os"
 
 	"github.com/hook-loop/hook-loop/internal/cmd"
+	"github.com/hook-loop/hook-loop/internal/pgkeeper"
 )
 
 func main() {
+	// The PostgreSQL connection keeper a hook starts (internal/pgkeeper) is
+	// this binary under a hidden first argument, outside the CLI's commands.
+	if len(os.Args) > 1 && os.Args[1] == pgkeeper.Arg {
+		os.Exit(pgkeeper.Main(os.Args[2:], os.Getenv))
+	}
 	os.Exit(cmd.Main(os.Args, os.Stdin, os.Stdout, os.Stderr))
 }

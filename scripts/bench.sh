@@ -16,6 +16,16 @@
 #   PLUGIN=0 scripts/bench.sh             # codex table only
 #   PLUGIN_ONLY=1 PLUGIN_RUNS=40 PLUGIN_RSS=50,1024 scripts/bench.sh
 #   BUILD_FLAGS='-tags urfave_cli_no_docs' scripts/bench.sh   # another build
+#   PG=1 PLUGIN=0 SIZES=10000,1000000 scripts/bench.sh   # + each hook on PostgreSQL
+#   STORE=postgres://user@host/db scripts/bench.sh        # ... on a server of yours
+#   PG=1 PG_PARAMS='&synchronous_commit=off' ...           # URL parameters for PG=1's
+#
+# PG=1 starts a throwaway PostgreSQL cluster (initdb in the scratch directory,
+# loopback TCP on a random port, fsync on: durable commits) and times every hook
+# cell on it as well, side by side with the JSONL file (budget, issue 17: +3 ms
+# median at 10,000 and 1,000,000 events, ≤ 20 MiB). The hooks reach it as they
+# would in use: the first starts the connection keeper (internal/pgkeeper), the
+# warm-up runs fill it. HOOK_LOOP_PG_KEEPER=off times fresh connections instead.
 #
 # By default the binaries are built as the README's install line builds them:
 # CGO_ENABLED=0 go build -tags urfave_cli_no_docs -trimpath -ldflags='-s -w'.
@@ -38,9 +48,35 @@ go build "${flags[@]}" -o "$tmp/hook-loop" .
 go build "${flags[@]}" -o "$tmp/hello" ./scripts/benchrun/hello
 echo "built with: go build ${flags[*]} (CGO_ENABLED=${CGO_ENABLED:-})" >&2
 go build -o "$tmp/benchrun" ./scripts/benchrun
+store_flags=()
+if [ "${PG:-}" = 1 ] && [ -z "${STORE:-}" ]; then
+  pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+  if [ -z "$pgbin" ] || [ ! -x "$pgbin/initdb" ]; then
+    pgbin=$(dirname "$(command -v initdb || echo /nonexistent/initdb)")
+  fi
+  [ -x "$pgbin/initdb" ] || { echo "PG=1: no initdb (scripts/install-postgres.sh installs PostgreSQL)" >&2; exit 1; }
+  pgdir="$tmp/pg"
+  mkdir -p "$pgdir"
+  chmod 755 "$tmp" "$pgdir"
+  pgrun=()
+  if [ "$(id -u)" = 0 ]; then # PostgreSQL refuses to run as root
+    chown postgres "$pgdir"
+    pgrun=(runuser -u postgres --)
+  fi
+  "${pgrun[@]}" "$pgbin/initdb" -D "$pgdir/data" -A trust -U hookloop -E UTF8 --locale=C --no-sync >/dev/null
+  pgport=$((20000 + RANDOM % 20000))
+  "${pgrun[@]}" "$pgbin/pg_ctl" -D "$pgdir/data" -l "$pgdir/server.log" -w \
+    -o "-k $pgdir -p $pgport -c listen_addresses=127.0.0.1 -c fsync=on" start >/dev/null
+  trap '"${pgrun[@]}" "$pgbin/pg_ctl" -D "$pgdir/data" -m fast stop >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
+  STORE="postgres://hookloop@127.0.0.1:$pgport/postgres?sslmode=disable${PG_PARAMS:-}"
+  echo "PG=1: throwaway PostgreSQL $("$pgbin/postgres" --version | awk '{print $NF}') at $STORE" >&2
+fi
+if [ -n "${STORE:-}" ]; then
+  store_flags=(-store "$STORE")
+fi
 if [ -z "${PLUGIN_ONLY:-}" ]; then
   "$tmp/benchrun" -bin "$tmp/hook-loop" -hello "$tmp/hello" -work "$tmp/work" \
-    -runs "${RUNS:-50}" -sizes "${SIZES:-0,10000,100000,1000000}" "$@"
+    -runs "${RUNS:-50}" -sizes "${SIZES:-0,10000,100000,1000000}" "${store_flags[@]}" "$@"
 fi
 if [ "${PLUGIN:-1}" != 0 ]; then
   if ! command -v node >/dev/null; then

@@ -206,7 +206,14 @@ func (tx *Tx) judgeRow(vs *views, j *judge, seq int64, session string, line []by
 // never leaves (it stores events and views in one transaction) — so they were
 // written behind the store's back, and are judged like any row.
 func (tx *Tx) catchUp(ctx context.Context) error {
-	extra, err := readRows(ctx, tx.tx, `SELECT seq, session_id, line FROM hook_loop_events WHERE project = $1 AND loop = $2 AND seq > $3 ORDER BY seq`, tx.s.project, tx.s.loop, tx.vs.project.lastSeq)
+	var extra []rec
+	var err error
+	if tx.pre != nil && tx.pre.caught {
+		// Read with the opening batch, past the same stored project row.
+		extra = tx.pre.catchUp
+	} else {
+		extra, err = readRows(ctx, tx.tx, `SELECT seq, session_id, line FROM hook_loop_events WHERE project = $1 AND loop = $2 AND seq > $3 ORDER BY seq`, tx.s.project, tx.s.loop, tx.vs.project.lastSeq)
+	}
 	if err != nil || len(extra) == 0 {
 		return err
 	}

@@ -50,6 +50,9 @@ type Options struct {
 	// not fn's own work), so a hook answers inside its harness's timeout
 	// for its event. 0 or more than Timeout: Timeout.
 	Budget time.Duration
+	// Lender, when set, lends the store a warm connection instead of a new
+	// one, and takes it back at Close (lend.go); nil connects directly.
+	Lender Lender
 }
 
 // Store is one (project, loop) log in a PostgreSQL database. It keeps one
@@ -71,6 +74,9 @@ type Store struct {
 	warnings []string
 	now      func() time.Time
 	key      *eventlog.LineKey // once read (a key never changes once created)
+	lender   Lender            // nil: connect directly
+	borrowed bool              // conn came from the lender
+	expect   []string          // sessions the next transaction reads (Expect)
 }
 
 // Open returns the store at url (postgres://…; the password from PGPASSWORD or
@@ -116,6 +122,7 @@ func Open(url string, o Options) (*Store, error) {
 		channel: fmt.Sprintf("hook_loop_%016x", hp.Sum64()),
 		budget:  budget,
 		now:     time.Now,
+		lender:  o.Lender,
 	}, nil
 }
 
@@ -128,10 +135,14 @@ func (s *Store) Project() string { return s.project }
 // Channel is the LISTEN channel appends to this project notify.
 func (s *Store) Channel() string { return s.channel }
 
-// Close drops the connection.
+// Close drops the connection, giving it to the lender when it is clean.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.conn != nil && s.giveBack(s.conn) {
+		s.conn = nil
+		return nil
+	}
 	s.drop()
 	return nil
 }
@@ -158,21 +169,73 @@ func (s *Store) Warnings() []string {
 
 // connect returns the open connection, opening it and bringing the schema up to
 // date when there is none.
-func (s *Store) connect(ctx context.Context) (*pgx.Conn, error) {
+func (s *Store) connect(ctx context.Context) (*pgx.Conn, error) { return s.dial(ctx, true) }
+
+// dial returns the open connection, else a lent one, else a new one; with
+// schema set it checks (and migrates) the schema on a connection it opened.
+// Update and View check it in their opening batch instead (begin).
+func (s *Store) dial(ctx context.Context, schema bool) (*pgx.Conn, error) {
 	if s.conn != nil && !s.conn.IsClosed() {
 		return s.conn, nil
 	}
-	s.conn = nil
+	s.conn, s.borrowed = nil, false
+	if conn := s.borrow(ctx); conn != nil {
+		if schema {
+			// A lent connection the server dropped while it sat idle fails
+			// here, before anything was read: connect directly instead.
+			if err := ensureSchema(ctx, conn); err != nil {
+				_ = conn.PgConn().Conn().Close()
+				return s.direct(ctx, schema)
+			}
+		}
+		s.conn, s.borrowed = conn, true
+		return conn, nil
+	}
+	return s.direct(ctx, schema)
+}
+
+// direct opens a connection of the store's own.
+func (s *Store) direct(ctx context.Context, schema bool) (*pgx.Conn, error) {
+	s.conn, s.borrowed = nil, false
 	conn, err := pgx.ConnectConfig(ctx, s.cfg)
 	if err != nil {
 		return nil, err
 	}
-	if err := ensureSchema(ctx, conn); err != nil {
-		_ = conn.Close(context.Background())
-		return nil, err
+	if schema {
+		if err := ensureSchema(ctx, conn); err != nil {
+			_ = conn.Close(context.Background())
+			return nil, err
+		}
 	}
 	s.conn = conn
 	return conn, nil
+}
+
+// BorrowTimeout bounds asking the lender for a connection: a lender that is
+// missing, hung or not ours costs a hook at most this before it connects by
+// itself.
+const BorrowTimeout = 150 * time.Millisecond
+
+// borrow returns a lent connection with the schema checked on it, or nil when
+// there is none (no lender, none to lend, or a lent one that does not work):
+// the caller then connects directly, so a lender can slow a hook by at most
+// BorrowTimeout and a schema query, never fail it.
+func (s *Store) borrow(ctx context.Context) *pgx.Conn {
+	if s.lender == nil || !plaintextOK(s.cfg) {
+		return nil
+	}
+	bctx, cancel := context.WithTimeout(ctx, BorrowTimeout)
+	loan, err := s.lender.Borrow(bctx, s.LendKey())
+	cancel()
+	if err != nil {
+		return nil
+	}
+	conn, err := s.connectLoan(ctx, loan)
+	if err != nil {
+		_ = loan.Conn.Close()
+		return nil
+	}
+	return conn
 }
 
 // fail wraps err once with the database's name and what it means, and drops the
@@ -212,6 +275,7 @@ type Tx struct {
 	err      error // first read error; Update returns it
 	tampered []eventlog.TamperNote
 	rebuilt  bool
+	pre      *opening // what the opening batch read; consumed by start and row
 }
 
 type pendingEvent struct {
@@ -237,17 +301,14 @@ func (s *Store) run(readOnly bool, fn func(tx *Tx) error) error {
 	w := newWaits(s.budget)
 	ctx, done := w.next(false)
 	defer done()
-	conn, err := s.connect(ctx)
+	// The lock wait is what is left before the reserve, less a margin to read
+	// the views; the opening batch sets it for this transaction with the lock
+	// itself, so lock_timeout ends the wait with its own clear error before
+	// the deadline does.
+	s.lockWait = lockWait(w.left - w.reserve)
+	ptx, pre, stage, err := s.open(ctx, readOnly)
 	if err != nil {
-		return s.fail(ctx, "connect", err)
-	}
-	opts := pgx.TxOptions{}
-	if readOnly {
-		opts = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
-	}
-	ptx, err := conn.BeginTx(ctx, opts)
-	if err != nil {
-		return s.fail(ctx, "begin", err)
+		return s.fail(ctx, stage, err)
 	}
 	defer func() {
 		// Bounded by the reserve: a failed call answers within the budget.
@@ -255,21 +316,10 @@ func (s *Store) run(readOnly bool, fn func(tx *Tx) error) error {
 		_ = ptx.Rollback(rctx)
 		rcancel()
 	}()
-	if !readOnly {
-		// The lock wait is what is left before the reserve, less a margin to
-		// read the views, set for this transaction in the same round trip:
-		// lock_timeout then ends the wait with its own clear error before the
-		// deadline does.
-		s.lockWait = lockWait(w.left - w.reserve)
-		if _, err := ptx.Exec(ctx, `SELECT pg_advisory_xact_lock($1) FROM (SELECT set_config('lock_timeout', $2, true)) AS lt`,
-			s.lockKey, fmt.Sprint(max(s.lockWait.Milliseconds(), 1))); err != nil {
-			return s.fail(ctx, "lock loop", err)
-		}
-	}
 	if err := s.loadKey(); err != nil {
 		return err
 	}
-	tx := &Tx{s: s, w: w, tx: ptx, readOnly: readOnly, vs: newViews()}
+	tx := &Tx{s: s, w: w, tx: ptx, readOnly: readOnly, vs: newViews(), pre: pre}
 	if err := tx.start(ctx); err != nil {
 		return s.fail(ctx, "read project view", err)
 	}
@@ -294,13 +344,44 @@ func (s *Store) run(readOnly bool, fn func(tx *Tx) error) error {
 		return err
 	}
 	s.queueNotify(b, tx.seq)
-	if err := ptx.SendBatch(ctx, b).Close(); err != nil {
-		return s.fail(ctx, fmt.Sprintf("append %d events", len(tx.pending)), err)
-	}
-	if err := ptx.Commit(ctx); err != nil {
-		return s.fail(ctx, fmt.Sprintf("commit %d events", len(tx.pending)), err)
+	if stage, err := ptx.commitBatch(ctx, b); err != nil {
+		return s.fail(ctx, fmt.Sprintf("%s %d events", stage, len(tx.pending)), err)
 	}
 	return nil
+}
+
+// open connects (borrowing when it can) and begins the transaction with its
+// opening reads (begin). A lent connection that fails before the server
+// answered anything is replaced by a direct one; a schema that is not current
+// is brought up to date and the opening tried again.
+func (s *Store) open(ctx context.Context, readOnly bool) (*connTx, *opening, string, error) {
+	conn, err := s.dial(ctx, false)
+	if err != nil {
+		return nil, nil, "connect", err
+	}
+	for attempt := 0; ; attempt++ {
+		tx, pre, stage, err := s.begin(ctx, conn, readOnly)
+		var pe *pgconn.PgError
+		switch {
+		case err != nil && s.borrowed && !errors.As(err, &pe) && attempt == 0:
+			// The server dropped the lent connection while it sat idle: the
+			// opening batch failed before anything was read or written.
+			_ = conn.PgConn().Conn().Close()
+			if conn, err = s.direct(ctx, false); err != nil {
+				return nil, nil, "connect", err
+			}
+			continue
+		case err != nil && attempt < 2 && (errors.Is(err, errSchemaVersion) || stage == "check schema" && errors.As(err, &pe) && pe.Code == "42P01"):
+			// An older schema, or a new database with none yet: migrate, then again.
+		case err != nil:
+			return nil, nil, stage, err
+		default:
+			return tx, pre, "", nil
+		}
+		if err := ensureSchema(ctx, conn); err != nil {
+			return nil, nil, "migrate schema", err
+		}
+	}
 }
 
 // queueNotify tells followers (LISTEN on the project's channel) that the log now
@@ -324,7 +405,14 @@ func (tx *Tx) row(id string) *viewRow {
 	}
 	ctx, done := tx.w.next(false)
 	defer done()
-	r, ok, err := loadRow(ctx, tx.tx, tx.s.project, tx.s.loop, id)
+	var r viewRow
+	var ok bool
+	var err error
+	if l := tx.pre.session(id); l != nil {
+		r, ok = l.row, l.ok
+	} else {
+		r, ok, err = loadRow(ctx, tx.tx, tx.s.project, tx.s.loop, id)
+	}
 	if err != nil {
 		tx.err = err
 		return nil
@@ -345,8 +433,12 @@ func (tx *Tx) row(id string) *viewRow {
 // start reads the project view, folding again what it cannot vouch for.
 func (tx *Tx) start(ctx context.Context) error {
 	s := tx.s
-	r, ok, err := loadRow(ctx, tx.tx, s.project, s.loop, "")
-	if err != nil {
+	var r viewRow
+	var ok bool
+	var err error
+	if tx.pre != nil {
+		r, ok = tx.pre.project, tx.pre.found
+	} else if r, ok, err = loadRow(ctx, tx.tx, s.project, s.loop, ""); err != nil {
 		return err
 	}
 	if ok {

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -25,6 +26,10 @@ import (
 // the unix socket), on a log of 10k events (and 1M with HOOK_BENCH_1M=1). It
 // reports the median wall time per hook (median-ms) and the hook process's
 // peak RSS (maxrss-KiB); the budget is +3 ms median over JSONL and 20 MiB.
+// The hooks use the connection keeper (internal/pgkeeper) as in use; run with
+// HOOK_LOOP_PG_KEEPER=off to time fresh connections. maxrss is inflated by the
+// test binary's own peak (a child's ru_maxrss starts at its parent's): the
+// bench script (scripts/bench.sh, PG=1) reports the hook's own.
 func BenchmarkHookProcessStores(b *testing.B) {
 	sizes := []int{10_000}
 	if os.Getenv("HOOK_BENCH_1M") != "" {
@@ -58,16 +63,29 @@ func BenchmarkHookProcessStores(b *testing.B) {
 				if c.store != "" {
 					env = append(env, "HOOK_LOOP_STORE="+c.store)
 				}
+				// One untimed hook first: it keys the JSONL log (rebuilding its
+				// index, with a warning) or starts the PostgreSQL connection
+				// keeper, as the first hook of a project does once.
+				warm := exec.Command(bin, "codex-hook")
+				warm.Dir, warm.Env, warm.Stdin = dir, env, bytes.NewReader(in)
+				if out, err := warm.CombinedOutput(); err != nil {
+					b.Fatalf("first hook: %v %s", err, out)
+				}
 				var took []time.Duration
 				var rss int64
+				var warned string
 				for b.Loop() {
 					cmd := exec.Command(bin, "codex-hook")
 					cmd.Dir, cmd.Env, cmd.Stdin = dir, env, bytes.NewReader(in)
 					var errOut bytes.Buffer
 					cmd.Stderr = &errOut
 					start := time.Now()
-					if err := cmd.Run(); err != nil || errOut.Len() > 0 {
+					if err := cmd.Run(); err != nil || (errOut.Len() > 0 && !strings.HasPrefix(errOut.String(), "hook-loop: warning:")) {
 						b.Fatalf("hook: %v %s", err, errOut.String())
+					}
+					if errOut.Len() > 0 && warned != errOut.String() {
+						warned = errOut.String()
+						b.Logf("hook warned: %s", warned)
 					}
 					took = append(took, time.Since(start))
 					if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {

@@ -150,6 +150,8 @@ func Run(ctx context.Context, o Options) (out harness.Output) {
 		return failure(o, ev, nil, err)
 	}
 	defer log.Close()
+	// The database store reads the session's row with its first round trip.
+	expect(log, engine.SessionKey(ev.SessionID))
 	var d loop.Decision
 	err = log.Update(func(tx engine.Tx) error {
 		stderr = stderr[:0] // what this run of the transaction found

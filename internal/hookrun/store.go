@@ -8,6 +8,7 @@ import (
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/eventlog/postgres"
+	"github.com/hook-loop/hook-loop/internal/pgkeeper"
 	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/hook-loop/hook-loop/lifecycle"
 	"github.com/hook-loop/hook-loop/loop/engine"
@@ -63,11 +64,25 @@ func OpenStore(url, root, logPath string, getenv func(string) string, budget tim
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	s, err := postgres.Open(t.URL, postgres.Options{Project: project.Identity(root, getenv), Budget: budget})
+	o := postgres.Options{Project: project.Identity(root, getenv), Budget: budget}
+	if k := keeper(getenv); k != nil {
+		o.Lender = k
+	}
+	s, err := postgres.Open(t.URL, o)
 	if err != nil {
 		return nil, err
 	}
 	return dbStore{s}, nil
+}
+
+// keeper is the client of the user's connection keeper (internal/pgkeeper),
+// which spares a hook a new PostgreSQL connection; nil when it is turned off.
+func keeper(getenv func(string) string) *pgkeeper.Client {
+	dir := getenv(eventlog.StateDirEnv)
+	if dir == "" {
+		dir = eventlog.StateDir()
+	}
+	return pgkeeper.New(dir, getenv)
 }
 
 type fileStore struct{ l *session.Log }
@@ -80,6 +95,14 @@ func (f fileStore) Where() string      { return f.l.Path() }
 func (f fileStore) Close() error       { return nil }
 
 type dbStore struct{ s *postgres.Store }
+
+// expect tells a database store which session the hook's transaction reads
+// (postgres.Store.Expect); the file store needs no hint.
+func expect(s Store, session string) {
+	if d, ok := s.(dbStore); ok {
+		d.s.Expect(session)
+	}
+}
 
 func (d dbStore) Update(fn func(tx engine.Tx) error) error {
 	return d.s.Update(func(tx *postgres.Tx) error { return fn(tx) })

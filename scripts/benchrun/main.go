@@ -40,11 +40,13 @@ type options struct {
 	warmup   int
 	sessions int
 	jsonOut  string
+	store    string // a postgres:// URL: every hook cell is timed on it too
 }
 
 // cell is one (event, size) measurement.
 type cell struct {
 	Event   string    `json:"event"`
+	Store   string    `json:"store,omitempty"` // "postgres" for the -store rows
 	Size    int       `json:"log_events"`
 	Wall    []float64 `json:"wall_ms"`
 	CPU     []float64 `json:"cpu_ms"`
@@ -109,6 +111,7 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.warmup, "warmup", 3, "untimed runs per cell first (page cache, index)")
 	fs.IntVar(&o.sessions, "sessions", 8, "sessions interleaved in each log")
 	fs.StringVar(&o.jsonOut, "json", "", "also write every sample to this JSON file")
+	fs.StringVar(&o.store, "store", "", "also time every hook with its log in this PostgreSQL database (postgres:// URL), side by side with the JSONL file")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -167,7 +170,7 @@ func run(o options, stdout, stderr io.Writer) error {
 	// The floor: the same binary doing nothing but start and exit, so a reader
 	// can tell hook-loop's work from the machine's process start-up cost.
 	floor := &cell{Event: "(start-up only: --version)", Size: -1}
-	if err := measure(floor, job{Bin: bin, Args: []string{"--version"}, Dir: project, Warmup: o.warmup, Runs: o.runs}); err != nil {
+	if err := measure(floor, nil, job{Bin: bin, Args: []string{"--version"}, Dir: project, Warmup: o.warmup, Runs: o.runs}); err != nil {
 		return fmt.Errorf("--version: %w", err)
 	}
 	cells := []*cell{floor}
@@ -178,7 +181,7 @@ func run(o options, stdout, stderr io.Writer) error {
 			return err
 		}
 		c := &cell{Event: helloEvent, Size: -1}
-		if err := measure(c, job{Bin: hello, Dir: project, Stdin: payloads[o.events[0]], Warmup: o.warmup, Runs: o.runs}); err != nil {
+		if err := measure(c, nil, job{Bin: hello, Dir: project, Stdin: payloads[o.events[0]], Warmup: o.warmup, Runs: o.runs}); err != nil {
 			return fmt.Errorf("hello-world: %w", err)
 		}
 		cells = append([]*cell{c}, cells...)
@@ -186,7 +189,7 @@ func run(o options, stdout, stderr io.Writer) error {
 	if _, err := os.Stat("/bin/true"); err == nil {
 		// The machine's floor for any process at all.
 		trueFloor := &cell{Event: trueEvent, Size: -1}
-		if err := measure(trueFloor, job{Bin: "/bin/true", Dir: project, Warmup: o.warmup, Runs: o.runs}); err != nil {
+		if err := measure(trueFloor, nil, job{Bin: "/bin/true", Dir: project, Warmup: o.warmup, Runs: o.runs}); err != nil {
 			return fmt.Errorf("/bin/true: %w", err)
 		}
 		cells = append([]*cell{trueFloor}, cells...)
@@ -199,6 +202,20 @@ func run(o options, stdout, stderr io.Writer) error {
 			return fmt.Errorf("generate %d events: %w", size, err)
 		}
 		fmt.Fprintf(stderr, "generated %d events (%.1f MiB, %d sessions) in %v\n", size, float64(n)/(1<<20), o.sessions, time.Since(start).Round(time.Millisecond))
+		var pgEnv []string
+		if o.store != "" {
+			// One project per size and run, migrated once: copying a large log
+			// into the database takes minutes, so the event cells share it (each
+			// JSONL cell starts from a fresh copy; both grow by their own runs).
+			pgEnv = []string{"HOOK_LOOP_STORE=" + o.store, fmt.Sprintf("HOOK_LOOP_PROJECT=bench/%d/%d", size, time.Now().UnixNano())}
+			start := time.Now()
+			mig := exec.Command(bin, "store", "migrate", "--from", base, "--to", o.store)
+			mig.Dir, mig.Env = project, append(os.Environ(), pgEnv...)
+			if out, err := mig.CombinedOutput(); err != nil {
+				return fmt.Errorf("store migrate %d events: %v: %s", size, err, strings.TrimSpace(string(out)))
+			}
+			fmt.Fprintf(stderr, "migrated %d events into %s in %v\n", size, o.store, time.Since(start).Round(time.Millisecond))
+		}
 		for _, ev := range o.events {
 			logPath := filepath.Join(project, ".hook-loop", "events.jsonl")
 			if err := copyLog(base, logPath); err != nil {
@@ -206,11 +223,23 @@ func run(o options, stdout, stderr io.Writer) error {
 			}
 			c := &cell{Event: ev, Size: size}
 			args := []string{"codex-hook", "--event", ev, "--config", config, "--event-log", logPath}
-			if err := measure(c, job{Bin: bin, Args: args, Dir: project, Stdin: payloads[ev], Warmup: o.warmup, Runs: o.runs}); err != nil {
+			j := job{Bin: bin, Args: args, Dir: project, Stdin: payloads[ev], Warmup: o.warmup, Runs: o.runs}
+			var pc *cell
+			if pgEnv != nil {
+				// Run by run, alternately on the file and on the database, so a
+				// change in the machine's load weighs on both alike.
+				pc = &cell{Event: ev, Store: "postgres", Size: size}
+				j.AltEnv = pgEnv
+			}
+			if err := measure(c, pc, j); err != nil {
 				return fmt.Errorf("%s at %d events: %w", ev, size, err)
 			}
 			fmt.Fprintf(stderr, "%-16s %8d events: median %.2f ms\n", ev, size, median(c.Wall))
 			cells = append(cells, c)
+			if pc != nil {
+				fmt.Fprintf(stderr, "%-16s %8d events: median %.2f ms on postgres\n", ev, size, median(pc.Wall))
+				cells = append(cells, pc)
+			}
 		}
 		os.Remove(base)
 		os.Remove(base + ".idx")
@@ -335,13 +364,18 @@ type sample struct {
 	RSS    int64   `json:"rss"`
 	Stderr string  `json:"stderr"`
 	Kind   string  `json:"kind"`
+	Alt    bool    `json:"alt,omitempty"`
 }
 
 // job is one cell's runs, handed to a spawner process.
 type job struct {
-	Bin    string   `json:"bin"`
-	Args   []string `json:"args"`
-	Dir    string   `json:"dir"`
+	Bin  string   `json:"bin"`
+	Args []string `json:"args"`
+	Dir  string   `json:"dir"`
+	Env  []string `json:"env,omitempty"` // added to the spawner's environment
+	// AltEnv, when set, makes every other run (warm-up included) run with it
+	// instead of Env; their samples are marked Alt.
+	AltEnv []string `json:"alt_env,omitempty"`
 	Stdin  []byte   `json:"stdin"`
 	Warmup int      `json:"warmup"`
 	Runs   int      `json:"runs"`
@@ -352,7 +386,7 @@ type job struct {
 // RSS of the process it was forked from, and this process holds megabytes after
 // folding a large log; a spawner that has done nothing else keeps that floor
 // below the hook's own peak, so the table shows the hook's memory.
-func measure(c *cell, j job) error {
+func measure(c, alt *cell, j job) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -373,14 +407,18 @@ func measure(c *cell, j job) error {
 		return err
 	}
 	for _, s := range samples {
-		c.Wall = append(c.Wall, s.Wall)
-		c.CPU = append(c.CPU, s.CPU)
-		c.RSS = append(c.RSS, s.RSS)
-		if s.Stderr != "" && !slices.Contains(c.Stderr, s.Stderr) {
-			c.Stderr = append(c.Stderr, s.Stderr)
+		dst := c
+		if s.Alt {
+			dst = alt
 		}
-		if s.Kind != "" && !slices.Contains(c.Outputs, s.Kind) {
-			c.Outputs = append(c.Outputs, s.Kind)
+		dst.Wall = append(dst.Wall, s.Wall)
+		dst.CPU = append(dst.CPU, s.CPU)
+		dst.RSS = append(dst.RSS, s.RSS)
+		if s.Stderr != "" && !slices.Contains(dst.Stderr, s.Stderr) {
+			dst.Stderr = append(dst.Stderr, s.Stderr)
+		}
+		if s.Kind != "" && !slices.Contains(dst.Outputs, s.Kind) {
+			dst.Outputs = append(dst.Outputs, s.Kind)
 		}
 	}
 	return nil
@@ -395,12 +433,19 @@ func spawn(stdin io.Reader, stdout io.Writer) error {
 	}
 	samples := make([]sample, 0, j.Runs)
 	for i := 0; i < j.Warmup+j.Runs; i++ {
-		s, err := once(j.Bin, j.Args, j.Dir, j.Stdin)
-		if err != nil {
-			return err
+		envs := [][]string{j.Env}
+		if j.AltEnv != nil {
+			envs = append(envs, j.AltEnv)
 		}
-		if i >= j.Warmup {
-			samples = append(samples, s)
+		for k, env := range envs {
+			s, err := once(j.Bin, j.Args, j.Dir, env, j.Stdin)
+			if err != nil {
+				return err
+			}
+			s.Alt = k == 1
+			if i >= j.Warmup {
+				samples = append(samples, s)
+			}
 		}
 	}
 	return json.NewEncoder(stdout).Encode(samples)
@@ -414,9 +459,12 @@ const (
 
 // once runs the hook one time. A non-zero exit is an error: every answer Codex
 // honours is an exit 0.
-func once(bin string, args []string, dir string, in []byte) (sample, error) {
+func once(bin string, args []string, dir string, env []string, in []byte) (sample, error) {
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stdin = bytes.NewReader(in)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -503,7 +551,11 @@ func report(w io.Writer, o options, cells []*cell) {
 		if c.Size < 0 {
 			size, answer = "–", "–"
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %.2f | %s | %s | %.2f | %.2f | %s |\n", c.Event, size, answer,
+		name := c.Event
+		if c.Store != "" {
+			name += " (" + c.Store + ")"
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %.2f | %s | %s | %.2f | %.2f | %s |\n", name, size, answer,
 			median(c.Wall), ratio(median(c.Wall), hello), ratio(median(c.Wall), trueMs), quantile(c.Wall, 0.95), median(c.CPU), rssMiB(c.RSS))
 	}
 	fmt.Fprintln(w)
@@ -511,7 +563,13 @@ func report(w io.Writer, o options, cells []*cell) {
 	// at 10k events (stretch 1.3×), 1M ≤ 1.05× 10k, peak < 20 MiB.
 	byKey := map[string]*cell{}
 	var peak int64
+	var pgPeak int64
 	for _, c := range cells {
+		if c.Store != "" {
+			byKey[fmt.Sprintf("%s/%d/%s", c.Event, c.Size, c.Store)] = c
+			pgPeak = max(pgPeak, slices.Max(append([]int64{0}, c.RSS...)))
+			continue
+		}
 		byKey[fmt.Sprintf("%s/%d", c.Event, c.Size)] = c
 		if c.Size >= 0 {
 			peak = max(peak, slices.Max(append([]int64{0}, c.RSS...)))
@@ -535,6 +593,31 @@ func report(w io.Writer, o options, cells []*cell) {
 	}
 	if peak > 0 {
 		fmt.Fprintf(w, "- peak RSS over every run: %.1f MiB (budget < 20 MiB: %s)\n", float64(peak)/(1<<20), verdict(peak < 20<<20))
+	}
+	if o.store != "" {
+		// Issue 17: a hook on PostgreSQL over loopback adds ≤ 3 ms median over
+		// the JSONL file at 10k and 1M events, and stays ≤ 20 MiB.
+		for _, ev := range o.events {
+			var parts []string
+			ok := true
+			for _, size := range o.sizes {
+				f, p := byKey[fmt.Sprintf("%s/%d", ev, size)], byKey[fmt.Sprintf("%s/%d/postgres", ev, size)]
+				if f == nil || p == nil {
+					continue
+				}
+				d := median(p.Wall) - median(f.Wall)
+				if size == 10000 || size == 1000000 {
+					ok = ok && d <= 3
+				}
+				parts = append(parts, fmt.Sprintf("%+.2f ms at %s events (%.2f vs %.2f)", d, thousands(size), median(p.Wall), median(f.Wall)))
+			}
+			if len(parts) > 0 {
+				fmt.Fprintf(w, "- %s on postgres − JSONL, median: %s (budget ≤ +3 ms at 10,000 and 1,000,000: %s)\n", ev, strings.Join(parts, "; "), verdict(ok))
+			}
+		}
+		if pgPeak > 0 {
+			fmt.Fprintf(w, "- peak RSS of the postgres hooks: %.1f MiB (budget ≤ 20 MiB: %s)\n", float64(pgPeak)/(1<<20), verdict(pgPeak <= 20<<20))
+		}
 	}
 	var notes []string
 	for _, c := range cells {

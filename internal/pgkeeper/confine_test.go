@@ -1,0 +1,79 @@
+//go:build linux
+
+package pgkeeper_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hook-loop/hook-loop/internal/pgkeeper"
+)
+
+// borrowEnv makes the test binary a process that asks the keeper for a
+// connection once and says how it went ("loan", "none" or "refused: …").
+const borrowEnv = "PGKEEPER_TEST_BORROW"
+
+// prSetNoNewPrivs is PR_SET_NO_NEW_PRIVS (linux/prctl.h).
+const prSetNoNewPrivs = 38
+
+func init() {
+	// In init, on the main thread, whose attributes /proc/<pid>/status shows:
+	// what a sandbox (Codex's seccomp + Landlock) sets for the agent's commands.
+	if os.Getenv(borrowEnv) != "" && os.Getenv("PGKEEPER_TEST_NNP") != "" {
+		if _, _, errno := syscall.RawSyscall6(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0, 0, 0, 0); errno != 0 {
+			fmt.Println("prctl:", errno)
+			os.Exit(1)
+		}
+	}
+}
+
+func borrowOnce(dir, key string) int {
+	c := &pgkeeper.Client{Dir: dir}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	loan, err := c.Borrow(ctx, key)
+	switch {
+	case err == nil && loan != nil:
+		fmt.Println("loan")
+	case errors.Is(err, pgkeeper.ErrNone):
+		fmt.Println("none")
+	default:
+		fmt.Println("refused:", err)
+	}
+	return 0
+}
+
+// TestSandboxedPeerRefused: the keeper lends nothing to a process sandboxed
+// where it is not (here: no_new_privs, as Codex's sandbox sets for the agent's
+// commands). Through a lent connection a sandboxed agent would reach the
+// database its sandbox keeps it from, and write events of its own.
+func TestSandboxedPeerRefused(t *testing.T) {
+	e := setup(t, time.Minute)
+	e.startKeeper()
+	key := e.store().LendKey()
+	run := func(nnp bool) string {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), borrowEnv+"="+e.c.Dir+"|"+key)
+		if nnp {
+			cmd.Env = append(cmd.Env, "PGKEEPER_TEST_NNP=1")
+		}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("borrower: %v: %s", err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	if got := run(false); got != "loan" && got != "none" {
+		t.Fatalf("an unconfined borrower: %q, want a loan (or none idle)", got)
+	}
+	if got := run(true); !strings.HasPrefix(got, "refused") {
+		t.Fatalf("a borrower with no_new_privs: %q, want it refused", got)
+	}
+}

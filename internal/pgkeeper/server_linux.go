@@ -1,0 +1,282 @@
+package pgkeeper
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Main runs the keeper: args are [SOCKET, KEY] after Arg. It returns the exit
+// code; a keeper that finds another one running exits 0 at once.
+func Main(args []string, getenv func(string) string) int {
+	if len(args) != 2 {
+		fmt.Fprintf(os.Stderr, "usage: hook-loop %s SOCKET KEY\n", Arg)
+		return 2
+	}
+	idle := DefaultIdle
+	if d, err := time.ParseDuration(getenv(IdleEnv)); err == nil && d > 0 {
+		idle = d
+	}
+	if err := Serve(args[0], args[1], idle); err != nil {
+		fmt.Fprintln(os.Stderr, "hook-loop keeper:", err)
+		return 1
+	}
+	return 0
+}
+
+// keeper is one running keeper: the connections it holds for one key.
+type keeper struct {
+	key string
+	cfg *pgconn.Config // for pgconn.Construct; never used to connect
+
+	mu     sync.Mutex
+	idle   []*pgconn.PgConn
+	taking int       // connections given back and being checked
+	last   time.Time // the last request
+}
+
+// Serve listens on path for the connections of key until no request came for
+// idle, or path is no longer its socket (removed or replaced).
+func Serve(path, key string, idle time.Duration) error {
+	if err := secureDir(filepath.Dir(path), false); err != nil {
+		return err
+	}
+	lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return nil // another keeper holds the socket
+	}
+	// The lock file names the keeper, for whoever needs to stop it.
+	if err := lock.Truncate(0); err == nil {
+		_, _ = fmt.Fprintf(lock, "%d\n", os.Getpid())
+	}
+	_ = os.Remove(path) // a dead keeper's
+	l, err := net.ListenUnix("unixpacket", &net.UnixAddr{Name: path, Net: "unixpacket"})
+	if err != nil {
+		return err
+	}
+	l.SetUnlinkOnClose(false) // removed below only while it is still ours
+	if err := os.Chmod(path, 0o600); err != nil {
+		l.Close()
+		return err
+	}
+	self, err := os.Stat(path)
+	if err != nil {
+		l.Close()
+		return err
+	}
+	cfg, err := pgconn.ParseConfig("host=/nonexistent sslmode=disable")
+	if err != nil {
+		l.Close()
+		return err
+	}
+	k := &keeper{key: key, cfg: cfg, last: time.Now()}
+	done := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(min(time.Second, idle/4+time.Millisecond))
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			k.mu.Lock()
+			quiet := time.Since(k.last) > idle
+			k.mu.Unlock()
+			fi, err := os.Stat(path)
+			if quiet || err != nil || !os.SameFile(fi, self) {
+				l.Close()
+				return
+			}
+		}
+	}()
+	for {
+		uc, err := l.AcceptUnix()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				break
+			}
+			continue
+		}
+		go k.handle(uc)
+	}
+	close(done)
+	if fi, err := os.Stat(path); err == nil && os.SameFile(fi, self) {
+		_ = os.Remove(path)
+	}
+	k.mu.Lock()
+	for _, pc := range k.idle {
+		closeConn(pc)
+	}
+	k.idle = nil
+	k.mu.Unlock()
+	return nil
+}
+
+// handle answers one request.
+func (k *keeper) handle(uc *net.UnixConn) {
+	defer uc.Close()
+	if checkPeer(uc) != nil || moreConfined(uc) {
+		return
+	}
+	_ = uc.SetDeadline(time.Now().Add(2 * time.Second))
+	var req request
+	conn, err := readMsg(uc, &req)
+	if err != nil {
+		return
+	}
+	k.mu.Lock()
+	k.last = time.Now()
+	k.mu.Unlock()
+	if req.Key != k.key {
+		if conn != nil {
+			terminate(conn)
+		}
+		return
+	}
+	switch req.Op {
+	case "borrow":
+		if conn != nil {
+			terminate(conn)
+		}
+		k.lend(uc)
+	case "give":
+		if conn == nil || req.Meta == nil {
+			if conn != nil {
+				terminate(conn)
+			}
+			return
+		}
+		k.take(conn, req.Meta)
+	}
+}
+
+// lendWait bounds how long a borrow waits for a connection being given back.
+const lendWait = 30 * time.Millisecond
+
+// lend sends an idle connection (or a refusal) and gives up its own copy.
+func (k *keeper) lend(uc *net.UnixConn) {
+	// A hook right behind the previous one asks while that one's connection
+	// is still being checked (a round trip): worth a short wait.
+	wait := time.Now().Add(lendWait)
+	for {
+		k.mu.Lock()
+		var pc *pgconn.PgConn
+		if n := len(k.idle); n > 0 {
+			pc, k.idle = k.idle[n-1], k.idle[:n-1]
+		}
+		taking := k.taking > 0
+		k.mu.Unlock()
+		if pc == nil && taking && time.Now().Before(wait) {
+			time.Sleep(time.Millisecond)
+			continue
+		}
+		if pc == nil {
+			msg, _ := json.Marshal(reply{OK: false})
+			_, _ = uc.Write(msg)
+			return
+		}
+		hc, err := pc.Hijack()
+		if err != nil {
+			continue
+		}
+		if !quiet(hc.Conn) {
+			hc.Conn.Close() // the server said something (it ended the session?): not lendable
+			continue
+		}
+		f, err := hc.Conn.(interface{ File() (*os.File, error) }).File()
+		if err != nil {
+			hc.Conn.Close()
+			continue
+		}
+		msg, _ := json.Marshal(reply{OK: true, Meta: &meta{PID: hc.PID, SecretKey: hc.SecretKey, Params: hc.ParameterStatuses}})
+		_, _, err = uc.WriteMsgUnix(msg, syscall.UnixRights(int(f.Fd())), nil)
+		f.Close()
+		if err != nil {
+			terminate(hc.Conn)
+			return
+		}
+		// The borrower holds the only copy now.
+		hc.Conn.Close()
+		return
+	}
+}
+
+// take checks a connection a hook gave and keeps it: DISCARD ALL resets
+// whatever the session set (and fails inside a transaction, so a connection
+// given dirty is closed, not kept).
+func (k *keeper) take(conn net.Conn, m *meta) {
+	k.mu.Lock()
+	k.taking++
+	k.mu.Unlock()
+	defer func() {
+		k.mu.Lock()
+		k.taking--
+		k.mu.Unlock()
+	}()
+	pc, err := pgconn.Construct(&pgconn.HijackedConn{
+		Conn: conn, PID: m.PID, SecretKey: m.SecretKey, ParameterStatuses: m.Params,
+		TxStatus: 'I', Config: k.cfg, CustomData: map[string]any{},
+	})
+	if err != nil {
+		terminate(conn)
+		return
+	}
+	if m.Params == nil {
+		closeConn(pc)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if _, err := pc.Exec(ctx, "DISCARD ALL").ReadAll(); err != nil || pc.TxStatus() != 'I' || pc.SyncConn(ctx) != nil {
+		closeConn(pc)
+		return
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if len(k.idle) >= MaxIdleConns {
+		closeConn(pc)
+		return
+	}
+	k.idle = append(k.idle, pc)
+}
+
+func closeConn(pc *pgconn.PgConn) {
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_ = pc.Close(ctx)
+}
+
+// quiet reports whether an idle connection has nothing to read: an idle
+// session the server has not ended says nothing unasked.
+func quiet(c net.Conn) bool {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return false
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return false
+	}
+	ok = false
+	var b [1]byte
+	_ = raw.Read(func(fd uintptr) bool {
+		_, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		ok = errors.Is(err, syscall.EAGAIN)
+		return true
+	})
+	return ok
+}
