@@ -77,6 +77,9 @@ func TestOverviewOfTheStore(t *testing.T) {
 		}
 	}
 	add(moved("b", "pending_approval", "approval_granted", "approved"))
+	// Its own deadline: on a loaded machine the first phase (the watcher's
+	// LISTEN) can take most of the first one.
+	deadline = time.After(20 * time.Second)
 	for {
 		select {
 		case <-changed:
