@@ -243,14 +243,5 @@ func readRows(ctx context.Context, q pgx.Tx, sql string, args ...any) ([]rec, er
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []rec
-	for rows.Next() {
-		var r rec
-		if err := rows.Scan(&r.seq, &r.session, &r.line); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return collectRecs(rows)
 }

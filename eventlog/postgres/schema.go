@@ -266,19 +266,5 @@ func (vs *views) save(ctx context.Context, tx pgx.Tx, project, loop string, key 
 
 // loadRow reads one view row; ok is false when there is none.
 func loadRow(ctx context.Context, q pgx.Tx, project, loop, session string) (viewRow, bool, error) {
-	var r viewRow
-	var js []byte
-	err := q.QueryRow(ctx, `SELECT ord, events, last_seq, last_hash, summary, mac FROM hook_loop_views WHERE project = $1 AND loop = $2 AND session_id = $3`,
-		project, loop, session).Scan(&r.ord, &r.events, &r.lastSeq, &r.lastHash, &js, &r.mac)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return viewRow{}, false, nil
-	}
-	if err != nil {
-		return viewRow{}, false, err
-	}
-	if err := json.Unmarshal(js, &r.view); err != nil {
-		// Not believed: folded again from the events (Tx.trust).
-		r.view, r.bad = View{}, true
-	}
-	return r, true, nil
+	return scanView(q.QueryRow(ctx, viewSQL, project, loop, session))
 }
