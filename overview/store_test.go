@@ -63,14 +63,16 @@ func TestOverviewOfTheStore(t *testing.T) {
 	changed := make(chan struct{}, 16)
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx, func() { changed <- struct{}{} }) }()
-	// Run listens before its first wait; a commit before LISTEN would be
-	// missed, so commit until one is seen (each commit notifies).
+	// Run listens (on a connection of its own, set up in the background)
+	// while it reads the log the first time; a commit before LISTEN would be
+	// missed, so commit until changes are seen. Only the first read reports a
+	// change without a notification, so a second change means LISTEN is up.
 	deadline := time.After(20 * time.Second)
-	for seen := false; !seen; {
+	for seen := 0; seen < 2; {
 		add(eventlog.Event{SessionID: "b", EventType: OperatorPaused, Actor: "person", State: "pending_approval", Payload: map[string]any{"reason": "lunch"}})
 		select {
 		case <-changed:
-			seen = true
+			seen++
 		case <-time.After(200 * time.Millisecond):
 		case <-deadline:
 			t.Fatal("no change seen through the store's notifications")
