@@ -90,6 +90,11 @@ func (c *Client) give(key string, l *postgres.Loan) bool {
 	}
 	// The message holds its own reference to the connection: ours go.
 	_ = l.Conn.Close()
+	// Wait for the keeper's word: it looks at who gave (moreConfined), and a
+	// process that has exited can no longer be looked at, so a give answered
+	// by nobody would be refused.
+	var rep reply
+	_, _ = readMsg(uc, &rep)
 	return true
 }
 

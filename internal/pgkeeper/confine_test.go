@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/eventlog/postgres"
 	"github.com/hook-loop/hook-loop/internal/pgkeeper"
 )
 
@@ -76,4 +78,66 @@ func TestSandboxedPeerRefused(t *testing.T) {
 	if got := run(true); !strings.HasPrefix(got, "refused") {
 		t.Fatalf("a borrower with no_new_privs: %q, want it refused", got)
 	}
+}
+
+// giveEnv makes the test binary a hook that runs once on the store at the URL
+// it names (its connection given to the keeper at Close) and exits at once.
+const giveEnv = "PGKEEPER_TEST_GIVE"
+
+func giveOnce(dir, url string) int {
+	s, err := postgres.Open(url, postgres.Options{Project: "p", Lender: &pgkeeper.Client{Dir: dir}})
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	if err := s.Update(func(tx *postgres.Tx) error {
+		_, err := tx.Append(eventlog.Event{SessionID: "s", EventType: "given"})
+		return err
+	}); err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	if err := s.Close(); err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	return 0
+}
+
+// TestGiveFromAHookThatExits: a hook gives its connection back as it ends and
+// exits; the keeper keeps it. The keeper looks at who gives (a sandboxed
+// process must not slip it a connection of its own making), and a hook that
+// had already exited could no longer be looked at: every give was refused,
+// and every hook connected afresh.
+func TestGiveFromAHookThatExits(t *testing.T) {
+	e := setup(t, time.Minute)
+	e.startKeeper()
+	key := e.store().LendKey()
+	// Empty the keeper, so the helper connects by itself and gives its own.
+	var held []*postgres.Loan
+	for {
+		l, err := e.c.Borrow(context.Background(), key)
+		if err != nil {
+			break
+		}
+		held = append(held, l)
+	}
+	defer func() {
+		for _, l := range held {
+			l.Conn.Close()
+		}
+	}()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), giveEnv+"="+e.c.Dir+"|"+e.srv.URL())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("helper hook: %v: %s", err, out)
+	}
+	e.eventually("the helper's connection kept", func() bool {
+		l, err := e.c.Borrow(context.Background(), key)
+		if err != nil {
+			return false
+		}
+		held = append(held, l)
+		return true
+	})
 }

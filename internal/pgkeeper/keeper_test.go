@@ -35,6 +35,10 @@ func TestMain(m *testing.M) {
 	if url := os.Getenv(helperEnv); url != "" {
 		os.Exit(stuckHook(url))
 	}
+	if v := os.Getenv(giveEnv); v != "" {
+		dir, url, _ := strings.Cut(v, "|")
+		os.Exit(giveOnce(dir, url))
+	}
 	if v := os.Getenv(borrowEnv); v != "" {
 		dir, key, _ := strings.Cut(v, "|")
 		os.Exit(borrowOnce(dir, key))

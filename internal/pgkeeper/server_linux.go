@@ -160,6 +160,10 @@ func (k *keeper) handle(uc *net.UnixConn) {
 			}
 			return
 		}
+		// The giver waits for this word (so it is still there to be looked
+		// at); the check of the connection itself comes after.
+		msg, _ := json.Marshal(reply{OK: true})
+		_, _ = uc.Write(msg)
 		k.take(conn, req.Meta)
 	}
 }
