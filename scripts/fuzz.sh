@@ -11,7 +11,13 @@ for pkg in $(go list ./...); do
   for t in $targets; do
     found=$((found + 1))
     echo "fuzz $pkg $t for $fuzztime"
-    go test -run '^$' -fuzz "^${t}\$" -fuzztime "$fuzztime" "$pkg" 2>&1 | tail -3
+    # The last lines on success; everything on failure (why it failed, the
+    # input written to testdata/fuzz), which `tail` alone cut off.
+    if ! out=$(go test -run '^$' -fuzz "^${t}\$" -fuzztime "$fuzztime" "$pkg" 2>&1); then
+      printf '%s\n' "$out" | grep -v '^fuzz: elapsed' >&2
+      exit 1
+    fi
+    printf '%s\n' "$out" | tail -3
   done
 done
 echo "fuzz: $found targets ran for $fuzztime each"
