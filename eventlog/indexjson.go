@@ -47,7 +47,7 @@ func (fr *fieldReader) str(key string, v gjson.Result, dst *string) bool {
 	case gjson.Null:
 		return true
 	case gjson.String:
-		*dst = decodeString(v)
+		*dst = DecodeString(v)
 		return true
 	}
 	return fr.fail(key, "a string")
@@ -293,9 +293,10 @@ func decodeKey(data []byte, k *logKey) error {
 // for the same reason as the readers: no reflection over struct types in a
 // hook process.
 
-// appendJSONString appends s as encoding/json writes a string (HTML escaping
-// as escapeHTML says); plain ASCII takes the short way.
-func appendJSONString(b []byte, s string, escapeHTML bool) []byte {
+// AppendJSONString appends s as encoding/json writes a string (HTML escaping
+// as escapeHTML says); plain ASCII takes the short way. Views' hand-written
+// codecs (loop/session) use it too.
+func AppendJSONString(b []byte, s string, escapeHTML bool) []byte {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c < 0x20 || c >= 0x80 || c == '"' || c == '\\' || escapeHTML && (c == '<' || c == '>' || c == '&') {
@@ -358,19 +359,19 @@ func appendHeaderLine(b []byte, h *indexHeader, project View) ([]byte, error) {
 	b = appendKey(b, "first_len", false)
 	b = strconv.AppendInt(b, int64(h.FirstLen), 10)
 	b = appendKey(b, "first_hash", false)
-	b = appendJSONString(b, h.FirstHash, false)
+	b = AppendJSONString(b, h.FirstHash, false)
 	b = appendKey(b, "last_len", false)
 	b = strconv.AppendInt(b, int64(h.LastLen), 10)
 	b = appendKey(b, "last_hash", false)
-	b = appendJSONString(b, h.LastHash, false)
+	b = AppendJSONString(b, h.LastHash, false)
 	if h.FileID != "" {
 		b = appendKey(b, "file_id", false)
-		b = appendJSONString(b, h.FileID, false)
+		b = AppendJSONString(b, h.FileID, false)
 	}
 	b = appendKey(b, "sessions", false)
 	b = strconv.AppendInt(b, int64(h.Sessions), 10)
 	b = appendKey(b, "folder", false)
-	b = appendJSONString(b, h.Folder, false)
+	b = AppendJSONString(b, h.Folder, false)
 	if project != nil {
 		b = appendKey(b, "project", false)
 		var err error
@@ -397,9 +398,9 @@ func appendHeaderLine(b []byte, h *indexHeader, project View) ([]byte, error) {
 			b = append(b, `{"line":`...)
 			b = strconv.AppendInt(b, int64(n.Line), 10)
 			b = append(b, `,"session":`...)
-			b = appendJSONString(b, n.Session, false)
+			b = AppendJSONString(b, n.Session, false)
 			b = append(b, `,"reason":`...)
-			b = appendJSONString(b, n.Reason, false)
+			b = AppendJSONString(b, n.Reason, false)
 			if n.Pending {
 				b = append(b, `,"pending":true`...)
 			}
@@ -417,11 +418,11 @@ func appendHeaderLine(b []byte, h *indexHeader, project View) ([]byte, error) {
 // appendSessionLine appends a session's index line, newline included.
 func appendSessionLine(b []byte, id string, head Head, view View) ([]byte, error) {
 	b = append(b, `{"id":`...)
-	b = appendJSONString(b, id, false)
+	b = AppendJSONString(b, id, false)
 	b = append(b, `,"head":{"events":`...)
 	b = strconv.AppendInt(b, int64(head.Events), 10)
 	b = append(b, `,"last_hash":`...)
-	b = appendJSONString(b, head.LastHash, false)
+	b = AppendJSONString(b, head.LastHash, false)
 	b = append(b, '}')
 	if view != nil {
 		b = append(b, `,"view":`...)
@@ -439,7 +440,7 @@ func appendStamp(b []byte, s indexStamp) []byte {
 	first := true
 	if s.Format != "" {
 		b = appendKey(b, "format", first)
-		b = appendJSONString(b, s.Format, true)
+		b = AppendJSONString(b, s.Format, true)
 		first = false
 	}
 	if s.Version != 0 {
@@ -453,7 +454,7 @@ func appendStamp(b []byte, s indexStamp) []byte {
 	b = strconv.AppendUint(b, uint64(s.CRC), 10)
 	if s.MAC != "" {
 		b = appendKey(b, "mac", false)
-		b = appendJSONString(b, s.MAC, true)
+		b = AppendJSONString(b, s.MAC, true)
 	}
 	return append(b, '}')
 }
@@ -469,7 +470,7 @@ func appendEventLine(b []byte, e *Event) ([]byte, error) {
 		{"state", e.State}, {"event_type", e.EventType}, {"actor", e.Actor},
 	} {
 		b = appendKey(b, f.key, false)
-		b = appendJSONString(b, f.v, false)
+		b = AppendJSONString(b, f.v, false)
 	}
 	b = appendKey(b, "payload", false)
 	b, err := appendJSONValue(b, e.Payload, false)
@@ -478,11 +479,11 @@ func appendEventLine(b []byte, e *Event) ([]byte, error) {
 	}
 	if e.PrevHash != "" {
 		b = appendKey(b, "prev_hash", false)
-		b = appendJSONString(b, e.PrevHash, false)
+		b = AppendJSONString(b, e.PrevHash, false)
 	}
 	if e.MAC != "" {
 		b = appendKey(b, "mac", false)
-		b = appendJSONString(b, e.MAC, false)
+		b = AppendJSONString(b, e.MAC, false)
 	}
 	return append(b, '}', '\n'), nil
 }

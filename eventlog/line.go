@@ -8,11 +8,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/hook-loop/hook-loop/internal/jsonkind"
 	"io"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/hook-loop/hook-loop/internal/jsonkind"
 
 	"github.com/tidwall/gjson"
 )
@@ -71,7 +72,7 @@ func parseLineMAC(line []byte, full, macOK bool) (Event, error) {
 				err = fmt.Errorf("%s: expected a string, got %s", k.Str, jsonkind.Of(v))
 				return false
 			}
-			*dst = decodeString(v)
+			*dst = DecodeString(v)
 			return true
 		}
 		// Known keys are ASCII, so gjson's unescaping of a key cannot make an
@@ -142,9 +143,9 @@ func parseLineMAC(line []byte, full, macOK bool) (Event, error) {
 	return e, nil
 }
 
-// decodeString is encoding/json's reading of a JSON string (invalid UTF-8 and
+// DecodeString is encoding/json's reading of a JSON string (invalid UTF-8 and
 // lone surrogates become U+FFFD), with a fast path for plain ASCII.
-func decodeString(v gjson.Result) string {
+func DecodeString(v gjson.Result) string {
 	for i := 0; i < len(v.Raw); i++ {
 		if c := v.Raw[i]; c == '\\' || c < 0x20 || c >= 0x80 {
 			var s string
@@ -178,7 +179,7 @@ func decodeScalar(v gjson.Result) any {
 	case gjson.False:
 		return false
 	case gjson.String:
-		return decodeString(v)
+		return DecodeString(v)
 	case gjson.Number:
 		if f, err := strconv.ParseFloat(v.Raw, 64); err == nil {
 			return f

@@ -1,11 +1,11 @@
 package session
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
 
+	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/tidwall/gjson"
 )
 
@@ -65,7 +65,7 @@ func (v *View) MarshalJSON() ([]byte, error) {
 			if f.omitEmpty && s == "" {
 				continue
 			}
-			val = appendString(nil, s)
+			val = eventlog.AppendJSONString(nil, s, true)
 		case f.num != nil:
 			n := *f.num(v)
 			if f.omitEmpty && n == 0 {
@@ -117,7 +117,7 @@ func (v *View) UnmarshalJSON(data []byte) error {
 				err = fmt.Errorf("session view: %s: expected a string", f.key)
 				return false
 			}
-			*f.str(v) = jsonString(val)
+			*f.str(v) = eventlog.DecodeString(val)
 		case f.num != nil:
 			if val.Type != gjson.Number || val.Num != math.Trunc(val.Num) || math.Abs(val.Num) > 1<<53 {
 				err = fmt.Errorf("session view: %s: expected an integer", f.key)
@@ -143,31 +143,4 @@ func lookupViewField(key string) *viewField {
 		}
 	}
 	return nil
-}
-
-// appendString appends s as a JSON string the way encoding/json writes it
-// (HTML-safe, invalid UTF-8 replaced); plain ASCII takes the short way.
-func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s)
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
-}
-
-// jsonString is encoding/json's reading of a JSON string value (escapes, invalid
-// UTF-8 and lone surrogates as U+FFFD); plain ASCII takes the short way.
-func jsonString(r gjson.Result) string {
-	for i := 0; i < len(r.Raw); i++ {
-		if c := r.Raw[i]; c == '\\' || c < 0x20 || c >= 0x80 {
-			var s string
-			_ = json.Unmarshal([]byte(r.Raw), &s)
-			return s
-		}
-	}
-	return r.Str
 }
