@@ -123,19 +123,9 @@ func dial(ctx context.Context, path string) (*net.UnixConn, error) {
 
 // checkPeer refuses a peer running as another user (SO_PEERCRED).
 func checkPeer(uc *net.UnixConn) error {
-	raw, err := uc.SyscallConn()
+	cred, err := peerCred(uc)
 	if err != nil {
 		return err
-	}
-	var cred *syscall.Ucred
-	var cerr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, cerr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
-	}); err != nil {
-		return err
-	}
-	if cerr != nil {
-		return cerr
 	}
 	if int(cred.Uid) != os.Getuid() {
 		return fmt.Errorf("pgkeeper: peer runs as uid %d, not %d", cred.Uid, os.Getuid())

@@ -17,23 +17,21 @@ import (
 // from — where it could write its own events. Hooks run where the harness
 // runs, unconfined, like the keeper.
 
-// peerPID is the pid of the process at the other end of uc (SO_PEERCRED).
-func peerPID(uc *net.UnixConn) (int, error) {
+// peerCred is what the kernel says of the process at the other end of uc
+// (SO_PEERCRED): its pid, uid and gid when it connected.
+func peerCred(uc *net.UnixConn) (*syscall.Ucred, error) {
 	raw, err := uc.SyscallConn()
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	var cred *syscall.Ucred
 	var cerr error
 	if err := raw.Control(func(fd uintptr) {
 		cred, cerr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
 	}); err != nil {
-		return 0, err
+		return nil, err
 	}
-	if cerr != nil {
-		return 0, cerr
-	}
-	return int(cred.Pid), nil
+	return cred, cerr
 }
 
 // confinement is what /proc says of a process's sandboxing: its no_new_privs
@@ -72,10 +70,11 @@ func confinementOf(pid string) confinement {
 // moreConfined reports whether the peer at uc is sandboxed where the keeper
 // is not (or cannot be told apart).
 func moreConfined(uc *net.UnixConn) bool {
-	pid, err := peerPID(uc)
-	if err != nil || pid <= 0 {
+	cred, err := peerCred(uc)
+	if err != nil || cred.Pid <= 0 {
 		return true
 	}
+	pid := int(cred.Pid)
 	self, peer := confinementOf("self"), confinementOf(strconv.Itoa(pid))
 	if !self.ok || !peer.ok {
 		return true
