@@ -21,6 +21,7 @@ import (
 	"github.com/hook-loop/hook-loop/lifecycle"
 	"github.com/hook-loop/hook-loop/loop/engine"
 	"github.com/hook-loop/hook-loop/sdk/hooks"
+	"github.com/hook-loop/hook-loop/sdk/hooks/hookshttp"
 )
 
 var facts = hooks.Facts{LoopID: "demo", SessionID: "sess-1", Harness: "codex", Cwd: "/tmp/project", State: "planning"}
@@ -54,9 +55,9 @@ func only(t *testing.T, recs []engine.LifecycleRecord, typ string) []map[string]
 }
 
 // httpExecutor serves handler on 127.0.0.1 with the SDK's own server.
-func httpExecutor(t *testing.T, handler any, opts hooks.ServerOptions) string {
+func httpExecutor(t *testing.T, handler any, opts hookshttp.ServerOptions) string {
 	t.Helper()
-	srv := httptest.NewServer(hooks.NewServer(handler, opts))
+	srv := httptest.NewServer(hookshttp.NewServer(handler, opts))
 	t.Cleanup(srv.Close)
 	return srv.URL + "/"
 }
@@ -66,7 +67,7 @@ func TestDeclarationOrderAndDecisionVisibility(t *testing.T) {
 	r := runner(t,
 		lifecycle.Entry{Name: "house-rules", Command: []string{rules}, With: map[string]any{"rules": "RULES"}},
 		lifecycle.Entry{Name: "b", Command: self("tag"), With: map[string]any{"tag": "b"}},
-		lifecycle.Entry{Name: "c", URL: httpExecutor(t, tagger{}, hooks.ServerOptions{}), With: map[string]any{"tag": "c"}},
+		lifecycle.Entry{Name: "c", URL: httpExecutor(t, tagger{}, hookshttp.ServerOptions{}), With: map[string]any{"tag": "c"}},
 		lifecycle.Entry{Name: "d", Handler: tagger{}, With: map[string]any{"tag": "d"}},
 	)
 	c := hooks.NewSessionStart(facts, "startup", "loop text")

@@ -27,6 +27,7 @@ import (
 	"strings"
 
 	"github.com/hook-loop/hook-loop/sdk/hooks"
+	"github.com/hook-loop/hook-loop/sdk/hooks/hookshttp"
 )
 
 type roster struct{}
@@ -81,7 +82,7 @@ func main() {
 	if *addr == "" {
 		os.Exit(hooks.ServeStdio(roster{}))
 	}
-	opts := hooks.ServerOptions{}
+	opts := hookshttp.ServerOptions{}
 	if *tokenEnv != "" {
 		opts.BearerToken = os.Getenv(*tokenEnv)
 		if opts.BearerToken == "" {
@@ -94,5 +95,5 @@ func main() {
 	}
 	// The bound address goes to stdout so a caller that asked for port 0 learns it.
 	fmt.Printf("listening on http://%s/\n", ln.Addr())
-	log.Fatal(http.Serve(ln, hooks.NewServer(roster{}, opts)))
+	log.Fatal(http.Serve(ln, hookshttp.NewServer(roster{}, opts)))
 }

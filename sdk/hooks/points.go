@@ -1,6 +1,6 @@
 // Package hooks is what a Go program imports to write a hook-loop lifecycle hook:
 // the seven points, their typed contexts, one small interface per point, and the
-// server half of the JSON-RPC 2.0 wire (HandleRequest, ServeStdio, Server).
+// server half of the JSON-RPC 2.0 wire (HandleRequest, ServeStdio; over HTTP: package hookshttp).
 //
 // A context is facts (read-only: changing them changes nothing) plus decision
 // fields. A hook edits the decision fields in place and returns nil; hook-loop

@@ -4,16 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/subtle"
 	"io"
-	"net/http"
 	"os"
 	"os/signal"
-	"strings"
 )
 
-// maxRequest bounds a request body; a context is a few kilobytes.
-const maxRequest = 4 << 20
+// MaxRequest bounds a request; a context is a few kilobytes.
+const MaxRequest = 4 << 20
 
 // EnvKeepAlive is set to "1" in the environment of an executor hook-loop keeps
 // alive: it then answers one request per line until stdin closes.
@@ -35,7 +32,7 @@ func ServeLines(ctx context.Context, handler any, in io.Reader, out io.Writer) i
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 64<<10), maxRequest)
+	sc.Buffer(make([]byte, 64<<10), MaxRequest)
 	for sc.Scan() {
 		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
 			continue
@@ -54,7 +51,7 @@ func ServeLines(ctx context.Context, handler any, in io.Reader, out io.Writer) i
 func ServeIO(ctx context.Context, handler any, in io.Reader, out io.Writer) int {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
-	body, err := io.ReadAll(io.LimitReader(in, maxRequest))
+	body, err := io.ReadAll(io.LimitReader(in, MaxRequest))
 	if err != nil {
 		return 1
 	}
@@ -63,51 +60,4 @@ func ServeIO(ctx context.Context, handler any, in io.Reader, out io.Writer) int 
 		return 1
 	}
 	return 0
-}
-
-// ServerOptions configure a Server.
-type ServerOptions struct {
-	// BearerToken, when set, is required as "Authorization: Bearer <token>" on
-	// every POST. Read it from the environment, never from a file in a checkout.
-	BearerToken string
-}
-
-// Server serves a handler over HTTP: POST / takes one JSON-RPC request, GET
-// /health answers 200 "ok". It is an http.Handler; run it with http.ListenAndServe
-// (put TLS in front of it unless it listens on loopback).
-type Server struct {
-	handler any
-	opts    ServerOptions
-	mux     *http.ServeMux
-}
-
-// NewServer returns a Server for handler.
-func NewServer(handler any, opts ServerOptions) *Server {
-	s := &Server{handler: handler, opts: opts, mux: http.NewServeMux()}
-	s.mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/plain")
-		_, _ = io.WriteString(w, "ok\n")
-	})
-	s.mux.HandleFunc("POST /{$}", s.serveRPC)
-	return s
-}
-
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
-
-func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
-	if s.opts.BearerToken != "" {
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.opts.BearerToken)) != 1 {
-			w.Header().Set("WWW-Authenticate", "Bearer")
-			http.Error(w, "unauthorized", http.StatusUnauthorized)
-			return
-		}
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequest))
-	if err != nil {
-		http.Error(w, "request too large", http.StatusRequestEntityTooLarge)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(HandleRequest(r.Context(), s.handler, body))
 }
