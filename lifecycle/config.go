@@ -21,14 +21,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hook-loop/hook-loop/internal/basedir"
+	"github.com/hook-loop/hook-loop/internal/userconfig"
 	"github.com/hook-loop/hook-loop/sdk/hooks"
 	"go.yaml.in/yaml/v3"
 	"mvdan.cc/sh/v3/shell"
 )
 
 // EnvConfig names the variable that points at a hooks config file.
-const EnvConfig = "HOOK_LOOP_CONFIG"
+const EnvConfig = userconfig.Env
 
 // DefaultTimeout is an entry's timeout when timeoutSeconds is absent.
 const DefaultTimeout = 10 * time.Second
@@ -175,32 +175,12 @@ func (e Entry) timeout() time.Duration {
 	return e.Timeout
 }
 
-// ConfigPath returns the hooks config file to read: the --hooks-config flag,
-// else $HOOK_LOOP_CONFIG, else config.yaml or config.json in
-// $XDG_CONFIG_HOME/hook-loop (config.json when neither exists; LoadConfig
-// refuses when both do). explicit is true for the first two, whose absence is
-// an error. getenv is the environment lookup (os.Getenv in a command): xdg
-// caches the environment when the process starts, so XDG_CONFIG_HOME is read
-// through getenv first.
+// ConfigPath returns the hooks config file to read (userconfig.Path): the
+// --hooks-config flag, else $HOOK_LOOP_CONFIG, else config.yaml or config.json
+// in $XDG_CONFIG_HOME/hook-loop (LoadConfig refuses when both exist). explicit
+// is true for the first two, whose absence is an error.
 func ConfigPath(flag string, getenv func(string) string) (path string, explicit bool) {
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	if flag != "" {
-		return flag, true
-	}
-	if p := getenv(EnvConfig); p != "" {
-		return p, true
-	}
-	dir := getenv("XDG_CONFIG_HOME")
-	if dir == "" || !filepath.IsAbs(dir) {
-		dir = basedir.ConfigHome()
-	}
-	yml := filepath.Join(dir, "hook-loop", "config.yaml")
-	if _, err := os.Stat(yml); err == nil {
-		return yml, false
-	}
-	return filepath.Join(dir, "hook-loop", "config.json"), false
+	return userconfig.Path(flag, getenv)
 }
 
 // checkDefault refuses a default declaration when both config.yaml and

@@ -3,6 +3,8 @@ package lifecycle
 import (
 	"path/filepath"
 	"strings"
+
+	"github.com/hook-loop/hook-loop/internal/userconfig"
 )
 
 // OwnedFiles are the files a gated agent may not change because they decide
@@ -12,7 +14,7 @@ import (
 // paths). A declaration that does not load owns only itself.
 func OwnedFiles(flag string, getenv func(string) string) []string {
 	path, _ := ConfigPath(flag, getenv)
-	out := declarationFiles(path)
+	out := userconfig.Files(path, nil)
 	entries, err := ParseFile(path)
 	if err != nil {
 		return out
@@ -23,23 +25,13 @@ func OwnedFiles(flag string, getenv func(string) string) []string {
 // DeclarationFiles are the declaration files a hook would read (both default
 // names when the path is a default one), without reading them.
 func DeclarationFiles(flag string, getenv func(string) string) []string {
-	path, _ := ConfigPath(flag, getenv)
-	return declarationFiles(path)
+	return userconfig.Files(flag, getenv)
 }
 
 // ExecutorFiles are the files the loaded declaration's executors run: a hook
 // that already loaded it (ForHook) asks the runner instead of parsing the
 // declaration a second time.
 func (r *Runner) ExecutorFiles() []string { return executorFiles(r.entries) }
-
-func declarationFiles(path string) []string {
-	if filepath.Base(path) == "config.yaml" || filepath.Base(path) == "config.json" {
-		// Either default name would be read: both are the declaration.
-		dir := filepath.Dir(path)
-		return []string{filepath.Join(dir, "config.yaml"), filepath.Join(dir, "config.json")}
-	}
-	return []string{path}
-}
 
 func executorFiles(entries []Entry) []string {
 	var out []string

@@ -6,6 +6,7 @@ import (
 	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/adapters/registry"
 	"github.com/hook-loop/hook-loop/internal/hookrun"
+	"github.com/hook-loop/hook-loop/internal/hookrun/full"
 	"github.com/urfave/cli/v2"
 )
 
@@ -63,7 +64,7 @@ func runHook(ctx context.Context, o *HookOptions) error {
 		}
 		cwd = dir
 	}
-	out := hookrun.Run(ctx, hookrun.Options{
+	out := hookrun.Run(ctx, full.With(hookrun.Options{
 		Adapter:     o.Harness.NewAdapter(),
 		Event:       o.Event,
 		ConfigPath:  o.ConfigPath,
@@ -76,7 +77,7 @@ func runHook(ctx context.Context, o *HookOptions) error {
 		Stdin:       s.In,
 		Cwd:         cwd,
 		OwnedPaths:  o.OwnedPaths,
-	})
+	}))
 	s.Out.Write(out.Stdout)
 	s.ErrOut.Write(out.Stderr)
 	if out.Exit != 0 {

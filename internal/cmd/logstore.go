@@ -6,7 +6,7 @@ import (
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/eventlog/postgres"
-	"github.com/hook-loop/hook-loop/internal/hookrun"
+	"github.com/hook-loop/hook-loop/internal/hookrun/full"
 	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/hook-loop/hook-loop/loop/engine"
 	"github.com/hook-loop/hook-loop/loop/session"
@@ -37,7 +37,7 @@ type readLog interface {
 }
 
 // openReadLog opens the log the project's hooks write: the file at logFlag when
-// given, else the store hooks choose (hookrun.StoreURL: storeFlag, the
+// given, else the store hooks choose (full.StoreURL: storeFlag, the
 // command's --store, then $HOOK_LOOP_STORE, the user config's "store"), else
 // the project's JSONL file.
 func openReadLog(workDir, logFlag, storeFlag string, getenv func(string) string) (readLog, error) {
@@ -53,7 +53,7 @@ func openProjectLog(root, logFlag, storeFlag string, getenv func(string) string)
 		return nil, exitf(2, "usage: --event-log and --store name two different logs; give one")
 	}
 	if logFlag == "" {
-		url, err := hookrun.StoreURL(storeFlag, getenv)
+		url, err := full.StoreURL(storeFlag, getenv)
 		if err != nil {
 			return nil, err
 		}

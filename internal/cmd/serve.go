@@ -1,9 +1,10 @@
 package cmd
 
 import (
-	"github.com/hook-loop/hook-loop/internal/hookrun"
 	"slices"
 	"strings"
+
+	"github.com/hook-loop/hook-loop/internal/hookrun"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/adapters/registry"

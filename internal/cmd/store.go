@@ -8,11 +8,12 @@ import (
 
 	"github.com/hook-loop/hook-loop/eventlog/postgres"
 	"github.com/hook-loop/hook-loop/internal/hookrun"
+	"github.com/hook-loop/hook-loop/internal/hookrun/full"
 	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/urfave/cli/v2"
 )
 
-// storeEnv chooses the event store of hooks (hookrun.StoreURL).
+// storeEnv chooses the event store of hooks (full.StoreURL).
 const storeEnv = hookrun.StoreEnv
 
 // StoreMigrateOptions are the flags of store migrate.
@@ -75,7 +76,7 @@ func runStoreMigrate(o *StoreMigrateOptions) error {
 	case to.IsDB():
 		from = project.LogPath(root)
 	default:
-		if from, err = hookrun.StoreURL("", o.Getenv); err != nil {
+		if from, err = full.StoreURL("", o.Getenv); err != nil {
 			return err
 		}
 		if from == "" {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/hook-loop/hook-loop/eventlog/postgres"
 	"github.com/hook-loop/hook-loop/loop"
 )
 
@@ -13,9 +12,9 @@ import (
 // lifecycle time it allows inside the transaction (lifecycle) it answers
 // within its harness's timeout: Codex clamps SessionEnd to 3 s, so there the
 // store gets what the file's lock gets (sessionEndBudget); elsewhere
-// postgres.Timeout, and never past the hook's own deadline (ctx).
+// StoreTimeout, and never past the hook's own deadline (ctx).
 func storeBudget(ctx context.Context, event string, lifecycle time.Duration) time.Duration {
-	b := postgres.Timeout
+	b := StoreTimeout
 	if event == loop.EventSessionEnd {
 		b = sessionEndBudget
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/internal/project"
-	"github.com/hook-loop/hook-loop/lifecycle"
+	"github.com/hook-loop/hook-loop/internal/userconfig"
 	"github.com/hook-loop/hook-loop/loop"
 	"github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/loop/engine"
@@ -56,10 +56,17 @@ type Options struct {
 	// Lifecycle overrides loading the user's lifecycle hooks (tests, embedding).
 	Lifecycle engine.Lifecycle
 	// LoadLifecycle loads the declaration named by HooksConfig (or the user's
-	// default); nil means lifecycle.ForHook. It returns the runner and, when the
-	// declaration could not be loaded, a record to log (hooks.load_failed).
+	// default): the runner and, when the declaration could not be loaded, a
+	// record to log (hooks.load_failed). nil is a binary without lifecycle
+	// support: a declaration that exists is then logged as not loaded.
+	// full.With sets lifecycle.ForHook.
 	LoadLifecycle func(path string) (engine.Lifecycle, *engine.LifecycleRecord)
-	Deadline      time.Duration
+	// StoreURL resolves the store from Store and the environment (nil:
+	// LeanStoreURL); full.With sets one that also reads the user config.
+	StoreURL func(flag string, getenv func(string) string) (string, error)
+	// OpenDB opens a database store (nil: a store URL is refused).
+	OpenDB   OpenDB
+	Deadline time.Duration
 	// Judge returns the loop session sid is judged by, inside the log's
 	// transaction; nil means pin.Default().Judge. The co-process passes one
 	// that keeps what it parsed (internal/serve); it must log and refuse
@@ -113,7 +120,11 @@ func Run(ctx context.Context, o Options) (out harness.Output) {
 	if err != nil {
 		return failure(o, ev, nil, err)
 	}
-	storeURL, err := StoreURL(o.Store, o.Getenv)
+	resolveStore := o.StoreURL
+	if resolveStore == nil {
+		resolveStore = LeanStoreURL
+	}
+	storeURL, err := resolveStore(o.Store, o.Getenv)
 	if err != nil {
 		return failure(o, ev, nil, err)
 	}
@@ -133,7 +144,7 @@ func Run(ctx context.Context, o Options) (out harness.Output) {
 	if eng.Lifecycle == nil {
 		load := o.LoadLifecycle
 		if load == nil {
-			load = lifecycle.ForHook
+			load = noLifecycle
 		}
 		eng.Lifecycle, eng.HooksLoadFailed = load(o.HooksConfig)
 	}
@@ -145,7 +156,7 @@ func Run(ctx context.Context, o Options) (out harness.Output) {
 		// Codex clamps its SessionEnd hook to 3 s: wait and work less there.
 		budget, lockOpts = sessionEndBudget, []eventlog.Option{eventlog.WithLockTimeout(sessionEndBudget)}
 	}
-	log, err := OpenStore(storeURL, paths.root, paths.log, o.Getenv, storeBudget(ctx, ev.Name, budget), lockOpts...)
+	log, err := OpenStore(storeURL, paths.root, paths.log, o.Getenv, storeBudget(ctx, ev.Name, budget), o.OpenDB, lockOpts...)
 	if err != nil {
 		return failure(o, ev, nil, err)
 	}
@@ -412,11 +423,11 @@ func agentEnv(eng *engine.Engine, hooksConfig string) {
 		}
 		eng.Self = self
 	}
-	eng.OwnedPaths = append(slices.Clip(eng.OwnedPaths), lifecycle.DeclarationFiles(hooksConfig, os.Getenv)...)
+	eng.OwnedPaths = append(slices.Clip(eng.OwnedPaths), userconfig.Files(hooksConfig, os.Getenv)...)
 	if hooksConfig != "" {
 		// The user's default config is read whatever --hooks-config says: its
 		// "store" key chooses where the log lives.
-		eng.OwnedPaths = append(eng.OwnedPaths, lifecycle.DeclarationFiles("", os.Getenv)...)
+		eng.OwnedPaths = append(eng.OwnedPaths, userconfig.Files("", os.Getenv)...)
 	}
 	if r, ok := eng.Lifecycle.(interface{ ExecutorFiles() []string }); ok {
 		// The declaration the engine runs, loaded once for this hook.

@@ -13,6 +13,7 @@ import (
 	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/internal/hookrun"
+	"github.com/hook-loop/hook-loop/internal/hookrun/full"
 	"github.com/hook-loop/hook-loop/loop"
 )
 
@@ -190,8 +191,8 @@ func TestHookProtectsTheLifecycleExecutors(t *testing.T) {
 	}
 	pre := func(cmd string) string {
 		in, _ := json.Marshal(map[string]string{"session": "s", "command": cmd})
-		out := hookrun.Run(context.Background(), hookrun.Options{Adapter: plainAdapter{}, Event: "PreToolUse",
-			Stdin: strings.NewReader(string(in)), Cwd: root, HooksConfig: decl})
+		out := hookrun.Run(context.Background(), full.With(hookrun.Options{Adapter: plainAdapter{}, Event: "PreToolUse",
+			Stdin: strings.NewReader(string(in)), Cwd: root, HooksConfig: decl}))
 		return string(out.Stdout)
 	}
 	for _, cmd := range []string{"rm " + exe, "echo x > " + decl} {

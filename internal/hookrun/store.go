@@ -7,10 +7,7 @@ import (
 	"time"
 
 	"github.com/hook-loop/hook-loop/eventlog"
-	"github.com/hook-loop/hook-loop/eventlog/postgres"
-	"github.com/hook-loop/hook-loop/internal/pgkeeper"
-	"github.com/hook-loop/hook-loop/internal/project"
-	"github.com/hook-loop/hook-loop/lifecycle"
+	"github.com/hook-loop/hook-loop/internal/userconfig"
 	"github.com/hook-loop/hook-loop/loop/engine"
 	"github.com/hook-loop/hook-loop/loop/session"
 )
@@ -18,6 +15,11 @@ import (
 // StoreEnv chooses where hooks keep the loop's log: a postgres:// URL (the
 // password from PGPASSWORD or ~/.pgpass), or unset for the JSONL file.
 const StoreEnv = "HOOK_LOOP_STORE"
+
+// StoreTimeout bounds a hook's whole wait on a database store (connecting,
+// the loop's lock, reads, committing) outside a SessionEnd; it is
+// postgres.Timeout, kept here so that this package need not link the driver.
+const StoreTimeout = 5 * time.Second
 
 // Store is where a hook's loop keeps its log: the JSONL file beside the
 // project or a PostgreSQL database shared by several machines. The engine sees
@@ -30,10 +32,16 @@ type Store interface {
 	Close() error
 }
 
-// StoreURL is the store hooks use: flag (install --store) first, else
-// $HOOK_LOOP_STORE, else "store" in the user config (lifecycle.UserStore); ""
-// is the JSONL file.
-func StoreURL(flag string, getenv func(string) string) (string, error) {
+// OpenDB opens the log of the project at root in the database at url, waiting
+// on it at most budget per transaction.
+type OpenDB func(url, root string, getenv func(string) string, budget time.Duration) (Store, error)
+
+// LeanStoreURL is the store a hook uses when it cannot read the user config:
+// the flag (install --store), else $HOOK_LOOP_STORE, else the JSONL file ("").
+// A user config that a hook would read is an error here, since its "store"
+// key may name a database: the lean hook binary hands such hooks to hook-loop
+// before it gets this far (cmd/hook-loop-hook).
+func LeanStoreURL(flag string, getenv func(string) string) (string, error) {
 	if flag != "" {
 		return flag, nil
 	}
@@ -43,46 +51,50 @@ func StoreURL(flag string, getenv func(string) string) (string, error) {
 	if v := strings.TrimSpace(getenv(StoreEnv)); v != "" {
 		return v, nil
 	}
-	return lifecycle.UserStore(getenv)
+	if userconfig.Present("", getenv) {
+		path, _ := userconfig.Path("", getenv)
+		return "", fmt.Errorf("user config %s: only hook-loop reads it (its \"store\" may name a database), and this hook binary runs without it", path)
+	}
+	return "", nil
 }
 
 // OpenStore opens the log of the project at root: the JSONL file at logPath,
-// or, when url is a postgres:// URL, the project's log in that database
-// (project.Identity names it), waiting on it at most budget per transaction
-// (postgres.Options.Budget; 0: postgres.Timeout).
-func OpenStore(url, root, logPath string, getenv func(string) string, budget time.Duration, fileOpts ...eventlog.Option) (Store, error) {
+// or, when url is set, the project's log in that database through openDB
+// (nil: this binary has no database driver, and url is refused).
+func OpenStore(url, root, logPath string, getenv func(string) string, budget time.Duration, openDB OpenDB, fileOpts ...eventlog.Option) (Store, error) {
 	if url == "" {
 		return fileStore{session.Open(logPath, fileOpts...)}, nil
 	}
-	t, err := postgres.ParseStoreURL(url)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", StoreEnv, err)
+	if openDB == nil {
+		return nil, fmt.Errorf("store %s: this hook binary has no PostgreSQL driver; run the hook with hook-loop", redactUserinfo(url))
 	}
-	if !t.IsDB() {
-		return nil, fmt.Errorf("store %q: expected a postgres:// URL (the JSONL log is the default; --event-log moves it)", url)
-	}
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	o := postgres.Options{Project: project.Identity(root, getenv), Budget: budget}
-	if k := keeper(getenv); k != nil {
-		o.Lender = k
-	}
-	s, err := postgres.Open(t.URL, o)
-	if err != nil {
-		return nil, err
-	}
-	return dbStore{s}, nil
+	return openDB(url, root, getenv, budget)
 }
 
-// keeper is the client of the user's connection keeper (internal/pgkeeper),
-// which spares a hook a new PostgreSQL connection; nil when it is turned off.
-func keeper(getenv func(string) string) *pgkeeper.Client {
-	dir := getenv(eventlog.StateDirEnv)
-	if dir == "" {
-		dir = eventlog.StateDir()
+// redactUserinfo drops anything between the scheme and "@", so a URL with a
+// password is never echoed.
+func redactUserinfo(url string) string {
+	scheme, rest, ok := strings.Cut(url, "://")
+	if !ok {
+		return "(unparsed URL)"
 	}
-	return pgkeeper.New(dir, getenv)
+	if _, host, ok := strings.Cut(rest, "@"); ok {
+		rest = host
+	}
+	return scheme + "://" + rest
+}
+
+// noLifecycle is how a hook binary without lifecycle support loads the
+// declaration: none when the user has none, else a load failure that is
+// logged and shown (hooks.load_failed), as for a declaration that does not
+// load, so the hooks are never skipped silently.
+func noLifecycle(path string) (engine.Lifecycle, *engine.LifecycleRecord) {
+	if !userconfig.Present(path, os.Getenv) {
+		return nil, nil
+	}
+	file, _ := userconfig.Path(path, os.Getenv)
+	return nil, &engine.LifecycleRecord{Type: session.TypeHooksLoadFailed, Payload: map[string]any{
+		"why": fmt.Sprintf("hooks config %s: lifecycle hooks run only under hook-loop, and this hook binary runs without them", file)}}
 }
 
 type fileStore struct{ l *session.Log }
@@ -94,19 +106,10 @@ func (f fileStore) Warnings() []string { return f.l.Warnings() }
 func (f fileStore) Where() string      { return f.l.Path() }
 func (f fileStore) Close() error       { return nil }
 
-type dbStore struct{ s *postgres.Store }
-
 // expect tells a database store which session the hook's transaction reads
 // (postgres.Store.Expect); the file store needs no hint.
 func expect(s Store, session string) {
-	if d, ok := s.(dbStore); ok {
-		d.s.Expect(session)
+	if e, ok := s.(interface{ Expect(string) }); ok {
+		e.Expect(session)
 	}
 }
-
-func (d dbStore) Update(fn func(tx engine.Tx) error) error {
-	return d.s.Update(func(tx *postgres.Tx) error { return fn(tx) })
-}
-func (d dbStore) Warnings() []string { return d.s.Warnings() }
-func (d dbStore) Where() string      { return d.s.Where() + " (project " + d.s.Project() + ")" }
-func (d dbStore) Close() error       { return d.s.Close() }

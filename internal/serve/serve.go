@@ -13,12 +13,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/hook-loop/hook-loop/adapters/harness"
 	"io"
 	"os"
 	"runtime/debug"
 
+	"github.com/hook-loop/hook-loop/adapters/harness"
+
 	"github.com/hook-loop/hook-loop/internal/hookrun"
+	"github.com/hook-loop/hook-loop/internal/hookrun/full"
 )
 
 // Request is one line on stdin. Event, Input and Cwd are what the one-shot hook
@@ -185,7 +187,7 @@ func answer(ctx context.Context, o Options, loops *loopCache, line []byte, readE
 		// The one-shot hook refuses an empty stdin with its own message.
 		stdin = bytes.NewReader(nil)
 	}
-	out := run(ctx, hookrun.Options{
+	out := run(ctx, full.With(hookrun.Options{
 		Adapter:     o.Adapter(),
 		Event:       req.Event,
 		ConfigPath:  cfg,
@@ -198,7 +200,7 @@ func answer(ctx context.Context, o Options, loops *loopCache, line []byte, readE
 		Cwd:         cwd,
 		OwnedPaths:  o.OwnedPaths,
 		Judge:       loops.Judge,
-	})
+	}))
 	a.Stdout, a.Stderr, a.Exit = string(out.Stdout), string(out.Stderr), out.Exit
 	return a
 }

@@ -6,15 +6,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/hook-loop/hook-loop/adapters/harness"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/hook-loop/hook-loop/adapters/harness"
+
 	"github.com/hook-loop/hook-loop/adapters/opencode"
 	"github.com/hook-loop/hook-loop/internal/hookrun"
+	"github.com/hook-loop/hook-loop/internal/hookrun/full"
 	"github.com/hook-loop/hook-loop/internal/serve"
 )
 
@@ -129,8 +131,8 @@ func TestServeMatchesTheOneShotHook(t *testing.T) {
 	oneShotDir, serveDir := project(), project()
 	var want []string
 	for _, e := range events {
-		out := hookrun.Run(context.Background(), hookrun.Options{Adapter: opencode.New(), Event: e.event, HooksConfig: noHooks,
-			Stdin: strings.NewReader(e.input), Cwd: oneShotDir})
+		out := hookrun.Run(context.Background(), full.With(hookrun.Options{Adapter: opencode.New(), Event: e.event, HooksConfig: noHooks,
+			Stdin: strings.NewReader(e.input), Cwd: oneShotDir}))
 		want = append(want, fmt.Sprintf("%d %s %s", out.Exit, out.Stdout, out.Stderr))
 	}
 	var in strings.Builder
@@ -214,8 +216,8 @@ func TestServeSeesWhatOtherProcessesAppended(t *testing.T) {
 		t.Fatalf("state %q before, want building", s)
 	}
 	// Another process's one-shot hook: the person says "ship it".
-	out := hookrun.Run(context.Background(), hookrun.Options{Adapter: opencode.New(), Event: "chat.message", HooksConfig: noHooks, Cwd: dir,
-		Stdin: strings.NewReader(`{"hook":"chat.message","input":{"sessionID":"s1"},"output":{"message":{"id":"m","role":"user","sessionID":"s1"},"parts":[{"type":"text","text":"ship it"}]}}`)})
+	out := hookrun.Run(context.Background(), full.With(hookrun.Options{Adapter: opencode.New(), Event: "chat.message", HooksConfig: noHooks, Cwd: dir,
+		Stdin: strings.NewReader(`{"hook":"chat.message","input":{"sessionID":"s1"},"output":{"message":{"id":"m","role":"user","sessionID":"s1"},"parts":[{"type":"text","text":"ship it"}]}}`)}))
 	if out.Exit != 0 || !strings.Contains(string(out.Stdout), `"state":"done"`) {
 		t.Fatalf("one-shot hook: %d %s %s", out.Exit, out.Stdout, out.Stderr)
 	}
