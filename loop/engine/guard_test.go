@@ -184,6 +184,8 @@ func TestGuardHookLoopCommands(t *testing.T) {
 		"hook-loop replay trace.jsonl", "hook-loop some-future-command",
 		"./bin/hook-loop pause", "/usr/local/bin/hook-loop claude uninstall",
 		g.self + " codex uninstall --write",
+		"hook-loop-hook codex-hook --event Stop", "/usr/local/bin/hook-loop-hook codex uninstall --write",
+		"env hook-loop-hook pause",
 		"env FOO=1 hook-loop pause", "command hook-loop pause", "exec hook-loop pause",
 		"sh -c 'hook-loop codex uninstall --write'", "bash -lc \"cd . && hook-loop reset\"",
 		"echo codex | xargs hook-loop uninstall", "nohup hook-loop serve &",
@@ -198,6 +200,7 @@ func TestGuardHookLoopCommands(t *testing.T) {
 		"hook-loop validate", "hook-loop graph --format mermaid", "hook-loop simulate", "hook-loop doctor",
 		"hook-loop hooks", "hook-loop hooks points", "hook-loop --help", "hook-loop codex uninstall --help",
 		"hook-loop --version", "hook-loop gallery", "hook-loop schema", "hook-loop", g.self + " status",
+		"hook-loop-hook status", "hook-loop-hook --version",
 		"which hook-loop", "grep hook-loop README.md",
 	} {
 		if got := g.bash(cmd); got.Blocked {

@@ -52,9 +52,14 @@ func (p *Policy) SelfCommand(c Call) (string, bool) {
 	return "", false
 }
 
+// selfNames are hook-loop's binaries: the CLI and the lean hook binary
+// installed beside it (cmd/hook-loop-hook), which hands every other command to
+// the CLI.
+var selfNames = map[string]bool{"hook-loop": true, "hook-loop-hook": true}
+
 func (p *Policy) isSelf(word string) bool {
 	word = strings.TrimPrefix(word, `\`)
-	if filepath.Base(word) == "hook-loop" {
+	if selfNames[filepath.Base(word)] {
 		return true
 	}
 	if p.Self == "" || !strings.Contains(word, "/") {
