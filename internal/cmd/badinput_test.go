@@ -11,6 +11,7 @@ import (
 	"github.com/hook-loop/hook-loop/adapters/registry"
 	"github.com/hook-loop/hook-loop/gallery"
 	"github.com/hook-loop/hook-loop/internal/cmdutil"
+	"github.com/hook-loop/hook-loop/internal/version"
 )
 
 // hookUnderTest describes one *-hook command: its native names for the stop,
@@ -256,6 +257,6 @@ func snapshot(path string) string {
 }
 
 func commandRegistered(name string) bool {
-	app := NewApp(cmdutil.New(&IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}, Version), registry.All())
+	app := NewApp(cmdutil.New(&IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}, version.Version), registry.All())
 	return app.Command(name) != nil
 }

@@ -5,21 +5,19 @@ import (
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/adapters/registry"
-	"github.com/hook-loop/hook-loop/internal/hookrun"
+	"github.com/hook-loop/hook-loop/internal/hookcmd"
 	"github.com/hook-loop/hook-loop/internal/hookrun/full"
 	"github.com/urfave/cli/v2"
 )
 
-// HookOptions are the flags every *-hook command takes. They are those of the
-// Python prototype hook-loop replaces (--event, --config, --event-log), so hook
-// configurations it generated keep working.
+// HookOptions are a *-hook command's flags (hookcmd.Flags) and what it takes
+// from its process.
 type HookOptions struct {
 	IO      *IOStreams
 	Getenv  func(string) string
 	WorkDir string
 	Harness harness.Harness
-	Event   string
-	HookFlags
+	hookcmd.Flags
 	// OwnedPaths are every harness's files, which the agent may not write.
 	OwnedPaths []string
 }
@@ -36,7 +34,7 @@ func NewCmdHook(f *Factory, h harness.Harness, hs []harness.Harness, runF func(*
 		Description: spec.Description,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "event", Usage: spec.EventUsage, Destination: &o.Event},
-		}, o.HookFlags.flags()...),
+		}, hookFlags(&o.Flags)...),
 		Action: func(c *cli.Context) error {
 			o.setEnv(f, hs)
 			if runF != nil {
@@ -56,33 +54,15 @@ func (o *HookOptions) setEnv(f *Factory, hs []harness.Harness) {
 }
 
 func runHook(ctx context.Context, o *HookOptions) error {
-	s, cwd := o.IO, o.WorkDir
-	if project := o.Harness.Hook().Project; project != nil {
-		dir, gated := project(s.In, o.Getenv, o.ConfigPath, cwd)
-		if !gated {
-			return nil
-		}
-		cwd = dir
-	}
-	out := hookrun.Run(ctx, full.With(hookrun.Options{
-		Adapter:     o.Harness.NewAdapter(),
-		Event:       o.Event,
-		ConfigPath:  o.ConfigPath,
-		LogPath:     o.LogPath,
-		HooksConfig: o.HooksConfig,
-		Store:       o.Store,
-		Getenv:      o.Getenv,
-		Record:      o.Record,
-		Mode:        hookrun.Mode(o.Getenv, o.Mode),
-		Stdin:       s.In,
-		Cwd:         cwd,
-		OwnedPaths:  o.OwnedPaths,
-	}))
-	s.Out.Write(out.Stdout)
-	s.ErrOut.Write(out.Stderr)
-	if out.Exit != 0 {
+	code := hookcmd.Run(ctx, hookcmd.Options{
+		Harness: o.Harness, Flags: o.Flags,
+		In: o.IO.In, Out: o.IO.Out, ErrOut: o.IO.ErrOut,
+		Getenv: o.Getenv, WorkDir: o.WorkDir, OwnedPaths: o.OwnedPaths,
+		With: full.With,
+	})
+	if code != 0 {
 		// The exit status is part of the answer; hookrun already wrote why.
-		return &ExitError{Code: out.Exit}
+		return &ExitError{Code: code}
 	}
 	return nil
 }

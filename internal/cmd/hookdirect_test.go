@@ -8,6 +8,7 @@ import (
 	"github.com/hook-loop/hook-loop/adapters/codex"
 	"github.com/hook-loop/hook-loop/adapters/registry"
 	"github.com/hook-loop/hook-loop/internal/cmdutil"
+	"github.com/hook-loop/hook-loop/internal/hookcmd"
 )
 
 // The direct hook path reads a hook's flags as the full CLI does, and leaves
@@ -36,8 +37,8 @@ func TestHookDirectFlagsMatchCLI(t *testing.T) {
 		if err := app.Run(append([]string{"hook-loop", "codex-hook"}, args...)); err != nil {
 			t.Fatalf("%q: CLI: %v", args, err)
 		}
-		var direct HookOptions
-		if !direct.parseFlags(args) {
+		direct, ok := hookcmd.Parse(args)
+		if !ok {
 			t.Fatalf("%q: not read directly", args)
 		}
 		if direct.Event != cli.Event || direct.ConfigPath != cli.ConfigPath || direct.LogPath != cli.LogPath ||
@@ -49,8 +50,7 @@ func TestHookDirectFlagsMatchCLI(t *testing.T) {
 		{"--help"}, {"-h"}, {"--event"}, {"--nope", "x"}, {"positional"}, {"--", "x"},
 		{"--record=maybe"}, {"--generate-bash-completion"}, {"-"},
 	} {
-		var o HookOptions
-		if o.parseFlags(args) {
+		if _, ok := hookcmd.Parse(args); ok {
 			t.Errorf("%q read directly, want the full CLI", args)
 		}
 	}

@@ -1,19 +1,13 @@
 package cmd
 
-import "github.com/urfave/cli/v2"
+import (
+	"github.com/hook-loop/hook-loop/internal/hookcmd"
+	"github.com/urfave/cli/v2"
+)
 
-// HookFlags are the flags every *-hook command and serve share: where the
-// loop, its log and the lifecycle hooks are, and how the loop runs.
-type HookFlags struct {
-	ConfigPath  string
-	LogPath     string
-	HooksConfig string
-	Store       string // --store: a postgres:// URL for the loop's log
-	Record      bool
-	Mode        string
-}
-
-func (o *HookFlags) flags() []cli.Flag {
+// hookFlags are hookcmd.Flags as urfave/cli flags, but --event, which each
+// *-hook command describes itself and serve reads per request.
+func hookFlags(o *hookcmd.Flags) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "config", Usage: "loop DSL file (default: hook-loop.json at the project root)", Destination: &o.ConfigPath},
 		&cli.StringFlag{Name: "event-log", Usage: "event log (default: .hook-loop/events.jsonl at the project root)", Destination: &o.LogPath},

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime/debug"
 	"strings"
 
 	"github.com/hook-loop/hook-loop/operator"
@@ -19,11 +18,9 @@ import (
 	"github.com/hook-loop/hook-loop/adapters/registry"
 	"github.com/hook-loop/hook-loop/internal/cmdutil"
 	"github.com/hook-loop/hook-loop/internal/suggest"
+	"github.com/hook-loop/hook-loop/internal/version"
 	"github.com/urfave/cli/v2"
 )
-
-// Version is set at build time with -ldflags "-X .../internal/cmd.Version=...".
-var Version = "dev"
 
 // IOStreams, Factory and ExitError are cmdutil's: the harness packages build
 // their install commands from the same parts.
@@ -150,22 +147,10 @@ func helpArgs(args []string) []string {
 	return append(append([]string{args[0]}, args[2:]...), "--help")
 }
 
-// version is Version when the build set it, else the module version the Go
-// toolchain recorded (go install ...@v1.2.3), else Version ("dev").
-func version(info func() (*debug.BuildInfo, bool)) string {
-	if Version != "dev" {
-		return Version
-	}
-	if bi, ok := info(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return Version
-}
-
 // Main runs hook-loop with args (args[0] is the program name) and returns the exit
 // status. Errors are printed as one line on stderr.
 func Main(args []string, in io.Reader, out, errOut io.Writer) int {
-	f, hs := cmdutil.New(&IOStreams{In: in, Out: out, ErrOut: errOut}, version(debug.ReadBuildInfo)), registry.All()
+	f, hs := cmdutil.New(&IOStreams{In: in, Out: out, ErrOut: errOut}, version.String()), registry.All()
 	if code, ok := runHookDirect(f, hs, args); ok {
 		return code
 	}

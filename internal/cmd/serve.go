@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hook-loop/hook-loop/internal/hookcmd"
 	"github.com/hook-loop/hook-loop/internal/hookrun"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
@@ -20,7 +21,7 @@ type ServeOptions struct {
 	Version string
 	Stdio   bool
 	Harness string
-	HookFlags
+	hookcmd.Flags
 	getenv func(string) string
 	// OwnedPaths are every harness's files, as the one-shot hook protects them.
 	OwnedPaths []string
@@ -42,7 +43,7 @@ func NewCmdServe(f *Factory, hs []harness.Harness, runF func(*ServeOptions) erro
 		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "stdio", Usage: "speak NDJSON on stdin/stdout (the only transport)", Destination: &o.Stdio},
 			&cli.StringFlag{Name: "harness", Usage: "the harness whose events arrive (opencode, pi)", Destination: &o.Harness},
-		}, o.HookFlags.flags()...),
+		}, hookFlags(&o.Flags)...),
 		Action: func(c *cli.Context) error {
 			o.IO, o.WorkDir, o.Version, o.getenv = f.IOStreams, f.Cwd(), f.Version, f.Getenv
 			o.OwnedPaths = registry.OwnedPaths(hs, f.Home(), f.Getenv)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hook-loop/hook-loop/adapters/registry"
 	"github.com/hook-loop/hook-loop/internal/cmdutil"
+	"github.com/hook-loop/hook-loop/internal/version"
 )
 
 // The serve command answers a pi request as pi-hook would, with the per-request
@@ -24,7 +25,7 @@ func TestServeCommand(t *testing.T) {
 	req, _ := json.Marshal(map[string]any{"id": 1, "event": "tool_call", "cwd": dir, "config": config,
 		"input": map[string]any{"event": "tool_call", "session_id": "s", "cwd": dir, "payload": map[string]any{"toolName": "bash", "toolCallId": "c", "input": map[string]any{"command": "ls"}}}})
 	var out, errOut bytes.Buffer
-	app := NewApp(cmdutil.New(&IOStreams{In: bytes.NewReader(append(req, '\n')), Out: &out, ErrOut: &errOut}, Version), registry.All())
+	app := NewApp(cmdutil.New(&IOStreams{In: bytes.NewReader(append(req, '\n')), Out: &out, ErrOut: &errOut}, version.Version), registry.All())
 	if err := app.RunContext(context.Background(), []string{"hook-loop", "serve", "--stdio", "--harness", "pi", "--hooks-config", filepath.Join(dir, "none.json")}); err != nil {
 		t.Fatalf("serve: %v (%s)", err, errOut.String())
 	}
@@ -44,7 +45,7 @@ func TestServeCommand(t *testing.T) {
 		t.Fatalf("the request's loop did not log beside it: %v", err)
 	}
 
-	err := NewApp(cmdutil.New(&IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, Version), registry.All()).RunContext(context.Background(), []string{"hook-loop", "serve", "--stdio", "--harness", "nosuch"})
+	err := NewApp(cmdutil.New(&IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, version.Version), registry.All()).RunContext(context.Background(), []string{"hook-loop", "serve", "--stdio", "--harness", "nosuch"})
 	if e, ok := err.(*ExitError); !ok || e.Code != 2 || !strings.Contains(e.Message, "expected one of codex, opencode, pi, claude") {
 		t.Fatalf("bad harness: %v", err)
 	}
