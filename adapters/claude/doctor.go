@@ -7,7 +7,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/adapters/setup"
 	"github.com/hook-loop/hook-loop/scaffold"
 
 	"github.com/hook-loop/hook-loop/internal/shell"
@@ -19,8 +19,8 @@ const claudeReinstall = "hook-loop claude install --write"
 // a settings file with hook-loop's entries for every event, hooks not disabled
 // by disableAllHooks, the binary present and executable, the loop file valid,
 // and no double installation (two scopes would run each hook twice).
-func checkInstall(env *harness.DoctorEnv) []harness.Finding {
-	var out harness.Findings
+func checkInstall(env *setup.DoctorEnv) []setup.Finding {
+	var out setup.Findings
 	home := env.UserHome()
 	type layer struct {
 		scope, path string
@@ -41,12 +41,12 @@ func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 			continue
 		}
 		if _, _, err := removeSettings(b); err != nil {
-			out.Add(harness.LevelFail, fmt.Sprintf("%s is not a valid settings file: %v", path, err), "fix the JSON; Claude Code ignores a settings file it cannot parse")
+			out.Add(setup.LevelFail, fmt.Sprintf("%s is not a valid settings file: %v", path, err), "fix the JSON; Claude Code ignores a settings file it cannot parse")
 			continue
 		}
 		if hooksDisabled(b) {
 			disabled = true
-			out.Add(harness.LevelFail, fmt.Sprintf("%s sets disableAllHooks: Claude Code runs no hook at all", path),
+			out.Add(setup.LevelFail, fmt.Sprintf("%s sets disableAllHooks: Claude Code runs no hook at all", path),
 				fmt.Sprintf("remove \"disableAllHooks\" from %s", path))
 		}
 		if cmds := hookCommands(b); len(cmds) > 0 {
@@ -54,27 +54,27 @@ func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 		}
 	}
 	if len(layers) == 0 {
-		out.Add(harness.LevelWarn, fmt.Sprintf("hook-loop is not installed for Claude Code (no claude-hook command in %s's .claude/settings*.json or ~/.claude/settings.json)", env.Dir), claudeReinstall)
+		out.Add(setup.LevelWarn, fmt.Sprintf("hook-loop is not installed for Claude Code (no claude-hook command in %s's .claude/settings*.json or ~/.claude/settings.json)", env.Dir), claudeReinstall)
 		return out
 	}
 	if !disabled {
-		out.Add(harness.LevelOK, "hooks are not disabled (no disableAllHooks)", "")
+		out.Add(setup.LevelOK, "hooks are not disabled (no disableAllHooks)", "")
 	}
 	if len(layers) > 1 {
 		var paths []string
 		for _, l := range layers {
 			paths = append(paths, l.path)
 		}
-		out.Add(harness.LevelWarn, fmt.Sprintf("hook-loop hooks are installed in %s: Claude Code runs every one of them, so each event reaches hook-loop more than once", strings.Join(paths, " and ")),
+		out.Add(setup.LevelWarn, fmt.Sprintf("hook-loop hooks are installed in %s: Claude Code runs every one of them, so each event reaches hook-loop more than once", strings.Join(paths, " and ")),
 			"keep one: hook-loop claude uninstall --write --scope SCOPE")
 	}
 	sandbox := ""
 	if sandboxEnabled(env.Dir, home) {
 		sandbox = "Claude Code sandbox.enabled"
 	}
-	out = append(out, harness.StateFinding(shell.Words(expandClaudeProjectDir(harness.AnyCommand(layers[0].cmds), env.Dir)),
+	out = append(out, setup.StateFinding(shell.Words(expandClaudeProjectDir(setup.AnyCommand(layers[0].cmds), env.Dir)),
 		env.Dir, sandbox, "hook-loop claude install"))
-	commands := harness.CommandChecks{Dir: env.Dir, Reinstall: claudeReinstall, Harness: "Claude Code",
+	commands := setup.CommandChecks{Dir: env.Dir, Reinstall: claudeReinstall, Harness: "Claude Code",
 		Expand: func(c string) string { return expandClaudeProjectDir(c, env.Dir) }}
 	for _, l := range layers {
 		var missing []string
@@ -84,10 +84,10 @@ func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 			}
 		}
 		if len(missing) > 0 {
-			out.Add(harness.LevelWarn, fmt.Sprintf("%s has no hook-loop hook for %s", l.path, strings.Join(missing, ", ")),
+			out.Add(setup.LevelWarn, fmt.Sprintf("%s has no hook-loop hook for %s", l.path, strings.Join(missing, ", ")),
 				claudeReinstall+" --scope "+l.scope)
 		} else {
-			out.Add(harness.LevelOK, fmt.Sprintf("%s has hook-loop hooks for all %d events", l.path, len(NativeEvents)), "")
+			out.Add(setup.LevelOK, fmt.Sprintf("%s has hook-loop hooks for all %d events", l.path, len(NativeEvents)), "")
 		}
 		commands.Check(&out, l.path, l.cmds)
 	}

@@ -5,13 +5,14 @@ import (
 	"path/filepath"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/adapters/setup"
 	"github.com/hook-loop/hook-loop/internal/cmdutil"
 	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/urfave/cli/v2"
 )
 
 // Harness is Claude Code for the registry.
-var Harness harness.Harness = claudeHarness{}
+var Harness setup.Harness = claudeHarness{}
 
 type claudeHarness struct{}
 
@@ -19,7 +20,7 @@ func (claudeHarness) Name() string                           { return "claude" }
 func (claudeHarness) NewAdapter() harness.Adapter            { return New() }
 func (claudeHarness) NativeEvents() []string                 { return NativeEvents }
 func (claudeHarness) NewCmd(f *cmdutil.Factory) *cli.Command { return NewCmd(f) }
-func (claudeHarness) Doctor(env *harness.DoctorEnv) []harness.Finding {
+func (claudeHarness) Doctor(env *setup.DoctorEnv) []setup.Finding {
 	return checkInstall(env)
 }
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/adapters/setup"
 	"github.com/hook-loop/hook-loop/loop/dsl"
 
 	"github.com/hook-loop/hook-loop/internal/shell"
@@ -259,10 +259,10 @@ func TestClaudePathsAndQuoting(t *testing.T) {
 
 func TestCheckClaude(t *testing.T) {
 	dir, home := t.TempDir(), t.TempDir()
-	env := &harness.DoctorEnv{Dir: dir, Home: home}
+	env := &setup.DoctorEnv{Dir: dir, Home: home}
 	text := func() string {
 		var b strings.Builder
-		harness.PrintFindings(&b, harness.Named("claude", checkInstall(env)))
+		setup.PrintFindings(&b, setup.Named("claude", checkInstall(env)))
 		return b.String()
 	}
 	if got := text(); !strings.Contains(got, "warn claude: hook-loop is not installed for Claude Code") {

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/adapters/setup"
 
 	"github.com/hook-loop/hook-loop/internal/shell"
 )
@@ -18,11 +18,11 @@ const codexReinstall = "hook-loop codex install --write --trust"
 // hooks.json entries present, binary and loop file usable, hooks enabled, the
 // project trusted, and every hook's hash trusted (through codex app-server when
 // codex is available).
-func checkInstall(env *harness.DoctorEnv) []harness.Finding {
-	var out harness.Findings
+func checkInstall(env *setup.DoctorEnv) []setup.Finding {
+	var out setup.Findings
 	home, err := CodexHome(env.CodexHome)
 	if err != nil {
-		out.Add(harness.LevelFail, err.Error(), "set CODEX_HOME or give --codex-home")
+		out.Add(setup.LevelFail, err.Error(), "set CODEX_HOME or give --codex-home")
 		return out
 	}
 	projectHooks := filepath.Join(env.Dir, ".codex", "hooks.json")
@@ -34,7 +34,7 @@ func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 			continue
 		}
 		if _, _, err := RemoveCodexHooks(b); err != nil {
-			out.Add(harness.LevelFail, fmt.Sprintf("%s is not a valid hooks file: %v", l.path, err), "fix the JSON, then run "+codexReinstall)
+			out.Add(setup.LevelFail, fmt.Sprintf("%s is not a valid hooks file: %v", l.path, err), "fix the JSON, then run "+codexReinstall)
 			continue
 		}
 		l.cmds = hookCommands(b)
@@ -43,31 +43,31 @@ func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 		}
 	}
 	if len(layers) == 0 {
-		out.Add(harness.LevelWarn, fmt.Sprintf("hook-loop is not installed for Codex (no codex-hook command in %s or %s)", projectHooks, userHooks), codexReinstall)
+		out.Add(setup.LevelWarn, fmt.Sprintf("hook-loop is not installed for Codex (no codex-hook command in %s or %s)", projectHooks, userHooks), codexReinstall)
 		return out
 	}
 	cfg, cfgErr := readCodexConfig(home)
 	if cfgErr != nil {
-		out.Add(harness.LevelFail, cfgErr.Error(), "fix the TOML syntax of "+filepath.Join(home, "config.toml"))
+		out.Add(setup.LevelFail, cfgErr.Error(), "fix the TOML syntax of "+filepath.Join(home, "config.toml"))
 	} else if cfg.HooksDisabled != "" {
-		out.Add(harness.LevelFail, fmt.Sprintf("hooks are disabled in %s (%s): Codex runs no hook", cfg.Path, cfg.HooksDisabled),
+		out.Add(setup.LevelFail, fmt.Sprintf("hooks are disabled in %s (%s): Codex runs no hook", cfg.Path, cfg.HooksDisabled),
 			fmt.Sprintf("remove that line from %s (or set it to true)", cfg.Path))
 	} else {
-		out.Add(harness.LevelOK, "hooks are enabled in "+cfg.Path, "")
+		out.Add(setup.LevelOK, "hooks are enabled in "+cfg.Path, "")
 	}
 
-	out = append(out, harness.StateFinding(shell.Words(harness.AnyCommand(layers[0].cmds)), env.Dir,
+	out = append(out, setup.StateFinding(shell.Words(setup.AnyCommand(layers[0].cmds)), env.Dir,
 		sandboxCovers(SandboxMode(env.Dir, home)), "hook-loop codex install"))
 
-	commands := harness.CommandChecks{Dir: env.Dir, Reinstall: codexReinstall, Harness: "Codex", WarnRelative: true}
+	commands := setup.CommandChecks{Dir: env.Dir, Reinstall: codexReinstall, Harness: "Codex", WarnRelative: true}
 	for _, l := range layers {
-		out.Add(harness.LevelOK, fmt.Sprintf("%s has hook-loop hooks for %s", l.path, strings.Join(harness.Events(l.cmds), ", ")), "")
+		out.Add(setup.LevelOK, fmt.Sprintf("%s has hook-loop hooks for %s", l.path, strings.Join(setup.Events(l.cmds), ", ")), "")
 		commands.Check(&out, l.path, l.cmds)
 		if l.project && cfgErr == nil {
 			if cfg.ProjectTrusted(env.Dir) {
-				out.Add(harness.LevelOK, "the project "+env.Dir+" is trusted", "")
+				out.Add(setup.LevelOK, "the project "+env.Dir+" is trusted", "")
 			} else {
-				out.Add(harness.LevelFail, fmt.Sprintf("the project %s is not trusted in %s: Codex ignores %s", env.Dir, cfg.Path, l.path),
+				out.Add(setup.LevelFail, fmt.Sprintf("the project %s is not trusted in %s: Codex ignores %s", env.Dir, cfg.Path, l.path),
 					codexReinstall+" (or run codex exec --trust once)")
 			}
 		}
@@ -89,11 +89,11 @@ type codexLayer struct {
 
 // checkCodexHashes asks codex app-server for the trust state of each of
 // hook-loop's handlers: an untrusted or modified hook is skipped silently.
-func checkCodexHashes(env *harness.DoctorEnv, home string, hooksPaths []string) []harness.Finding {
-	var out []harness.Finding
+func checkCodexHashes(env *setup.DoctorEnv, home string, hooksPaths []string) []setup.Finding {
+	var out []setup.Finding
 	bin, err := findCodex(env.CodexBin)
 	if err != nil {
-		return []harness.Finding{{Level: harness.LevelWarn, What: "cannot check whether Codex trusts the hooks: " + err.Error(),
+		return []setup.Finding{{Level: setup.LevelWarn, What: "cannot check whether Codex trusts the hooks: " + err.Error(),
 			Fix: "put codex on PATH (or give --codex-bin) and run hook-loop doctor again"}}
 	}
 	ctx := env.Ctx
@@ -102,20 +102,20 @@ func checkCodexHashes(env *harness.DoctorEnv, home string, hooksPaths []string) 
 	}
 	srv, err := startAppServer(ctx, bin, home)
 	if err != nil {
-		return []harness.Finding{{Level: harness.LevelWarn, What: "cannot check hook trust: " + err.Error(), Fix: "check that " + bin + " runs"}}
+		return []setup.Finding{{Level: setup.LevelWarn, What: "cannot check hook trust: " + err.Error(), Fix: "check that " + bin + " runs"}}
 	}
 	defer srv.Close()
 	hooks, notes, err := srv.ListHooks(ctx, env.Dir)
 	if err != nil {
-		return []harness.Finding{{Level: harness.LevelWarn, What: "cannot check hook trust: " + err.Error(), Fix: "check that " + bin + " runs"}}
+		return []setup.Finding{{Level: setup.LevelWarn, What: "cannot check hook trust: " + err.Error(), Fix: "check that " + bin + " runs"}}
 	}
 	for _, n := range notes {
-		out = append(out, harness.Finding{Level: harness.LevelWarn, What: "codex reports: " + n})
+		out = append(out, setup.Finding{Level: setup.LevelWarn, What: "codex reports: " + n})
 	}
 	for _, p := range hooksPaths {
 		mine := ours(hooks, p)
 		if len(mine) == 0 {
-			out = append(out, harness.Finding{Level: harness.LevelFail, What: fmt.Sprintf("codex does not load the hooks in %s for %s", p, env.Dir),
+			out = append(out, setup.Finding{Level: setup.LevelFail, What: fmt.Sprintf("codex does not load the hooks in %s for %s", p, env.Dir),
 				Fix: codexReinstall + " (trusts the project so Codex loads its .codex/hooks.json)"})
 			continue
 		}
@@ -129,11 +129,11 @@ func checkCodexHashes(env *harness.DoctorEnv, home string, hooksPaths []string) 
 			}
 		}
 		if len(bad) > 0 {
-			out = append(out, harness.Finding{Level: harness.LevelFail,
+			out = append(out, setup.Finding{Level: setup.LevelFail,
 				What: fmt.Sprintf("Codex silently skips %d of hook-loop's %d hooks in %s: %s", len(bad), len(mine), p, strings.Join(bad, "; ")),
 				Fix:  codexReinstall + " (trusts exactly hook-loop's current hook hashes)"})
 		} else {
-			out = append(out, harness.Finding{Level: harness.LevelOK, What: fmt.Sprintf("codex trusts all %d hook-loop hooks in %s", len(mine), p)})
+			out = append(out, setup.Finding{Level: setup.LevelOK, What: fmt.Sprintf("codex trusts all %d hook-loop hooks in %s", len(mine), p)})
 		}
 	}
 	return out

@@ -4,12 +4,13 @@ import (
 	"path/filepath"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/adapters/setup"
 	"github.com/hook-loop/hook-loop/internal/cmdutil"
 	"github.com/urfave/cli/v2"
 )
 
 // Harness is Codex CLI for the registry.
-var Harness harness.Harness = codexHarness{}
+var Harness setup.Harness = codexHarness{}
 
 type codexHarness struct{}
 
@@ -17,7 +18,7 @@ func (codexHarness) Name() string                           { return "codex" }
 func (codexHarness) NewAdapter() harness.Adapter            { return New() }
 func (codexHarness) NativeEvents() []string                 { return NativeEvents }
 func (codexHarness) NewCmd(f *cmdutil.Factory) *cli.Command { return NewCmd(f) }
-func (codexHarness) Doctor(env *harness.DoctorEnv) []harness.Finding {
+func (codexHarness) Doctor(env *setup.DoctorEnv) []setup.Finding {
 	return checkInstall(env)
 }
 

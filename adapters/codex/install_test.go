@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/adapters/setup"
 
 	"github.com/hook-loop/hook-loop/internal/shell"
 	"github.com/hook-loop/hook-loop/scaffold"
@@ -168,13 +168,13 @@ func TestTrustAndUntrustWithRealCodex(t *testing.T) {
 	if err != nil || res.ProjectTrustAdded || len(res.AlreadyTrusted) != len(codexEvents) || len(res.TrustedKeys) != 0 {
 		t.Fatalf("second trust: %+v %v", res, err)
 	}
-	env := &harness.DoctorEnv{Ctx: ctx, Dir: dir, CodexHome: home, CodexBin: codex}
+	env := &setup.DoctorEnv{Ctx: ctx, Dir: dir, CodexHome: home, CodexBin: codex}
 	var okTrust bool
 	for _, f := range checkInstall(env) {
-		if f.Level == harness.LevelFail && !strings.Contains(f.What, "/usr/bin/true") {
+		if f.Level == setup.LevelFail && !strings.Contains(f.What, "/usr/bin/true") {
 			t.Errorf("doctor after trust: %+v", f)
 		}
-		okTrust = okTrust || (f.Level == harness.LevelOK && strings.Contains(f.What, "codex trusts all 10 hook-loop hooks"))
+		okTrust = okTrust || (f.Level == setup.LevelOK && strings.Contains(f.What, "codex trusts all 10 hook-loop hooks"))
 	}
 	if !okTrust {
 		t.Errorf("doctor did not confirm hash trust: %+v", checkInstall(env))
@@ -184,7 +184,7 @@ func TestTrustAndUntrustWithRealCodex(t *testing.T) {
 	os.WriteFile(plan.HooksPath, []byte(strings.Replace(string(b), `"timeout": 30`, `"timeout": 31`, 1)), 0o644)
 	var modified bool
 	for _, f := range checkInstall(env) {
-		modified = modified || (f.Level == harness.LevelFail && strings.Contains(f.What, "is modified"))
+		modified = modified || (f.Level == setup.LevelFail && strings.Contains(f.What, "is modified"))
 	}
 	if !modified {
 		t.Errorf("doctor missed a modified hook: %+v", checkInstall(env))

@@ -1,9 +1,10 @@
-// Package harness is the contract between hook-loop and one coding-agent
-// harness (Codex CLI, Claude Code, opencode, pi): the Adapter that converts its
-// hook JSON to and from the canonical model, and the Harness that also installs
-// hook-loop into it, checks the installation and names the files it owns. It is
-// a leaf: harness packages and the CLI import it, it imports only the canonical
-// model and what install and doctor need.
+// Package harness is the hook path's contract between hook-loop and one
+// coding-agent harness (Codex CLI, Claude Code, opencode, pi): the Adapter that
+// converts its hook JSON to and from the canonical model, and Hooks, what a
+// <name>-hook command needs of the harness (its adapter, events, hook spec and
+// owned files). It is a leaf that imports only the canonical model and the
+// standard library, so the lean hook binary can link it; installing and
+// checking a harness is adapters/setup's.
 package harness
 
 import (

@@ -5,12 +5,13 @@ import (
 	"path/filepath"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/adapters/setup"
 	"github.com/hook-loop/hook-loop/internal/cmdutil"
 	"github.com/urfave/cli/v2"
 )
 
 // Harness is opencode for the registry.
-var Harness harness.Harness = opencodeHarness{}
+var Harness setup.Harness = opencodeHarness{}
 
 type opencodeHarness struct{}
 
@@ -18,7 +19,7 @@ func (opencodeHarness) Name() string                           { return "opencod
 func (opencodeHarness) NewAdapter() harness.Adapter            { return New() }
 func (opencodeHarness) NativeEvents() []string                 { return NativeEvents }
 func (opencodeHarness) NewCmd(f *cmdutil.Factory) *cli.Command { return NewCmd(f) }
-func (opencodeHarness) Doctor(env *harness.DoctorEnv) []harness.Finding {
+func (opencodeHarness) Doctor(env *setup.DoctorEnv) []setup.Finding {
 	return checkInstall(env)
 }
 

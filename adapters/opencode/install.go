@@ -11,7 +11,7 @@ import (
 
 	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
 
-	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/adapters/setup"
 
 	"github.com/hook-loop/hook-loop/internal/cmdutil"
 	"github.com/hook-loop/hook-loop/internal/project"
@@ -238,24 +238,24 @@ func pluginConst(src []byte, name string) (string, bool) {
 
 // checkInstall is the doctor check for opencode: the plugin is there, is
 // hook-loop's current one, and points at a binary and a loop that work.
-func checkInstall(env *harness.DoctorEnv) []harness.Finding {
-	var out harness.Findings
+func checkInstall(env *setup.DoctorEnv) []setup.Finding {
+	var out setup.Findings
 	path := filepath.Join(env.Dir, filepath.FromSlash(pluginRel))
 	src, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		out.Add(harness.LevelWarn, fmt.Sprintf("hook-loop is not installed for opencode (no %s)", path), opencodeReinstall)
+		out.Add(setup.LevelWarn, fmt.Sprintf("hook-loop is not installed for opencode (no %s)", path), opencodeReinstall)
 		return out
 	}
 	if err != nil {
-		out.Add(harness.LevelFail, fmt.Sprintf("cannot read %s: %v", path, err), "")
+		out.Add(setup.LevelFail, fmt.Sprintf("cannot read %s: %v", path, err), "")
 		return out
 	}
 	if !isPlugin(src) {
-		out.Add(harness.LevelWarn, path+" is not hook-loop's plugin", "move it away, then run "+opencodeReinstall)
+		out.Add(setup.LevelWarn, path+" is not hook-loop's plugin", "move it away, then run "+opencodeReinstall)
 		return out
 	}
 	if !bytes.Contains(src, []byte(opencodePluginMarker)) {
-		out.Add(harness.LevelFail, path+" is the prototype's plugin: it passed an empty stdin, blocked opencode's start and missed idle events",
+		out.Add(setup.LevelFail, path+" is the prototype's plugin: it passed an empty stdin, blocked opencode's start and missed idle events",
 			opencodeReinstall)
 		return out
 	}
@@ -263,15 +263,15 @@ func checkInstall(env *harness.DoctorEnv) []harness.Finding {
 	config, okCfg := pluginConst(src, "CONFIG")
 	if log, ok := pluginConst(src, "EVENT_LOG"); ok {
 		// opencode has no write sandbox of its own.
-		out = append(out, harness.StateFinding([]string{"--event-log", log}, env.Dir, "", "hook-loop opencode install"))
+		out = append(out, setup.StateFinding([]string{"--event-log", log}, env.Dir, "", "hook-loop opencode install"))
 	}
 	if !okBin || !okCfg {
-		out.Add(harness.LevelFail, path+" is damaged: cannot read HOOK_LOOP and CONFIG from it", opencodeReinstall)
+		out.Add(setup.LevelFail, path+" is damaged: cannot read HOOK_LOOP and CONFIG from it", opencodeReinstall)
 		return out
 	}
-	out = append(out, harness.CheckBinary(path, bin, opencodeReinstall, "opencode"), harness.CheckLoop(config))
+	out = append(out, setup.CheckBinary(path, bin, opencodeReinstall, "opencode"), setup.CheckLoop(config))
 	if !opencodeDepsPresent(env.Dir) {
-		out.Add(harness.LevelWarn, depsWarning, "start opencode once with the npm registry reachable (or accept the wait)")
+		out.Add(setup.LevelWarn, depsWarning, "start opencode once with the npm registry reachable (or accept the wait)")
 	}
 	return out
 }

@@ -6,14 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/adapters/setup"
 )
 
 const piTestLoop = `{"loop": {"id": "t", "initial_state": "a", "states": ["a", "done"], "terminal_states": ["done"],
  "events": ["go"], "transitions": [{"from": "a", "event": "go", "to": "done"}]},
  "codex": {"event_map": [{"codex_event": "Stop", "emit": "go"}]}}`
 
-func findings(fs []harness.Finding) string {
+func findings(fs []setup.Finding) string {
 	var b strings.Builder
 	for _, f := range fs {
 		b.WriteString(string(f.Level) + " " + f.What + "\n")
@@ -25,7 +25,7 @@ func TestCheckPi(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "my proj")
 	home := filepath.Join(t.TempDir(), "home")
 	t.Setenv("PI_CODING_AGENT_DIR", "")
-	env := &harness.DoctorEnv{Dir: dir, Home: home}
+	env := &setup.DoctorEnv{Dir: dir, Home: home}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -94,10 +94,10 @@ func TestCheckPiUserScopeSkipsProject(t *testing.T) {
 	if err := plan.Write(); err != nil {
 		t.Fatal(err)
 	}
-	fs := checkInstall(&harness.DoctorEnv{Dir: dir, Home: t.TempDir()})
+	fs := checkInstall(&setup.DoctorEnv{Dir: dir, Home: t.TempDir()})
 	for _, f := range fs {
 		if strings.Contains(f.What, "so pi is not gated here") {
-			if f.Level != harness.LevelFail || f.Fix != "hook-loop init (writes hook-loop.json here)" {
+			if f.Level != setup.LevelFail || f.Fix != "hook-loop init (writes hook-loop.json here)" {
 				t.Errorf("finding %+v, want a failure fixed by hook-loop init", f)
 			}
 			return

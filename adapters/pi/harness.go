@@ -4,20 +4,21 @@ import (
 	"path/filepath"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/adapters/setup"
 	"github.com/hook-loop/hook-loop/internal/cmdutil"
 	"github.com/urfave/cli/v2"
 )
 
 // Harness is the pi coding agent for the registry.
-var Harness harness.Harness = piHarness{}
+var Harness setup.Harness = piHarness{}
 
 type piHarness struct{}
 
-func (piHarness) Name() string                                    { return "pi" }
-func (piHarness) NewAdapter() harness.Adapter                     { return New() }
-func (piHarness) NativeEvents() []string                          { return NativeEvents }
-func (piHarness) NewCmd(f *cmdutil.Factory) *cli.Command          { return NewCmd(f) }
-func (piHarness) Doctor(env *harness.DoctorEnv) []harness.Finding { return checkInstall(env) }
+func (piHarness) Name() string                                { return "pi" }
+func (piHarness) NewAdapter() harness.Adapter                 { return New() }
+func (piHarness) NativeEvents() []string                      { return NativeEvents }
+func (piHarness) NewCmd(f *cmdutil.Factory) *cli.Command      { return NewCmd(f) }
+func (piHarness) Doctor(env *setup.DoctorEnv) []setup.Finding { return checkInstall(env) }
 
 func (piHarness) Hook() harness.Hook {
 	return harness.Hook{

@@ -12,11 +12,12 @@ import (
 	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/adapters/opencode"
 	"github.com/hook-loop/hook-loop/adapters/pi"
+	"github.com/hook-loop/hook-loop/adapters/setup"
 )
 
 // All are the harnesses, in the order doctor checks them.
-func All() []harness.Harness {
-	return []harness.Harness{
+func All() []setup.Harness {
+	return []setup.Harness{
 		codex.Harness,
 		opencode.Harness,
 		pi.Harness,
@@ -25,7 +26,7 @@ func All() []harness.Harness {
 }
 
 // Adapters returns a fresh adapter per harness name; replay and demo pick from it.
-func Adapters(hs []harness.Harness) map[string]harness.Adapter {
+func Adapters(hs []setup.Harness) map[string]harness.Adapter {
 	out := make(map[string]harness.Adapter, len(hs))
 	for _, h := range hs {
 		out[h.Name()] = h.NewAdapter()
@@ -34,13 +35,13 @@ func Adapters(hs []harness.Harness) map[string]harness.Adapter {
 }
 
 // Doctor runs the checks of hs (all, or only those of the named harnesses).
-func Doctor(hs []harness.Harness, env *harness.DoctorEnv, names ...string) []harness.Finding {
-	var out []harness.Finding
+func Doctor(hs []setup.Harness, env *setup.DoctorEnv, names ...string) []setup.Finding {
+	var out []setup.Finding
 	for _, h := range hs {
 		if len(names) > 0 && !slices.Contains(names, h.Name()) {
 			continue
 		}
-		out = append(out, harness.Named(h.Name(), h.Doctor(env))...)
+		out = append(out, setup.Named(h.Name(), h.Doctor(env))...)
 	}
 	return out
 }
@@ -49,7 +50,7 @@ func Doctor(hs []harness.Harness, env *harness.DoctorEnv, names ...string) []har
 // not write: relative to the project root, or absolute under home (getenv
 // gives the harnesses' own variables, such as $CODEX_HOME; nil reads none). It
 // is the engine's list of protected harness files; a trailing "/" is a folder.
-func OwnedPaths(hs []harness.Harness, home string, getenv func(string) string) []string {
+func OwnedPaths(hs []setup.Harness, home string, getenv func(string) string) []string {
 	var out []string
 	for _, h := range hs {
 		for _, p := range h.OwnedPaths(home, getenv) {

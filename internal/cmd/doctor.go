@@ -1,8 +1,8 @@
 package cmd
 
 import (
-	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/adapters/registry"
+	"github.com/hook-loop/hook-loop/adapters/setup"
 	"github.com/hook-loop/hook-loop/internal/cmdutil"
 	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/urfave/cli/v2"
@@ -20,7 +20,7 @@ type DoctorOptions struct {
 }
 
 // NewCmdDoctor builds `doctor`, which runs every harness's checks in hs.
-func NewCmdDoctor(f *Factory, hs []harness.Harness, runF func(*DoctorOptions) error) *cli.Command {
+func NewCmdDoctor(f *Factory, hs []setup.Harness, runF func(*DoctorOptions) error) *cli.Command {
 	o := &DoctorOptions{}
 	var names cli.StringSlice
 	return &cli.Command{
@@ -43,7 +43,7 @@ func NewCmdDoctor(f *Factory, hs []harness.Harness, runF func(*DoctorOptions) er
 	}
 }
 
-func runDoctor(c *cli.Context, hs []harness.Harness, o *DoctorOptions) error {
+func runDoctor(c *cli.Context, hs []setup.Harness, o *DoctorOptions) error {
 	dir := project.Root(o.WorkDir)
 	if o.Dir != "" {
 		dir = o.Dir
@@ -52,8 +52,8 @@ func runDoctor(c *cli.Context, hs []harness.Harness, o *DoctorOptions) error {
 	if err != nil {
 		return err
 	}
-	env := &harness.DoctorEnv{Ctx: c.Context, Dir: abs, CodexHome: o.CodexHome, CodexBin: o.CodexBin}
-	fails, warns := harness.PrintFindings(o.IO.Out, append(registry.Doctor(hs, env, o.Harnesses...), sessionFindings(abs, o.Getenv)...))
+	env := &setup.DoctorEnv{Ctx: c.Context, Dir: abs, CodexHome: o.CodexHome, CodexBin: o.CodexBin}
+	fails, warns := setup.PrintFindings(o.IO.Out, append(registry.Doctor(hs, env, o.Harnesses...), sessionFindings(abs, o.Getenv)...))
 	if fails > 0 {
 		return exitf(1, "doctor: %d problem(s), %d warning(s)", fails, warns)
 	}

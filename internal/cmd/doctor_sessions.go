@@ -3,7 +3,7 @@ package cmd
 import (
 	"fmt"
 
-	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/adapters/setup"
 )
 
 // sessionFindings are doctor's lines about the project's live sessions: a loop
@@ -12,10 +12,10 @@ import (
 //
 // It reads the log the hooks write: the store when one is configured (getenv:
 // $HOOK_LOOP_STORE, the user config's "store"), else the JSONL file.
-func sessionFindings(root string, getenv func(string) string) []harness.Finding {
-	var out []harness.Finding
+func sessionFindings(root string, getenv func(string) string) []setup.Finding {
+	var out []setup.Finding
 	warn := func(what, fix string) {
-		out = append(out, harness.Finding{Level: harness.LevelWarn, Harness: "loop", What: what, Fix: fix})
+		out = append(out, setup.Finding{Level: setup.LevelWarn, Harness: "loop", What: what, Fix: fix})
 	}
 	log, err := openProjectLog(root, "", "", getenv)
 	if err != nil {

@@ -3,8 +3,8 @@ package cmd
 import (
 	"context"
 
-	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/adapters/registry"
+	"github.com/hook-loop/hook-loop/adapters/setup"
 	"github.com/hook-loop/hook-loop/internal/hookcmd"
 	"github.com/hook-loop/hook-loop/internal/hookrun/full"
 	"github.com/urfave/cli/v2"
@@ -16,7 +16,7 @@ type HookOptions struct {
 	IO      *IOStreams
 	Getenv  func(string) string
 	WorkDir string
-	Harness harness.Harness
+	Harness setup.Harness
 	hookcmd.Flags
 	// OwnedPaths are every harness's files, which the agent may not write.
 	OwnedPaths []string
@@ -24,7 +24,7 @@ type HookOptions struct {
 
 // NewCmdHook builds `<name>-hook`, the command harness h runs for each event.
 // hs are all the harnesses: the engine protects every one's files.
-func NewCmdHook(f *Factory, h harness.Harness, hs []harness.Harness, runF func(*HookOptions) error) *cli.Command {
+func NewCmdHook(f *Factory, h setup.Harness, hs []setup.Harness, runF func(*HookOptions) error) *cli.Command {
 	o := &HookOptions{Harness: h}
 	spec := h.Hook()
 	return &cli.Command{
@@ -46,7 +46,7 @@ func NewCmdHook(f *Factory, h harness.Harness, hs []harness.Harness, runF func(*
 }
 
 // setEnv fills in what a hook takes from its process rather than its flags.
-func (o *HookOptions) setEnv(f *Factory, hs []harness.Harness) {
+func (o *HookOptions) setEnv(f *Factory, hs []setup.Harness) {
 	// A hook never fails on an unreadable working directory: the project is
 	// then looked up from "." as the process would.
 	o.IO, o.Getenv, o.WorkDir = f.IOStreams, f.Getenv, f.Cwd()

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/adapters/setup"
 	"github.com/hook-loop/hook-loop/internal/hookcmd"
 )
 
@@ -13,11 +13,11 @@ import (
 // millisecond. Flags it cannot read plainly (hookcmd.Parse) — --help, an
 // unknown flag, an argument — return ok=false, and the caller hands them to
 // the full CLI, so help and usage errors are the CLI's.
-func runHookDirect(f *Factory, hs []harness.Harness, args []string) (code int, ok bool) {
+func runHookDirect(f *Factory, hs []setup.Harness, args []string) (code int, ok bool) {
 	if len(args) < 2 || !strings.HasSuffix(args[1], "-hook") {
 		return 0, false
 	}
-	var h harness.Harness
+	var h setup.Harness
 	for _, c := range hs {
 		if c.Name()+"-hook" == args[1] {
 			h = c

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/adapters/registry"
+	"github.com/hook-loop/hook-loop/adapters/setup"
 	"github.com/hook-loop/hook-loop/gallery"
 	"github.com/hook-loop/hook-loop/internal/cmdutil"
 	"github.com/hook-loop/hook-loop/internal/testkit/toyharness"
@@ -20,7 +20,7 @@ import (
 // with the throwaway harness appended: the one line a new harness adds.
 type toyWorld struct {
 	dir, home string
-	hs        []harness.Harness
+	hs        []setup.Harness
 }
 
 func newToyWorld(t *testing.T) *toyWorld {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/adapters/registry"
+	"github.com/hook-loop/hook-loop/adapters/setup"
 	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/hook-loop/hook-loop/internal/replay"
 	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
@@ -34,7 +35,7 @@ type ReplayOptions struct {
 
 // NewCmdReplay builds `replay` for the harnesses hs; runF replaces the run
 // function in tests.
-func NewCmdReplay(f *Factory, hs []harness.Harness, runF func(*ReplayOptions) error) *cli.Command {
+func NewCmdReplay(f *Factory, hs []setup.Harness, runF func(*ReplayOptions) error) *cli.Command {
 	o := &ReplayOptions{}
 	return &cli.Command{
 		Name:      "replay",
@@ -62,7 +63,7 @@ func NewCmdReplay(f *Factory, hs []harness.Harness, runF func(*ReplayOptions) er
 	}
 }
 
-func harnessNames(hs []harness.Harness) []string {
+func harnessNames(hs []setup.Harness) []string {
 	var names []string
 	for _, h := range hs {
 		names = append(names, h.Name())

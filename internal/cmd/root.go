@@ -14,8 +14,8 @@ import (
 	"github.com/hook-loop/hook-loop/operator"
 	"github.com/hook-loop/hook-loop/overview"
 
-	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/adapters/registry"
+	"github.com/hook-loop/hook-loop/adapters/setup"
 	"github.com/hook-loop/hook-loop/internal/cmdutil"
 	"github.com/hook-loop/hook-loop/internal/suggest"
 	"github.com/hook-loop/hook-loop/internal/version"
@@ -38,7 +38,7 @@ func exitf(code int, format string, args ...any) *ExitError {
 // commands is every top-level command, in the order help lists them: writing
 // and checking a loop, watching it run, lifecycle hooks, then each harness's
 // install and hook commands (in the registry's order), doctor last but one.
-func commands(f *Factory, hs []harness.Harness) []*cli.Command {
+func commands(f *Factory, hs []setup.Harness) []*cli.Command {
 	cmds := []*cli.Command{
 		NewCmdInit(f, nil),
 		NewCmdGallery(f, nil),
@@ -71,7 +71,7 @@ func commands(f *Factory, hs []harness.Harness) []*cli.Command {
 }
 
 // NewApp builds the CLI application for the harnesses hs.
-func NewApp(f *Factory, hs []harness.Harness) *cli.App {
+func NewApp(f *Factory, hs []setup.Harness) *cli.App {
 	s := f.IOStreams
 	app := &cli.App{
 		Name:                 "hook-loop",
@@ -159,7 +159,7 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 
 // Run runs hook-loop for the harnesses hs with the factory's streams and
 // working directory, and returns the exit status.
-func Run(f *Factory, hs []harness.Harness, args []string) (code int) {
+func Run(f *Factory, hs []setup.Harness, args []string) (code int) {
 	errOut := f.IOStreams.ErrOut
 	defer func() {
 		if r := recover(); r != nil {

@@ -7,8 +7,8 @@ import (
 	"github.com/hook-loop/hook-loop/internal/hookcmd"
 	"github.com/hook-loop/hook-loop/internal/hookrun"
 
-	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/adapters/registry"
+	"github.com/hook-loop/hook-loop/adapters/setup"
 	"github.com/hook-loop/hook-loop/internal/serve"
 	"github.com/urfave/cli/v2"
 )
@@ -25,12 +25,12 @@ type ServeOptions struct {
 	getenv func(string) string
 	// OwnedPaths are every harness's files, as the one-shot hook protects them.
 	OwnedPaths []string
-	harnesses  []harness.Harness
+	harnesses  []setup.Harness
 }
 
 // NewCmdServe builds `serve`, the co-process the opencode plugin and the pi
 // extension keep per host process; runF replaces the run function in tests.
-func NewCmdServe(f *Factory, hs []harness.Harness, runF func(*ServeOptions) error) *cli.Command {
+func NewCmdServe(f *Factory, hs []setup.Harness, runF func(*ServeOptions) error) *cli.Command {
 	o := &ServeOptions{harnesses: hs}
 	return &cli.Command{
 		Name:  "serve",
@@ -59,7 +59,7 @@ func runServe(c *cli.Context, o *ServeOptions) error {
 	if !o.Stdio {
 		return exitf(2, "usage: serve --stdio is required (the only transport)")
 	}
-	i := slices.IndexFunc(o.harnesses, func(h harness.Harness) bool { return h.Name() == o.Harness })
+	i := slices.IndexFunc(o.harnesses, func(h setup.Harness) bool { return h.Name() == o.Harness })
 	if i < 0 {
 		names := make([]string, len(o.harnesses))
 		for j, h := range o.harnesses {

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/adapters/setup"
 	"github.com/hook-loop/hook-loop/internal/cmdutil"
 	"github.com/hook-loop/hook-loop/loop"
 	"github.com/hook-loop/hook-loop/scaffold"
@@ -21,7 +22,7 @@ import (
 )
 
 // Harness is the toy harness for a test's registry.
-var Harness harness.Harness = toy{}
+var Harness setup.Harness = toy{}
 
 // HooksFile is the file install writes, relative to the project.
 const HooksFile = ".toy/hooks.json"
@@ -66,11 +67,11 @@ func (toy) OwnedPaths(home string, _ func(string) string) []string {
 	return []string{HooksFile, filepath.Join(home, ".toy", "user.json")}
 }
 
-func (toy) Doctor(env *harness.DoctorEnv) []harness.Finding {
+func (toy) Doctor(env *setup.DoctorEnv) []setup.Finding {
 	if _, err := os.Stat(filepath.Join(env.Dir, HooksFile)); err != nil {
-		return []harness.Finding{{Level: harness.LevelWarn, What: "hook-loop is not installed for toy", Fix: "hook-loop toy install --write"}}
+		return []setup.Finding{{Level: setup.LevelWarn, What: "hook-loop is not installed for toy", Fix: "hook-loop toy install --write"}}
 	}
-	return []harness.Finding{{Level: harness.LevelOK, What: HooksFile + " runs hook-loop"}}
+	return []setup.Finding{{Level: setup.LevelOK, What: HooksFile + " runs hook-loop"}}
 }
 
 // InstallOptions are toy install's flags.
