@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hook-loop/hook-loop/adapters/codex"
+	codexinstall "github.com/hook-loop/hook-loop/adapters/codex/install"
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/gallery"
 	"github.com/hook-loop/hook-loop/internal/testkit/mockmodel/responses"
@@ -523,7 +523,7 @@ func TestCodexConcurrentHooksLoseNothing(t *testing.T) {
 	}
 	hooksPath := filepath.Join(p.dir, ".codex", "hooks.json")
 	cxWrite(t, hooksPath, hooks)
-	if _, err := codex.TrustCodex(context.Background(), p.codex, p.home, p.dir, hooksPath, true); err != nil {
+	if _, err := codexinstall.TrustCodex(context.Background(), p.codex, p.home, p.dir, hooksPath, true); err != nil {
 		t.Fatal(err)
 	}
 	r := p.exec(t, "run echo hi")

@@ -4,25 +4,19 @@ import (
 	"path/filepath"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
-	"github.com/hook-loop/hook-loop/adapters/setup"
-	"github.com/hook-loop/hook-loop/internal/cmdutil"
-	"github.com/urfave/cli/v2"
 )
 
-// Harness is Codex CLI for the registry.
-var Harness setup.Harness = codexHarness{}
+// Hooks is Codex CLI for the hook path's registry; install.Harness adds
+// install and doctor.
+var Hooks harness.Hooks = codexHooks{}
 
-type codexHarness struct{}
+type codexHooks struct{}
 
-func (codexHarness) Name() string                           { return "codex" }
-func (codexHarness) NewAdapter() harness.Adapter            { return New() }
-func (codexHarness) NativeEvents() []string                 { return NativeEvents }
-func (codexHarness) NewCmd(f *cmdutil.Factory) *cli.Command { return NewCmd(f) }
-func (codexHarness) Doctor(env *setup.DoctorEnv) []setup.Finding {
-	return checkInstall(env)
-}
+func (codexHooks) Name() string                { return "codex" }
+func (codexHooks) NewAdapter() harness.Adapter { return New() }
+func (codexHooks) NativeEvents() []string      { return NativeEvents }
 
-func (codexHarness) Hook() harness.Hook {
+func (codexHooks) Hook() harness.Hook {
 	return harness.Hook{
 		Usage:      "the command Codex runs for a hook event (reads the event JSON on stdin)",
 		UsageText:  "hook-loop codex-hook --event EVENT [--config FILE] [--event-log FILE] [--hooks-config FILE] [--record]",
@@ -32,7 +26,7 @@ func (codexHarness) Hook() harness.Hook {
 
 // OwnedPaths are the project's .codex folder (hooks and trust entries) and
 // the user's hooks and config in $CODEX_HOME (default ~/.codex).
-func (codexHarness) OwnedPaths(home string, getenv func(string) string) []string {
+func (codexHooks) OwnedPaths(home string, getenv func(string) string) []string {
 	out := []string{".codex/"}
 	dir := ""
 	if getenv != nil {

@@ -8,7 +8,7 @@ import (
 	"slices"
 
 	"github.com/hook-loop/hook-loop/adapters/claude"
-	"github.com/hook-loop/hook-loop/adapters/codex"
+	codexinstall "github.com/hook-loop/hook-loop/adapters/codex/install"
 	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/adapters/opencode"
 	"github.com/hook-loop/hook-loop/adapters/pi"
@@ -18,7 +18,7 @@ import (
 // All are the harnesses, in the order doctor checks them.
 func All() []setup.Harness {
 	return []setup.Harness{
-		codex.Harness,
+		codexinstall.Harness,
 		opencode.Harness,
 		pi.Harness,
 		claude.Harness,

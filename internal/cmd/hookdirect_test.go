@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hook-loop/hook-loop/adapters/codex"
+	codexinstall "github.com/hook-loop/hook-loop/adapters/codex/install"
 	"github.com/hook-loop/hook-loop/adapters/registry"
 	"github.com/hook-loop/hook-loop/internal/cmdutil"
 	"github.com/hook-loop/hook-loop/internal/hookcmd"
@@ -31,7 +31,7 @@ func TestHookDirectFlagsMatchCLI(t *testing.T) {
 		app := NewApp(f, hs)
 		for i, c := range app.Commands {
 			if c.Name == "codex-hook" {
-				app.Commands[i] = NewCmdHook(f, codex.Harness, hs, func(o *HookOptions) error { cli = *o; return nil })
+				app.Commands[i] = NewCmdHook(f, codexinstall.Harness, hs, func(o *HookOptions) error { cli = *o; return nil })
 			}
 		}
 		if err := app.Run(append([]string{"hook-loop", "codex-hook"}, args...)); err != nil {

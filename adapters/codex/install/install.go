@@ -1,4 +1,4 @@
-package codex
+package install
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/hook-loop/hook-loop/adapters/codex"
 
 	"github.com/hook-loop/hook-loop/internal/cmdutil"
 	"github.com/hook-loop/hook-loop/internal/project"
@@ -41,7 +43,7 @@ type installedEvent struct {
 
 func installedEvents() []installedEvent {
 	var out []installedEvent
-	for _, n := range NativeEvents {
+	for _, n := range codex.NativeEvents {
 		switch n {
 		case "SubagentStart", "Interrupt":
 			continue
