@@ -5,26 +5,20 @@ import (
 	"path/filepath"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
-	"github.com/hook-loop/hook-loop/adapters/setup"
-	"github.com/hook-loop/hook-loop/internal/cmdutil"
 	"github.com/hook-loop/hook-loop/internal/project"
-	"github.com/urfave/cli/v2"
 )
 
-// Harness is Claude Code for the registry.
-var Harness setup.Harness = claudeHarness{}
+// Hooks is Claude Code for the hook path's registry; install.Harness adds
+// install and doctor.
+var Hooks harness.Hooks = claudeHooks{}
 
-type claudeHarness struct{}
+type claudeHooks struct{}
 
-func (claudeHarness) Name() string                           { return "claude" }
-func (claudeHarness) NewAdapter() harness.Adapter            { return New() }
-func (claudeHarness) NativeEvents() []string                 { return NativeEvents }
-func (claudeHarness) NewCmd(f *cmdutil.Factory) *cli.Command { return NewCmd(f) }
-func (claudeHarness) Doctor(env *setup.DoctorEnv) []setup.Finding {
-	return checkInstall(env)
-}
+func (claudeHooks) Name() string                { return "claude" }
+func (claudeHooks) NewAdapter() harness.Adapter { return New() }
+func (claudeHooks) NativeEvents() []string      { return NativeEvents }
 
-func (claudeHarness) Hook() harness.Hook {
+func (claudeHooks) Hook() harness.Hook {
 	return harness.Hook{
 		Usage:      "the command Claude Code runs for a hook event (reads the event JSON on stdin)",
 		UsageText:  "hook-loop claude-hook [--event EVENT] [--config FILE] [--event-log FILE] [--hooks-config FILE] [--record]",
@@ -54,7 +48,7 @@ func hookProject(in io.Reader, getenv func(string) string, configPath, cwd strin
 // OwnedPaths are the settings files install merges its hooks into: the
 // project's shared and local ones and the user's. Not the whole .claude
 // folder: it also holds the person's agents and commands.
-func (claudeHarness) OwnedPaths(home string, _ func(string) string) []string {
+func (claudeHooks) OwnedPaths(home string, _ func(string) string) []string {
 	out := []string{".claude/settings.json", ".claude/settings.local.json"}
 	if home != "" {
 		out = append(out, filepath.Join(home, ".claude", "settings.json"))

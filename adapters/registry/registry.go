@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/hook-loop/hook-loop/adapters/claude"
+	claudeinstall "github.com/hook-loop/hook-loop/adapters/claude/install"
 	codexinstall "github.com/hook-loop/hook-loop/adapters/codex/install"
 	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/adapters/opencode"
@@ -21,7 +21,7 @@ func All() []setup.Harness {
 		codexinstall.Harness,
 		opencode.Harness,
 		pi.Harness,
-		claude.Harness,
+		claudeinstall.Harness,
 	}
 }
 

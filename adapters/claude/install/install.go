@@ -1,4 +1,4 @@
-package claude
+package install
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/hook-loop/hook-loop/adapters/claude"
 
 	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
 
@@ -168,9 +170,9 @@ func mergeSettings(existing []byte, h installHooks) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, ev := range NativeEvents {
+	for _, ev := range claude.NativeEvents {
 		group := claudeGroup{Hooks: []claudeCommandHook{{Type: "command", Command: h.Command(ev), Timeout: claudeHookTimeout}}}
-		if IsToolEvent(ev) {
+		if claude.IsToolEvent(ev) {
 			group.Matcher = h.Matcher
 			if group.Matcher == "" {
 				group.Matcher = "*"

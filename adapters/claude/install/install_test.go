@@ -1,14 +1,17 @@
-package claude
+package install
 
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/hook-loop/hook-loop/adapters/claude"
 
 	"github.com/hook-loop/hook-loop/adapters/setup"
 	"github.com/hook-loop/hook-loop/loop/dsl"
@@ -21,6 +24,8 @@ import (
 
 	"github.com/hook-loop/hook-loop/gallery"
 )
+
+var update = flag.Bool("update", false, "rewrite testdata/golden from the current output")
 
 var testHooks = installHooks{
 	Binary:  "/opt/hook loop/bin/hook-loop",
@@ -79,10 +84,10 @@ func TestMergeClaudeSettingsKeepsEverythingElse(t *testing.T) {
 		t.Errorf("mixed group kept %s, want only audit.sh", cmds)
 	}
 	cmds := hookCommands(merged)
-	if len(cmds) != len(NativeEvents) {
-		t.Errorf("hook-loop hooks for %d events, want %d: %v", len(cmds), len(NativeEvents), cmds)
+	if len(cmds) != len(claude.NativeEvents) {
+		t.Errorf("hook-loop hooks for %d events, want %d: %v", len(cmds), len(claude.NativeEvents), cmds)
 	}
-	for _, ev := range NativeEvents {
+	for _, ev := range claude.NativeEvents {
 		if len(cmds[ev]) != 1 {
 			t.Errorf("%s: %d hook-loop commands, want exactly 1 (old ones replaced): %q", ev, len(cmds[ev]), cmds[ev])
 			continue
@@ -99,7 +104,7 @@ func TestMergeClaudeSettingsKeepsEverythingElse(t *testing.T) {
 				continue
 			}
 			m := g.Get("matcher")
-			if IsToolEvent(ev.String()) != m.Exists() || (m.Exists() && m.String() != "Bash|Write") {
+			if claude.IsToolEvent(ev.String()) != m.Exists() || (m.Exists() && m.String() != "Bash|Write") {
 				t.Errorf("%s: matcher %s", ev, m.Raw)
 			}
 			if g.Get("hooks.0.timeout").Int() != claudeHookTimeout || g.Get("hooks.0.type").String() != "command" {
@@ -121,8 +126,8 @@ func TestMergeClaudeSettingsKeepsEverythingElse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n != len(NativeEvents) {
-		t.Errorf("removed %d entries, want %d", n, len(NativeEvents))
+	if n != len(claude.NativeEvents) {
+		t.Errorf("removed %d entries, want %d", n, len(claude.NativeEvents))
 	}
 	if len(hookCommands(removed)) != 0 {
 		t.Errorf("hook-loop hooks left after uninstall: %v", hookCommands(removed))
@@ -153,7 +158,7 @@ func TestMergeClaudeSettingsGolden(t *testing.T) {
 	}
 	want, err := os.ReadFile(golden)
 	if err != nil {
-		t.Fatalf("%v (run go test ./adapters/claude -run Claude -update)", err)
+		t.Fatalf("%v (run go test ./adapters/claude/install -run Claude -update)", err)
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("new settings file differs from %s:\n%s", golden, scaffold.LineDiff(golden, want, got))

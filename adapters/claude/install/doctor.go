@@ -1,9 +1,11 @@
-package claude
+package install
 
 import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/hook-loop/hook-loop/adapters/claude"
 
 	"github.com/tidwall/gjson"
 
@@ -78,7 +80,7 @@ func checkInstall(env *setup.DoctorEnv) []setup.Finding {
 		Expand: func(c string) string { return expandClaudeProjectDir(c, env.Dir) }}
 	for _, l := range layers {
 		var missing []string
-		for _, ev := range NativeEvents {
+		for _, ev := range claude.NativeEvents {
 			if len(l.cmds[ev]) == 0 {
 				missing = append(missing, ev)
 			}
@@ -87,7 +89,7 @@ func checkInstall(env *setup.DoctorEnv) []setup.Finding {
 			out.Add(setup.LevelWarn, fmt.Sprintf("%s has no hook-loop hook for %s", l.path, strings.Join(missing, ", ")),
 				claudeReinstall+" --scope "+l.scope)
 		} else {
-			out.Add(setup.LevelOK, fmt.Sprintf("%s has hook-loop hooks for all %d events", l.path, len(NativeEvents)), "")
+			out.Add(setup.LevelOK, fmt.Sprintf("%s has hook-loop hooks for all %d events", l.path, len(claude.NativeEvents)), "")
 		}
 		commands.Check(&out, l.path, l.cmds)
 	}
