@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/hook-loop/hook-loop/adapters/opencode"
+	opencodeinstall "github.com/hook-loop/hook-loop/adapters/opencode/install"
 )
 
 // ocBenchDriver loads the generated plugin and times its two hooks around each of
@@ -48,7 +48,7 @@ func BenchmarkOpencodePluginToolCall(b *testing.B) {
 	if err := os.WriteFile(filepath.Join(dir, "hook-loop.json"), []byte(ocLoop), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	plugin, err := opencode.RenderOpencodePlugin(opencode.OpencodePluginData{Bin: bin, Config: filepath.Join(dir, "hook-loop.json"),
+	plugin, err := opencodeinstall.RenderOpencodePlugin(opencodeinstall.OpencodePluginData{Bin: bin, Config: filepath.Join(dir, "hook-loop.json"),
 		EventLog: filepath.Join(dir, ".hook-loop", "events.jsonl")})
 	if err != nil {
 		b.Fatal(err)

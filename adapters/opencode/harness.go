@@ -5,25 +5,23 @@ import (
 	"path/filepath"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
-	"github.com/hook-loop/hook-loop/adapters/setup"
-	"github.com/hook-loop/hook-loop/internal/cmdutil"
-	"github.com/urfave/cli/v2"
 )
 
-// Harness is opencode for the registry.
-var Harness setup.Harness = opencodeHarness{}
+// Hooks is opencode for the hook path's registry; install.Harness adds
+// install and doctor.
+var Hooks harness.Hooks = opencodeHooks{}
 
-type opencodeHarness struct{}
+type opencodeHooks struct{}
 
-func (opencodeHarness) Name() string                           { return "opencode" }
-func (opencodeHarness) NewAdapter() harness.Adapter            { return New() }
-func (opencodeHarness) NativeEvents() []string                 { return NativeEvents }
-func (opencodeHarness) NewCmd(f *cmdutil.Factory) *cli.Command { return NewCmd(f) }
-func (opencodeHarness) Doctor(env *setup.DoctorEnv) []setup.Finding {
-	return checkInstall(env)
-}
+func (opencodeHooks) Name() string                { return "opencode" }
+func (opencodeHooks) NewAdapter() harness.Adapter { return New() }
+func (opencodeHooks) NativeEvents() []string      { return NativeEvents }
 
-func (opencodeHarness) Hook() harness.Hook {
+// PluginRel is where install writes the plugin, relative to the project.
+// opencode loads every .js/.ts file of .opencode/plugins/ at start.
+const PluginRel = ".opencode/plugins/hook_loop.js"
+
+func (opencodeHooks) Hook() harness.Hook {
 	return harness.Hook{
 		Usage:      "the command the opencode plugin runs for an event (reads the event JSON on stdin, answers one JSON line)",
 		UsageText:  "hook-loop opencode-hook --event EVENT --config FILE --event-log FILE [--hooks-config FILE] [--record]",
@@ -34,8 +32,8 @@ func (opencodeHarness) Hook() harness.Hook {
 // OwnedPaths are the project's plugin folder and the plugin's place in
 // opencode's global plugin folder ($XDG_CONFIG_HOME/opencode/plugins): install
 // writes only the first, but a plugin put in the second runs in every project.
-func (opencodeHarness) OwnedPaths(home string, getenv func(string) string) []string {
-	out := []string{path.Dir(pluginRel) + "/"}
+func (opencodeHooks) OwnedPaths(home string, getenv func(string) string) []string {
+	out := []string{path.Dir(PluginRel) + "/"}
 	dir := ""
 	if getenv != nil {
 		dir = getenv("XDG_CONFIG_HOME")
@@ -44,7 +42,7 @@ func (opencodeHarness) OwnedPaths(home string, getenv func(string) string) []str
 		dir = filepath.Join(home, ".config")
 	}
 	if dir != "" {
-		out = append(out, filepath.Join(dir, "opencode", "plugins", path.Base(pluginRel)))
+		out = append(out, filepath.Join(dir, "opencode", "plugins", path.Base(PluginRel)))
 	}
 	return out
 }

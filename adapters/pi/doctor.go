@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 
 	"github.com/hook-loop/hook-loop/adapters/setup"
-
 	"github.com/hook-loop/hook-loop/internal/project"
 )
 

@@ -10,7 +10,7 @@ import (
 	claudeinstall "github.com/hook-loop/hook-loop/adapters/claude/install"
 	codexinstall "github.com/hook-loop/hook-loop/adapters/codex/install"
 	"github.com/hook-loop/hook-loop/adapters/harness"
-	"github.com/hook-loop/hook-loop/adapters/opencode"
+	opencodeinstall "github.com/hook-loop/hook-loop/adapters/opencode/install"
 	"github.com/hook-loop/hook-loop/adapters/pi"
 	"github.com/hook-loop/hook-loop/adapters/setup"
 )
@@ -19,7 +19,7 @@ import (
 func All() []setup.Harness {
 	return []setup.Harness{
 		codexinstall.Harness,
-		opencode.Harness,
+		opencodeinstall.Harness,
 		pi.Harness,
 		claudeinstall.Harness,
 	}

@@ -7,9 +7,8 @@ import (
 	"sort"
 	"strings"
 
-	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
-
 	"github.com/hook-loop/hook-loop/internal/shell"
+	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/scaffold"
 )
 

@@ -7,10 +7,9 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/hook-loop/hook-loop/internal/cmdutil"
 	"github.com/hook-loop/hook-loop/scaffold"
+	"github.com/urfave/cli/v2"
 )
 
 // NewCmd builds the `claude` command: install and uninstall.

@@ -6,13 +6,10 @@ import (
 	"strings"
 
 	"github.com/hook-loop/hook-loop/adapters/claude"
-
-	"github.com/tidwall/gjson"
-
 	"github.com/hook-loop/hook-loop/adapters/setup"
-	"github.com/hook-loop/hook-loop/scaffold"
-
 	"github.com/hook-loop/hook-loop/internal/shell"
+	"github.com/hook-loop/hook-loop/scaffold"
+	"github.com/tidwall/gjson"
 )
 
 const claudeReinstall = "hook-loop claude install --write"

@@ -10,14 +10,11 @@ import (
 	"strings"
 
 	"github.com/hook-loop/hook-loop/adapters/claude"
-
+	"github.com/hook-loop/hook-loop/loop"
 	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
-
+	"github.com/hook-loop/hook-loop/scaffold"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
-
-	"github.com/hook-loop/hook-loop/loop"
-	"github.com/hook-loop/hook-loop/scaffold"
 )
 
 // Claude Code settings scopes.

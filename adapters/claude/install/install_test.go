@@ -12,17 +12,13 @@ import (
 	"testing"
 
 	"github.com/hook-loop/hook-loop/adapters/claude"
-
 	"github.com/hook-loop/hook-loop/adapters/setup"
-	"github.com/hook-loop/hook-loop/loop/dsl"
-
+	"github.com/hook-loop/hook-loop/gallery"
 	"github.com/hook-loop/hook-loop/internal/shell"
+	"github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/scaffold"
-
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
-
-	"github.com/hook-loop/hook-loop/gallery"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden from the current output")

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/hook-loop/hook-loop/adapters/setup"
-
 	"github.com/hook-loop/hook-loop/internal/shell"
 )
 

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/hook-loop/hook-loop/adapters/codex"
-
 	"github.com/hook-loop/hook-loop/internal/cmdutil"
 	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/hook-loop/hook-loop/scaffold"

@@ -10,10 +10,8 @@ import (
 	"testing"
 
 	"github.com/hook-loop/hook-loop/adapters/setup"
-
 	"github.com/hook-loop/hook-loop/internal/shell"
 	"github.com/hook-loop/hook-loop/scaffold"
-
 	"github.com/tidwall/gjson"
 )
 

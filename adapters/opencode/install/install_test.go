@@ -1,10 +1,12 @@
-package opencode
+package install
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hook-loop/hook-loop/adapters/opencode"
 )
 
 func TestOpencodePluginConstsRoundTrip(t *testing.T) {
@@ -60,7 +62,7 @@ func TestOpencodeInstallCreatesMissingDestination(t *testing.T) {
 	if err := plan.Apply(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dest, pluginRel)); err != nil {
+	if _, err := os.Stat(filepath.Join(dest, opencode.PluginRel)); err != nil {
 		t.Fatalf("plugin not written into the created destination: %v", err)
 	}
 	if _, err := planUninstall(planOptions{Destination: filepath.Join(t.TempDir(), "nope"), Binary: os.Args[0]}); err == nil {

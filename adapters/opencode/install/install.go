@@ -1,4 +1,4 @@
-package opencode
+package install
 
 import (
 	"bytes"
@@ -9,19 +9,14 @@ import (
 	"path/filepath"
 	"regexp"
 
-	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
-
+	"github.com/hook-loop/hook-loop/adapters/opencode"
 	"github.com/hook-loop/hook-loop/adapters/setup"
-
 	"github.com/hook-loop/hook-loop/internal/cmdutil"
 	"github.com/hook-loop/hook-loop/internal/project"
+	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/scaffold"
 	"github.com/hook-loop/hook-loop/templates"
 )
-
-// pluginRel is where install writes the plugin, relative to the project.
-// opencode loads every .js/.ts file of .opencode/plugins/ at start.
-const pluginRel = ".opencode/plugins/hook_loop.js"
 
 // opencodePluginMarker is in every plugin install renders; a file with it is ours
 // to replace or remove.
@@ -114,7 +109,7 @@ func (o planOptions) resolve() (*installPlan, error) {
 	}
 	return &installPlan{
 		Plan:       scaffold.Plan{Dest: dest, DestMissing: missing},
-		PluginPath: filepath.Join(dest, filepath.FromSlash(pluginRel)),
+		PluginPath: filepath.Join(dest, filepath.FromSlash(opencode.PluginRel)),
 		ConfigPath: project.ConfigPath(dest),
 		LogPath:    logPath,
 		Binary:     bin,
@@ -240,7 +235,7 @@ func pluginConst(src []byte, name string) (string, bool) {
 // hook-loop's current one, and points at a binary and a loop that work.
 func checkInstall(env *setup.DoctorEnv) []setup.Finding {
 	var out setup.Findings
-	path := filepath.Join(env.Dir, filepath.FromSlash(pluginRel))
+	path := filepath.Join(env.Dir, filepath.FromSlash(opencode.PluginRel))
 	src, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		out.Add(setup.LevelWarn, fmt.Sprintf("hook-loop is not installed for opencode (no %s)", path), opencodeReinstall)
