@@ -1,26 +1,23 @@
 package pi
 
 import (
+	"fmt"
 	"path/filepath"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
-	"github.com/hook-loop/hook-loop/adapters/setup"
-	"github.com/hook-loop/hook-loop/internal/cmdutil"
-	"github.com/urfave/cli/v2"
 )
 
-// Harness is the pi coding agent for the registry.
-var Harness setup.Harness = piHarness{}
+// Hooks is the pi coding agent for the hook path's registry; install.Harness
+// adds install and doctor.
+var Hooks harness.Hooks = piHooks{}
 
-type piHarness struct{}
+type piHooks struct{}
 
-func (piHarness) Name() string                                { return "pi" }
-func (piHarness) NewAdapter() harness.Adapter                 { return New() }
-func (piHarness) NativeEvents() []string                      { return NativeEvents }
-func (piHarness) NewCmd(f *cmdutil.Factory) *cli.Command      { return NewCmd(f) }
-func (piHarness) Doctor(env *setup.DoctorEnv) []setup.Finding { return checkInstall(env) }
+func (piHooks) Name() string                { return "pi" }
+func (piHooks) NewAdapter() harness.Adapter { return New() }
+func (piHooks) NativeEvents() []string      { return NativeEvents }
 
-func (piHarness) Hook() harness.Hook {
+func (piHooks) Hook() harness.Hook {
 	return harness.Hook{
 		Usage: "the command the hook-loop pi extension runs for a pi event (reads the event JSON on stdin)",
 		Description: "Prints one JSON answer for the extension: " +
@@ -33,10 +30,26 @@ func (piHarness) Hook() harness.Hook {
 
 // OwnedPaths are the project's extension folder and the extension in the
 // user's agent directory ($PI_CODING_AGENT_DIR, else ~/.pi/agent).
-func (piHarness) OwnedPaths(home string, getenv func(string) string) []string {
+func (piHooks) OwnedPaths(home string, getenv func(string) string) []string {
 	out := []string{".pi/extensions/"}
 	if dir, err := PiAgentDir(home, getenv); err == nil {
-		out = append(out, filepath.Join(dir, "extensions", extensionFile))
+		out = append(out, filepath.Join(dir, "extensions", ExtensionFile))
 	}
 	return out
+}
+
+// ExtensionFile is the file name install writes.
+const ExtensionFile = "hook_loop.ts"
+
+// PiAgentDir is pi's per-user folder: $PI_CODING_AGENT_DIR, else ~/.pi/agent.
+func PiAgentDir(home string, getenv func(string) string) (string, error) {
+	if getenv != nil {
+		if d := getenv("PI_CODING_AGENT_DIR"); d != "" {
+			return filepath.Abs(d)
+		}
+	}
+	if home == "" {
+		return "", fmt.Errorf("--scope user: no home directory (set HOME)")
+	}
+	return filepath.Join(home, ".pi", "agent"), nil
 }

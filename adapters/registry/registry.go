@@ -11,7 +11,7 @@ import (
 	codexinstall "github.com/hook-loop/hook-loop/adapters/codex/install"
 	"github.com/hook-loop/hook-loop/adapters/harness"
 	opencodeinstall "github.com/hook-loop/hook-loop/adapters/opencode/install"
-	"github.com/hook-loop/hook-loop/adapters/pi"
+	piinstall "github.com/hook-loop/hook-loop/adapters/pi/install"
 	"github.com/hook-loop/hook-loop/adapters/setup"
 )
 
@@ -20,7 +20,7 @@ func All() []setup.Harness {
 	return []setup.Harness{
 		codexinstall.Harness,
 		opencodeinstall.Harness,
-		pi.Harness,
+		piinstall.Harness,
 		claudeinstall.Harness,
 	}
 }

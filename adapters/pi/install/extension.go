@@ -1,4 +1,4 @@
-package pi
+package install
 
 import (
 	"encoding/json"

@@ -1,10 +1,11 @@
-package pi
+package install
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
 
+	"github.com/hook-loop/hook-loop/adapters/pi"
 	"github.com/hook-loop/hook-loop/adapters/setup"
 	"github.com/hook-loop/hook-loop/internal/project"
 )
@@ -20,7 +21,7 @@ func checkInstall(env *setup.DoctorEnv) []setup.Finding {
 	home := env.UserHome()
 	projectExt, _ := extensionPath(scopeProject, env.Dir, "")
 	candidates := []string{projectExt}
-	if agentDir, err := PiAgentDir(home, os.Getenv); err == nil {
+	if agentDir, err := pi.PiAgentDir(home, os.Getenv); err == nil {
 		userExt, _ := extensionPath(scopeUser, "", agentDir)
 		candidates = append(candidates, userExt)
 	}
@@ -64,7 +65,7 @@ func checkInstall(env *setup.DoctorEnv) []setup.Finding {
 		}
 	}
 	if found == 0 {
-		out.Add(setup.LevelWarn, fmt.Sprintf("hook-loop is not installed for pi (no %s in %s)", extensionFile, filepath.Join(env.Dir, ".pi", "extensions")), piReinstall)
+		out.Add(setup.LevelWarn, fmt.Sprintf("hook-loop is not installed for pi (no %s in %s)", pi.ExtensionFile, filepath.Join(env.Dir, ".pi", "extensions")), piReinstall)
 	}
 	return out
 }

@@ -1,13 +1,13 @@
-package pi
+package install
 
 import (
 	"context"
 	"fmt"
 
-	"github.com/urfave/cli/v2"
-
+	"github.com/hook-loop/hook-loop/adapters/pi"
 	"github.com/hook-loop/hook-loop/internal/cmdutil"
 	"github.com/hook-loop/hook-loop/scaffold"
+	"github.com/urfave/cli/v2"
 )
 
 // NewCmd builds the `pi` command: install and uninstall.
@@ -45,7 +45,7 @@ func piTarget(o *cmdutil.Common) (projectDir, extPath string, err error) {
 	}
 	agentDir := ""
 	if o.Scope == scopeUser {
-		if agentDir, err = PiAgentDir(o.UserHome(), o.Getenv); err != nil {
+		if agentDir, err = pi.PiAgentDir(o.UserHome(), o.Getenv); err != nil {
 			return "", "", err
 		}
 	}
