@@ -1,10 +1,13 @@
-// Package registry lists the harnesses hook-loop serves. The CLI (the <name>
-// and <name>-hook commands), doctor and the engine's protected files iterate
-// it, so a new harness is its own folder under adapters/ plus one line here.
+// Package registry lists the harnesses hook-loop serves, with their install
+// and doctor sides (setup.Harness). The CLI (the <name> and <name>-hook
+// commands), doctor and the engine's protected files iterate it. The hook
+// path's lean list is adapters/registry/hooks. A new harness is its own folder
+// under adapters/ (the adapter, with <name>/install for install and doctor)
+// plus two lines: its install.Harness in All here and its Hooks in hooks.All,
+// at the same place; TestListsAgree fails when the two lists differ.
 package registry
 
 import (
-	"path/filepath"
 	"slices"
 
 	claudeinstall "github.com/hook-loop/hook-loop/adapters/claude/install"
@@ -25,11 +28,12 @@ func All() []setup.Harness {
 	}
 }
 
-// Adapters returns a fresh adapter per harness name; replay and demo pick from it.
-func Adapters(hs []setup.Harness) map[string]harness.Adapter {
-	out := make(map[string]harness.Adapter, len(hs))
-	for _, h := range hs {
-		out[h.Name()] = h.NewAdapter()
+// Hooks are the hook sides of hs, for adapters/registry/hooks' OwnedPaths and
+// Adapters.
+func Hooks(hs []setup.Harness) []harness.Hooks {
+	out := make([]harness.Hooks, len(hs))
+	for i, h := range hs {
+		out[i] = h
 	}
 	return out
 }
@@ -42,23 +46,6 @@ func Doctor(hs []setup.Harness, env *setup.DoctorEnv, names ...string) []setup.F
 			continue
 		}
 		out = append(out, setup.Named(h.Name(), h.Doctor(env))...)
-	}
-	return out
-}
-
-// OwnedPaths are the files every harness's install writes, which the agent may
-// not write: relative to the project root, or absolute under home (getenv
-// gives the harnesses' own variables, such as $CODEX_HOME; nil reads none). It
-// is the engine's list of protected harness files; a trailing "/" is a folder.
-func OwnedPaths(hs []setup.Harness, home string, getenv func(string) string) []string {
-	var out []string
-	for _, h := range hs {
-		for _, p := range h.OwnedPaths(home, getenv) {
-			if !filepath.IsAbs(p) {
-				p = filepath.FromSlash(p)
-			}
-			out = append(out, p)
-		}
 	}
 	return out
 }

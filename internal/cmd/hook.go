@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/hook-loop/hook-loop/adapters/registry"
+	"github.com/hook-loop/hook-loop/adapters/registry/hooks"
 	"github.com/hook-loop/hook-loop/adapters/setup"
 	"github.com/hook-loop/hook-loop/internal/hookcmd"
 	"github.com/hook-loop/hook-loop/internal/hookrun/full"
@@ -50,7 +51,7 @@ func (o *HookOptions) setEnv(f *Factory, hs []setup.Harness) {
 	// A hook never fails on an unreadable working directory: the project is
 	// then looked up from "." as the process would.
 	o.IO, o.Getenv, o.WorkDir = f.IOStreams, f.Getenv, f.Cwd()
-	o.OwnedPaths = registry.OwnedPaths(hs, f.Home(), f.Getenv)
+	o.OwnedPaths = hooks.OwnedPaths(registry.Hooks(hs), f.Home(), f.Getenv)
 }
 
 func runHook(ctx context.Context, o *HookOptions) error {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hook-loop/hook-loop/adapters/registry"
+	"github.com/hook-loop/hook-loop/adapters/registry/hooks"
 	"github.com/hook-loop/hook-loop/adapters/setup"
 	"github.com/hook-loop/hook-loop/gallery"
 	"github.com/hook-loop/hook-loop/internal/cmdutil"
@@ -87,7 +88,7 @@ func TestNewHarnessInOneFolder(t *testing.T) {
 	})
 
 	t.Run("the engine protects its files", func(t *testing.T) {
-		owned := registry.OwnedPaths(w.hs, w.home, nil)
+		owned := hooks.OwnedPaths(registry.Hooks(w.hs), w.home, nil)
 		for _, want := range []string{toyharness.HooksFile, filepath.Join(w.home, ".toy", "user.json"), filepath.FromSlash(".codex/")} {
 			if !slices.Contains(owned, want) {
 				t.Errorf("OwnedPaths lacks %s: %v", want, owned)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/adapters/registry"
+	"github.com/hook-loop/hook-loop/adapters/registry/hooks"
 	"github.com/hook-loop/hook-loop/adapters/setup"
 	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/hook-loop/hook-loop/internal/replay"
@@ -56,8 +57,8 @@ func NewCmdReplay(f *Factory, hs []setup.Harness, runF func(*ReplayOptions) erro
 				return exitf(2, "usage: replay needs exactly one TRACE file (see 'hook-loop replay --help')")
 			}
 			o.trace = c.Args().First()
-			o.IO, o.WorkDir, o.Adapters = f.IOStreams, f.Cwd(), registry.Adapters(hs)
-			o.OwnedPaths = registry.OwnedPaths(hs, f.Home(), f.Getenv)
+			o.IO, o.WorkDir, o.Adapters = f.IOStreams, f.Cwd(), hooks.Adapters(registry.Hooks(hs))
+			o.OwnedPaths = hooks.OwnedPaths(registry.Hooks(hs), f.Home(), f.Getenv)
 			return run(runF, func(o *ReplayOptions) error { return runReplay(c.Context, o) }, o)
 		},
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/hook-loop/hook-loop/internal/hookrun"
 
 	"github.com/hook-loop/hook-loop/adapters/registry"
+	"github.com/hook-loop/hook-loop/adapters/registry/hooks"
 	"github.com/hook-loop/hook-loop/adapters/setup"
 	"github.com/hook-loop/hook-loop/internal/serve"
 	"github.com/urfave/cli/v2"
@@ -46,7 +47,7 @@ func NewCmdServe(f *Factory, hs []setup.Harness, runF func(*ServeOptions) error)
 		}, hookFlags(&o.Flags)...),
 		Action: func(c *cli.Context) error {
 			o.IO, o.WorkDir, o.Version, o.getenv = f.IOStreams, f.Cwd(), f.Version, f.Getenv
-			o.OwnedPaths = registry.OwnedPaths(hs, f.Home(), f.Getenv)
+			o.OwnedPaths = hooks.OwnedPaths(registry.Hooks(hs), f.Home(), f.Getenv)
 			if runF != nil {
 				return runF(o)
 			}

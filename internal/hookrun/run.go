@@ -51,7 +51,7 @@ type Options struct {
 	// the hook command's --mode (see Mode).
 	Mode string
 	// OwnedPaths are the harnesses' own files the agent may not write
-	// (registry.OwnedPaths); nil leaves the engine's built-in list.
+	// (adapters/registry/hooks.OwnedPaths); nil leaves the engine's built-in list.
 	OwnedPaths []string
 	// Lifecycle overrides loading the user's lifecycle hooks (tests, embedding).
 	Lifecycle engine.Lifecycle

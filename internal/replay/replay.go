@@ -45,7 +45,7 @@ type Options struct {
 	// rules and protections see the same relative paths as in the recorded run.
 	Rebase string
 	// OwnedPaths are the harnesses' own files the agent may not write, as
-	// for a real hook (registry.OwnedPaths); nil leaves the engine's list.
+	// for a real hook (adapters/registry/hooks.OwnedPaths); nil leaves the engine's list.
 	OwnedPaths []string
 }
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hook-loop/hook-loop/adapters/registry"
+	"github.com/hook-loop/hook-loop/adapters/registry/hooks"
 	"github.com/hook-loop/hook-loop/lifecycle"
 	"github.com/hook-loop/hook-loop/loop"
 	"github.com/hook-loop/hook-loop/loop/dsl"
@@ -67,7 +67,7 @@ func newGuardProject(t *testing.T, failClosed bool) *guardProject {
 	if err != nil {
 		t.Fatal(err)
 	}
-	owned := append(registry.OwnedPaths(registry.All(), g.home, getenv), lifecycle.OwnedFiles("", getenv)...)
+	owned := append(hooks.OwnedPaths(hooks.All(), g.home, getenv), lifecycle.OwnedFiles("", getenv)...)
 	g.eng = &engine.Engine{Spec: spec, Root: g.root, ConfigPath: filepath.Join(g.root, "hook-loop.json"),
 		LogPath: filepath.Join(g.root, ".hook-loop", "events.jsonl"), OwnedPaths: owned,
 		Home: g.home, Vars: vars, Self: g.self}

@@ -1,10 +1,10 @@
-package registry_test
+package hooks_test
 
 import (
 	"path/filepath"
 	"testing"
 
-	"github.com/hook-loop/hook-loop/adapters/registry"
+	"github.com/hook-loop/hook-loop/adapters/registry/hooks"
 	"github.com/hook-loop/hook-loop/loop"
 	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/loop/engine"
@@ -22,7 +22,7 @@ func TestOwnedPathsProtectEveryHarnessConfig(t *testing.T) {
 	home, codexHome, piDir := t.TempDir(), t.TempDir(), t.TempDir()
 	env := map[string]string{"CODEX_HOME": codexHome, "PI_CODING_AGENT_DIR": piDir}
 	getenv := func(k string) string { return env[k] }
-	eng := &engine.Engine{Spec: spec, Root: root, Home: home, OwnedPaths: registry.OwnedPaths(registry.All(), home, getenv)}
+	eng := &engine.Engine{Spec: spec, Root: root, Home: home, OwnedPaths: hooks.OwnedPaths(hooks.All(), home, getenv)}
 	write := func(p string) loop.HookEvent {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(root, p)
