@@ -81,16 +81,10 @@ func (f Flags) NeedsFull(getenv func(string) string) bool {
 	return f.Store != "" || strings.TrimSpace(getenv(hookrun.StoreEnv)) != "" || userconfig.Present(f.HooksConfig, getenv)
 }
 
-// Harness is what a hook run needs of its harness.
-type Harness interface {
-	Name() string
-	NewAdapter() harness.Adapter
-	Hook() harness.Hook
-}
 
 // Options are one hook run's inputs besides its flags.
 type Options struct {
-	Harness Harness
+	Harness harness.Hooks
 	Flags
 	In          io.Reader
 	Out, ErrOut io.Writer
