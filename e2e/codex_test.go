@@ -24,6 +24,7 @@ import (
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/gallery"
 	"github.com/hook-loop/hook-loop/internal/testkit/mockmodel/responses"
+	"github.com/hook-loop/hook-loop/internal/userconfig"
 	"github.com/tidwall/sjson"
 )
 
@@ -466,6 +467,11 @@ func TestCodexConcurrentHooksLoseNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	command := doc.Hooks["PostToolUse"][0].Hooks[0].Command
+	if !userconfig.Present("", os.Getenv) && !strings.Contains(command, "/hook-loop-hook' codex-hook ") {
+		// With no user config and no database, the lean binary beside
+		// hook-loop runs every event.
+		t.Errorf("hook command %s: want the lean hook binary", command)
+	}
 	payload := fmt.Sprintf(`{"session_id":"s16","turn_id":"t1","transcript_path":null,"cwd":%q,"hook_event_name":"PostToolUse","model":"gpt-5.5","permission_mode":"bypassPermissions","tool_name":"Bash","tool_input":{"command":"echo hi"},"tool_response":"hi\n","tool_use_id":"call_x"}`, p.dir)
 	const n = 16
 	var wg sync.WaitGroup

@@ -13,9 +13,9 @@ import (
 	"testing"
 )
 
-// builtHookLoop is the hook-loop binary TestMain built for this run, in a
-// directory whose name has a space: installers must quote the absolute path
-// they write into harness configs.
+// builtHookLoop is the hook-loop binary TestMain built for this run, with the
+// lean hook binary beside it, in a directory whose name has a space:
+// installers must quote the absolute path they write into harness configs.
 var (
 	builtHookLoop string
 	buildErr      error
@@ -34,10 +34,14 @@ func TestMain(m *testing.M) {
 	if _, err := os.Stat(goBin); os.Getenv("GOROOT") == "" || err != nil {
 		goBin = "go"
 	}
-	cmd := exec.Command(goBin, "build", "-o", builtHookLoop, ".")
-	cmd.Dir = repoRoot()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		buildErr = fmt.Errorf("go build hook-loop: %v\n%s", err, out)
+	// The lean hook binary beside it, as the README's install line puts it:
+	// installs write it into Codex's and Claude Code's hooks.
+	for _, b := range [][2]string{{builtHookLoop, "."}, {filepath.Join(dir, "hook-loop-hook"), "./cmd/hook-loop-hook"}} {
+		cmd := exec.Command(goBin, "build", "-o", b[0], b[1])
+		cmd.Dir = repoRoot()
+		if out, err := cmd.CombinedOutput(); err != nil && buildErr == nil {
+			buildErr = fmt.Errorf("go build %s: %v\n%s", b[1], err, out)
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(dir)

@@ -223,3 +223,35 @@ func TestGuardUncertain(t *testing.T) {
 		}
 	}
 }
+
+// The lean hook binary runs the hooks (Self), and hook-loop sits beside it: a
+// link of any name to either is hook-loop, so the agent cannot run hook-loop's
+// writing commands through a renamed link to the binary the hook is not.
+func TestGuardRecognisesTheSiblingBinary(t *testing.T) {
+	g := newGuardProject(t, false)
+	bin := t.TempDir()
+	lean, full := filepath.Join(bin, "hook-loop-hook"), filepath.Join(bin, "hook-loop")
+	for _, f := range []string{lean, full} {
+		if err := os.WriteFile(f, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	links := t.TempDir()
+	for name, target := range map[string]string{"hl": full, "hlh": lean} {
+		if err := os.Symlink(target, filepath.Join(links, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, self := range []string{lean, full} {
+		g.eng.Self = self
+		for _, link := range []string{"hl", "hlh"} {
+			cmd := filepath.Join(links, link) + " claude uninstall --write"
+			if got := g.bash(cmd); !got.Blocked || got.Rule != "hook_loop_command" {
+				t.Errorf("self %s, %q: %+v, want blocked as a hook-loop command", filepath.Base(self), cmd, got)
+			}
+		}
+		if got := g.bash(filepath.Join(links, "hl") + " status"); got.Blocked {
+			t.Errorf("self %s: status through a link: %+v, want allowed", filepath.Base(self), got)
+		}
+	}
+}

@@ -65,11 +65,18 @@ func (p *Policy) isSelf(word string) bool {
 	if p.Self == "" || !strings.Contains(word, "/") {
 		return false
 	}
-	if filepath.Clean(word) == p.Self {
+	if p.isSelfPath(filepath.Clean(word)) {
 		return true
 	}
 	real, err := filepath.EvalSymlinks(word)
-	return err == nil && real == p.Self
+	return err == nil && p.isSelfPath(real)
+}
+
+// isSelfPath: path is the running binary, or one of hook-loop's binaries
+// beside it — the lean hook binary runs the hooks, and hook-loop next to it
+// is no less hook-loop.
+func (p *Policy) isSelfPath(path string) bool {
+	return path == p.Self || filepath.Dir(path) == filepath.Dir(p.Self) && selfNames[filepath.Base(path)]
 }
 
 // writingSubcommand reads hook-loop's arguments: the command named by the

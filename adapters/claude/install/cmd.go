@@ -57,6 +57,13 @@ func runInstall(ctx context.Context, o *cmdutil.Common) error {
 	if err != nil {
 		return err
 	}
+	if o.Binary == "" {
+		// An explicit --binary is written as given.
+		var why string
+		if l.Binary, _, why = scaffold.HookBinary(l.Binary, l.Store, o.Getenv); why != "" {
+			fmt.Fprintln(o.IO.Out, why)
+		}
+	}
 	hooks := installHooks{Binary: l.Binary, Matcher: toolMatcher(l.Spec), Record: o.Record, Store: cmdutil.StoreArgOf(l.Store), Mode: o.Mode}
 	switch {
 	case !l.UserWide:

@@ -197,6 +197,13 @@ func planInstall(o planOptions) (*installPlan, error) {
 	if note != "" {
 		p.Notes = append(p.Notes, note)
 	}
+	if o.Binary == "" {
+		// An explicit --binary is written as given.
+		var why string
+		if p.Binary, _, why = scaffold.HookBinary(p.Binary, store, o.Getenv); why != "" {
+			p.Notes = append(p.Notes, why)
+		}
+	}
 	flags := hookFlags{record: o.Record, store: store, mode: o.Mode}
 	after, err := mergeCodexHooks(before, p.Binary, p.ConfigPath, p.LogPath, flags)
 	if err != nil {
