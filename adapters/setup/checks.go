@@ -1,13 +1,17 @@
 package setup
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/hook-loop/hook-loop/internal/shell"
+	"github.com/hook-loop/hook-loop/internal/version"
 	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/scaffold"
 )
@@ -44,10 +48,31 @@ func CheckBinary(file, bin, reinstall, harness string) Finding {
 	case st.IsDir() || st.Mode().Perm()&0o111 == 0:
 		f.What = fmt.Sprintf("%s runs %s, which is not executable", file, bin)
 		f.Fix = "chmod +x " + scaffold.ShellQuote(bin) + ", or " + reinstall
+	case filepath.Base(bin) == scaffold.LeanName:
+		f = checkLean(file, bin, reinstall)
 	default:
 		f = Finding{Level: LevelOK, What: "hook binary " + bin + " is executable"}
 	}
 	return f
+}
+
+// checkLean checks the lean hook binary a harness runs: of this hook-loop's
+// build (a stale one answers with older rules) and with hook-loop beside it,
+// which it hands database stores, lifecycle hooks and every other command.
+func checkLean(file, bin, reinstall string) Finding {
+	full := filepath.Join(filepath.Dir(bin), "hook-loop")
+	if _, err := os.Stat(full); err != nil {
+		return Finding{Level: LevelWarn, What: fmt.Sprintf("%s runs %s, and there is no hook-loop beside it: hooks that need a database store or lifecycle hooks will fail", file, bin),
+			Fix: "install hook-loop and hook-loop-hook into one folder from one build (README: the install line), then " + reinstall}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, "--build").Output()
+	if got := strings.TrimSpace(string(out)); err != nil || got != version.Build() {
+		return Finding{Level: LevelWarn, What: fmt.Sprintf("%s runs %s, which is not of this hook-loop's build (%q, this one %q)", file, bin, got, version.Build()),
+			Fix: "install hook-loop and hook-loop-hook from one build (README: the install line), then " + reinstall}
+	}
+	return Finding{Level: LevelOK, What: "hook binary " + bin + " (the lean hook binary) is executable and of this build"}
 }
 
 // CheckLoop is the doctor's check that the loop file path the hooks use loads

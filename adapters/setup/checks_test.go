@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/hook-loop/hook-loop/gallery"
+	"github.com/hook-loop/hook-loop/internal/version"
+	"github.com/hook-loop/hook-loop/scaffold"
 )
 
 // CheckBinary fails on each way a hook's binary can keep the harness from
@@ -67,5 +69,30 @@ func TestCheckLoop(t *testing.T) {
 	}
 	if f := CheckLoop(good); f.Level != LevelOK {
 		t.Errorf("CheckLoop(%s) = %s %q", good, f.Level, f.What)
+	}
+}
+
+// A lean hook binary is checked for what makes it serve every event: hook-loop
+// beside it, and this build.
+func TestCheckBinaryLean(t *testing.T) {
+	dir := t.TempDir()
+	lean := filepath.Join(dir, scaffold.LeanName)
+	write := func(path, body string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(lean, "printf '%s\\n' '"+version.Build()+"'\n")
+	if f := CheckBinary("hooks.json", lean, "hook-loop codex install --write", "Codex"); f.Level != LevelWarn || !strings.Contains(f.What, "no hook-loop beside it") {
+		t.Errorf("alone: %s %q", f.Level, f.What)
+	}
+	write(filepath.Join(dir, "hook-loop"), "")
+	if f := CheckBinary("hooks.json", lean, "hook-loop codex install --write", "Codex"); f.Level != LevelOK {
+		t.Errorf("same build: %s %q", f.Level, f.What)
+	}
+	write(lean, "echo v0.1-old\n")
+	if f := CheckBinary("hooks.json", lean, "hook-loop codex install --write", "Codex"); f.Level != LevelWarn || !strings.Contains(f.What, "not of this hook-loop's build") || f.Fix == "" {
+		t.Errorf("another build: %s %q", f.Level, f.What)
 	}
 }
