@@ -13,8 +13,6 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
-
-	"github.com/google/uuid"
 )
 
 // TimestampLayout is how Append writes Event.Timestamp: what Python's
@@ -154,7 +152,7 @@ func (tx *Tx) Append(e Event) (Event, error) {
 		e.SchemaVersion = SchemaVersion
 	}
 	if e.EventID == "" {
-		e.EventID = uuid.NewString()
+		e.EventID = NewID()
 	}
 	if e.Timestamp == "" {
 		e.Timestamp = tx.l.now().UTC().Format(TimestampLayout)

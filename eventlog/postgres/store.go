@@ -17,7 +17,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/google/uuid"
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -550,7 +549,7 @@ func (tx *Tx) Append(e eventlog.Event) (eventlog.Event, error) {
 		e.SchemaVersion = eventlog.SchemaVersion
 	}
 	if e.EventID == "" {
-		e.EventID = uuid.NewString()
+		e.EventID = eventlog.NewID()
 	}
 	if e.Timestamp == "" {
 		e.Timestamp = tx.s.now().UTC().Format(eventlog.TimestampLayout)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/google/uuid"
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/loop"
 	"github.com/hook-loop/hook-loop/loop/dsl"
@@ -141,7 +140,7 @@ func (e *Engine) start(ctx context.Context, tx Tx, sessionID string, in LoopEven
 	sid := SessionKey(sessionID)
 	h := &handling{e: e, ctx: ctx, tx: tx, ev: &loop.HookEvent{Harness: in.Driver, SessionID: sid}, sid: sid, runID: in.RunID}
 	if h.runID == "" {
-		h.runID = uuid.NewString()
+		h.runID = eventlog.NewID()
 	}
 	h.refresh()
 	return h

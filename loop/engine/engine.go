@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/uuid"
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/loop"
 	"github.com/hook-loop/hook-loop/loop/dsl"
@@ -114,7 +113,7 @@ type handling struct {
 func (e *Engine) Handle(ctx context.Context, tx Tx, ev loop.HookEvent) (loop.Decision, error) {
 	h := &handling{e: e, ctx: ctx, tx: tx, ev: &ev, sid: SessionKey(ev.SessionID), runID: ev.TurnID}
 	if h.runID == "" {
-		h.runID = uuid.NewString()
+		h.runID = eventlog.NewID()
 	}
 	h.refresh()
 	if err := h.noteTampering(); err != nil {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/google/uuid"
-
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/loop/engine"
@@ -100,7 +98,7 @@ func (r *Runtime) RunUntilStop(b dsl.Budget) (string, error) {
 		r.SessionID = DefaultSimulationSession
 	}
 	if r.RunID == "" {
-		r.RunID = uuid.NewString()
+		r.RunID = eventlog.NewID()
 	}
 	maxNoProgress := b.MaxNoProgressTurns
 	if maxNoProgress <= 0 {
