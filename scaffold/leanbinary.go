@@ -28,7 +28,7 @@ const LeanName = "hook-loop-hook"
 // event. lean reports which was chosen; why says why not, for the install's
 // output ("" when there is no lean binary at all).
 func HookBinary(full, store string, getenv func(string) string) (bin string, lean bool, why string) {
-	cand := filepath.Join(filepath.Dir(full), LeanName)
+	cand := filepath.Join(filepath.Dir(full), LeanName+filepath.Ext(full)) // .exe on Windows
 	st, err := os.Stat(cand)
 	if err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
 		return full, false, ""

@@ -34,5 +34,6 @@ scripts/fuzz.sh "$FUZZTIME"
 
 echo "== cross-compile"
 for target in linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64; do
-  GOOS=${target%/*} GOARCH=${target#*/} go build -o /dev/null . && echo "built $target"
+  GOOS=${target%/*} GOARCH=${target#*/} go build -o /dev/null . &&
+    GOOS=${target%/*} GOARCH=${target#*/} go build -o /dev/null ./cmd/hook-loop-hook && echo "built $target"
 done

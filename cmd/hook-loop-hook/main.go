@@ -18,7 +18,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/adapters/registry/hooks"
@@ -29,7 +28,7 @@ import (
 func main() {
 	os.Exit(run(env{
 		args: os.Args, in: os.Stdin, out: os.Stdout, errOut: os.Stderr,
-		getenv: os.Getenv, exec: syscall.Exec, executable: os.Executable,
+		getenv: os.Getenv, exec: execFull, executable: os.Executable,
 	}))
 }
 
@@ -120,7 +119,8 @@ func fullBinary(executable func() (string, error)) (string, error) {
 	if real, err := filepath.EvalSymlinks(self); err == nil {
 		self = real
 	}
-	full := filepath.Join(filepath.Dir(self), FullName)
+	// On Windows both names end in .exe.
+	full := filepath.Join(filepath.Dir(self), FullName+filepath.Ext(self))
 	if _, err := os.Stat(full); err != nil {
 		return "", fmt.Errorf("%s: %w", full, err)
 	}
