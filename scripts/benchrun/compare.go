@@ -13,9 +13,16 @@ import (
 // samples of each (event, size) cell over the rounds of each side (files that
 // `benchrun -json` wrote) and prints both medians and the ratio b/a, so two
 // builds measured in interleaved rounds on one machine read side by side.
+//
+// Cells are matched by event, size, store and binary (hook-loop-hook and
+// hook-loop rows each against their own kind). -a-binary/-b-binary pick one
+// binary's rows on each side and match those across binaries: a base build
+// that has no hook-loop-hook is compared with what installs write now by
+// `-a-binary hook-loop -b-binary hook-loop-hook`.
 type compareOptions struct {
 	a, b         []string
 	aName, bName string
+	aBin, bBin   string
 	limit        float64
 }
 
@@ -27,6 +34,8 @@ func parseCompareFlags(args []string) (compareOptions, error) {
 	fs.StringVar(&b, "b", "", "JSON files of the second build, comma-separated")
 	fs.StringVar(&o.aName, "a-name", "before", "the first build's column name")
 	fs.StringVar(&o.bName, "b-name", "after", "the second build's column name")
+	fs.StringVar(&o.aBin, "a-binary", "", "only the first build's cells of this binary (file name, e.g. hook-loop), matched with -b-binary's")
+	fs.StringVar(&o.bBin, "b-binary", "", "only the second build's cells of this binary (e.g. hook-loop-hook)")
 	fs.Float64Var(&o.limit, "limit", 1.10, "ratio b/a a hook cell may reach (the verdict column)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -34,12 +43,18 @@ func parseCompareFlags(args []string) (compareOptions, error) {
 	if a == "" || b == "" {
 		return o, fmt.Errorf("-a and -b are required")
 	}
+	if (o.aBin == "") != (o.bBin == "") {
+		return o, fmt.Errorf("-a-binary and -b-binary go together")
+	}
 	o.a, o.b = strings.Split(a, ","), strings.Split(b, ",")
 	return o, nil
 }
 
 // pool reads cells from files and concatenates the samples of equal cells.
-func pool(files []string) (map[string]*cell, []string, error) {
+// With binary set it keeps only that binary's cells and the floors that name
+// none (the hello-world, /bin/true; every cell of a file from before cells
+// named their binary), keyed without the binary.
+func pool(files []string, binary string) (map[string]*cell, []string, error) {
 	cells := map[string]*cell{}
 	var order []string
 	for _, f := range files {
@@ -52,7 +67,13 @@ func pool(files []string) (map[string]*cell, []string, error) {
 			return nil, nil, fmt.Errorf("%s: %w", f, err)
 		}
 		for _, c := range cs {
-			k := fmt.Sprintf("%s\x00%d", c.Event, c.Size)
+			k := cellKey(c.Event, c.Size, c.Store, c.Binary)
+			if binary != "" {
+				if c.Binary != "" && c.Binary != binary {
+					continue
+				}
+				k = cellKey(c.Event, c.Size, c.Store, "")
+			}
 			if have, ok := cells[k]; ok {
 				have.Wall = append(have.Wall, c.Wall...)
 				have.CPU = append(have.CPU, c.CPU...)
@@ -67,16 +88,16 @@ func pool(files []string) (map[string]*cell, []string, error) {
 }
 
 func runCompare(o compareOptions, w io.Writer) error {
-	a, order, err := pool(o.a)
+	a, order, err := pool(o.a, o.aBin)
 	if err != nil {
 		return err
 	}
-	b, _, err := pool(o.b)
+	b, _, err := pool(o.b, o.bBin)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "| event | log events | %s wall ms | %s wall ms | ratio | %s CPU ms | %s CPU ms | ratio | samples |\n", o.aName, o.bName, o.aName, o.bName)
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintf(w, "| event | binary | log events | %s wall ms | %s wall ms | ratio | %s CPU ms | %s CPU ms | ratio | samples |\n", o.aName, o.bName, o.aName, o.bName)
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 	var sumA, sumB float64
 	worst := 0.0
 	for _, k := range order {
@@ -93,11 +114,34 @@ func runCompare(o compareOptions, w io.Writer) error {
 			sumB += wb
 			worst = max(worst, wb/wa)
 		}
-		fmt.Fprintf(w, "| %s | %s | %.2f | %.2f | %.3f | %.2f | %.2f | %.3f | %d/%d |\n", ca.Event, size, wa, wb, wb/wa, pa, pb, pb/pa, len(ca.Wall), len(cb.Wall))
+		name := ca.Event
+		if ca.Store != "" {
+			name += " (" + ca.Store + ")"
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %.2f | %.2f | %.3f | %.2f | %.2f | %.3f | %d/%d |\n", name, pairName(ca.Binary, cb.Binary), size, wa, wb, wb/wa, pa, pb, pb/pa, len(ca.Wall), len(cb.Wall))
 	}
 	if sumA > 0 {
 		fmt.Fprintf(w, "\nhook cells: sum of medians %.2f → %.2f ms (%.3f); worst cell ratio %.3f (limit %.2f: %s)\n",
 			sumA, sumB, sumB/sumA, worst, o.limit, verdict(worst <= o.limit))
 	}
 	return nil
+}
+
+// pairName is the binary column of a compared row: the one binary both sides
+// ran, or which each ran.
+func pairName(a, b string) string {
+	switch {
+	case a == b && a == "":
+		return "–"
+	case a == b:
+		return a
+	}
+	return nameOr(a) + " → " + nameOr(b)
+}
+
+func nameOr(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
 }
