@@ -467,6 +467,11 @@ func measure(cells []*cell, j job) error {
 	if err := json.Unmarshal(out.Bytes(), &samples); err != nil {
 		return err
 	}
+	return addSamples(cells, samples)
+}
+
+// addSamples adds each sample to the cell of its variant.
+func addSamples(cells []*cell, samples []sample) error {
 	for _, s := range samples {
 		if s.Variant < 0 || s.Variant >= len(cells) {
 			return fmt.Errorf("spawner: sample of variant %d, of %d", s.Variant, len(cells))
@@ -679,8 +684,9 @@ func report(w io.Writer, o options, cells []*cell) {
 		budgetLines(w, o, cells, byKey, lean, hello, fmt.Sprintf("Budgets (issue 14) on %s, what installs write:", lean))
 		budgetLines(w, o, cells, byKey, full, hello, fmt.Sprintf("The same on %s, for reference (installs write it only with a database store or a user config):", full))
 	}
-	if o.store != "" {
-		fmt.Fprintf(w, "\nPostgreSQL (issue 17):\n\n")
+	if o.store != "" && full != "" {
+		// The headed blocks above end with a blank line.
+		fmt.Fprintf(w, "PostgreSQL (issue 17):\n\n")
 	}
 	if o.store != "" {
 		// Issue 17: a hook on PostgreSQL over loopback adds ≤ 3 ms median over
