@@ -6,6 +6,12 @@
 # ratio and a verdict against a limit. Issue 13's rule: no hook cell more than
 # 10 % above the previous build at 10,000 and 1,000,000 events.
 #
+# Each build's hook-loop-hook (the lean binary installs write into the hooks)
+# and hook-loop are built side by side and timed run by run alternately, as
+# scripts/bench.sh does. A base from before cmd/hook-loop-hook has only
+# hook-loop: then two tables, what installs write (hook-loop at the base,
+# hook-loop-hook here) and hook-loop against hook-loop.
+#
 #   scripts/bench-compare.sh b904e47
 #   ROUNDS=5 RUNS=30 SIZES=10000 LIMIT=1.10 scripts/bench-compare.sh HEAD~1
 #
@@ -24,19 +30,51 @@ export HOOK_LOOP_STATE_DIR="$tmp/state"
 export CGO_ENABLED="${CGO_ENABLED:-0}"
 flags=(-tags urfave_cli_no_docs -trimpath "-ldflags=-s -w")
 git worktree add --detach "$tmp/src-base" "$base" >/dev/null 2>&1
-(cd "$tmp/src-base" && go build "${flags[@]}" -o "$tmp/base" .)
-go build "${flags[@]}" -o "$tmp/new" .
+# Each build's binaries in a directory of their own, under their installed
+# names: the cells name their binary by file name, and hook-loop-hook execs
+# the hook-loop beside it.
+mkdir -p "$tmp/base" "$tmp/new"
+(cd "$tmp/src-base" && go build "${flags[@]}" -o "$tmp/base/hook-loop" .)
+base_lean=0
+if git show "$base:cmd/hook-loop-hook/main.go" >/dev/null 2>&1; then
+  (cd "$tmp/src-base" && go build "${flags[@]}" -o "$tmp/base/hook-loop-hook" ./cmd/hook-loop-hook)
+  base_lean=1
+else
+  echo "$base has no cmd/hook-loop-hook: its installs write hook-loop into the hooks" >&2
+fi
+go build "${flags[@]}" -o "$tmp/new/hook-loop" .
+go build "${flags[@]}" -o "$tmp/new/hook-loop-hook" ./cmd/hook-loop-hook
 go build "${flags[@]}" -o "$tmp/hello" ./scripts/benchrun/hello
 go build -o "$tmp/benchrun" ./scripts/benchrun
-printf 'binary size: %s %d bytes, this tree %d bytes\n' "$base" "$(wc -c <"$tmp/base")" "$(wc -c <"$tmp/new")" >&2
+for b in hook-loop hook-loop-hook; do
+  [ -e "$tmp/base/$b" ] || continue
+  printf 'binary size of %s: %s %d bytes, this tree %d bytes\n' "$b" "$base" "$(wc -c <"$tmp/base/$b")" "$(wc -c <"$tmp/new/$b")" >&2
+done
 as=() bs=()
 for r in $(seq "${ROUNDS:-3}"); do
   for b in base new; do
     echo "round $r: $b" >&2
-    "$tmp/benchrun" -bin "$tmp/$b" -hello "$tmp/hello" -work "$tmp/work-$b" -runs "${RUNS:-40}" \
+    # -bin is what the build's installs write.
+    bin=(-bin "$tmp/$b/hook-loop")
+    if [ -e "$tmp/$b/hook-loop-hook" ]; then
+      bin=(-bin "$tmp/$b/hook-loop-hook" -full "$tmp/$b/hook-loop")
+    fi
+    "$tmp/benchrun" "${bin[@]}" -hello "$tmp/hello" -work "$tmp/work-$b" -runs "${RUNS:-40}" \
       -sizes "${SIZES:-10000,1000000}" -json "$tmp/$b-$r.json" >/dev/null
   done
   as+=("$tmp/base-$r.json") bs+=("$tmp/new-$r.json")
 done
 join() { local IFS=,; echo "$*"; }
-"$tmp/benchrun" compare -a "$(join "${as[@]}")" -b "$(join "${bs[@]}")" -a-name "$base" -b-name "this tree" -limit "${LIMIT:-1.10}"
+compare=("$tmp/benchrun" compare -a "$(join "${as[@]}")" -b "$(join "${bs[@]}")" -a-name "$base" -b-name "this tree" -limit "${LIMIT:-1.10}")
+if [ "$base_lean" = 1 ]; then
+  # Each binary against its own kind.
+  "${compare[@]}"
+else
+  echo "What installs write: hook-loop at $base, hook-loop-hook in this tree."
+  echo
+  "${compare[@]}" -a-binary hook-loop -b-binary hook-loop-hook
+  echo
+  echo "The same binary: hook-loop at $base and in this tree."
+  echo
+  "${compare[@]}" -a-binary hook-loop -b-binary hook-loop
+fi
