@@ -453,6 +453,7 @@ func writeIndex(path string, st *state, key *logKey) error {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("replace index %s: %w", path, err)
 	}
+	st.indexReplaced(data)
 	return nil
 }
 
@@ -483,6 +484,7 @@ func appendIndex(path string, st *state, key *logKey) (done bool, err error) {
 		// the snapshot written now makes it moot.
 		return false, nil
 	}
+	st.indexAppended(rec)
 	return true, nil
 }
 

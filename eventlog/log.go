@@ -42,6 +42,7 @@ type Log struct {
 	envWarning  string        // a HOOK_LOOP_LOCK_TIMEOUT that did not parse
 	key         *logKey       // once read (a key never changes once created)
 	keyPath     string
+	cache       *Cache // WithCache; nil: read everything on every call
 	// unverified is set for a View that found no key: it shows keyed lines
 	// unchecked (with a warning) instead of none. Update never does.
 	unverified bool
@@ -258,6 +259,16 @@ func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
 		locked = true
 		defer lock.Unlock()
 	}
+	var ce *cacheEntry
+	if l.cache != nil && locked && !readOnly && l.folder != nil {
+		if ce = l.cache.acquire(l.path, l.folder.Name()); ce != nil {
+			defer ce.mu.Unlock()
+		}
+	}
+	kept := ce.takeKept()
+	if kept != nil && !kept.restoreKey(l) {
+		kept = nil
+	}
 	if err := l.loadKey(); err != nil {
 		return err
 	}
@@ -283,9 +294,22 @@ func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
 	}
 	size := fi.Size()
 
-	st, torn, err := l.load(f, size, fileID(fi), l.foldDeadline(readOnly))
-	if err != nil {
-		return err
+	var st *state
+	var torn *tornTail
+	if kept != nil {
+		st = l.reuse(kept, f, fi)
+	}
+	if ce != nil {
+		if st != nil {
+			ce.stats.Reused++
+		} else {
+			ce.stats.Loaded++
+		}
+	}
+	if st == nil {
+		if st, torn, err = l.load(f, size, fileID(fi), l.foldDeadline(readOnly)); err != nil {
+			return err
+		}
 	}
 	if st.partial {
 		// Out of fold budget (checkpoint.go): keep what was folded for the next
@@ -388,9 +412,15 @@ func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
 		// The log is the truth and is written; if the index cannot be, the next run
 		// replays what it missed. A View only offers its work to the next run: a
 		// read-only checkout must not make every look at it noisy.
-		if err := writeIndex(l.IndexPath(), st, l.key); err != nil && !readOnly {
-			l.warn("%v", err)
+		if err := writeIndex(l.IndexPath(), st, l.key); err != nil {
+			if !readOnly {
+				l.warn("%v", err)
+			}
+			return nil
 		}
+	}
+	if ce != nil && l.folder != nil && !st.unverified {
+		ce.keep(l, st, f)
 	}
 	return nil
 }

@@ -18,7 +18,7 @@ import (
 	"runtime/debug"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
-
+	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/internal/hookrun"
 	"github.com/hook-loop/hook-loop/internal/hookrun/full"
 )
@@ -75,7 +75,16 @@ type Options struct {
 	OwnedPaths []string
 	// Run replaces hookrun.Run (tests).
 	Run func(context.Context, hookrun.Options) harness.Output
+	// ReadLogEachRequest makes every request read its JSONL log (index and
+	// tail) as a one-shot hook does, instead of reusing what the previous
+	// request left while nothing else wrote the log (benchmarks compare).
+	ReadLogEachRequest bool
 }
+
+// logs is what the co-process's requests keep of their JSONL logs between
+// requests (eventlog.Cache: reused only while no other process touched the
+// log, decided under its lock).
+var logs = eventlog.NewCache()
 
 // maxLine bounds one request line: the hook's own input cap plus room for the
 // envelope. A longer line is answered as an error and skipped, never buffered.
@@ -96,6 +105,12 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 	}
 	r := bufio.NewReaderSize(in, 64<<10)
 	loops := newLoopCache()
+	// Process-wide (hookrun opens the log): one Serve per process.
+	if o.ReadLogEachRequest {
+		hookrun.KeepLogs(nil)
+	} else {
+		hookrun.KeepLogs(logs)
+	}
 	for ctx.Err() == nil {
 		line, err := readLine(r)
 		tooLong := errors.Is(err, errLineTooLong)
