@@ -3,6 +3,7 @@ package eventlog
 import (
 	"os"
 	"sync"
+	"sync/atomic"
 )
 
 // Cache keeps, across the Updates of one long-lived process (the hook
@@ -77,6 +78,9 @@ const maxCacheEntries = 32
 // delta repeats every decoded session, so past this the fold is dropped and the
 // next Update decodes only the session it touches.
 const maxKeptSessions = 8
+
+// indexReads counts readIndex calls, for tests that check a Cache spares them.
+var indexReads atomic.Int64
 
 type cacheKey struct{ path, folder string }
 

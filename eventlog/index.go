@@ -203,6 +203,7 @@ func (st *state) apply(e *Event, hash string) {
 // whatever folder wrote it), checking its MAC under key. A missing file returns
 // (nil, "", nil); a file that cannot be trusted returns (nil, why, nil).
 func readIndex(path string, f Folder, key *logKey, unverified bool) (*state, string, error) {
+	indexReads.Add(1)
 	data, err := readFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "", nil
