@@ -175,9 +175,9 @@ func TestServeMatchesTheOneShotHook(t *testing.T) {
 	}
 }
 
-// The co-process keeps no view of the log between requests: what another
-// process appended meanwhile (here a one-shot hook that moves the loop on) is
-// what its next answer is judged by.
+// What another process appended between two requests (here a one-shot hook
+// that moves the loop on) is what the co-process's next answer is judged by:
+// it keeps the log's fold only while nothing else wrote the log.
 func TestServeSeesWhatOtherProcessesAppended(t *testing.T) {
 	dir := t.TempDir()
 	loop := `{"loop": {"id": "t", "initial_state": "building", "states": ["building", "done", "stopped"],
@@ -216,8 +216,11 @@ func TestServeSeesWhatOtherProcessesAppended(t *testing.T) {
 		t.Fatalf("state %q before, want building", s)
 	}
 	// Another process's one-shot hook: the person says "ship it".
-	out := hookrun.Run(context.Background(), full.With(hookrun.Options{Adapter: opencode.New(), Event: "chat.message", HooksConfig: noHooks, Cwd: dir,
-		Stdin: strings.NewReader(`{"hook":"chat.message","input":{"sessionID":"s1"},"output":{"message":{"id":"m","role":"user","sessionID":"s1"},"parts":[{"type":"text","text":"ship it"}]}}`)}))
+	var out harness.Output
+	serve.AsAnotherProcess(func() {
+		out = hookrun.Run(context.Background(), full.With(hookrun.Options{Adapter: opencode.New(), Event: "chat.message", HooksConfig: noHooks, Cwd: dir,
+			Stdin: strings.NewReader(`{"hook":"chat.message","input":{"sessionID":"s1"},"output":{"message":{"id":"m","role":"user","sessionID":"s1"},"parts":[{"type":"text","text":"ship it"}]}}`)}))
+	})
 	if out.Exit != 0 || !strings.Contains(string(out.Stdout), `"state":"done"`) {
 		t.Fatalf("one-shot hook: %d %s %s", out.Exit, out.Stdout, out.Stderr)
 	}
