@@ -130,11 +130,15 @@ func TestServeMatchesTheOneShotHook(t *testing.T) {
 	noHooks := filepath.Join(t.TempDir(), "none.json")
 	oneShotDir, serveDir := project(), project()
 	var want []string
-	for _, e := range events {
-		out := hookrun.Run(context.Background(), full.With(hookrun.Options{Adapter: opencode.New(), Event: e.event, HooksConfig: noHooks,
-			Stdin: strings.NewReader(e.input), Cwd: oneShotDir}))
-		want = append(want, fmt.Sprintf("%d %s %s", out.Exit, out.Stdout, out.Stderr))
-	}
+	// Each as a hook process of its own: nothing kept from one to the next
+	// (a Serve earlier in this test binary made hooks keep their logs).
+	serve.AsAnotherProcess(func() {
+		for _, e := range events {
+			out := hookrun.Run(context.Background(), full.With(hookrun.Options{Adapter: opencode.New(), Event: e.event, HooksConfig: noHooks,
+				Stdin: strings.NewReader(e.input), Cwd: oneShotDir}))
+			want = append(want, fmt.Sprintf("%d %s %s", out.Exit, out.Stdout, out.Stderr))
+		}
+	})
 	var in strings.Builder
 	for i, e := range events {
 		input := e.input
