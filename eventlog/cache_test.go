@@ -3,6 +3,7 @@ package eventlog
 import (
 	"errors"
 	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -299,4 +300,91 @@ func TestCacheConcurrentUpdates(t *testing.T) {
 		t.Fatalf("head %+v", heads["g0"])
 	}
 	assertFresh(t, path)
+}
+
+// Cached Updates interleaved at random with what other processes and people
+// do to the log, its index and its key: every cached Update sees exactly a
+// full fold of the log as it is (the changes here are all ones a one-shot
+// hook's index check sees too), and the log stays one a fresh reader trusts.
+func TestCacheDifferential(t *testing.T) {
+	needFileSig(t)
+	smallCheckpoints(t)
+	for seed := range int64(6) {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			r := rand.New(rand.NewSource(seed))
+			path := filepath.Join(t.TempDir(), ".hook-loop", "events.jsonl")
+			c := NewCache()
+			cachedAppend(t, path, c, ev("s0", TypeSessionInitialized, "a", nil))
+			var did []string
+			for step := range 80 {
+				op := r.Intn(12)
+				switch op {
+				case 0:
+					appendAll(t, openTest(path), ev(fmt.Sprint("s", r.Intn(4)), TypeHookFired, "other", nil))
+				case 1:
+					lines := readLines(t, path)
+					appendRaw(t, path, lines[r.Intn(len(lines))]+"\n")
+				case 2:
+					appendRaw(t, path, `{"schema_version":1,"session_id":"s1","ev`)
+				case 3:
+					lines := readLines(t, path)
+					n := 1 + r.Intn(len(lines))
+					if err := os.WriteFile(path, []byte(strings.Join(lines[:n], "\n")+"\n"), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				case 4:
+					replaceWithCopy(t, path)
+				case 5:
+					os.Remove(path + ".idx")
+				case 6:
+					Open(path, otherFolder{}).View(func(*Tx) error { return nil })
+				case 7:
+					old := time.Now().Add(-time.Duration(r.Intn(1000)) * time.Second)
+					os.Chtimes(path, old, old)
+				default:
+					op = -1 // only the co-process
+				}
+				did = append(did, fmt.Sprint(op))
+				want, wantProject, wantIDs := fullFold(t, openTest(path))
+				l := Open(path, testFolder{}, WithCache(c))
+				err := l.Update(func(tx *Tx) error {
+					ids := tx.SessionIDs()
+					if fmt.Sprint(ids) != fmt.Sprint(wantIDs) {
+						return fmt.Errorf("sessions %q, a full fold has %q", ids, wantIDs)
+					}
+					for _, id := range ids {
+						if got := sessionOf(tx, id); got != want[id] {
+							return fmt.Errorf("session %s: %+v, a full fold has %+v", id, got, want[id])
+						}
+					}
+					p := projectOf(tx)
+					p.LastHash, wantProject.LastHash = "", ""
+					if p != wantProject {
+						return fmt.Errorf("project %+v, a full fold has %+v", p, wantProject)
+					}
+					_, err := tx.Append(ev(fmt.Sprint("s", r.Intn(4)), TypeHookFired, "x", map[string]any{"step": step}))
+					return err
+				})
+				if err != nil {
+					t.Fatalf("step %d after ops %v: %v", step, did, err)
+				}
+			}
+			if s := c.Stats(path); s.Reused == 0 || s.Loaded < 2 {
+				t.Fatalf("stats %+v: the test does not cover both paths", s)
+			}
+			assertConsistent(t, openTest(path))
+		})
+	}
+}
+
+func appendRaw(t *testing.T, path, s string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(s); err != nil {
+		t.Fatal(err)
+	}
 }
