@@ -145,10 +145,34 @@ func (k *keptFold) restoreKey(l *Log) bool {
 	return true
 }
 
-// reuse returns the kept fold when the log file f (fi its stat) and the index
-// are still exactly what the fold was kept from, made ready for a new Update
-// as readIndex would leave it; nil otherwise.
-func (l *Log) reuse(k *keptFold, f *os.File, fi os.FileInfo) *state {
+// reuseKept is l.reuse of what the Update's cache entry held, counted; it
+// empties l.kept either way.
+func (l *Log) reuseKept(f *os.File) *state {
+	k, ce := l.kept, l.keptIn
+	l.kept = nil
+	if ce == nil {
+		return nil
+	}
+	var st *state
+	if k != nil {
+		st = l.reuse(k, f)
+	}
+	if st != nil {
+		ce.stats.Reused++
+	} else {
+		ce.stats.Loaded++
+	}
+	return st
+}
+
+// reuse returns the kept fold when the open log file f and the index are
+// still exactly what the fold was kept from, made ready for a new Update as
+// readIndex would leave it; nil otherwise.
+func (l *Log) reuse(k *keptFold, f *os.File) *state {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil
+	}
 	sig, ok := fileSigOf(fi)
 	if !ok || sig != k.log {
 		return nil
@@ -156,8 +180,10 @@ func (l *Log) reuse(k *keptFold, f *os.File, fi os.FileInfo) *state {
 	if isig, ok := lstatSig(l.IndexPath()); !ok || isig != k.index {
 		return nil
 	}
+	// The file's identity is in sig; the lines are checked as a one-shot
+	// hook checks its index.
 	st := k.st
-	if st.hdr.Offset != fi.Size() || checkIndex(f, fi.Size(), fileID(fi), st) != "" {
+	if st.hdr.Offset != fi.Size() || checkIndex(f, fi.Size(), "", st) != "" {
 		return nil
 	}
 	st.changed, st.partial, st.judge, st.corrupt = false, false, nil, nil

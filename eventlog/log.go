@@ -43,6 +43,10 @@ type Log struct {
 	key         *logKey       // once read (a key never changes once created)
 	keyPath     string
 	cache       *Cache // WithCache; nil: read everything on every call
+	// keptIn and kept are, during one Update with a Cache, its entry and
+	// what the entry held (load reuses it when the files are untouched).
+	keptIn *cacheEntry
+	kept   *keptFold
 	// unverified is set for a View that found no key: it shows keyed lines
 	// unchecked (with a warning) instead of none. Update never does.
 	unverified bool
@@ -265,10 +269,12 @@ func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
 			defer ce.mu.Unlock()
 		}
 	}
-	kept := ce.takeKept()
-	if kept != nil && !kept.restoreKey(l) {
-		kept = nil
+	l.kept = ce.takeKept()
+	if l.kept != nil && !l.kept.restoreKey(l) {
+		l.kept = nil
 	}
+	l.keptIn = ce
+	defer func() { l.kept, l.keptIn = nil, nil }()
 	if err := l.loadKey(); err != nil {
 		return err
 	}
@@ -294,22 +300,9 @@ func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
 	}
 	size := fi.Size()
 
-	var st *state
-	var torn *tornTail
-	if kept != nil {
-		st = l.reuse(kept, f, fi)
-	}
-	if ce != nil {
-		if st != nil {
-			ce.stats.Reused++
-		} else {
-			ce.stats.Loaded++
-		}
-	}
-	if st == nil {
-		if st, torn, err = l.load(f, size, fileID(fi), l.foldDeadline(readOnly)); err != nil {
-			return err
-		}
+	st, torn, err := l.load(f, size, fileID(fi), l.foldDeadline(readOnly))
+	if err != nil {
+		return err
 	}
 	if st.partial {
 		// Out of fold budget (checkpoint.go): keep what was folded for the next
@@ -466,6 +459,9 @@ type tornTail struct {
 // With a deadline (not zero) it may stop folding early: the state is then
 // partial, a fold of fewer bytes, and torn is nil.
 func (l *Log) load(f *os.File, size int64, fid string, deadline time.Time) (*state, *tornTail, error) {
+	if st := l.reuseKept(f); st != nil {
+		return st, nil, nil
+	}
 	st, why, err := readIndex(l.IndexPath(), l.folder, l.key, l.unverified)
 	if err != nil {
 		return nil, nil, err
