@@ -65,7 +65,13 @@ type Options struct {
 	// LeanStoreURL); full.With sets one that also reads the user config.
 	StoreURL func(flag string, getenv func(string) string) (string, error)
 	// OpenDB opens a database store (nil: a store URL is refused).
-	OpenDB   OpenDB
+	OpenDB OpenDB
+	// LogCache keeps the fold of the JSONL log between hooks of one process
+	// (eventlog.Cache: reused while no other process touched the log, as
+	// decided under its lock); nil in a one-shot hook, which reads its log
+	// once. The co-process (internal/serve) sets it. A database store keeps
+	// nothing.
+	LogCache *eventlog.Cache
 	Deadline time.Duration
 	// Judge returns the loop session sid is judged by, inside the log's
 	// transaction; nil means pin.Default().Judge. The co-process passes one
@@ -155,6 +161,9 @@ func Run(ctx context.Context, o Options) (out harness.Output) {
 	if ev.Name == loop.EventSessionEnd {
 		// Codex clamps its SessionEnd hook to 3 s: wait and work less there.
 		budget, lockOpts = sessionEndBudget, []eventlog.Option{eventlog.WithLockTimeout(sessionEndBudget)}
+	}
+	if o.LogCache != nil {
+		lockOpts = append(lockOpts, eventlog.WithCache(o.LogCache))
 	}
 	log, err := OpenStore(storeURL, paths.root, paths.log, o.Getenv, storeBudget(ctx, ev.Name, budget), o.OpenDB, lockOpts...)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/hook-loop/hook-loop/eventlog"
@@ -64,9 +63,6 @@ func LeanStoreURL(flag string, getenv func(string) string) (string, error) {
 // (nil: this binary has no database driver, and url is refused).
 func OpenStore(url, root, logPath string, getenv func(string) string, budget time.Duration, openDB OpenDB, fileOpts ...eventlog.Option) (Store, error) {
 	if url == "" {
-		if c := logCache.Load(); c != nil {
-			fileOpts = append(fileOpts[:len(fileOpts):len(fileOpts)], eventlog.WithCache(c))
-		}
 		return fileStore{session.Open(logPath, fileOpts...)}, nil
 	}
 	if openDB == nil {
@@ -74,17 +70,6 @@ func OpenStore(url, root, logPath string, getenv func(string) string, budget tim
 	}
 	return openDB(url, root, getenv, budget)
 }
-
-// logCache is what the JSONL logs of this process's hooks keep across
-// invocations (KeepLogs); nil in a one-shot hook, which reads its log once.
-var logCache atomic.Pointer[eventlog.Cache]
-
-// KeepLogs makes every later hook of this process keep the fold of its JSONL
-// log in c and reuse it while no other process has touched the log
-// (eventlog.Cache says how that is decided, under the log's lock); nil turns
-// it off. The co-process (internal/serve) sets it: one process, many hooks.
-// A database store keeps nothing.
-func KeepLogs(c *eventlog.Cache) { logCache.Store(c) }
 
 // redactUserinfo drops anything between the scheme and "@", so a URL with a
 // password is never echoed.

@@ -30,6 +30,7 @@ type coprocess struct {
 	answers *bufio.Scanner
 	done    chan error
 	calls   int
+	logs    *eventlog.Cache
 }
 
 func startCoprocess(t *testing.T) *coprocess {
@@ -48,9 +49,9 @@ func startCoprocess(t *testing.T) *coprocess {
 	}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	c := &coprocess{t: t, dir: dir, in: inW, answers: bufio.NewScanner(outR), done: make(chan error, 1)}
+	c := &coprocess{t: t, dir: dir, in: inW, answers: bufio.NewScanner(outR), done: make(chan error, 1), logs: eventlog.NewCache()}
 	go func() {
-		c.done <- serve.Serve(context.Background(), inR, outW, serve.Options{Adapter: opencodeAdapter, HooksConfig: noHooks, Cwd: dir})
+		c.done <- serve.Serve(context.Background(), inR, outW, serve.Options{Adapter: opencodeAdapter, HooksConfig: noHooks, Cwd: dir, LogCache: c.logs})
 		outW.Close()
 	}()
 	c.answers.Buffer(nil, 1<<20)
@@ -84,12 +85,10 @@ func (c *coprocess) toolCall() serve.Answer {
 // oneShot runs a tool call of session s1 as a hook in another process would.
 func (c *coprocess) oneShot() harness.Output {
 	c.t.Helper()
-	var out harness.Output
-	serve.AsAnotherProcess(func() {
-		out = hookrun.Run(context.Background(), full.With(hookrun.Options{Adapter: opencode.New(), Event: "tool.execute.before",
-			HooksConfig: filepath.Join(c.dir, "no-hooks.json"), Cwd: c.dir,
-			Stdin: strings.NewReader(`{"hook":"tool.execute.before","input":{"tool":"bash","sessionID":"s1","callID":"x"},"output":{"args":{"command":"ls"}}}`)}))
-	})
+	// Without the co-process's LogCache: nothing kept, as in another process.
+	out := hookrun.Run(context.Background(), full.With(hookrun.Options{Adapter: opencode.New(), Event: "tool.execute.before",
+		HooksConfig: filepath.Join(c.dir, "no-hooks.json"), Cwd: c.dir,
+		Stdin: strings.NewReader(`{"hook":"tool.execute.before","input":{"tool":"bash","sessionID":"s1","callID":"x"},"output":{"args":{"command":"ls"}}}`)}))
 	if out.Exit != 0 {
 		c.t.Fatalf("one-shot hook: %d %s %s", out.Exit, out.Stdout, out.Stderr)
 	}
@@ -130,7 +129,7 @@ func TestServeReadsTheLogOnce(t *testing.T) {
 			t.Fatalf("stderr %q", a.Stderr)
 		}
 	}
-	if s := serve.LogStats(c.logPath()); s != (eventlog.CacheStats{Reused: n - 1, Loaded: 1}) {
+	if s := c.logs.Stats(c.logPath()); s != (eventlog.CacheStats{Reused: n - 1, Loaded: 1}) {
 		t.Fatalf("%d requests: %+v, want the log read once", n, s)
 	}
 	checkLog(t, c.logPath(), n+2) // and the session's first event's two
@@ -192,7 +191,7 @@ func TestServeNoticesOtherWriters(t *testing.T) {
 			if tc.warn == "" && a.Stderr != "" || !strings.Contains(a.Stderr, tc.warn) {
 				t.Fatalf("stderr %q, want %q", a.Stderr, tc.warn)
 			}
-			if s := serve.LogStats(c.logPath()); s.Loaded != 2 {
+			if s := c.logs.Stats(c.logPath()); s.Loaded != 2 {
 				t.Fatalf("stats %+v: the change was not noticed", s)
 			}
 			if tc.name == "a raw append" {

@@ -79,12 +79,10 @@ type Options struct {
 	// tail) as a one-shot hook does, instead of reusing what the previous
 	// request left while nothing else wrote the log (benchmarks compare).
 	ReadLogEachRequest bool
+	// LogCache is what the requests keep of their JSONL logs between them
+	// (nil: a new one per Serve, unless ReadLogEachRequest).
+	LogCache *eventlog.Cache
 }
-
-// logs is what the co-process's requests keep of their JSONL logs between
-// requests (eventlog.Cache: reused only while no other process touched the
-// log, decided under its lock).
-var logs = eventlog.NewCache()
 
 // maxLine bounds one request line: the hook's own input cap plus room for the
 // envelope. A longer line is answered as an error and skipped, never buffered.
@@ -105,11 +103,9 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 	}
 	r := bufio.NewReaderSize(in, 64<<10)
 	loops := newLoopCache()
-	// Process-wide (hookrun opens the log): one Serve per process.
-	if o.ReadLogEachRequest {
-		hookrun.KeepLogs(nil)
-	} else {
-		hookrun.KeepLogs(logs)
+	logs := o.LogCache
+	if logs == nil && !o.ReadLogEachRequest {
+		logs = eventlog.NewCache()
 	}
 	for ctx.Err() == nil {
 		line, err := readLine(r)
@@ -119,7 +115,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 			if tooLong {
 				readErr = err
 			}
-			a := answer(ctx, o, loops, line, readErr)
+			a := answer(ctx, o, loops, logs, line, readErr)
 			if werr := enc.Encode(a); werr != nil {
 				return fmt.Errorf("write answer: %w", werr)
 			}
@@ -166,7 +162,7 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 // 1, one line on stderr): the plugin then applies the loop's fail-open or
 // fail-closed rule, as for a one-shot hook that crashed, and the next request is
 // served as usual.
-func answer(ctx context.Context, o Options, loops *loopCache, line []byte, readErr error) (a Answer) {
+func answer(ctx context.Context, o Options, loops *loopCache, logs *eventlog.Cache, line []byte, readErr error) (a Answer) {
 	var req Request
 	if readErr != nil {
 		return Answer{ID: json.RawMessage("null"), Stderr: "hook-loop: serve: " + readErr.Error() + "\n", Exit: 1}
@@ -215,6 +211,7 @@ func answer(ctx context.Context, o Options, loops *loopCache, line []byte, readE
 		Cwd:         cwd,
 		OwnedPaths:  o.OwnedPaths,
 		Judge:       loops.Judge,
+		LogCache:    logs,
 	}))
 	a.Stdout, a.Stderr, a.Exit = string(out.Stdout), string(out.Stderr), out.Exit
 	return a

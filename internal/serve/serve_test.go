@@ -130,15 +130,14 @@ func TestServeMatchesTheOneShotHook(t *testing.T) {
 	noHooks := filepath.Join(t.TempDir(), "none.json")
 	oneShotDir, serveDir := project(), project()
 	var want []string
-	// Each as a hook process of its own: nothing kept from one to the next
-	// (a Serve earlier in this test binary made hooks keep their logs).
-	serve.AsAnotherProcess(func() {
+	// Each as a hook process of its own: nothing kept from one to the next.
+	func() {
 		for _, e := range events {
 			out := hookrun.Run(context.Background(), full.With(hookrun.Options{Adapter: opencode.New(), Event: e.event, HooksConfig: noHooks,
 				Stdin: strings.NewReader(e.input), Cwd: oneShotDir}))
 			want = append(want, fmt.Sprintf("%d %s %s", out.Exit, out.Stdout, out.Stderr))
 		}
-	})
+	}()
 	var in strings.Builder
 	for i, e := range events {
 		input := e.input
@@ -221,10 +220,10 @@ func TestServeSeesWhatOtherProcessesAppended(t *testing.T) {
 	}
 	// Another process's one-shot hook: the person says "ship it".
 	var out harness.Output
-	serve.AsAnotherProcess(func() {
+	func() {
 		out = hookrun.Run(context.Background(), full.With(hookrun.Options{Adapter: opencode.New(), Event: "chat.message", HooksConfig: noHooks, Cwd: dir,
 			Stdin: strings.NewReader(`{"hook":"chat.message","input":{"sessionID":"s1"},"output":{"message":{"id":"m","role":"user","sessionID":"s1"},"parts":[{"type":"text","text":"ship it"}]}}`)}))
-	})
+	}()
 	if out.Exit != 0 || !strings.Contains(string(out.Stdout), `"state":"done"`) {
 		t.Fatalf("one-shot hook: %d %s %s", out.Exit, out.Stdout, out.Stderr)
 	}
