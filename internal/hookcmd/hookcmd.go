@@ -81,7 +81,6 @@ func (f Flags) NeedsFull(getenv func(string) string) bool {
 	return f.Store != "" || strings.TrimSpace(getenv(hookrun.StoreEnv)) != "" || userconfig.Present(f.HooksConfig, getenv)
 }
 
-
 // Options are one hook run's inputs besides its flags.
 type Options struct {
 	Harness harness.Hooks
