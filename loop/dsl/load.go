@@ -249,34 +249,64 @@ func (p *parser) suggestNames(def *Definition) {
 
 // obj is a JSON object with its keys in document order. A repeated key keeps its
 // first position and its last value, as Python's json module (the Python original) did.
+// vals[i] is keys[i]'s value. Most objects have a handful of keys, found by a
+// scan without a map; index is built only past smallObject keys, so a file
+// with a huge object costs linear time, not quadratic.
 type obj struct {
-	keys []string
-	vals map[string]gjson.Result
+	keys  []string
+	vals  []gjson.Result
+	index map[string]int
 }
 
+const smallObject = 16
+
 func (p *parser) object(r gjson.Result, path string) obj {
-	o := obj{vals: map[string]gjson.Result{}}
+	o := obj{keys: make([]string, 0, 8), vals: make([]gjson.Result, 0, 8)}
 	r.ForEach(func(k, v gjson.Result) bool {
 		key := k.String()
-		if _, dup := o.vals[key]; dup {
+		if i, dup := o.find(key); dup {
 			p.warnf(CodeDuplicateKey, child(path, key), "", "key %q appears more than once; the last value is used", key)
-		} else {
-			o.keys = append(o.keys, key)
+			o.vals[i] = v
+			return true
 		}
-		o.vals[key] = v
+		o.keys = append(o.keys, key)
+		o.vals = append(o.vals, v)
+		switch {
+		case o.index != nil:
+			o.index[key] = len(o.keys) - 1
+		case len(o.keys) > smallObject:
+			o.index = make(map[string]int, 2*len(o.keys))
+			for i, k := range o.keys {
+				o.index[k] = i
+			}
+		}
 		return true
 	})
 	return o
 }
 
+// find is the position of key in o.keys.
+func (o obj) find(key string) (int, bool) {
+	if o.index != nil {
+		i, ok := o.index[key]
+		return i, ok
+	}
+	for i, k := range o.keys {
+		if k == key {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
 // get returns a key's value; a null value counts as absent, as the Python original's
 // raw.get(key) or default did.
 func (o obj) get(key string) (gjson.Result, bool) {
-	v, ok := o.vals[key]
-	if !ok || v.Type == gjson.Null {
+	i, ok := o.find(key)
+	if !ok || o.vals[i].Type == gjson.Null {
 		return gjson.Result{}, false
 	}
-	return v, true
+	return o.vals[i], true
 }
 
 // kind names a JSON value's type for "expected X (got Y)" messages.
@@ -311,13 +341,15 @@ func index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]
 
 // requiredString reads a required non-empty string field.
 func (p *parser) requiredString(o obj, key, path string) (string, bool) {
-	at := child(path, key)
 	r, ok := o.get(key)
 	if !ok {
-		p.errorf(CodeMissingField, at, "", "%s must be a non-empty string", key)
+		p.errorf(CodeMissingField, child(path, key), "", "%s must be a non-empty string", key)
 		return "", false
 	}
-	return p.stringValue(r, key, at)
+	if s, ok := nonEmptyString(r); ok {
+		return s, true // no path to build when there is nothing to report
+	}
+	return p.stringValue(r, key, child(path, key))
 }
 
 // optionalString reads an optional non-empty string field.
@@ -326,7 +358,20 @@ func (p *parser) optionalString(o obj, key, path string) (string, bool) {
 	if !ok {
 		return "", true
 	}
+	if s, ok := nonEmptyString(r); ok {
+		return s, true
+	}
 	return p.stringValue(r, key, child(path, key))
+}
+
+// nonEmptyString is r's string when stringValue would accept it without a word.
+func nonEmptyString(r gjson.Result) (string, bool) {
+	if r.Type == gjson.String {
+		if s := r.String(); s != "" {
+			return s, true
+		}
+	}
+	return "", false
 }
 
 func (p *parser) stringValue(r gjson.Result, label, at string) (string, bool) {

@@ -52,7 +52,11 @@ func (p *parser) codex(r gjson.Result, path string, def *Definition) []Rule {
 		} else {
 			okRule = false
 		}
-		owner := fmt.Sprintf("rule %d (%s)", i, rule.CodexEvent)
+		owner := ""
+		if !p.trusted {
+			// Named in regex errors only, which trusted content has none of.
+			owner = fmt.Sprintf("rule %d (%s)", i, rule.CodexEvent)
+		}
 		if wr, ok := ro.get("when"); ok {
 			rule.When = p.matcher(wr, child(rp, "when"), owner)
 		}
@@ -61,7 +65,10 @@ func (p *parser) codex(r gjson.Result, path string, def *Definition) []Rule {
 		}
 		_, hasRecord := ro.get("record")
 		if er, ok := ro.get("emit"); ok {
-			emit, good := p.stringValue(er, fmt.Sprintf("codex.event_map[%d].emit", i), child(rp, "emit"))
+			emit, good := nonEmptyString(er)
+			if !good {
+				emit, good = p.stringValue(er, fmt.Sprintf("codex.event_map[%d].emit", i), child(rp, "emit"))
+			}
 			switch {
 			case !good:
 				okRule = false

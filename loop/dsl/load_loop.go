@@ -16,8 +16,8 @@ func (p *parser) definition(r gjson.Result, path string) *Definition {
 		Guardrails:    Guardrails{RiskyCommands: true, ProtectLoopFiles: true, ProtectedPaths: []string{".git/"}},
 		Raw:           map[string]json.RawMessage{},
 	}
-	for _, k := range o.keys {
-		def.Raw[k] = json.RawMessage(o.vals[k].Raw)
+	for i, k := range o.keys {
+		def.Raw[k] = json.RawMessage(o.vals[i].Raw)
 	}
 	def.ID, _ = p.requiredString(o, "id", path)
 	def.InitialState, _ = p.requiredString(o, "initial_state", path)
@@ -178,12 +178,14 @@ func (p *parser) extensions(o obj, path string, def *Definition) {
 		} else {
 			def.Instructions = map[string]string{}
 			io := p.object(r, at)
-			for _, s := range io.keys {
+			for i, s := range io.keys {
 				sp := child(at, s)
 				if !stateKey("instructions", sp, s) {
 					continue
 				}
-				if v, ok := p.stringValue(io.vals[s], "instructions."+s, sp); ok {
+				if v, ok := nonEmptyString(io.vals[i]); ok {
+					def.Instructions[s] = v
+				} else if v, ok := p.stringValue(io.vals[i], "instructions."+s, sp); ok {
 					def.Instructions[s] = v
 				}
 			}
@@ -208,10 +210,10 @@ func (p *parser) extensions(o obj, path string, def *Definition) {
 		} else {
 			def.Policies = map[string]StatePolicy{}
 			po := p.object(r, at)
-			for _, s := range po.keys {
+			for i, s := range po.keys {
 				sp := child(at, s)
 				okState := stateKey("policies", sp, s)
-				pr := po.vals[s]
+				pr := po.vals[i]
 				if pr.Type == gjson.Null {
 					continue
 				}
@@ -301,7 +303,7 @@ func (p *parser) approval(o obj, path string, def *Definition) {
 	}
 	def.Approval = map[string]Approval{}
 	ao := p.object(r, at)
-	for _, s := range ao.keys {
+	for i, s := range ao.keys {
 		sp := child(at, s)
 		if p.statesOK && !def.HasState(s) {
 			p.errorf(CodeUnknownState, sp, "", "approval references unknown state: %s", s)
@@ -311,7 +313,7 @@ func (p *parser) approval(o obj, path string, def *Definition) {
 			p.errorf(CodeBadValue, sp, "list the state in loop.waits_for_human", "approval state %s is not in waits_for_human", s)
 			continue
 		}
-		v := ao.vals[s]
+		v := ao.vals[i]
 		if !v.IsObject() {
 			p.errorf(CodeBadType, sp, "", "approval for state %s must be an object with approve and reject events (got %s)", s, jsonkind.Name(v))
 			continue

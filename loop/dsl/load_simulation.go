@@ -31,7 +31,7 @@ func (p *parser) simulation(r gjson.Result, path string, def *Definition) Simula
 			p.errorf(CodeBadType, ap, "", "simulation.agent_steps must be an object mapping a state to its steps (got %s)", jsonkind.Name(ar))
 		} else {
 			ao := p.object(ar, ap)
-			for _, state := range ao.keys {
+			for j, state := range ao.keys {
 				sp := child(ap, state)
 				stateOK := true
 				if state == "" {
@@ -41,7 +41,7 @@ func (p *parser) simulation(r gjson.Result, path string, def *Definition) Simula
 					p.errorf(CodeUnknownState, sp, "", "simulation.agent_steps references unknown state: %s", state)
 					stateOK = false
 				}
-				lr := ao.vals[state]
+				lr := ao.vals[j]
 				if !lr.IsArray() {
 					p.errorf(CodeBadType, sp, "", "simulation.agent_steps.%s must be a list (got %s)", state, jsonkind.Name(lr))
 					continue

@@ -584,3 +584,40 @@ func TestIdentAndIntLiteralMatchers(t *testing.T) {
 		}
 	}
 }
+
+// TestDuplicateKeyLargeObject: an object past smallObject keys is looked up
+// by a map; a repeated key there still warns, keeps its first position and
+// takes its last value, as in a small object.
+func TestDuplicateKeyLargeObject(t *testing.T) {
+	var extra strings.Builder
+	for i := range 2 * smallObject {
+		fmt.Fprintf(&extra, `"x_%d": %d, `, i, i)
+	}
+	doc := strings.Replace(baseDSL, `"id": "delivery",`, `"id": "first", `+extra.String()+`"id": "delivery",`, 1)
+	spec, ds, err := Parse("case.json", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec.Definition.ID != "delivery" {
+		t.Errorf("id = %q, want the last value", spec.Definition.ID)
+	}
+	n := 0
+	for _, d := range ds {
+		if d.Code == CodeDuplicateKey {
+			n++
+			if d.Path != "loop.id" {
+				t.Errorf("duplicate key at %s, want loop.id", d.Path)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d duplicate-key warnings, want 1:\n%s", n, describeDiagnostics(ds))
+	}
+	trusted, err := ParseTrusted("case.json", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if trusted.Definition.ID != "delivery" || len(trusted.Definition.Raw) != len(spec.Definition.Raw) {
+		t.Errorf("ParseTrusted: id %q, %d raw keys (want %d)", trusted.Definition.ID, len(trusted.Definition.Raw), len(spec.Definition.Raw))
+	}
+}
