@@ -112,6 +112,10 @@ type parser struct {
 	hasEventMap bool
 	// trusted: the content passed Parse before (ParseTrusted).
 	trusted bool
+	// keySlab and valSlab hold every obj's keys and values and every items'
+	// elements, so that a document costs a few allocations, not one per object.
+	keySlab []string
+	valSlab []gjson.Result
 }
 
 func (p *parser) add(sev, code, path, hint, format string, args ...any) {
@@ -180,6 +184,10 @@ func (p *parser) document(data []byte) *Spec {
 	if !p.trusted && !p.syntax(data) {
 		return nil
 	}
+	// About one value per 40 bytes and one key per 60 in the gallery's loops;
+	// a huge file grows the slabs as it needs.
+	p.valSlab = make([]gjson.Result, 0, min(len(data)/32+16, 4096))
+	p.keySlab = make([]string, 0, min(len(data)/48+16, 4096))
 	root := gjson.ParseBytes(data)
 	if !root.IsObject() {
 		p.errorf(CodeBadType, "", "a hook-loop file is {\"loop\": {...}, \"simulation\": {...}, \"codex\": {...}}",
@@ -261,7 +269,10 @@ type obj struct {
 const smallObject = 16
 
 func (p *parser) object(r gjson.Result, path string) obj {
-	o := obj{keys: make([]string, 0, 8), vals: make([]gjson.Result, 0, 8)}
+	// keys and vals are cut from the parser's slabs: an object is read whole
+	// before the next one starts, so each is one run of them.
+	ks, vs := len(p.keySlab), len(p.valSlab)
+	var o obj
 	r.ForEach(func(k, v gjson.Result) bool {
 		key := k.String()
 		if i, dup := o.find(key); dup {
@@ -269,8 +280,9 @@ func (p *parser) object(r gjson.Result, path string) obj {
 			o.vals[i] = v
 			return true
 		}
-		o.keys = append(o.keys, key)
-		o.vals = append(o.vals, v)
+		p.keySlab = append(p.keySlab, key)
+		p.valSlab = append(p.valSlab, v)
+		o.keys, o.vals = p.keySlab[ks:len(p.keySlab):len(p.keySlab)], p.valSlab[vs:len(p.valSlab):len(p.valSlab)]
 		switch {
 		case o.index != nil:
 			o.index[key] = len(o.keys) - 1
@@ -283,6 +295,17 @@ func (p *parser) object(r gjson.Result, path string) obj {
 		return true
 	})
 	return o
+}
+
+// items are the elements of the JSON array r, cut from the parser's slab as
+// object's values are (gjson's Array allocates a slice per array).
+func (p *parser) items(r gjson.Result) []gjson.Result {
+	vs := len(p.valSlab)
+	r.ForEach(func(_, v gjson.Result) bool {
+		p.valSlab = append(p.valSlab, v)
+		return true
+	})
+	return p.valSlab[vs:len(p.valSlab):len(p.valSlab)]
 }
 
 // find is the position of key in o.keys.
@@ -395,7 +418,7 @@ func (p *parser) stringList(r gjson.Result, label, at string) ([]string, bool) {
 	}
 	out := []string{}
 	ok := true
-	for i, item := range r.Array() {
+	for i, item := range p.items(r) {
 		if item.Type != gjson.String {
 			p.errorf(CodeBadType, index(at, i), "", "%s must be a list of non-empty strings (item %d is %s)", label, i, jsonkind.Name(item))
 			ok = false

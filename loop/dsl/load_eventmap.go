@@ -33,7 +33,7 @@ func (p *parser) codex(r gjson.Result, path string, def *Definition) []Rule {
 		withTransition[t.Event] = true
 	}
 	rules := []Rule{}
-	for i, rr := range er.Array() {
+	for i, rr := range p.items(er) {
 		rp := index(at, i)
 		if !rr.IsObject() {
 			p.errorf(CodeBadType, rp, "", "codex.event_map[%d] must be an object (got %s)", i, jsonkind.Name(rr))
@@ -165,7 +165,7 @@ func (p *parser) record(r gjson.Result, at string) *RecordSpec {
 	if ir, ok := o.get("include"); ok {
 		ip := child(at, "include")
 		l, _ := p.stringList(ir, "record.include", ip)
-		for i, item := range ir.Array() {
+		for i, item := range p.items(ir) {
 			v := item.String()
 			if item.Type != gjson.String || v == "" || slices.Contains(RecordIncludes, v) {
 				continue

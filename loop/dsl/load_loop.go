@@ -117,7 +117,7 @@ func (p *parser) transitions(o obj, path string, def *Definition) {
 		return
 	}
 	seen := map[[2]string]int{}
-	for i, tr := range r.Array() {
+	for i, tr := range p.items(r) {
 		tp := index(at, i)
 		if !tr.IsObject() {
 			p.errorf(CodeBadType, tp, "", "transition must be an object with from, event and to (got %s)", jsonkind.Name(tr))

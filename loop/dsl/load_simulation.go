@@ -47,7 +47,7 @@ func (p *parser) simulation(r gjson.Result, path string, def *Definition) Simula
 					continue
 				}
 				steps := []AgentStep{}
-				for i, step := range lr.Array() {
+				for i, step := range p.items(lr) {
 					ip := index(sp, i)
 					if !step.IsObject() {
 						p.errorf(CodeBadType, ip, "", "simulation.agent_steps.%s entries must be objects (got %s)", state, jsonkind.Name(step))
@@ -79,7 +79,7 @@ func (p *parser) simulation(r gjson.Result, path string, def *Definition) Simula
 		if !vr.IsArray() {
 			p.errorf(CodeBadType, vp, "", "simulation.verdicts must be a list (got %s)", jsonkind.Name(vr))
 		} else {
-			for i, item := range vr.Array() {
+			for i, item := range p.items(vr) {
 				ip := index(vp, i)
 				if !item.IsObject() {
 					p.errorf(CodeBadType, ip, "", "simulation.verdicts entries must be objects (got %s)", jsonkind.Name(item))
