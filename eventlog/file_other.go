@@ -25,6 +25,26 @@ func openFile(path string, flag int, perm os.FileMode) (*os.File, error) {
 	return f, nil
 }
 
+// openStat is the size of the file openFileInfo opened; no identity is
+// cheap to read here (fileID).
+type openStat struct{ size int64 }
+
+func (openStat) fileID() string { return "" }
+
+// openFileInfo is openFile that also returns the file's size.
+func openFileInfo(path string, flag int, perm os.FileMode) (*os.File, openStat, error) {
+	f, err := openFile(path, flag, perm)
+	if err != nil {
+		return nil, openStat{}, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, openStat{}, err
+	}
+	return f, openStat{size: fi.Size()}, nil
+}
+
 const lockFlag = os.O_CREATE | os.O_RDONLY
 
 func renameFile(from, to string) error { return os.Rename(from, to) }

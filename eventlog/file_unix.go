@@ -16,32 +16,48 @@ import (
 // and an epoll_ctl that fails for a regular file): a hook opens four files per
 // event and the budget is milliseconds.
 func openFile(path string, flag int, perm os.FileMode) (*os.File, error) {
+	f, _, err := openFileInfo(path, flag, perm)
+	return f, err
+}
+
+// openFileInfo is openFile that also returns what its fstat found, which
+// callers would otherwise ask the kernel for a second time.
+func openFileInfo(path string, flag int, perm os.FileMode) (*os.File, openStat, error) {
 	for {
 		fd, err := syscall.Open(path, flag|syscall.O_CLOEXEC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, uint32(perm.Perm()))
 		if err == syscall.EINTR {
 			continue
 		}
 		if err == syscall.ELOOP {
-			return nil, fmt.Errorf("refusing %s: it is a symbolic link (hook-loop opens only its own regular files)", path)
+			return nil, openStat{}, fmt.Errorf("refusing %s: it is a symbolic link (hook-loop opens only its own regular files)", path)
 		}
 		if err != nil {
-			return nil, &os.PathError{Op: "open", Path: path, Err: err}
+			return nil, openStat{}, &os.PathError{Op: "open", Path: path, Err: err}
 		}
 		var st syscall.Stat_t
 		if err := syscall.Fstat(fd, &st); err != nil {
 			syscall.Close(fd)
-			return nil, &os.PathError{Op: "stat", Path: path, Err: err}
+			return nil, openStat{}, &os.PathError{Op: "stat", Path: path, Err: err}
 		}
 		if m := st.Mode & syscall.S_IFMT; m != syscall.S_IFREG {
 			syscall.Close(fd)
 			if m == syscall.S_IFDIR {
-				return nil, &os.PathError{Op: "open", Path: path, Err: syscall.EISDIR}
+				return nil, openStat{}, &os.PathError{Op: "open", Path: path, Err: syscall.EISDIR}
 			}
-			return nil, notRegular(path)
+			return nil, openStat{}, notRegular(path)
 		}
-		return os.NewFile(uintptr(fd), path), nil
+		return os.NewFile(uintptr(fd), path), openStat{size: int64(st.Size), dev: uint64(st.Dev), ino: uint64(st.Ino)}, nil
 	}
 }
+
+// openStat is what openFileInfo's fstat found of the open file.
+type openStat struct {
+	size     int64
+	dev, ino uint64
+}
+
+// fileID is fileID of the open file.
+func (s openStat) fileID() string { return fmt.Sprintf("%d:%d", s.dev, s.ino) }
 
 // lockFlag opens the lock file as openFile opens the others.
 const lockFlag = os.O_CREATE | os.O_RDONLY | syscall.O_NOFOLLOW | syscall.O_NONBLOCK

@@ -470,14 +470,14 @@ func appendIndex(path string, st *state, key *logKey) (done bool, err error) {
 	if st.deltaBytes+len(rec) > max(st.baseBytes, compactMinBytes) {
 		return false, nil
 	}
-	f, err := openFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	f, fi, err := openFileInfo(path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		return false, nil
 	}
 	defer f.Close()
 	// Still the file that was read (callers hold the lock; this catches a
 	// file replaced by hand meanwhile).
-	if fi, err := f.Stat(); err != nil || fi.Size() != st.appendAt {
+	if fi.size != st.appendAt {
 		return false, nil
 	}
 	if _, err := f.Write(rec); err != nil {
@@ -492,16 +492,12 @@ func appendIndex(path string, st *state, key *logKey) (done bool, err error) {
 // readFile is os.ReadFile through openFile. It reads the size fstat gives and no
 // more: callers hold the lock, so the file does not change meanwhile.
 func readFile(path string) ([]byte, error) {
-	f, err := openFile(path, os.O_RDONLY, 0)
+	f, fi, err := openFileInfo(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	data := make([]byte, fi.Size())
+	data := make([]byte, fi.size)
 	if _, err := io.ReadFull(f, data); err != nil {
 		return nil, err
 	}

@@ -284,7 +284,9 @@ func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
 	if !readOnly {
 		flag = os.O_RDWR | os.O_CREATE | os.O_APPEND
 	}
-	f, err := openFile(l.path, flag, 0o644)
+	// The stat is of the open file: openFile refuses links and non-regular
+	// files, and this is the identity the index records.
+	f, fi, err := openFileInfo(l.path, flag, 0o644)
 	if errors.Is(err, fs.ErrNotExist) && readOnly {
 		return fn(&Tx{l: l, st: newState(l.folder), readOnly: true})
 	}
@@ -292,15 +294,9 @@ func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
 		return fmt.Errorf("open event log: %w", err)
 	}
 	defer f.Close()
-	// Checked again on the open file: openFile refuses links and non-regular
-	// files, and this is the identity the index records.
-	fi, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("stat %s: %w", l.path, err)
-	}
-	size := fi.Size()
+	size := fi.size
 
-	st, torn, err := l.load(f, size, fileID(fi), l.foldDeadline(readOnly))
+	st, torn, err := l.load(f, size, fi.fileID(), l.foldDeadline(readOnly))
 	if err != nil {
 		return err
 	}
