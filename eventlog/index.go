@@ -3,9 +3,11 @@ package eventlog
 import (
 	"bytes"
 	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"hash/crc32"
 	"io"
 	"io/fs"
@@ -215,6 +217,15 @@ func readIndex(path string, f Folder, key *logKey, unverified bool) (*state, str
 	if why != "" {
 		return nil, why, nil
 	}
+	// One HMAC for every record, reset for each: a hook reads up to
+	// maxDeltas+1 records.
+	var m hash.Hash
+	indexMAC := func(key *logKey) hash.Hash {
+		if m == nil {
+			m = key.newMAC()
+		}
+		return m
+	}
 	if stamp.Format != indexFormat || stamp.Version != indexVersion {
 		return nil, fmt.Sprintf("index format %q version %d is not %q version %d", stamp.Format, stamp.Version, indexFormat, indexVersion), nil
 	}
@@ -223,7 +234,7 @@ func readIndex(path string, f Folder, key *logKey, unverified bool) (*state, str
 		return nil, "index has a MAC but the log has no key here", nil
 	case key != nil && stamp.MAC == "":
 		return nil, "index has no MAC (written before the log was keyed)", nil
-	case key != nil && !checkMAC(key, "", body, stamp.MAC):
+	case key != nil && !checkMAC(indexMAC(key), "", body, stamp.MAC):
 		return nil, "index MAC does not match: the index was edited", nil
 	}
 	st := newState(f)
@@ -244,7 +255,7 @@ func readIndex(path string, f Folder, key *logKey, unverified bool) (*state, str
 			// A record cut short by a crash: the index ends before it.
 			break
 		}
-		if key != nil && !checkMAC(key, st.lastMAC, body, stamp.MAC) {
+		if key != nil && !checkMAC(indexMAC(key), st.lastMAC, body, stamp.MAC) {
 			return nil, "index MAC does not match: the index was edited", nil
 		}
 		if key == nil && stamp.MAC != "" && !st.unverified {
@@ -316,8 +327,16 @@ func nextRecord(data []byte, pos int) (stamp indexStamp, body []byte, end int, w
 	return stamp, body, start + stamp.Len, ""
 }
 
-func checkMAC(key *logKey, prev string, body []byte, mac string) bool {
-	return hmac.Equal([]byte(mac), []byte(hex.EncodeToString(key.chainMAC(prev, body))))
+// checkMAC reports whether mac is the record MAC (chainMAC, in lower-case
+// hex) of body after prev; m is from the key's newMAC.
+func checkMAC(m hash.Hash, prev string, body []byte, mac string) bool {
+	m.Reset()
+	io.WriteString(m, prev)
+	m.Write(body)
+	var sum [sha256.Size]byte
+	var want [2 * sha256.Size]byte
+	hex.Encode(want[:], m.Sum(sum[:0]))
+	return hmac.Equal([]byte(mac), want[:])
 }
 
 // addSessions takes the session lines of the record body data[start:end] (after

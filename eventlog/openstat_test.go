@@ -1,8 +1,10 @@
 package eventlog
 
 import (
+	"encoding/hex"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -28,5 +30,26 @@ func TestOpenFileInfo(t *testing.T) {
 	}
 	if _, _, err := openFileInfo(filepath.Dir(path), os.O_RDONLY, 0); err == nil {
 		t.Fatal("a directory opened")
+	}
+}
+
+// TestCheckMACReusesOneHMAC: checkMAC with one HMAC reset per record agrees
+// with chainMAC, and takes only its lower-case hex form, as before.
+func TestCheckMACReusesOneHMAC(t *testing.T) {
+	k := &logKey{raw: []byte("0123456789abcdef0123456789abcdef")}
+	m := k.newMAC()
+	prev := ""
+	for i, body := range []string{"snapshot\n", "delta one\n", "delta two\n"} {
+		mac := hex.EncodeToString(k.chainMAC(prev, []byte(body)))
+		if !checkMAC(m, prev, []byte(body), mac) {
+			t.Fatalf("record %d: right MAC refused", i)
+		}
+		if checkMAC(m, prev, []byte(body+"x"), mac) || checkMAC(m, "other", []byte(body), mac) {
+			t.Fatalf("record %d: MAC of other content accepted", i)
+		}
+		if checkMAC(m, prev, []byte(body), strings.ToUpper(mac)) || checkMAC(m, prev, []byte(body), mac[:len(mac)-2]) {
+			t.Fatalf("record %d: MAC not in chainMAC's form accepted", i)
+		}
+		prev = mac
 	}
 }
