@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
@@ -426,12 +427,7 @@ func agentEnv(eng *engine.Engine, hooksConfig string) {
 		}
 	}
 	eng.Home = eng.Vars["HOME"]
-	if self, err := os.Executable(); err == nil {
-		if real, err := filepath.EvalSymlinks(self); err == nil {
-			self = real
-		}
-		eng.Self = self
-	}
+	eng.Self = selfPath
 	eng.OwnedPaths = append(slices.Clip(eng.OwnedPaths), userconfig.Files(hooksConfig, os.Getenv)...)
 	if hooksConfig != "" {
 		// The user's default config is read whatever --hooks-config says: its
@@ -446,6 +442,20 @@ func agentEnv(eng *engine.Engine, hooksConfig string) {
 	// keeps there.
 	eng.OwnedPaths = append(eng.OwnedPaths, filepath.Clean(eventlog.StateDir())+string(filepath.Separator))
 }
+
+// selfPath is the running binary, symbolic links resolved ("" when unknown),
+// looked up once and only if the guard asks: most tool calls name no program
+// by a path, and the lookup is a readlink and an lstat per directory.
+var selfPath = sync.OnceValue(func() string {
+	self, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	if real, err := filepath.EvalSymlinks(self); err == nil {
+		self = real
+	}
+	return self
+})
 
 // ModeEnv names the per-run mode override.
 const ModeEnv = "HOOK_LOOP_MODE"

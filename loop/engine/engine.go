@@ -44,9 +44,10 @@ type Engine struct {
 	// $CODEX_HOME, ...): the guard reads a command's write targets with them.
 	Home string
 	Vars map[string]string
-	// Self is the path of the running hook-loop binary: a tool call running
-	// it is running hook-loop.
-	Self string
+	// Self returns the path of the running hook-loop binary: a tool call
+	// running it is running hook-loop. The guard asks only when a command is
+	// named by a path; nil or "" means unknown.
+	Self func() string
 	// Lifecycle runs the user's lifecycle hooks; nil means none.
 	Lifecycle Lifecycle
 	// HooksLoadFailed is the hooks.load_failed record when the lifecycle

@@ -70,7 +70,7 @@ func newGuardProject(t *testing.T, failClosed bool) *guardProject {
 	owned := append(hooks.OwnedPaths(hooks.All(), g.home, getenv), lifecycle.OwnedFiles("", getenv)...)
 	g.eng = &engine.Engine{Spec: spec, Root: g.root, ConfigPath: filepath.Join(g.root, "hook-loop.json"),
 		LogPath: filepath.Join(g.root, ".hook-loop", "events.jsonl"), OwnedPaths: owned,
-		Home: g.home, Vars: vars, Self: g.self}
+		Home: g.home, Vars: vars, Self: func() string { return g.self }}
 	return g
 }
 
@@ -243,7 +243,7 @@ func TestGuardRecognisesTheSiblingBinary(t *testing.T) {
 		}
 	}
 	for _, self := range []string{lean, full} {
-		g.eng.Self = self
+		g.eng.Self = func() string { return self }
 		for _, link := range []string{"hl", "hlh"} {
 			cmd := filepath.Join(links, link) + " claude uninstall --write"
 			if got := g.bash(cmd); !got.Blocked || got.Rule != "hook_loop_command" {

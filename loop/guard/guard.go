@@ -40,9 +40,11 @@ type Policy struct {
 	// $CODEX_HOME, ...): the shell analysis expands ~ and variables with them.
 	Home string
 	Vars map[string]string
-	// Self is the path of the running hook-loop binary: a command that runs it
-	// by that path runs hook-loop (see SelfCommand).
-	Self string
+	// Self returns the path of the running hook-loop binary: a command that
+	// runs it by that path runs hook-loop (see SelfCommand). It is asked only
+	// for a command named by a path (finding the binary costs a readlink and
+	// an lstat per directory); nil or "" means unknown.
+	Self func() string
 }
 
 // LoopFiles are the files the agent must not change, given the project root, the

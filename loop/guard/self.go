@@ -62,21 +62,21 @@ func (p *Policy) isSelf(word string) bool {
 	if selfNames[filepath.Base(word)] {
 		return true
 	}
-	if p.Self == "" || !strings.Contains(word, "/") {
+	if p.Self == nil || !strings.Contains(word, "/") {
 		return false
 	}
-	if p.isSelfPath(filepath.Clean(word)) {
+	self := p.Self()
+	if self == "" {
+		return false
+	}
+	if isSelfPath(filepath.Clean(word), self) {
 		return true
 	}
 	real, err := filepath.EvalSymlinks(word)
-	return err == nil && p.isSelfPath(real)
+	return err == nil && isSelfPath(real, self)
 }
-
-// isSelfPath: path is the running binary, or one of hook-loop's binaries
-// beside it — the lean hook binary runs the hooks, and hook-loop next to it
-// is no less hook-loop.
-func (p *Policy) isSelfPath(path string) bool {
-	return path == p.Self || filepath.Dir(path) == filepath.Dir(p.Self) && selfNames[filepath.Base(path)]
+func isSelfPath(path, self string) bool {
+	return path == self || filepath.Dir(path) == filepath.Dir(self) && selfNames[filepath.Base(path)]
 }
 
 // writingSubcommand reads hook-loop's arguments: the command named by the
