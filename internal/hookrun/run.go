@@ -305,7 +305,7 @@ func readInput(r io.Reader) ([]byte, error) {
 	if r == nil {
 		return nil, errors.New("no input: the hook expects the event JSON on stdin")
 	}
-	data, err := io.ReadAll(io.LimitReader(r, MaxInput+1))
+	data, err := readAll(r, MaxInput+1)
 	if err != nil {
 		return nil, fmt.Errorf("read stdin: %w", err)
 	}
@@ -319,6 +319,30 @@ func readInput(r io.Reader) ([]byte, error) {
 		return nil, err
 	}
 	return data, nil
+}
+
+// inputBuffer is what readAll reads into first: payloads are a few KiB, and
+// io.ReadAll's buffer, starting at 512 bytes, took a read and a copy per
+// doubling to hold one.
+const inputBuffer = 16 << 10
+
+// readAll is io.ReadAll of at most limit bytes of r, into an inputBuffer first.
+func readAll(r io.Reader, limit int64) ([]byte, error) {
+	data := make([]byte, 0, min(inputBuffer, limit+1))
+	lr := &io.LimitedReader{R: r, N: limit}
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := lr.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return data, err
+		}
+	}
 }
 
 // failure turns an error into the harness's answer: the agent proceeds and the
