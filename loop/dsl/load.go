@@ -184,10 +184,10 @@ func (p *parser) document(data []byte) *Spec {
 	if !p.trusted && !p.syntax(data) {
 		return nil
 	}
-	// About one value per 40 bytes and one key per 60 in the gallery's loops;
-	// a huge file grows the slabs as it needs.
-	p.valSlab = make([]gjson.Result, 0, min(len(data)/32+16, 4096))
-	p.keySlab = make([]string, 0, min(len(data)/48+16, 4096))
+	// About one value per 36 to 43 bytes and one key per 52 to 60 in the
+	// gallery's loops; a huge file grows the slabs as it needs.
+	p.valSlab = make([]gjson.Result, 0, min(len(data)/36+8, 4096))
+	p.keySlab = make([]string, 0, min(len(data)/52+8, 4096))
 	root := gjson.ParseBytes(data)
 	if !root.IsObject() {
 		p.errorf(CodeBadType, "", "a hook-loop file is {\"loop\": {...}, \"simulation\": {...}, \"codex\": {...}}",
