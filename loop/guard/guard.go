@@ -190,7 +190,7 @@ func (p *Policy) Check(ev *loop.HookEvent, c Call, state string) Check {
 					Reason: fmt.Sprintf("hook-loop blocked a risky command (%s). Find a safer way, or ask the person to run it.", why)}
 			}
 		}
-		if dropSQL().MatchString(ev.Command) {
+		if dropsSQL(ev.Command) {
 			return Check{Blocked: true, Rule: "risky_command",
 				Reason: "hook-loop blocked a risky command (it drops a database object). Ask the person to run it."}
 		}
@@ -281,6 +281,35 @@ func (p *Policy) checkLoopFiles(c Call) Check {
 var dropSQL = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)\bdrop\s+(table|database|schema)\b`)
 })
+
+// dropsSQL reports whether command matches dropSQL. A match holds "drop" in
+// some mix of cases, and no other character folds to d, r, o or p, so a
+// command without it is answered without compiling the expression (most
+// commands, and most hook processes).
+func dropsSQL(command string) bool {
+	return containsFoldASCII(command, "drop") && dropSQL().MatchString(command)
+}
+
+// containsFoldASCII reports whether s contains lower (lower-case ASCII) with
+// any of its letters in upper case.
+func containsFoldASCII(s, lower string) bool {
+	for i := 0; i+len(lower) <= len(s); i++ {
+		j := 0
+		for ; j < len(lower); j++ {
+			c := s[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != lower[j] {
+				break
+			}
+		}
+		if j == len(lower) {
+			return true
+		}
+	}
+	return false
+}
 
 // refuses says why the state's policy refuses the call, or "".
 func refuses(p dsl.StatePolicy, ev *loop.HookEvent, targets []string, root string) string {
