@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/tidwall/gjson"
@@ -300,7 +302,7 @@ func AppendJSONString(b []byte, s string, escapeHTML bool) []byte {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c < 0x20 || c >= 0x80 || c == '"' || c == '\\' || escapeHTML && (c == '<' || c == '>' || c == '&') {
-			out, _ := appendJSONValue(b, s, escapeHTML) // a string always encodes
+			out, _ := appendEncoded(b, s, escapeHTML) // a string always encodes
 			return out
 		}
 	}
@@ -312,6 +314,109 @@ func AppendJSONString(b []byte, s string, escapeHTML bool) []byte {
 // appendJSONValue appends v as encoding/json writes it (maps, slices, scalars:
 // what payloads hold; no struct field cache is built for those).
 func appendJSONValue(b []byte, v any, escapeHTML bool) ([]byte, error) {
+	if out, ok := appendPlain(b, v, escapeHTML, 0); ok {
+		return out, nil
+	}
+	return appendEncoded(b, v, escapeHTML)
+}
+
+// appendPlain appends v as encoding/json writes it when v is made of what a
+// hook's payloads are (strings, booleans, ints, nil, slices of them, maps
+// with string keys), without encoding/json: its reflection and its caches,
+// built afresh in every hook process, cost a hook more than the encoding.
+// Anything else (a float, a named type, a json.Marshaler, deep nesting) is
+// not written: ok false, and the caller encodes the whole value with
+// encoding/json.
+func appendPlain(b []byte, v any, escapeHTML bool, depth int) (out []byte, ok bool) {
+	if depth > 32 {
+		return b, false
+	}
+	switch v := v.(type) {
+	case nil:
+		return append(b, "null"...), true
+	case string:
+		return AppendJSONString(b, v, escapeHTML), true
+	case bool:
+		return strconv.AppendBool(b, v), true
+	case int:
+		return strconv.AppendInt(b, int64(v), 10), true
+	case int64:
+		return strconv.AppendInt(b, v, 10), true
+	case []string:
+		if v == nil {
+			return append(b, "null"...), true
+		}
+		b = append(b, '[')
+		for i, s := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = AppendJSONString(b, s, escapeHTML)
+		}
+		return append(b, ']'), true
+	case []int:
+		if v == nil {
+			return append(b, "null"...), true
+		}
+		b = append(b, '[')
+		for i, n := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(b, int64(n), 10)
+		}
+		return append(b, ']'), true
+	case []any:
+		if v == nil {
+			return append(b, "null"...), true
+		}
+		b = append(b, '[')
+		for i, e := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, ok = appendPlain(b, e, escapeHTML, depth+1); !ok {
+				return b, false
+			}
+		}
+		return append(b, ']'), true
+	case map[string]string:
+		if v == nil {
+			return append(b, "null"...), true
+		}
+		b = append(b, '{')
+		for i, k := range slices.Sorted(maps.Keys(v)) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = AppendJSONString(b, k, escapeHTML)
+			b = append(b, ':')
+			b = AppendJSONString(b, v[k], escapeHTML)
+		}
+		return append(b, '}'), true
+	case map[string]any:
+		if v == nil {
+			return append(b, "null"...), true
+		}
+		b = append(b, '{')
+		// encoding/json orders a map's keys as strings compare.
+		for i, k := range slices.Sorted(maps.Keys(v)) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = AppendJSONString(b, k, escapeHTML)
+			b = append(b, ':')
+			if b, ok = appendPlain(b, v[k], escapeHTML, depth+1); !ok {
+				return b, false
+			}
+		}
+		return append(b, '}'), true
+	}
+	return b, false
+}
+
+// appendEncoded appends v as a json.Encoder writes it.
+func appendEncoded(b []byte, v any, escapeHTML bool) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(escapeHTML)
