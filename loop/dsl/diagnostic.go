@@ -3,6 +3,7 @@ package dsl
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/hook-loop/hook-loop/loop"
 )
@@ -126,35 +127,38 @@ func (e *LoadError) First() Diagnostic {
 }
 
 // defaultHints say how to fix each kind of problem; a diagnostic may carry a more
-// specific one.
-var defaultHints = map[string]string{
-	CodeUnreadableFile:         "check the file name and its permissions",
-	CodeInvalidJSON:            "fix the JSON syntax at the given line and column",
-	CodeMissingField:           "add the field",
-	CodeBadType:                "change the value to the expected JSON type",
-	CodeBadValue:               "use one of the allowed values",
-	CodeUnknownState:           "declare the state in loop.states or fix the name",
-	CodeUnknownEvent:           "declare the event in loop.events or fix the name",
-	CodeUnknownCodexEvent:      "use one of: " + strings.Join(loop.CanonicalEvents, ", "),
-	CodeDuplicateState:         "remove the repeated state",
-	CodeDuplicateEvent:         "remove the repeated event",
-	CodeDuplicateTerminalState: "remove the repeated terminal state",
-	CodeDuplicateTransition:    "a state may have only one transition per event: remove or merge one",
-	CodeNoTerminalStates:       "add a \"done\" state or list loop.terminal_states",
-	CodeStopStateNotTerminal:   "list the stop state in loop.terminal_states or pick a terminal state",
-	CodeBadRegex:               "hook-loop uses Go RE2 syntax: no lookaround or backreferences; inline flags like (?i) work",
-	CodeEmitWithoutTransition:  "add a transition on this event or emit another event",
-	CodeStepWithoutTransition:  "add a transition for this state and event or change the step",
-	CodeDuplicateKey:           "remove one of the repeated keys (the last one is used)",
-	CodeNoStopState:            "set loop.stop_state to a terminal state (simulate needs one)",
-	CodeUnknownInclude:         "include may name: " + strings.Join(RecordIncludes, ", "),
-	CodeUnreachableState:       "add a transition into this state or remove it",
-	CodeNoPathToTerminal:       "add a transition that leads from this state towards a terminal state",
-	CodeEventNeverEmitted:      "add a codex.event_map rule that emits this event",
-	CodeMatcherNeverMatches:    "remove the condition or listen to an event that carries that field",
-	CodeGuardNeverSatisfied:    "list the guard in guard_satisfied of a rule that emits this event",
-	CodeNoEventMap:             "add codex.event_map rules that emit the loop's events, as the gallery loops do (hook-loop init writes one)",
-}
+// specific one. Built on first use: a hook parses loops that passed validation
+// and reports nothing, and a map built at init is paid by every hook process.
+var defaultHints = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		CodeUnreadableFile:         "check the file name and its permissions",
+		CodeInvalidJSON:            "fix the JSON syntax at the given line and column",
+		CodeMissingField:           "add the field",
+		CodeBadType:                "change the value to the expected JSON type",
+		CodeBadValue:               "use one of the allowed values",
+		CodeUnknownState:           "declare the state in loop.states or fix the name",
+		CodeUnknownEvent:           "declare the event in loop.events or fix the name",
+		CodeUnknownCodexEvent:      "use one of: " + strings.Join(loop.CanonicalEvents, ", "),
+		CodeDuplicateState:         "remove the repeated state",
+		CodeDuplicateEvent:         "remove the repeated event",
+		CodeDuplicateTerminalState: "remove the repeated terminal state",
+		CodeDuplicateTransition:    "a state may have only one transition per event: remove or merge one",
+		CodeNoTerminalStates:       "add a \"done\" state or list loop.terminal_states",
+		CodeStopStateNotTerminal:   "list the stop state in loop.terminal_states or pick a terminal state",
+		CodeBadRegex:               "hook-loop uses Go RE2 syntax: no lookaround or backreferences; inline flags like (?i) work",
+		CodeEmitWithoutTransition:  "add a transition on this event or emit another event",
+		CodeStepWithoutTransition:  "add a transition for this state and event or change the step",
+		CodeDuplicateKey:           "remove one of the repeated keys (the last one is used)",
+		CodeNoStopState:            "set loop.stop_state to a terminal state (simulate needs one)",
+		CodeUnknownInclude:         "include may name: " + strings.Join(RecordIncludes, ", "),
+		CodeUnreachableState:       "add a transition into this state or remove it",
+		CodeNoPathToTerminal:       "add a transition that leads from this state towards a terminal state",
+		CodeEventNeverEmitted:      "add a codex.event_map rule that emits this event",
+		CodeMatcherNeverMatches:    "remove the condition or listen to an event that carries that field",
+		CodeGuardNeverSatisfied:    "list the guard in guard_satisfied of a rule that emits this event",
+		CodeNoEventMap:             "add codex.event_map rules that emit the loop's events, as the gallery loops do (hook-loop init writes one)",
+	}
+})
 
 // RecordIncludes are the facts a rule's record.include may copy into the payload.
 var RecordIncludes = []string{"command", "exit_code", "stdout", "prompt", "tool_name", "paths", "last_message"}

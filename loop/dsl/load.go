@@ -29,7 +29,7 @@ func Load(path string) (*Spec, Diagnostics, error) {
 		ds := Diagnostics{{
 			Code: CodeUnreadableFile, Severity: SeverityError,
 			Message: fmt.Sprintf("cannot read DSL file: %v", reason),
-			Hint:    defaultHints[CodeUnreadableFile],
+			Hint:    defaultHints()[CodeUnreadableFile],
 		}}
 		return nil, ds, &LoadError{File: path, Diagnostics: ds}
 	}
@@ -120,7 +120,7 @@ type parser struct {
 
 func (p *parser) add(sev, code, path, hint, format string, args ...any) {
 	if hint == "" {
-		hint = defaultHints[code]
+		hint = defaultHints()[code]
 	}
 	p.diags = append(p.diags, Diagnostic{
 		Code: code, Severity: sev, Path: path,

@@ -412,7 +412,7 @@ func TestDiagnostics(t *testing.T) {
 
 func allCodes() []string {
 	var out []string
-	for code := range defaultHints {
+	for code := range defaultHints() {
 		out = append(out, code)
 	}
 	slices.Sort(out)
@@ -566,7 +566,7 @@ func TestUnknownNamesSuggestTheClosest(t *testing.T) {
 	if h := hints["loop.transitions[3].to"]; !strings.HasPrefix(h, "did you mean building? otherwise declare the state") {
 		t.Errorf("typo hint = %q", h)
 	}
-	if h := hints["loop.transitions[1].event"]; h != defaultHints[CodeUnknownEvent] {
+	if h := hints["loop.transitions[1].event"]; h != defaultHints()[CodeUnknownEvent] {
 		t.Errorf("far name hint = %q, want the default", h)
 	}
 }
