@@ -1,9 +1,6 @@
 package eventlog
 
-import (
-	"crypto/rand"
-	"encoding/hex"
-)
+import "encoding/hex"
 
 // NewID is a random (version 4) UUID in its canonical text form: an event's
 // or a run's id. It is written here rather than taken from a UUID library
@@ -11,7 +8,7 @@ import (
 // init every hook process would pay for.
 func NewID() string {
 	var u [16]byte
-	_, _ = rand.Read(u[:]) // crypto/rand.Read never fails (Go 1.24+)
+	randomBytes(u[:])
 	u[6] = u[6]&0x0f | 0x40 // version 4
 	u[8] = u[8]&0x3f | 0x80 // RFC 9562 variant
 	var b [36]byte
