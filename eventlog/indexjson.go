@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 )
@@ -302,12 +303,67 @@ func AppendJSONString(b []byte, s string, escapeHTML bool) []byte {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c < 0x20 || c >= 0x80 || c == '"' || c == '\\' || escapeHTML && (c == '<' || c == '>' || c == '&') {
-			out, _ := appendEncoded(b, s, escapeHTML) // a string always encodes
-			return out
+			return appendEscaped(b, s, escapeHTML)
 		}
 	}
 	b = append(b, '"')
 	b = append(b, s...)
+	return append(b, '"')
+}
+
+// appendEscaped is encoding/json's string writer (appendString), for strings
+// with something to escape: the messages of a hook_fired event have quotes,
+// and encoding/json's first use cost a hook process more than its encoding.
+func appendEscaped(b []byte, s string, escapeHTML bool) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && !(escapeHTML && (c == '<' || c == '>' || c == '&')) {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		// U+2028 and U+2029 are escaped, as encoding/json does (JSONP).
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
 	return append(b, '"')
 }
 

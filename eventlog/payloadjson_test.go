@@ -118,3 +118,41 @@ func FuzzPayloadJSON(f *testing.F) {
 		}
 	})
 }
+
+// TestJSONStringWritesWhatEncodingJSONWrites: every byte below 0x80, runes
+// around the escaped ones, invalid UTF-8, and random bytes are written as
+// encoding/json writes them.
+func TestJSONStringWritesWhatEncodingJSONWrites(t *testing.T) {
+	strs := []string{"\u2027\u2028\u2029\u202a", "\xed\xa0\x80", "\xf4\x90\x80\x80", "a\xc3", "\xc3(", "\U0010ffff", "\u007f\u0080"}
+	for c := range 0x80 {
+		strs = append(strs, string(rune(c)), "x"+string(rune(c))+"y")
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 2000 {
+		b := make([]byte, r.IntN(24))
+		for i := range b {
+			b[i] = byte(r.Uint32())
+		}
+		strs = append(strs, string(b))
+	}
+	for _, s := range strs {
+		for _, html := range []bool{false, true} {
+			want, _ := appendEncoded(nil, s, html)
+			if got := AppendJSONString(nil, s, html); !bytes.Equal(got, want) {
+				t.Fatalf("%q (html %v): got %s, want %s", s, html, got, want)
+			}
+		}
+	}
+}
+
+func FuzzJSONString(f *testing.F) {
+	f.Add("quote \" <tag> \u2028 \xff")
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, html := range []bool{false, true} {
+			want, _ := appendEncoded(nil, s, html)
+			if got := AppendJSONString(nil, s, html); !bytes.Equal(got, want) {
+				t.Fatalf("%q (html %v): got %s, want %s", s, html, got, want)
+			}
+		}
+	})
+}
