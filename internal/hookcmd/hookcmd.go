@@ -125,7 +125,12 @@ func Run(ctx context.Context, o Options) int {
 		ho = o.With(ho)
 	}
 	out := hookrun.Run(ctx, ho)
-	o.Out.Write(out.Stdout)
-	o.ErrOut.Write(out.Stderr)
+	// Nothing to say is no write at all: two system calls fewer per event.
+	if len(out.Stdout) > 0 {
+		o.Out.Write(out.Stdout)
+	}
+	if len(out.Stderr) > 0 {
+		o.ErrOut.Write(out.Stderr)
+	}
 	return out.Exit
 }
