@@ -152,7 +152,9 @@ func (k *keeper) handle(uc *net.UnixConn) {
 		if conn != nil {
 			terminate(conn)
 		}
-		k.lend(uc)
+		if k.lend(uc) {
+			k.giveBack(uc)
+		}
 	case "give":
 		if conn == nil || req.Meta == nil {
 			if conn != nil {
@@ -171,8 +173,30 @@ func (k *keeper) handle(uc *net.UnixConn) {
 // lendWait bounds how long a borrow waits for a connection being given back.
 const lendWait = 30 * time.Millisecond
 
-// lend sends an idle connection (or a refusal) and gives up its own copy.
-func (k *keeper) lend(uc *net.UnixConn) {
+// giveBack waits on a borrow's socket for the borrower's give (Client.keep):
+// the borrower was looked at when it connected, so its give needs no answer,
+// and it may have exited by the time it is read. It ends when the borrower
+// closes the socket (it gave nothing, or died).
+func (k *keeper) giveBack(uc *net.UnixConn) {
+	_ = uc.SetDeadline(time.Time{})
+	var req request
+	conn, err := readMsg(uc, &req)
+	if conn == nil {
+		return
+	}
+	if err != nil || req.Op != "give" || req.Key != k.key || req.Meta == nil {
+		terminate(conn)
+		return
+	}
+	k.mu.Lock()
+	k.last = time.Now()
+	k.mu.Unlock()
+	k.take(conn, req.Meta)
+}
+
+// lend sends an idle connection (or a refusal) and gives up its own copy. It
+// reports whether the borrower had its answer.
+func (k *keeper) lend(uc *net.UnixConn) bool {
 	// A hook right behind the previous one asks while that one's connection
 	// is still being checked (a round trip): worth a short wait.
 	wait := time.Now().Add(lendWait)
@@ -190,8 +214,8 @@ func (k *keeper) lend(uc *net.UnixConn) {
 		}
 		if pc == nil {
 			msg, _ := json.Marshal(reply{OK: false})
-			_, _ = uc.Write(msg)
-			return
+			_, err := uc.Write(msg)
+			return err == nil
 		}
 		hc, err := pc.Hijack()
 		if err != nil {
@@ -211,11 +235,11 @@ func (k *keeper) lend(uc *net.UnixConn) {
 		f.Close()
 		if err != nil {
 			terminate(hc.Conn)
-			return
+			return false
 		}
 		// The borrower holds the only copy now.
 		hc.Conn.Close()
-		return
+		return true
 	}
 }
 
