@@ -33,6 +33,9 @@ type Loan struct {
 	PID       uint32
 	SecretKey []byte
 	Params    map[string]string // ParameterStatus values the server reported
+	// Prepared names the statements (Statements) prepared on the connection,
+	// which the lender vouches are those texts, prepared by the lender.
+	Prepared []string
 }
 
 // Lender lends established connections to the database a key names

@@ -77,6 +77,7 @@ type Store struct {
 	key      *eventlog.LineKey // once read (a key never changes once created)
 	lender   Lender            // nil: connect directly
 	borrowed bool              // conn came from the lender
+	named    map[string]string // conn's prepared statements, text → name (prepared.go)
 	expect   []string          // sessions the next transaction reads (Expect)
 }
 
@@ -141,7 +142,7 @@ func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.conn != nil && s.giveBack(s.conn) {
-		s.conn = nil
+		s.conn, s.named = nil, nil
 		return nil
 	}
 	s.drop()
@@ -153,7 +154,7 @@ func (s *Store) drop() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		_ = s.conn.Close(ctx)
 		cancel()
-		s.conn = nil
+		s.conn, s.named = nil, nil
 	}
 }
 
@@ -179,8 +180,8 @@ func (s *Store) dial(ctx context.Context, schema bool) (*pgx.Conn, error) {
 	if s.conn != nil && !s.conn.IsClosed() {
 		return s.conn, nil
 	}
-	s.conn, s.borrowed = nil, false
-	if conn := s.borrow(ctx); conn != nil {
+	s.conn, s.borrowed, s.named = nil, false, nil
+	if conn, named := s.borrow(ctx); conn != nil {
 		if schema {
 			// A lent connection the server dropped while it sat idle fails
 			// here, before anything was read: connect directly instead.
@@ -189,7 +190,7 @@ func (s *Store) dial(ctx context.Context, schema bool) (*pgx.Conn, error) {
 				return s.direct(ctx, schema)
 			}
 		}
-		s.conn, s.borrowed = conn, true
+		s.conn, s.borrowed, s.named = conn, true, named
 		return conn, nil
 	}
 	return s.direct(ctx, schema)
@@ -197,7 +198,7 @@ func (s *Store) dial(ctx context.Context, schema bool) (*pgx.Conn, error) {
 
 // direct opens a connection of the store's own.
 func (s *Store) direct(ctx context.Context, schema bool) (*pgx.Conn, error) {
-	s.conn, s.borrowed = nil, false
+	s.conn, s.borrowed, s.named = nil, false, nil
 	conn, err := pgx.ConnectConfig(ctx, s.cfg)
 	if err != nil {
 		return nil, err
@@ -217,26 +218,27 @@ func (s *Store) direct(ctx context.Context, schema bool) (*pgx.Conn, error) {
 // itself.
 const BorrowTimeout = 150 * time.Millisecond
 
-// borrow returns a lent connection with the schema checked on it, or nil when
-// there is none (no lender, none to lend, or a lent one that does not work):
-// the caller then connects directly, so a lender can slow a hook by at most
-// BorrowTimeout and a schema query, never fail it.
-func (s *Store) borrow(ctx context.Context) *pgx.Conn {
+// borrow returns a lent connection and the statements prepared on it
+// (text → name), or nil when there is none (no lender, none to lend, or a
+// lent one that does not work): the caller then connects directly, so a
+// lender can slow a hook by at most BorrowTimeout and a schema query, never
+// fail it.
+func (s *Store) borrow(ctx context.Context) (*pgx.Conn, map[string]string) {
 	if s.lender == nil || !plaintextOK(s.cfg) {
-		return nil
+		return nil, nil
 	}
 	bctx, cancel := context.WithTimeout(ctx, BorrowTimeout)
 	loan, err := s.lender.Borrow(bctx, s.LendKey())
 	cancel()
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	conn, err := s.connectLoan(ctx, loan)
 	if err != nil {
 		_ = loan.Conn.Close()
-		return nil
+		return nil, nil
 	}
-	return conn
+	return conn, preparedNames(loan.Prepared)
 }
 
 // fail wraps err once with the database's name and what it means, and drops the
@@ -340,14 +342,14 @@ func (s *Store) run(readOnly bool, fn func(tx *Tx) error) error {
 	defer done()
 	b := &pgx.Batch{}
 	for _, p := range tx.pending {
-		b.Queue(`INSERT INTO hook_loop_events (project, loop, seq, session_id, event_type, hash, line) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		b.Queue(insertEventSQL,
 			s.project, s.loop, p.seq, p.session, p.eventType, p.hash, p.line)
 	}
 	if err := tx.vs.queue(b, s.project, s.loop, s.key); err != nil {
 		return err
 	}
 	s.queueNotify(b, tx.seq)
-	if stage, err := ptx.commitBatch(ctx, b); err != nil {
+	if stage, err := ptx.commitBatch(ctx, b, s.named); err != nil {
 		return s.fail(ctx, fmt.Sprintf("%s %d events", stage, len(tx.pending)), err)
 	}
 	return nil
@@ -387,6 +389,11 @@ func (s *Store) open(ctx context.Context, readOnly bool) (*connTx, *opening, str
 		tx, pre, stage, err := s.begin(ctx, conn, readOnly)
 		var pe *pgconn.PgError
 		switch {
+		case err != nil && s.named != nil && errors.As(err, &pe) && pe.Code == "26000" && attempt == 0:
+			// A statement the lender said was prepared is not (invalid_sql_statement_name):
+			// nothing was read or written; send them unnamed.
+			s.named = nil
+			continue
 		case err != nil && s.borrowed && !errors.As(err, &pe) && attempt == 0:
 			// The server dropped the lent connection while it sat idle: the
 			// opening batch failed before anything was read or written.
@@ -415,7 +422,7 @@ func (s *Store) queueNotify(b *pgx.Batch, seq int64) {
 		Loop string `json:"loop"`
 		Seq  int64  `json:"seq"`
 	}{s.loop, seq})
-	b.Queue(`SELECT pg_notify($1, $2)`, s.channel, string(payload))
+	b.Queue(notifySQL, s.channel, string(payload))
 }
 
 // row returns the view row of session id, reading it on first use; nil when the

@@ -54,7 +54,7 @@ func (c *Client) Borrow(ctx context.Context, key string) (*postgres.Loan, error)
 		}
 		return nil, ErrNone
 	}
-	return &postgres.Loan{Conn: conn, PID: rep.Meta.PID, SecretKey: rep.Meta.SecretKey, Params: rep.Meta.Params}, nil
+	return &postgres.Loan{Conn: conn, PID: rep.Meta.PID, SecretKey: rep.Meta.SecretKey, Params: rep.Meta.Params, Prepared: rep.Meta.Prepared}, nil
 }
 
 // Give hands l's connection to the keeper (back, or for the first time). It

@@ -13,9 +13,10 @@
 // closes the connection and the server rolls its transaction back. A hook
 // gives a connection back only when it is idle with no transaction open, on
 // the socket it borrowed on (checked when it connected, so the hook sends and
-// exits without waiting); the keeper runs DISCARD ALL on it before lending it
-// again (which also fails on a connection still in a transaction) and drops it
-// on any doubt. The keeper
+// exits without waiting); the keeper resets the session before lending it
+// again (DISCARD ALL but for the store's prepared statements, which it keeps
+// only as it prepared them: take, vouch) and drops it on any doubt, a
+// connection still in a transaction included. The keeper
 // never needs a password: it only ever holds connections hooks opened.
 //
 // The keeper is an optimisation the hook never waits on for long: missing,
@@ -111,4 +112,5 @@ type meta struct {
 	PID       uint32            `json:"pid"`
 	SecretKey []byte            `json:"secret_key"`
 	Params    map[string]string `json:"params"`
+	Prepared  []string          `json:"prepared,omitempty"` // lend: postgres.Loan.Prepared
 }

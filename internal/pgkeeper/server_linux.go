@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hook-loop/hook-loop/eventlog/postgres"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
@@ -38,10 +39,11 @@ type keeper struct {
 	key string
 	cfg *pgconn.Config // for pgconn.Construct; never used to connect
 
-	mu     sync.Mutex
-	idle   []*pgconn.PgConn
-	taking int       // connections given back and being checked
-	last   time.Time // the last request
+	mu       sync.Mutex
+	idle     []*pgconn.PgConn
+	prepared map[uint32]map[string]string // backend pid → what the keeper prepared there (vouch)
+	taking   int                          // connections given back and being checked
+	last     time.Time                    // the last request
 }
 
 // Serve listens on path for the connections of key until no request came for
@@ -230,7 +232,13 @@ func (k *keeper) lend(uc *net.UnixConn) bool {
 			hc.Conn.Close()
 			continue
 		}
-		msg, _ := json.Marshal(reply{OK: true, Meta: &meta{PID: hc.PID, SecretKey: hc.SecretKey, Params: hc.ParameterStatuses}})
+		k.mu.Lock()
+		var names []string
+		for name := range k.prepared[hc.PID] {
+			names = append(names, name)
+		}
+		k.mu.Unlock()
+		msg, _ := json.Marshal(reply{OK: true, Meta: &meta{PID: hc.PID, SecretKey: hc.SecretKey, Params: hc.ParameterStatuses, Prepared: names}})
 		_, _, err = uc.WriteMsgUnix(msg, syscall.UnixRights(int(f.Fd())), nil)
 		f.Close()
 		if err != nil {
@@ -243,9 +251,90 @@ func (k *keeper) lend(uc *net.UnixConn) bool {
 	}
 }
 
-// take checks a connection a hook gave and keeps it: DISCARD ALL resets
-// whatever the session set (and fails inside a transaction, so a connection
-// given dirty is closed, not kept).
+// resetSQL is DISCARD ALL but for DEALLOCATE ALL and DISCARD PLANS, so the
+// statements the keeper prepared (and their plans) outlive the loan; it ends
+// listing the prepared statements, for vouch. One query string, one implicit
+// transaction: on a connection given back inside a transaction it runs in
+// that transaction, which take sees (and closes the connection); in a failed
+// one it fails. Plans the server caches for the prepared statements are the
+// one thing a borrower can leave behind (built under settings of its own):
+// they can make a hook slower, not read or write anything else, and a
+// borrower is a process of this user outside any sandbox (moreConfined),
+// which can reach the database by itself anyway.
+const resetSQL = `CLOSE ALL; SET SESSION AUTHORIZATION DEFAULT; RESET ALL; UNLISTEN *; SELECT pg_catalog.pg_advisory_unlock_all(); DISCARD TEMP; DISCARD SEQUENCES; ` + listPreparedSQL
+
+const listPreparedSQL = `SELECT name, statement, prepare_time::text FROM pg_catalog.pg_prepared_statements`
+
+// vouch reports whether the prepared statements of backend pid (rows of
+// listPreparedSQL) are exactly the ones the keeper prepared there: same
+// names, texts and prepare times. A borrower that put another statement
+// under one of the names shows its text; one that prepared the same text
+// again, under settings of its own, a later time.
+func (k *keeper) vouch(pid uint32, rows [][][]byte) bool {
+	k.mu.Lock()
+	want := k.prepared[pid]
+	k.mu.Unlock()
+	if len(want) == 0 || len(rows) != len(want) {
+		return false
+	}
+	for _, r := range rows {
+		if len(r) != 3 || want[string(r[0])] != string(r[1])+"\x00"+string(r[2]) {
+			return false
+		}
+	}
+	return true
+}
+
+// prepare replaces the prepared statements of pc with the store's
+// (postgres.Statements) and records them for vouch.
+func (k *keeper) prepare(ctx context.Context, pc *pgconn.PgConn) error {
+	k.forget(pc.PID())
+	if _, err := pc.Exec(ctx, "DEALLOCATE ALL").ReadAll(); err != nil {
+		return err
+	}
+	for name, sql := range postgres.Statements() {
+		if _, err := pc.Prepare(ctx, name, sql, nil); err != nil {
+			return err
+		}
+	}
+	res, err := pc.Exec(ctx, listPreparedSQL).ReadAll()
+	if err != nil {
+		return err
+	}
+	if len(res) != 1 {
+		return errors.New("pgkeeper: no list of prepared statements")
+	}
+	got := map[string]string{}
+	for _, r := range res[0].Rows {
+		if len(r) != 3 {
+			return errors.New("pgkeeper: unexpected list of prepared statements")
+		}
+		got[string(r[0])] = string(r[1]) + "\x00" + string(r[2])
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.prepared == nil || len(k.prepared) >= maxPrepared {
+		k.prepared = map[uint32]map[string]string{}
+	}
+	k.prepared[pc.PID()] = got
+	return nil
+}
+
+// maxPrepared bounds the backends the keeper remembers statements of (held,
+// lent, or gone without a word): past it they are forgotten, and prepared
+// again when they come back.
+const maxPrepared = 64
+
+func (k *keeper) forget(pid uint32) {
+	k.mu.Lock()
+	delete(k.prepared, pid)
+	k.mu.Unlock()
+}
+
+// take checks a connection a hook gave and keeps it: resetSQL resets whatever
+// the session set (and shows a connection given back inside a transaction,
+// which is closed, not kept), and the keeper's prepared statements are kept
+// when it can vouch for them, else prepared again.
 func (k *keeper) take(conn net.Conn, m *meta) {
 	k.mu.Lock()
 	k.taking++
@@ -269,13 +358,28 @@ func (k *keeper) take(conn net.Conn, m *meta) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	if _, err := pc.Exec(ctx, "DISCARD ALL").ReadAll(); err != nil || pc.TxStatus() != 'I' || pc.SyncConn(ctx) != nil {
+	res, err := pc.Exec(ctx, resetSQL).ReadAll()
+	if err != nil || pc.TxStatus() != 'I' || len(res) == 0 {
+		k.forget(pc.PID())
+		closeConn(pc)
+		return
+	}
+	if !k.vouch(pc.PID(), res[len(res)-1].Rows) {
+		if err := k.prepare(ctx, pc); err != nil || pc.TxStatus() != 'I' {
+			k.forget(pc.PID())
+			closeConn(pc)
+			return
+		}
+	}
+	if pc.SyncConn(ctx) != nil {
+		k.forget(pc.PID())
 		closeConn(pc)
 		return
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if len(k.idle) >= MaxIdleConns {
+		delete(k.prepared, pc.PID())
 		closeConn(pc)
 		return
 	}
