@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -27,6 +28,10 @@ func Main(args []string, getenv func(string) string) int {
 	if d, err := time.ParseDuration(getenv(IdleEnv)); err == nil && d > 0 {
 		idle = d
 	}
+	// One P: a request is one goroutine's short work, and with more the
+	// accept loop's new goroutine woke another thread to run it, a hand-off
+	// every request waited on when the machine is busy.
+	runtime.GOMAXPROCS(1)
 	if err := Serve(args[0], args[1], idle); err != nil {
 		fmt.Fprintln(os.Stderr, "hook-loop keeper:", err)
 		return 1
