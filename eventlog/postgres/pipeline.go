@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -157,7 +156,10 @@ func scanView(row pgx.Row) (viewRow, bool, error) {
 	if err != nil {
 		return viewRow{}, false, err
 	}
-	if err := json.Unmarshal(js, &r.view); err != nil {
+	// The codec itself (it checks the JSON is valid), not encoding/json's
+	// reflection in front of it: a hook is a fresh process, where that is a
+	// first use every time.
+	if err := r.view.UnmarshalJSON(js); err != nil {
 		// Not believed: folded again from the events (Tx.trust).
 		r.view, r.bad = View{}, true
 	}

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -89,5 +90,17 @@ func TestLentPreparedStatements(t *testing.T) {
 				t.Fatalf("log does not verify: %v %+v", err, r)
 			}
 		})
+	}
+}
+
+func TestNotifyPayloadIsJSONMarshal(t *testing.T) {
+	for _, loop := range []string{"", "review", `a "quoted" <b> & c`, "naïve\u2028\x01"} {
+		want, _ := json.Marshal(struct {
+			Loop string `json:"loop"`
+			Seq  int64  `json:"seq"`
+		}{loop, 12345})
+		if got := notifyPayload(loop, 12345); got != string(want) {
+			t.Fatalf("notifyPayload(%q) = %s, want %s", loop, got, want)
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"strconv"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -418,11 +419,14 @@ func (s *Store) open(ctx context.Context, readOnly bool) (*connTx, *opening, str
 // queueNotify tells followers (LISTEN on the project's channel) that the log now
 // ends at seq. The payload is small and fixed-size: followers read the events.
 func (s *Store) queueNotify(b *pgx.Batch, seq int64) {
-	payload, _ := json.Marshal(struct {
-		Loop string `json:"loop"`
-		Seq  int64  `json:"seq"`
-	}{s.loop, seq})
-	b.Queue(notifySQL, s.channel, string(payload))
+	b.Queue(notifySQL, s.channel, notifyPayload(s.loop, seq))
+}
+
+// notifyPayload is what json.Marshal writes for {"loop": loop, "seq": seq},
+// without its reflection (a first use in every hook process).
+func notifyPayload(loop string, seq int64) string {
+	b := eventlog.AppendJSONString([]byte(`{"loop":`), loop, true)
+	return string(append(strconv.AppendInt(append(b, `,"seq":`...), seq, 10), '}'))
 }
 
 // row returns the view row of session id, reading it on first use; nil when the
