@@ -2,7 +2,6 @@ package pgkeeper
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -36,13 +35,13 @@ func (c *Client) Borrow(ctx context.Context, key string) (*postgres.Loan, error)
 	if dl, ok := ctx.Deadline(); ok {
 		_ = uc.SetDeadline(dl)
 	}
-	req, _ := json.Marshal(request{Op: "borrow", Key: key})
+	req := appendRequest(nil, request{Op: "borrow", Key: key})
 	if _, err := uc.Write(req); err != nil {
 		uc.Close()
 		return nil, fmt.Errorf("pgkeeper: borrow: %w", err)
 	}
 	var rep reply
-	conn, err := readMsg(uc, &rep)
+	conn, err := readMsg(uc, func(b []byte) error { return parseReply(b, &rep) })
 	if err != nil {
 		uc.Close()
 		return nil, fmt.Errorf("pgkeeper: borrow: %w", err)
@@ -107,7 +106,7 @@ func (c *Client) giveKept(key string, l *postgres.Loan) bool {
 	}
 	defer f.Close()
 	_ = uc.SetWriteDeadline(time.Now().Add(giveTimeout))
-	msg, _ := json.Marshal(request{Op: "give", Key: key, Meta: &meta{PID: l.PID, SecretKey: l.SecretKey, Params: l.Params}})
+	msg := appendRequest(nil, request{Op: "give", Key: key, Meta: &meta{PID: l.PID, SecretKey: l.SecretKey, Params: l.Params}})
 	if _, _, err := uc.WriteMsgUnix(msg, syscall.UnixRights(int(f.Fd())), nil); err != nil {
 		return false
 	}
@@ -136,7 +135,7 @@ func (c *Client) give(key string, l *postgres.Loan) bool {
 		return false
 	}
 	defer f.Close()
-	msg, _ := json.Marshal(request{Op: "give", Key: key, Meta: &meta{PID: l.PID, SecretKey: l.SecretKey, Params: l.Params}})
+	msg := appendRequest(nil, request{Op: "give", Key: key, Meta: &meta{PID: l.PID, SecretKey: l.SecretKey, Params: l.Params}})
 	if _, _, err := uc.WriteMsgUnix(msg, syscall.UnixRights(int(f.Fd())), nil); err != nil {
 		return false
 	}
@@ -146,7 +145,7 @@ func (c *Client) give(key string, l *postgres.Loan) bool {
 	// process that has exited can no longer be looked at, so a give answered
 	// by nobody would be refused.
 	var rep reply
-	_, _ = readMsg(uc, &rep)
+	_, _ = readMsg(uc, func(b []byte) error { return parseReply(b, &rep) })
 	return true
 }
 
@@ -185,8 +184,9 @@ func checkPeer(uc *net.UnixConn) error {
 	return nil
 }
 
-// readMsg reads one message into v and the connection passed with it, if any.
-func readMsg(uc *net.UnixConn, v any) (net.Conn, error) {
+// readMsg reads one message, decoded by decode, and the connection passed
+// with it, if any.
+func readMsg(uc *net.UnixConn, decode func([]byte) error) (net.Conn, error) {
 	buf := make([]byte, 64<<10)
 	oob := make([]byte, syscall.CmsgSpace(4*4))
 	n, oobn, flags, _, err := uc.ReadMsgUnix(buf, oob)
@@ -201,7 +201,7 @@ func readMsg(uc *net.UnixConn, v any) (net.Conn, error) {
 		err = errors.New("message truncated")
 	}
 	if err == nil {
-		err = json.Unmarshal(buf[:n], v)
+		err = decode(buf[:n])
 	}
 	if err != nil && conn != nil {
 		_ = conn.Close()

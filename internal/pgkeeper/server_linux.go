@@ -48,6 +48,8 @@ type keeper struct {
 	idle     []*pgconn.PgConn
 	prepared map[uint32]map[string]string // backend pid → what the keeper prepared there (vouch)
 	taking   int                          // connections given back and being checked
+	sessions map[*net.UnixConn]bool       // borrows' sockets, waiting for their give (giveBack)
+	changed  chan struct{}                // closed (and replaced) when idle, taking or sessions change
 	last     time.Time                    // the last request
 }
 
@@ -89,7 +91,7 @@ func Serve(path, key string, idle time.Duration) error {
 		l.Close()
 		return err
 	}
-	k := &keeper{key: key, cfg: cfg, last: time.Now()}
+	k := &keeper{key: key, cfg: cfg, last: time.Now(), sessions: map[*net.UnixConn]bool{}, changed: make(chan struct{})}
 	done := make(chan struct{})
 	go func() {
 		tick := time.NewTicker(min(time.Second, idle/4+time.Millisecond))
@@ -141,7 +143,7 @@ func (k *keeper) handle(uc *net.UnixConn) {
 	}
 	_ = uc.SetDeadline(time.Now().Add(2 * time.Second))
 	var req request
-	conn, err := readMsg(uc, &req)
+	conn, err := readMsg(uc, jsonInto(&req))
 	if err != nil {
 		return
 	}
@@ -178,7 +180,7 @@ func (k *keeper) handle(uc *net.UnixConn) {
 }
 
 // lendWait bounds how long a borrow waits for a connection being given back.
-const lendWait = 30 * time.Millisecond
+var lendWait = 30 * time.Millisecond // a var for the tests
 
 // giveBack waits on a borrow's socket for the borrower's give (Client.keep):
 // the borrower was looked at when it connected, so its give needs no answer,
@@ -186,8 +188,26 @@ const lendWait = 30 * time.Millisecond
 // closes the socket (it gave nothing, or died).
 func (k *keeper) giveBack(uc *net.UnixConn) {
 	_ = uc.SetDeadline(time.Time{})
+	k.mu.Lock()
+	k.sessions[uc] = true
+	k.mu.Unlock()
 	var req request
-	conn, err := readMsg(uc, &req)
+	conn, err := readMsg(uc, jsonInto(&req))
+	k.mu.Lock()
+	if conn != nil && err == nil {
+		k.taking++ // before the session goes, so a lend waiting on it waits on
+	}
+	delete(k.sessions, uc)
+	k.signal()
+	k.mu.Unlock()
+	if conn != nil && err == nil {
+		defer func() {
+			k.mu.Lock()
+			k.taking--
+			k.signal()
+			k.mu.Unlock()
+		}()
+	}
 	if conn == nil {
 		return
 	}
@@ -205,18 +225,26 @@ func (k *keeper) giveBack(uc *net.UnixConn) {
 // reports whether the borrower had its answer.
 func (k *keeper) lend(uc *net.UnixConn) bool {
 	// A hook right behind the previous one asks while that one's connection
-	// is still being checked (a round trip): worth a short wait.
-	wait := time.Now().Add(lendWait)
+	// is still being checked (a round trip), or before the keeper has even
+	// read the give (the giver does not wait for it): worth a short wait.
+	wait := time.NewTimer(lendWait)
+	defer wait.Stop()
+	expired := false
 	for {
 		k.mu.Lock()
 		var pc *pgconn.PgConn
 		if n := len(k.idle); n > 0 {
 			pc, k.idle = k.idle[n-1], k.idle[:n-1]
 		}
-		taking := k.taking > 0
+		coming := k.taking > 0 || k.giveInFlight()
+		changed := k.changed
 		k.mu.Unlock()
-		if pc == nil && taking && time.Now().Before(wait) {
-			time.Sleep(time.Millisecond)
+		if pc == nil && coming && !expired {
+			select {
+			case <-changed:
+			case <-wait.C:
+				expired = true
+			}
 			continue
 		}
 		if pc == nil {
@@ -347,6 +375,7 @@ func (k *keeper) take(conn net.Conn, m *meta) {
 	defer func() {
 		k.mu.Lock()
 		k.taking--
+		k.signal()
 		k.mu.Unlock()
 	}()
 	pc, err := pgconn.Construct(&pgconn.HijackedConn{
@@ -389,6 +418,39 @@ func (k *keeper) take(conn net.Conn, m *meta) {
 		return
 	}
 	k.idle = append(k.idle, pc)
+	k.signal()
+}
+
+// signal wakes lends waiting for a connection; k.mu is held.
+func (k *keeper) signal() {
+	close(k.changed)
+	k.changed = make(chan struct{})
+}
+
+// giveInFlight reports whether a borrower's give waits unread on its socket;
+// k.mu is held.
+func (k *keeper) giveInFlight() bool {
+	for uc := range k.sessions {
+		if pending(uc) {
+			return true
+		}
+	}
+	return false
+}
+
+// pending reports whether a message waits to be read on uc. It peeks without
+// the read lock (RawConn.Control): giveBack's goroutine is blocked reading uc.
+func pending(uc *net.UnixConn) bool {
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return false
+	}
+	var n int
+	var b [1]byte
+	_ = raw.Control(func(fd uintptr) {
+		n, _, _ = syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+	})
+	return n > 0
 }
 
 func closeConn(pc *pgconn.PgConn) {
