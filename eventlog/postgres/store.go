@@ -7,7 +7,6 @@
 package postgres
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -636,13 +635,13 @@ func (tx *Tx) Append(e eventlog.Event) (eventlog.Event, error) {
 // encodeLine is the JSONL log's line for e, without the newline, sealed under
 // key unless it is nil.
 func encodeLine(e *eventlog.Event, key *eventlog.LineKey) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(e); err != nil {
+	// The file's own encoder: what a json.Encoder with HTML escaping off
+	// writes, without its reflection (a first use in every hook process).
+	line, err := eventlog.AppendEventLine(nil, e)
+	if err != nil {
 		return nil, fmt.Errorf("encode %s event: %w", e.EventType, err)
 	}
-	line := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	line = line[:len(line)-1]
 	if key != nil {
 		line = key.Seal(line)
 	}
