@@ -2,6 +2,8 @@ package postgres
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strconv"
 
@@ -36,17 +38,31 @@ const (
 	commitSQL        = `COMMIT`
 )
 
-// statements are the ones a keeper prepares, by name. A name is never reused
-// for another text: a changed statement gets a new name.
-var statements = []struct{ Name, SQL string }{
-	{"hook_loop_1_schema", schemaSQL},
-	{"hook_loop_1_lock", lockSQL},
-	{"hook_loop_1_view", viewSQL},
-	{"hook_loop_1_catch_up", catchUpSQL},
-	{"hook_loop_1_insert_event", insertEventSQL},
-	{"hook_loop_1_upsert_view", upsertView},
-	{"hook_loop_1_upsert_view_v2", upsertViewV2},
-	{"hook_loop_1_notify", notifySQL},
+// statements are the ones a keeper prepares. Each one's name ends in a digest
+// of its text (StatementName), so a changed statement never runs under the
+// name of the one before: a keeper started by an older binary names only
+// statements a newer one does not know, or knows as they are.
+var statements = []struct{ label, sql string }{
+	{"schema", schemaSQL},
+	{"lock", lockSQL},
+	{"view", viewSQL},
+	{"catch_up", catchUpSQL},
+	{"insert_event", insertEventSQL},
+	{"upsert_view", upsertView},
+	{"upsert_view_v2", upsertViewV2},
+	{"notify", notifySQL},
+}
+
+// StatementName is the name of the prepared statement labelled label
+// ("view", "lock", …), "" when there is none.
+func StatementName(label string) string {
+	for _, st := range statements {
+		if st.label == label {
+			sum := sha256.Sum256([]byte(st.sql))
+			return "hook_loop_" + label + "_" + hex.EncodeToString(sum[:6])
+		}
+	}
+	return ""
 }
 
 // Statements lists the statements a lender prepares on the connections it
@@ -54,7 +70,7 @@ var statements = []struct{ Name, SQL string }{
 func Statements() map[string]string {
 	m := make(map[string]string, len(statements))
 	for _, st := range statements {
-		m[st.Name] = st.SQL
+		m[StatementName(st.label)] = st.sql
 	}
 	return m
 }

@@ -61,7 +61,7 @@ func TestLentPreparedStatements(t *testing.T) {
 				s.Expect("a")
 				if err := s.Update(func(tx *Tx) error {
 					var runs int64
-					if err := tx.tx.QueryRow(context.Background(), `SELECT coalesce(sum(generic_plans + custom_plans), 0) FROM pg_prepared_statements WHERE name = 'hook_loop_1_lock'`).Scan(&runs); err != nil {
+					if err := tx.tx.QueryRow(context.Background(), `SELECT coalesce(sum(generic_plans + custom_plans), 0) FROM pg_prepared_statements WHERE name = $1`, StatementName("lock")).Scan(&runs); err != nil {
 						return err
 					}
 					if prepare && runs != 1 {
@@ -102,5 +102,20 @@ func TestNotifyPayloadIsJSONMarshal(t *testing.T) {
 		if got := notifyPayload(loop, 12345); got != string(want) {
 			t.Fatalf("notifyPayload(%q) = %s, want %s", loop, got, want)
 		}
+	}
+}
+
+// TestStatementNamesFollowTheirText: a lent statement is used only under the
+// name its current text has, so a keeper started by another build (whose
+// statements differ) never has a changed statement run under an old name.
+func TestStatementNamesFollowTheirText(t *testing.T) {
+	all := Statements()
+	if len(all) != len(statements) {
+		t.Fatalf("%d names for %d statements", len(all), len(statements))
+	}
+	old := StatementName("view") + "0" // another text's digest
+	got := preparedNames([]string{StatementName("view"), old, "hook_loop_view_000000000000"})
+	if len(got) != 1 || got[viewSQL] != StatementName("view") {
+		t.Fatalf("preparedNames = %v, want only the current view statement", got)
 	}
 }

@@ -30,11 +30,11 @@ func asPgConn(t *testing.T, l *postgres.Loan) *pgconn.PgConn {
 	return pc
 }
 
-// viewOrd runs the lent hook_loop_1_view statement for project p's project
+// viewOrd runs the lent view statement for project p's project
 // row and returns its ord ("" when there is no row).
 func viewOrd(t *testing.T, pc *pgconn.PgConn) string {
 	t.Helper()
-	res := pc.ExecPrepared(context.Background(), "hook_loop_1_view", [][]byte{[]byte("p"), {}, {}}, nil, nil).Read()
+	res := pc.ExecPrepared(context.Background(), postgres.StatementName("view"), [][]byte{[]byte("p"), {}, {}}, nil, nil).Read()
 	if res.Err != nil {
 		t.Fatal(res.Err)
 	}
@@ -68,17 +68,18 @@ func TestPreparedStatementsKeptAndVouchedFor(t *testing.T) {
 		}
 		l.Conn.Close()
 	}
-	if !slices.Contains(loan.Prepared, "hook_loop_1_view") {
+	view := postgres.StatementName("view")
+	if !slices.Contains(loan.Prepared, view) {
 		t.Fatalf("loan carries %v, want the store's statements", loan.Prepared)
 	}
 	pc := asPgConn(t, loan)
 	real := viewOrd(t, pc)
 	ctx := context.Background()
-	if _, err := pc.Exec(ctx, `DEALLOCATE hook_loop_1_view`).ReadAll(); err != nil {
+	if _, err := pc.Exec(ctx, `DEALLOCATE `+view).ReadAll(); err != nil {
 		t.Fatal(err)
 	}
 	forged := `SELECT 4242::bigint, 0::bigint, 0::bigint, ''::text, '{}'::jsonb, ''::text WHERE $1::text IS NOT NULL AND $2::text IS NOT NULL AND $3::text IS NOT NULL`
-	if _, err := pc.Prepare(ctx, "hook_loop_1_view", forged, nil); err != nil {
+	if _, err := pc.Prepare(ctx, view, forged, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := viewOrd(t, pc); got != "4242" {
@@ -99,13 +100,13 @@ func TestPreparedStatementsKeptAndVouchedFor(t *testing.T) {
 	if again.PID != pid {
 		t.Fatalf("lent backend %d, want %d again", again.PID, pid)
 	}
-	if !slices.Contains(again.Prepared, "hook_loop_1_view") {
+	if !slices.Contains(again.Prepared, view) {
 		t.Fatalf("loan carries %v, want the store's statements", again.Prepared)
 	}
 	pc = asPgConn(t, again)
 	defer pc.Close(ctx)
 	if got := viewOrd(t, pc); got != real {
-		t.Fatalf("lent hook_loop_1_view reads ord %q (the forged statement's is 4242), want %q", got, real)
+		t.Fatalf("lent view statement reads ord %q (the forged statement's is 4242), want %q", got, real)
 	}
 	if _, err := strconv.Atoi(real); real != "" && err != nil {
 		t.Fatalf("ord %q", real)

@@ -14,7 +14,7 @@ func TestWireMatchesEncodingJSON(t *testing.T) {
 	metas := []*meta{
 		nil,
 		{},
-		{PID: 4294967295, SecretKey: []byte{0, 1, 2, 250, 251, 252}, Params: map[string]string{"a \"q\"": "<b>&\u2028", "server_version": "15.4", "": ""}, Prepared: []string{"hook_loop_1_view", "x"}},
+		{PID: 4294967295, SecretKey: []byte{0, 1, 2, 250, 251, 252}, Params: map[string]string{"a \"q\"": "<b>&\u2028", "server_version": "15.4", "": ""}, Prepared: []string{"hook_loop_view_0123456789ab", "x"}},
 		{PID: 7, SecretKey: []byte{}, Params: map[string]string{}},
 	}
 	for _, m := range metas {
