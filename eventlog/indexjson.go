@@ -620,6 +620,10 @@ func appendStamp(b []byte, s indexStamp) []byte {
 	return append(b, '}')
 }
 
+// AppendEventLine is appendEventLine, for the PostgreSQL store, whose lines
+// are the file's.
+func AppendEventLine(b []byte, e *Event) ([]byte, error) { return appendEventLine(b, e) }
+
 // appendEventLine appends e's line as a json.Encoder with HTML escaping off
 // writes it, newline included; an error is a payload encoding/json cannot
 // write (a NaN, a channel).

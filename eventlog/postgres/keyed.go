@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -147,7 +146,7 @@ func (j *judge) verdict(seq int64, line []byte, e *eventlog.Event, lastHash stri
 // rowMAC is the MAC of a view row under key: it binds the row to its log and
 // session, so a row cannot be edited or moved.
 func rowMAC(key *eventlog.LineKey, project, loop, session string, r *viewRow) (string, error) {
-	js, err := json.Marshal(&r.view)
+	js, err := r.view.MarshalJSON() // encoding/json's bytes (session.View's codec), without its reflection
 	if err != nil {
 		return "", err
 	}

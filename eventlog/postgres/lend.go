@@ -33,6 +33,9 @@ type Loan struct {
 	PID       uint32
 	SecretKey []byte
 	Params    map[string]string // ParameterStatus values the server reported
+	// Prepared names the statements (Statements) prepared on the connection,
+	// which the lender vouches are those texts, prepared by the lender.
+	Prepared []string
 }
 
 // Lender lends established connections to the database a key names
@@ -51,10 +54,12 @@ type Lender interface {
 // LendKey names what a connection of this store is: the server, database,
 // user, and every parameter the store set at startup (a lent connection keeps
 // the settings it was opened with). Connections are lent only between stores
-// with equal keys.
+// with equal keys. The version names the lending protocol too (v2: the give
+// goes on the borrow's socket), so hooks of another version have their own
+// keeper.
 func (s *Store) LendKey() string {
 	h := sha256.New()
-	fmt.Fprintf(h, "hook-loop lend v1\x00%s\x00%d\x00%s\x00%s\x00", s.cfg.Host, s.cfg.Port, s.cfg.Database, s.cfg.User)
+	fmt.Fprintf(h, "hook-loop lend v2\x00%s\x00%d\x00%s\x00%s\x00", s.cfg.Host, s.cfg.Port, s.cfg.Database, s.cfg.User)
 	keys := make([]string, 0, len(s.cfg.RuntimeParams))
 	for k := range s.cfg.RuntimeParams {
 		keys = append(keys, k)

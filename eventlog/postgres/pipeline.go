@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -72,37 +71,48 @@ const (
 // reads what every transaction reads, in one round trip. stage names the
 // statement that failed.
 func (s *Store) begin(ctx context.Context, conn *pgx.Conn, readOnly bool) (_ *connTx, _ *opening, stage string, err error) {
-	b := &pgx.Batch{}
+	b := &rawBatch{named: s.named}
+	begin := beginSQL
 	if readOnly {
-		b.Queue(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`)
-	} else {
-		b.Queue(`BEGIN`)
+		begin = beginReadOnlySQL
 	}
-	b.Queue(`SELECT coalesce(max(version), 0) FROM hook_loop_schema_migrations`)
+	if err := b.queue(begin); err != nil {
+		return nil, nil, "begin", err
+	}
+	if err := b.queue(schemaSQL); err != nil {
+		return nil, nil, "begin", err
+	}
 	if !readOnly {
-		b.Queue(`SELECT pg_advisory_xact_lock($1) FROM (SELECT set_config('lock_timeout', $2, true)) AS lt`,
-			s.lockKey, fmt.Sprint(max(s.lockWait.Milliseconds(), 1)))
+		if err := b.queue(lockSQL, s.lockKey, fmt.Sprint(max(s.lockWait.Milliseconds(), 1))); err != nil {
+			return nil, nil, "begin", err
+		}
 	}
-	b.Queue(viewSQL, s.project, s.loop, "")
-	b.Queue(catchUpSQL, s.project, s.loop)
+	if err := b.queue(viewSQL, s.project, s.loop, ""); err != nil {
+		return nil, nil, "begin", err
+	}
+	if err := b.queue(catchUpSQL, s.project, s.loop); err != nil {
+		return nil, nil, "begin", err
+	}
 	for _, id := range s.expect {
-		b.Queue(viewSQL, s.project, s.loop, id)
+		if err := b.queue(viewSQL, s.project, s.loop, id); err != nil {
+			return nil, nil, "begin", err
+		}
 	}
 	tx := &connTx{conn: conn}
 	o := &opening{sess: map[string]*loaded{}}
-	br := conn.SendBatch(ctx, b)
+	br := sendRaw(ctx, conn, b)
 	defer func() {
-		if cerr := br.Close(); err == nil && cerr != nil {
+		if cerr := br.close(); err == nil && cerr != nil {
 			stage, err = "begin", cerr
 		}
 		if err != nil && conn.PgConn().TxStatus() != 'I' && !conn.IsClosed() {
 			_ = tx.Rollback(ctx)
 		}
 	}()
-	if _, err := br.Exec(); err != nil {
+	if _, err := br.exec(); err != nil {
 		return nil, nil, "begin", err
 	}
-	if err := br.QueryRow().Scan(&o.schema); err != nil {
+	if err := br.queryRow().Scan(&o.schema); err != nil {
 		return nil, nil, "check schema", err
 	}
 	if o.schema != len(migrations) {
@@ -110,14 +120,14 @@ func (s *Store) begin(ctx context.Context, conn *pgx.Conn, readOnly bool) (_ *co
 		return nil, nil, "check schema", errSchemaVersion
 	}
 	if !readOnly {
-		if _, err := br.Exec(); err != nil {
+		if _, err := br.exec(); err != nil {
 			return nil, nil, "lock loop", err
 		}
 	}
-	if o.project, o.found, err = scanView(br.QueryRow()); err != nil {
+	if o.project, o.found, err = scanView(br.queryRow()); err != nil {
 		return nil, nil, "read project view", err
 	}
-	rows, err := br.Query()
+	rows, err := br.query()
 	if err == nil {
 		o.catchUp, err = collectRecs(rows)
 	}
@@ -126,7 +136,7 @@ func (s *Store) begin(ctx context.Context, conn *pgx.Conn, readOnly bool) (_ *co
 	}
 	o.caught = len(o.catchUp) < catchUpLimit
 	for _, id := range s.expect {
-		r, ok, err := scanView(br.QueryRow())
+		r, ok, err := scanView(br.queryRow())
 		if err != nil {
 			return nil, nil, "read session view", err
 		}
@@ -146,7 +156,10 @@ func scanView(row pgx.Row) (viewRow, bool, error) {
 	if err != nil {
 		return viewRow{}, false, err
 	}
-	if err := json.Unmarshal(js, &r.view); err != nil {
+	// The codec itself (it checks the JSON is valid), not encoding/json's
+	// reflection in front of it: a hook is a fresh process, where that is a
+	// first use every time.
+	if err := r.view.UnmarshalJSON(js); err != nil {
 		// Not believed: folded again from the events (Tx.trust).
 		r.view, r.bad = View{}, true
 	}
@@ -169,20 +182,26 @@ func collectRecs(rows pgx.Rows) ([]rec, error) {
 // commitBatch sends b with COMMIT after it: one round trip. After an error the
 // server skips the rest of the pipeline, COMMIT included, and the transaction
 // stays open and failed for the caller's rollback.
-func (t *connTx) commitBatch(ctx context.Context, b *pgx.Batch) (stage string, err error) {
-	n := b.Len()
-	b.Queue(`COMMIT`)
-	br := t.conn.SendBatch(ctx, b)
+func (t *connTx) commitBatch(ctx context.Context, b *pgx.Batch, named map[string]string) (stage string, err error) {
+	rb := &rawBatch{named: named}
+	if err := rb.fromPgx(b); err != nil {
+		return "append", err
+	}
+	n := rb.n
+	if err := rb.queue(commitSQL); err != nil {
+		return "commit", err
+	}
+	br := sendRaw(ctx, t.conn, rb)
 	for i := 0; i < n && err == nil; i++ {
-		_, err = br.Exec()
+		_, err = br.exec()
 		stage = "append"
 	}
 	var tag pgconn.CommandTag
 	if err == nil {
-		tag, err = br.Exec()
+		tag, err = br.exec()
 		stage = "commit"
 	}
-	if cerr := br.Close(); err == nil && cerr != nil {
+	if cerr := br.close(); err == nil && cerr != nil {
 		err = cerr
 	}
 	if err != nil {

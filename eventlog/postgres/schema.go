@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -230,7 +229,7 @@ func (vs *views) queue(b *pgx.Batch, project, loop string, key *eventlog.LineKey
 		if !r.dirty {
 			return nil
 		}
-		js, err := json.Marshal(&r.view)
+		js, err := r.view.MarshalJSON()
 		if err != nil {
 			return fmt.Errorf("encode view of %q: %w", id, err)
 		}

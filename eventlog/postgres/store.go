@@ -7,12 +7,12 @@
 package postgres
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"strconv"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -20,6 +20,7 @@ import (
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // Bounds on waiting, so a hook answers (per fail_closed) within Timeout when the
@@ -75,6 +76,7 @@ type Store struct {
 	key      *eventlog.LineKey // once read (a key never changes once created)
 	lender   Lender            // nil: connect directly
 	borrowed bool              // conn came from the lender
+	named    map[string]string // conn's prepared statements, text → name (prepared.go)
 	expect   []string          // sessions the next transaction reads (Expect)
 }
 
@@ -139,7 +141,7 @@ func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.conn != nil && s.giveBack(s.conn) {
-		s.conn = nil
+		s.conn, s.named = nil, nil
 		return nil
 	}
 	s.drop()
@@ -151,7 +153,7 @@ func (s *Store) drop() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		_ = s.conn.Close(ctx)
 		cancel()
-		s.conn = nil
+		s.conn, s.named = nil, nil
 	}
 }
 
@@ -177,8 +179,8 @@ func (s *Store) dial(ctx context.Context, schema bool) (*pgx.Conn, error) {
 	if s.conn != nil && !s.conn.IsClosed() {
 		return s.conn, nil
 	}
-	s.conn, s.borrowed = nil, false
-	if conn := s.borrow(ctx); conn != nil {
+	s.conn, s.borrowed, s.named = nil, false, nil
+	if conn, named := s.borrow(ctx); conn != nil {
 		if schema {
 			// A lent connection the server dropped while it sat idle fails
 			// here, before anything was read: connect directly instead.
@@ -187,7 +189,7 @@ func (s *Store) dial(ctx context.Context, schema bool) (*pgx.Conn, error) {
 				return s.direct(ctx, schema)
 			}
 		}
-		s.conn, s.borrowed = conn, true
+		s.conn, s.borrowed, s.named = conn, true, named
 		return conn, nil
 	}
 	return s.direct(ctx, schema)
@@ -195,7 +197,7 @@ func (s *Store) dial(ctx context.Context, schema bool) (*pgx.Conn, error) {
 
 // direct opens a connection of the store's own.
 func (s *Store) direct(ctx context.Context, schema bool) (*pgx.Conn, error) {
-	s.conn, s.borrowed = nil, false
+	s.conn, s.borrowed, s.named = nil, false, nil
 	conn, err := pgx.ConnectConfig(ctx, s.cfg)
 	if err != nil {
 		return nil, err
@@ -215,26 +217,27 @@ func (s *Store) direct(ctx context.Context, schema bool) (*pgx.Conn, error) {
 // itself.
 const BorrowTimeout = 150 * time.Millisecond
 
-// borrow returns a lent connection with the schema checked on it, or nil when
-// there is none (no lender, none to lend, or a lent one that does not work):
-// the caller then connects directly, so a lender can slow a hook by at most
-// BorrowTimeout and a schema query, never fail it.
-func (s *Store) borrow(ctx context.Context) *pgx.Conn {
+// borrow returns a lent connection and the statements prepared on it
+// (text → name), or nil when there is none (no lender, none to lend, or a
+// lent one that does not work): the caller then connects directly, so a
+// lender can slow a hook by at most BorrowTimeout and a schema query, never
+// fail it.
+func (s *Store) borrow(ctx context.Context) (*pgx.Conn, map[string]string) {
 	if s.lender == nil || !plaintextOK(s.cfg) {
-		return nil
+		return nil, nil
 	}
 	bctx, cancel := context.WithTimeout(ctx, BorrowTimeout)
 	loan, err := s.lender.Borrow(bctx, s.LendKey())
 	cancel()
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	conn, err := s.connectLoan(ctx, loan)
 	if err != nil {
 		_ = loan.Conn.Close()
-		return nil
+		return nil, nil
 	}
-	return conn
+	return conn, preparedNames(loan.Prepared)
 }
 
 // fail wraps err once with the database's name and what it means, and drops the
@@ -305,7 +308,9 @@ func (s *Store) run(readOnly bool, fn func(tx *Tx) error) error {
 	// itself, so lock_timeout ends the wait with its own clear error before
 	// the deadline does.
 	s.lockWait = lockWait(w.left - w.reserve)
+	prefetched := s.prefetch()
 	ptx, pre, stage, err := s.open(ctx, readOnly)
+	<-prefetched
 	if err != nil {
 		return s.fail(ctx, stage, err)
 	}
@@ -336,17 +341,38 @@ func (s *Store) run(readOnly bool, fn func(tx *Tx) error) error {
 	defer done()
 	b := &pgx.Batch{}
 	for _, p := range tx.pending {
-		b.Queue(`INSERT INTO hook_loop_events (project, loop, seq, session_id, event_type, hash, line) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		b.Queue(insertEventSQL,
 			s.project, s.loop, p.seq, p.session, p.eventType, p.hash, p.line)
 	}
 	if err := tx.vs.queue(b, s.project, s.loop, s.key); err != nil {
 		return err
 	}
 	s.queueNotify(b, tx.seq)
-	if stage, err := ptx.commitBatch(ctx, b); err != nil {
+	if stage, err := ptx.commitBatch(ctx, b, s.named); err != nil {
 		return s.fail(ctx, fmt.Sprintf("%s %d events", stage, len(tx.pending)), err)
 	}
 	return nil
+}
+
+// prefetch has pgx build its type registry, and reads the log's key, while
+// open waits on the keeper and the server: in a hook's short process both are
+// first-use costs (the registry ~0.3 ms of CPU) that would otherwise come after
+// those waits. A key found is kept (a key never changes once created); one not
+// there yet is looked for again under the loop's lock (run), where the hook
+// that creates it is done. s.key is not to be touched before the channel
+// closes.
+func (s *Store) prefetch() <-chan struct{} {
+	ch := make(chan struct{})
+	go func() {
+		defer close(ch)
+		pgtype.NewMap()
+		if s.key == nil {
+			if k, err := eventlog.ReadStoreKey(s.keyID()); err == nil {
+				s.key = k
+			}
+		}
+	}()
+	return ch
 }
 
 // open connects (borrowing when it can) and begins the transaction with its
@@ -362,6 +388,11 @@ func (s *Store) open(ctx context.Context, readOnly bool) (*connTx, *opening, str
 		tx, pre, stage, err := s.begin(ctx, conn, readOnly)
 		var pe *pgconn.PgError
 		switch {
+		case err != nil && s.named != nil && errors.As(err, &pe) && pe.Code == "26000" && attempt == 0:
+			// A statement the lender said was prepared is not (invalid_sql_statement_name):
+			// nothing was read or written; send them unnamed.
+			s.named = nil
+			continue
 		case err != nil && s.borrowed && !errors.As(err, &pe) && attempt == 0:
 			// The server dropped the lent connection while it sat idle: the
 			// opening batch failed before anything was read or written.
@@ -386,11 +417,14 @@ func (s *Store) open(ctx context.Context, readOnly bool) (*connTx, *opening, str
 // queueNotify tells followers (LISTEN on the project's channel) that the log now
 // ends at seq. The payload is small and fixed-size: followers read the events.
 func (s *Store) queueNotify(b *pgx.Batch, seq int64) {
-	payload, _ := json.Marshal(struct {
-		Loop string `json:"loop"`
-		Seq  int64  `json:"seq"`
-	}{s.loop, seq})
-	b.Queue(`SELECT pg_notify($1, $2)`, s.channel, string(payload))
+	b.Queue(notifySQL, s.channel, notifyPayload(s.loop, seq))
+}
+
+// notifyPayload is what json.Marshal writes for {"loop": loop, "seq": seq},
+// without its reflection (a first use in every hook process).
+func notifyPayload(loop string, seq int64) string {
+	b := eventlog.AppendJSONString([]byte(`{"loop":`), loop, true)
+	return string(append(strconv.AppendInt(append(b, `,"seq":`...), seq, 10), '}'))
 }
 
 // row returns the view row of session id, reading it on first use; nil when the
@@ -600,13 +634,13 @@ func (tx *Tx) Append(e eventlog.Event) (eventlog.Event, error) {
 // encodeLine is the JSONL log's line for e, without the newline, sealed under
 // key unless it is nil.
 func encodeLine(e *eventlog.Event, key *eventlog.LineKey) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(e); err != nil {
+	// The file's own encoder: what a json.Encoder with HTML escaping off
+	// writes, without its reflection (a first use in every hook process).
+	line, err := eventlog.AppendEventLine(nil, e)
+	if err != nil {
 		return nil, fmt.Errorf("encode %s event: %w", e.EventType, err)
 	}
-	line := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	line = line[:len(line)-1]
 	if key != nil {
 		line = key.Seal(line)
 	}

@@ -2,7 +2,6 @@ package pgkeeper
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -33,34 +32,86 @@ func (c *Client) Borrow(ctx context.Context, key string) (*postgres.Loan, error)
 		}
 		return nil, err
 	}
-	defer uc.Close()
 	if dl, ok := ctx.Deadline(); ok {
 		_ = uc.SetDeadline(dl)
 	}
-	req, _ := json.Marshal(request{Op: "borrow", Key: key})
+	req := appendRequest(nil, request{Op: "borrow", Key: key})
 	if _, err := uc.Write(req); err != nil {
+		uc.Close()
 		return nil, fmt.Errorf("pgkeeper: borrow: %w", err)
 	}
 	var rep reply
-	conn, err := readMsg(uc, &rep)
+	conn, err := readMsg(uc, func(b []byte) error { return parseReply(b, &rep) })
 	if err != nil {
+		uc.Close()
 		return nil, fmt.Errorf("pgkeeper: borrow: %w", err)
 	}
+	c.keep(key, uc)
 	if !rep.OK || rep.Meta == nil || conn == nil {
 		if conn != nil {
 			_ = conn.Close()
 		}
 		return nil, ErrNone
 	}
-	return &postgres.Loan{Conn: conn, PID: rep.Meta.PID, SecretKey: rep.Meta.SecretKey, Params: rep.Meta.Params}, nil
+	return &postgres.Loan{Conn: conn, PID: rep.Meta.PID, SecretKey: rep.Meta.SecretKey, Params: rep.Meta.Params, Prepared: rep.Meta.Prepared}, nil
 }
 
 // Give hands l's connection to the keeper (back, or for the first time). It
 // closes the connection when there is no keeper to take it.
 func (c *Client) Give(key string, l *postgres.Loan) {
-	if !c.give(key, l) {
+	if !c.giveKept(key, l) && !c.give(key, l) {
 		terminate(l.Conn)
 	}
+}
+
+// keep holds on to the socket a borrow was answered on (whether it lent or
+// not): the keeper checked this process when it connected (checkPeer,
+// moreConfined) and waits on that socket for the connection to come back, so
+// the give at the hook's end is one message, with no new check to wait for.
+// A give on a new socket must wait until the keeper has looked at the giver:
+// that wait was a tenth of a hook's time on PostgreSQL. It replaces a socket
+// kept before.
+func (c *Client) keep(key string, uc *net.UnixConn) {
+	_ = uc.SetDeadline(time.Time{})
+	c.mu.Lock()
+	old := c.kept
+	c.kept, c.keptKey = uc, key
+	c.mu.Unlock()
+	if old != nil {
+		old.Close()
+	}
+}
+
+// giveKept gives l on the socket kept from the borrow, if there is one for
+// key; it reports whether the message went (the keeper owns l.Conn then).
+func (c *Client) giveKept(key string, l *postgres.Loan) bool {
+	c.mu.Lock()
+	uc, k := c.kept, c.keptKey
+	c.kept = nil
+	c.mu.Unlock()
+	if uc == nil {
+		return false
+	}
+	defer uc.Close()
+	if k != key {
+		return false
+	}
+	sc, ok := l.Conn.(interface{ File() (*os.File, error) })
+	if !ok {
+		return false
+	}
+	f, err := sc.File()
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	_ = uc.SetWriteDeadline(time.Now().Add(giveTimeout))
+	msg := appendRequest(nil, request{Op: "give", Key: key, Meta: &meta{PID: l.PID, SecretKey: l.SecretKey, Params: l.Params}})
+	if _, _, err := uc.WriteMsgUnix(msg, syscall.UnixRights(int(f.Fd())), nil); err != nil {
+		return false
+	}
+	_ = l.Conn.Close()
+	return true
 }
 
 func (c *Client) give(key string, l *postgres.Loan) bool {
@@ -84,7 +135,7 @@ func (c *Client) give(key string, l *postgres.Loan) bool {
 		return false
 	}
 	defer f.Close()
-	msg, _ := json.Marshal(request{Op: "give", Key: key, Meta: &meta{PID: l.PID, SecretKey: l.SecretKey, Params: l.Params}})
+	msg := appendRequest(nil, request{Op: "give", Key: key, Meta: &meta{PID: l.PID, SecretKey: l.SecretKey, Params: l.Params}})
 	if _, _, err := uc.WriteMsgUnix(msg, syscall.UnixRights(int(f.Fd())), nil); err != nil {
 		return false
 	}
@@ -94,7 +145,7 @@ func (c *Client) give(key string, l *postgres.Loan) bool {
 	// process that has exited can no longer be looked at, so a give answered
 	// by nobody would be refused.
 	var rep reply
-	_, _ = readMsg(uc, &rep)
+	_, _ = readMsg(uc, func(b []byte) error { return parseReply(b, &rep) })
 	return true
 }
 
@@ -133,8 +184,9 @@ func checkPeer(uc *net.UnixConn) error {
 	return nil
 }
 
-// readMsg reads one message into v and the connection passed with it, if any.
-func readMsg(uc *net.UnixConn, v any) (net.Conn, error) {
+// readMsg reads one message, decoded by decode, and the connection passed
+// with it, if any.
+func readMsg(uc *net.UnixConn, decode func([]byte) error) (net.Conn, error) {
 	buf := make([]byte, 64<<10)
 	oob := make([]byte, syscall.CmsgSpace(4*4))
 	n, oobn, flags, _, err := uc.ReadMsgUnix(buf, oob)
@@ -149,7 +201,7 @@ func readMsg(uc *net.UnixConn, v any) (net.Conn, error) {
 		err = errors.New("message truncated")
 	}
 	if err == nil {
-		err = json.Unmarshal(buf[:n], v)
+		err = decode(buf[:n])
 	}
 	if err != nil && conn != nil {
 		_ = conn.Close()

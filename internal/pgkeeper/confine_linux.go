@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -67,6 +68,23 @@ func confinementOf(pid string) confinement {
 	return c
 }
 
+// selfConfinement is the keeper's own, read once (again while it cannot be
+// read): only a process itself sets its no_new_privs or seccomp mode or
+// enters other namespaces, and the keeper does none of it.
+func selfConfinement() confinement {
+	selfOnce.Lock()
+	defer selfOnce.Unlock()
+	if !selfCached.ok {
+		selfCached = confinementOf("self")
+	}
+	return selfCached
+}
+
+var (
+	selfOnce   sync.Mutex
+	selfCached confinement
+)
+
 // moreConfined reports whether the peer at uc is sandboxed where the keeper
 // is not (or cannot be told apart).
 func moreConfined(uc *net.UnixConn) bool {
@@ -75,7 +93,7 @@ func moreConfined(uc *net.UnixConn) bool {
 		return true
 	}
 	pid := int(cred.Pid)
-	self, peer := confinementOf("self"), confinementOf(strconv.Itoa(pid))
+	self, peer := selfConfinement(), confinementOf(strconv.Itoa(pid))
 	if !self.ok || !peer.ok {
 		return true
 	}

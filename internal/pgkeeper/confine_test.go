@@ -3,6 +3,7 @@
 package pgkeeper_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -84,6 +85,9 @@ func TestSandboxedPeerRefused(t *testing.T) {
 // it names (its connection given to the keeper at Close) and exits at once.
 const giveEnv = "PGKEEPER_TEST_GIVE"
 
+// givePauseEnv makes that hook wait for a line on stdin before its Close.
+const givePauseEnv = "PGKEEPER_TEST_GIVE_PAUSE"
+
 func giveOnce(dir, url string) int {
 	s, err := postgres.Open(url, postgres.Options{Project: "p", Lender: &pgkeeper.Client{Dir: dir}})
 	if err != nil {
@@ -96,6 +100,13 @@ func giveOnce(dir, url string) int {
 	}); err != nil {
 		fmt.Println(err)
 		return 1
+	}
+	if os.Getenv(givePauseEnv) != "" {
+		// Holds the connection until the test says go (a line on stdin).
+		fmt.Println("updated")
+		if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil {
+			return 1
+		}
 	}
 	if err := s.Close(); err != nil {
 		fmt.Println(err)
@@ -133,6 +144,71 @@ func TestGiveFromAHookThatExits(t *testing.T) {
 		t.Fatalf("helper hook: %v: %s", err, out)
 	}
 	e.eventually("the helper's connection kept", func() bool {
+		l, err := e.c.Borrow(context.Background(), key)
+		if err != nil {
+			return false
+		}
+		held = append(held, l)
+		return true
+	})
+}
+
+// TestGiveReadAfterTheHookExited: a hook gives its connection back on the
+// socket it borrowed on (looked at by the keeper when it connected) and exits
+// without waiting for an answer; the keeper, busy (here: stopped) until after
+// the hook is gone, still keeps the connection. A give needing the giver alive
+// when the keeper reads it was refused here, and cost every hook a wait for
+// the keeper's answer.
+func TestGiveReadAfterTheHookExited(t *testing.T) {
+	e := setup(t, time.Minute)
+	e.startKeeper()
+	key := e.store().LendKey()
+	// Empty the keeper, so the helper connects by itself and gives its own.
+	var held []*postgres.Loan
+	for {
+		l, err := e.c.Borrow(context.Background(), key)
+		if err != nil {
+			break
+		}
+		held = append(held, l)
+	}
+	defer func() {
+		for _, l := range held {
+			l.Conn.Close()
+		}
+	}()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), giveEnv+"="+e.c.Dir+"|"+e.srv.URL(), givePauseEnv+"=1")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "updated\n" {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		t.Fatalf("helper hook said %q: %v", line, err)
+	}
+	pid := e.keeperPID()
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = stdin.Write([]byte("go\n"))
+	werr := cmd.Wait()
+	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	if werr != nil {
+		t.Fatalf("helper hook: %v", werr)
+	}
+	e.eventually("the exited helper's connection kept", func() bool {
 		l, err := e.c.Borrow(context.Background(), key)
 		if err != nil {
 			return false

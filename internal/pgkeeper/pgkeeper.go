@@ -11,9 +11,12 @@
 // metadata (backend pid, cancel key, parameters): the keeper closes its own
 // copy, so the hook holds the only one, and a hook killed mid-transaction
 // closes the connection and the server rolls its transaction back. A hook
-// gives a connection back only when it is idle with no transaction open; the
-// keeper runs DISCARD ALL on it before lending it again (which also fails on a
-// connection still in a transaction) and drops it on any doubt. The keeper
+// gives a connection back only when it is idle with no transaction open, on
+// the socket it borrowed on (checked when it connected, so the hook sends and
+// exits without waiting); the keeper resets the session before lending it
+// again (DISCARD ALL but for the store's prepared statements, which it keeps
+// only as it prepared them: take, vouch) and drops it on any doubt, a
+// connection still in a transaction included. The keeper
 // never needs a password: it only ever holds connections hooks opened.
 //
 // The keeper is an optimisation the hook never waits on for long: missing,
@@ -23,9 +26,11 @@ package pgkeeper
 
 import (
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -53,6 +58,10 @@ type Client struct {
 	Dir  string        // where the sockets live: <state dir>/pgkeeper
 	Exe  string        // the hook-loop binary that runs the keeper; "" never starts one
 	Idle time.Duration // the keeper's idle exit, passed on when it starts one (0: its default)
+
+	mu      sync.Mutex
+	kept    *net.UnixConn // the last borrow's socket, for the give (keep)
+	keptKey string
 }
 
 // New returns the client of the keeper under stateDir, or nil when the keeper
@@ -103,4 +112,5 @@ type meta struct {
 	PID       uint32            `json:"pid"`
 	SecretKey []byte            `json:"secret_key"`
 	Params    map[string]string `json:"params"`
+	Prepared  []string          `json:"prepared,omitempty"` // lend: postgres.Loan.Prepared
 }
