@@ -6,12 +6,17 @@ import (
 	"os"
 
 	"github.com/hook-loop/hook-loop/internal/cmd"
+	"github.com/hook-loop/hook-loop/internal/hookd"
 	"github.com/hook-loop/hook-loop/internal/pgkeeper"
 )
 
 func main() {
-	// The PostgreSQL connection keeper a hook starts (internal/pgkeeper) is
-	// this binary under a hidden first argument, outside the CLI's commands.
+	// The hook server and the PostgreSQL connection keeper hooks start
+	// (internal/hookd, internal/pgkeeper) are this binary under a hidden
+	// first argument, outside the CLI's commands.
+	if len(os.Args) > 1 && os.Args[1] == hookd.Arg {
+		os.Exit(hookd.Main(os.Args[2:], os.Getenv))
+	}
 	if len(os.Args) > 1 && os.Args[1] == pgkeeper.Arg {
 		os.Exit(pgkeeper.Main(os.Args[2:], os.Getenv))
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/hook-loop/hook-loop/internal/userconfig"
@@ -19,15 +20,21 @@ const LeanName = "hook-loop-hook"
 
 // HookBinary is the binary an install writes into a harness's hook commands,
 // given full, the hook-loop binary (HookLoopBinary): the lean hook binary
-// beside it when that one will serve every event by itself, else full. It
-// will when it is there, executable, of the same build as this process (its
-// --build is version.Build(): a stale one would answer with older rules), and
-// the hooks need nothing only hook-loop carries — no database store (store,
-// the install's --store, or $HOOK_LOOP_STORE) and no user config (lifecycle
-// hooks, "store"), which the lean binary would hand to hook-loop at every
-// event. lean reports which was chosen; why says why not, for the install's
-// output ("" when there is no lean binary at all).
+// beside it when that one will serve every event, else full. It will when it
+// is there, executable and of the same build as this process (its --build is
+// version.Build(): a stale one would answer with older rules). On Linux it is
+// the hook server's client (internal/hookd), and the server is hook-loop
+// itself, so it serves every hook; elsewhere it is the one-shot lean hook,
+// which hands to hook-loop, at every event, the hooks that need what only
+// hook-loop carries — a database store (store, the install's --store, or
+// $HOOK_LOOP_STORE) or a user config (lifecycle hooks, "store") — so it is
+// not written for those. lean reports which was chosen; why says why not,
+// for the install's output ("" when there is no lean binary at all).
 func HookBinary(full, store string, getenv func(string) string) (bin string, lean bool, why string) {
+	return hookBinary(full, store, getenv, runtime.GOOS == "linux")
+}
+
+func hookBinary(full, store string, getenv func(string) string, served bool) (bin string, lean bool, why string) {
 	cand := filepath.Join(filepath.Dir(full), LeanName+filepath.Ext(full)) // .exe on Windows
 	st, err := os.Stat(cand)
 	if err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
@@ -37,6 +44,7 @@ func HookBinary(full, store string, getenv func(string) string) (bin string, lea
 		getenv = os.Getenv
 	}
 	switch {
+	case served:
 	case store != "" || getenv("HOOK_LOOP_STORE") != "":
 		return full, false, LeanName + " not used: the log is in a database, which only hook-loop reaches"
 	case userconfig.Present("", getenv):

@@ -6,9 +6,9 @@
 # same flags) and of /bin/true. Both binaries are built side by side, as a
 # release installs them: hook-loop-hook (cmd/hook-loop-hook, the lean binary
 # installs write into the hooks) and hook-loop; every JSONL cell times both, run
-# by run alternately, and the PostgreSQL cells time hook-loop (installs with a
-# store write it). Then times the opencode plugin and the pi extension per tool
-# call in a Node host of ~50 MiB and ~1 GiB: one-shot hooks vs the
+# by run alternately, and the PostgreSQL cells time hook-loop-hook (on Linux
+# the hook server's client, whose server reaches the database). Then times the
+# opencode plugin and the pi extension per tool call in a Node host of ~50 MiB and ~1 GiB: one-shot hooks vs the
 # `hook-loop serve` co-process vs one spawn of the hello-world.
 # Budgets (DESIGN.md, issue 14), judged on the hook-loop-hook rows: codex-hook
 # ≤ 1.5× the hello-world at 10,000 events, 1,000,000 ≤ 1.05× that, peak < 20 MiB
@@ -28,12 +28,12 @@
 # PG=1 starts a throwaway PostgreSQL cluster (initdb in the scratch directory,
 # loopback TCP on a random port, fsync on: durable commits) and times every hook
 # cell on it as well, side by side with the JSONL file (budget, issue 17: +3 ms
-# median at 10,000 and 1,000,000 events, ≤ 20 MiB, judged against hook-loop's
-# JSONL rows — the backend's own cost; the difference to hook-loop-hook's rows,
-# what a user moving the log to PostgreSQL pays, is printed too). The hooks
-# reach it as they would in use: the first starts the connection keeper
-# (internal/pgkeeper), the warm-up runs fill it. HOOK_LOOP_PG_KEEPER=off times
-# fresh connections instead.
+# median at 10,000 and 1,000,000 events, ≤ 20 MiB, judged against the same
+# binary's JSONL rows — the backend's own cost). The hooks reach it as they
+# would in use: through the hook server, which keeps its connections (benchrun
+# -store-full: hook-loop one process per event, whose first hook starts the
+# connection keeper, internal/pgkeeper; HOOK_LOOP_PG_KEEPER=off times fresh
+# connections instead).
 #
 # By default the binaries are built as the README's install line builds them:
 # CGO_ENABLED=0 go build -tags urfave_cli_no_docs -trimpath -ldflags='-s -w'.

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/internal/hookd/wire"
 	"github.com/hook-loop/hook-loop/internal/hookrun"
 	"github.com/hook-loop/hook-loop/internal/userconfig"
 )
@@ -120,6 +121,7 @@ func Run(ctx context.Context, o Options) int {
 		Stdin:       o.In,
 		Cwd:         cwd,
 		OwnedPaths:  o.OwnedPaths,
+		Lost:        o.Getenv(wire.LostEnv),
 	}
 	if o.With != nil {
 		ho = o.With(ho)

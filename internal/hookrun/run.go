@@ -79,6 +79,13 @@ type Options struct {
 	// that keeps what it parsed (internal/serve); it must log and refuse
 	// exactly what Judge does.
 	Judge func(tx pin.Tx, sid string, f pin.File) (*dsl.Spec, string, error)
+	// Lost is set when the hook server (internal/hookd) took this event and
+	// stopped answering: the event may be in the log already, so it is not
+	// run again (it could count twice); it is answered as a failure that
+	// refuses stops and tool calls, whatever fail_closed says — the server
+	// may have been killed by the agent it gates. The next event is the
+	// server's again, or a one-shot hook's.
+	Lost string
 }
 
 // Run handles one hook invocation and returns what to print. It never panics on
@@ -126,6 +133,10 @@ func Run(ctx context.Context, o Options) (out harness.Output) {
 	}
 	if err != nil {
 		return failure(o, ev, nil, err)
+	}
+	if o.Lost != "" {
+		return failure(o, ev, nil, &closedError{error: fmt.Errorf("the hook server stopped answering during this event (%s); it may be in the log already, so it is not run again", o.Lost),
+			why: " (refused this once, so that a server killed mid-event cannot open the gate; the next attempt is answered as usual)"})
 	}
 	resolveStore := o.StoreURL
 	if resolveStore == nil {
@@ -253,7 +264,7 @@ func logError(paths resolved, err error) error {
 		return err // it names the loop file
 	case errors.As(err, &gone), errors.Is(err, pin.ErrMissing):
 		// Without its loop the gate is open: refused whatever fail_closed says.
-		return &closedError{err}
+		return &closedError{error: err, why: " (without its loop the gate would be open, so hook-loop refuses whatever fail_closed says)"}
 	case errors.Is(err, eventlog.ErrLockTimeout):
 		return err // one line that names the lock and the wait
 	}
@@ -262,7 +273,10 @@ func logError(paths resolved, err error) error {
 
 // closedError is a failure that refuses stops and tool calls even in a loop
 // that is not fail_closed.
-type closedError struct{ error }
+type closedError struct {
+	error
+	why string // what the refusal's reason adds
+}
 
 func (e *closedError) Unwrap() error { return e.error }
 
@@ -353,6 +367,9 @@ func failure(o Options, ev loop.HookEvent, spec *dsl.Spec, err error) harness.Ou
 	var closed *closedError
 	if errors.As(err, &closed) {
 		d = engine.Failure(ev.Name, err, true, true)
+		if d.Action == loop.Block {
+			d.Reason = engine.FailureMessage(err) + closed.why
+		}
 	} else if spec != nil {
 		d = engine.Failure(ev.Name, err, spec.Definition.FailClosed, true)
 	} else {

@@ -2,11 +2,11 @@ package pgkeeper
 
 import (
 	"net"
-	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/hook-loop/hook-loop/internal/confine"
 )
 
 // The keeper serves only peers no more confined than itself. A harness's
@@ -28,45 +28,16 @@ func peerCred(uc *net.UnixConn) (*syscall.Ucred, error) {
 	var cred *syscall.Ucred
 	var cerr error
 	if err := raw.Control(func(fd uintptr) {
-		cred, cerr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
+		cred, cerr = confine.PeerCred(int(fd))
 	}); err != nil {
 		return nil, err
 	}
 	return cred, cerr
 }
 
-// confinement is what /proc says of a process's sandboxing: its no_new_privs
-// and seccomp fields and its mount and user namespaces. ok is false when it
-// cannot be read.
-type confinement struct {
-	noNewPrivs, seccomp string
-	mnt, user           string
-	ok                  bool
-}
+type confinement = confine.Of
 
-func confinementOf(pid string) confinement {
-	b, err := os.ReadFile("/proc/" + pid + "/status")
-	if err != nil {
-		return confinement{}
-	}
-	c := confinement{ok: true}
-	for _, line := range strings.Split(string(b), "\n") {
-		k, v, _ := strings.Cut(line, ":")
-		switch k {
-		case "NoNewPrivs":
-			c.noNewPrivs = strings.TrimSpace(v)
-		case "Seccomp":
-			c.seccomp = strings.TrimSpace(v)
-		}
-	}
-	if c.mnt, err = os.Readlink("/proc/" + pid + "/ns/mnt"); err != nil {
-		return confinement{}
-	}
-	if c.user, err = os.Readlink("/proc/" + pid + "/ns/user"); err != nil {
-		return confinement{}
-	}
-	return c
-}
+func confinementOf(pid string) confinement { return confine.Read(pid) }
 
 // selfConfinement is the keeper's own, read once (again while it cannot be
 // read): only a process itself sets its no_new_privs or seccomp mode or
@@ -74,7 +45,7 @@ func confinementOf(pid string) confinement {
 func selfConfinement() confinement {
 	selfOnce.Lock()
 	defer selfOnce.Unlock()
-	if !selfCached.ok {
+	if !selfCached.OK {
 		selfCached = confinementOf("self")
 	}
 	return selfCached
@@ -94,10 +65,5 @@ func moreConfined(uc *net.UnixConn) bool {
 	}
 	pid := int(cred.Pid)
 	self, peer := selfConfinement(), confinementOf(strconv.Itoa(pid))
-	if !self.ok || !peer.ok {
-		return true
-	}
-	return peer.mnt != self.mnt || peer.user != self.user ||
-		peer.noNewPrivs != self.noNewPrivs && peer.noNewPrivs != "0" ||
-		peer.seccomp != self.seccomp && peer.seccomp != "0"
+	return confine.MoreConfined(peer, self)
 }

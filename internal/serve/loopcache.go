@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"github.com/hook-loop/hook-loop/internal/hookrun"
 	"github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/loop/pin"
 )
@@ -89,4 +90,12 @@ func (c *loopCache) put(k loopKey, spec *dsl.Spec) {
 		clear(c.specs)
 	}
 	c.specs[k] = spec
+}
+
+// NewLoopJudge returns what sets a hook run's Judge to one that keeps the
+// loops it parsed, as the co-process does, for a long-lived process that
+// runs one hook at a time (the hook server, internal/hookd).
+func NewLoopJudge() func(*hookrun.Options) {
+	c := newLoopCache()
+	return func(o *hookrun.Options) { o.Judge = c.Judge }
 }

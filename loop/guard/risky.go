@@ -43,7 +43,9 @@ func killRisk(name string, args []string) string {
 		if strings.HasPrefix(a, "-") && name == "kill" {
 			continue
 		}
-		if strings.Contains(a, "hook-loop") || strings.Contains(a, "-hook") {
+		// hookd and pg-keeper: the hook server and the connection keeper
+		// run as `hook-loop __hookd …`, `hook-loop __pg-keeper …`.
+		if strings.Contains(a, "hook-loop") || strings.Contains(a, "-hook") || strings.Contains(a, "hookd") || strings.Contains(a, "pg-keeper") {
 			return name + " " + a + " would kill hook-loop's own hooks"
 		}
 	}

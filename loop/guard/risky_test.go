@@ -32,6 +32,7 @@ func TestRiskyCommandsBlocked(t *testing.T) {
 		"git push origin :topic", "git push --delete origin topic", "git push -d origin topic",
 		// killing the hooks themselves
 		"pkill -f claude-hook", "pkill -9 -f hook-loop", "killall hook-loop", "busybox pkill -f codex-hook",
+		"pkill -f __hookd", "pkill -9 -f hookd", "pkill -f pg-keeper",
 	} {
 		if why := risky(c); why == "" {
 			t.Errorf("%q allowed", c)

@@ -6,7 +6,8 @@
 // -bin is the binary installs write into the hooks (the lean hook-loop-hook
 // when it sits beside hook-loop), -full the full hook-loop: every JSONL cell
 // times both, run by run alternately, and the database cells (-store) time
-// hook-loop, which installs with a store write.
+// -bin, which installs with a store write on Linux (its hook server reaches
+// the database); -store-full times hook-loop there instead.
 //
 // Each cell gets its own copy of a generated log (several sessions interleaved,
 // the payload's session among them) whose index is built before timing, so every
@@ -47,6 +48,10 @@ type options struct {
 	sessions int
 	jsonOut  string
 	store    string // a postgres:// URL: every hook cell is timed on it too
+	// storeFull times the database cells with full instead of bin: what
+	// installs with a store wrote before the hook server (and still write
+	// where there is none).
+	storeFull bool
 }
 
 // cell is one (event, size) measurement.
@@ -121,6 +126,7 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.warmup, "warmup", 3, "untimed runs per cell first (page cache, index)")
 	fs.IntVar(&o.sessions, "sessions", 8, "sessions interleaved in each log")
 	fs.StringVar(&o.jsonOut, "json", "", "also write every sample to this JSON file")
+	fs.BoolVar(&o.storeFull, "store-full", false, "time the -store cells with -full (one-shot hook-loop) instead of -bin")
 	fs.StringVar(&o.store, "store", "", "also time every hook with its log in this PostgreSQL database (postgres:// URL), side by side with the JSONL file")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -271,12 +277,20 @@ func run(o options, stdout, stderr io.Writer) error {
 				j.Variants = append(j.Variants, variant{Bin: b, Args: hookArgs(ev, config, logPath)})
 			}
 			if pgEnv != nil {
-				// Installs with a store write hook-loop: the lean binary would
-				// only exec it.
-				cs = append(cs, &cell{Event: ev, Store: "postgres", Size: size, Binary: binaryName(full)})
-				// The same command line as full's JSONL runs: the store, when
-				// set, takes the log's place.
-				j.Variants = append(j.Variants, variant{Bin: full, Args: j.Variants[len(j.Variants)-1].Args, Env: pgEnv})
+				// What installs with a store write: on Linux hook-loop-hook,
+				// whose hook server is hook-loop and reaches the database
+				// (-store-full: hook-loop, one process per event). One binary
+				// only: two would share the database's log and split its
+				// answers.
+				pgBin := storeBin(o, bin, full)
+				cs = append(cs, &cell{Event: ev, Store: "postgres", Size: size, Binary: binaryName(pgBin)})
+				// The same command line as that binary's JSONL runs: the
+				// store, when set, takes the log's place.
+				args := j.Variants[0].Args
+				if pgBin == full {
+					args = j.Variants[len(j.Variants)-1].Args
+				}
+				j.Variants = append(j.Variants, variant{Bin: pgBin, Args: args, Env: pgEnv})
 			}
 			if err := measure(cs, j); err != nil {
 				return fmt.Errorf("%s at %d events: %w", ev, size, err)
@@ -633,7 +647,11 @@ func report(w io.Writer, o options, cells []*cell) {
 	if full != "" {
 		bins = fmt.Sprintf("`%s` (what installs write) and `%s`, run by run alternately", lean, full)
 		if o.store != "" {
-			bins += fmt.Sprintf("; on postgres `%s` (what installs with a store write)", full)
+			pg := lean
+			if o.storeFull {
+				pg = full
+			}
+			bins += fmt.Sprintf("; on postgres `%s`", pg)
 		}
 	}
 	fmt.Fprintf(w, "codex-hook of %s; %d runs per cell after %d warm-up runs, logs of %d interleaved sessions; %s/%s, %d CPUs%s, %s.\n\n",
@@ -682,7 +700,7 @@ func report(w io.Writer, o options, cells []*cell) {
 		budgetLines(w, o, cells, byKey, lean, hello, "")
 	} else {
 		budgetLines(w, o, cells, byKey, lean, hello, fmt.Sprintf("Budgets (issue 14) on %s, what installs write:", lean))
-		budgetLines(w, o, cells, byKey, full, hello, fmt.Sprintf("The same on %s, for reference (installs write it only with a database store or a user config):", full))
+		budgetLines(w, o, cells, byKey, full, hello, fmt.Sprintf("The same on %s, for reference (one process per event: what installs write without hook-loop-hook beside it):", full))
 	}
 	if o.store != "" && full != "" {
 		// The headed blocks above end with a blank line.
@@ -695,13 +713,13 @@ func report(w io.Writer, o options, cells []*cell) {
 		// rows; against the lean rows is what a user moving the log to the
 		// database pays, printed without a verdict.
 		pgBin := lean
-		if full != "" {
+		if full != "" && o.storeFull {
 			pgBin = full
 		}
 		for _, ev := range o.events {
 			pgLine(w, o, byKey, ev, pgBin, pgBin, true)
 		}
-		if full != "" {
+		if full != "" && pgBin != lean {
 			for _, ev := range o.events {
 				pgLine(w, o, byKey, ev, pgBin, lean, false)
 			}
@@ -772,6 +790,14 @@ func budgetLines(w io.Writer, o options, cells []*cell, byKey map[string]*cell, 
 // pgLine prints the median of ev on postgres (run by pgBin) minus its median
 // on the JSONL file run by fileBin, per size; judged, it carries issue 17's
 // verdict.
+// storeBin is the binary of the database cells.
+func storeBin(o options, bin, full string) string {
+	if o.storeFull {
+		return full
+	}
+	return bin
+}
+
 func pgLine(w io.Writer, o options, byKey map[string]*cell, ev, pgBin, fileBin string, judged bool) {
 	var parts []string
 	ok := true

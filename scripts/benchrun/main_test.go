@@ -127,7 +127,7 @@ func flat(ms float64, n int) []float64 {
 }
 
 func TestReportColumnsAndVerdicts(t *testing.T) {
-	o := options{bin: "/t/hook-loop-hook", full: "/t/hook-loop", store: "postgres://x/y",
+	o := options{bin: "/t/hook-loop-hook", full: "/t/hook-loop", store: "postgres://x/y", storeFull: true,
 		sizes: []int{10000}, events: []string{"Stop"}, runs: 3, warmup: 1, sessions: 8}
 	rss := []int64{5 << 20}
 	cells := []*cell{
@@ -168,6 +168,26 @@ func TestReportColumnsAndVerdicts(t *testing.T) {
 	}
 	if strings.Contains(got, "\n\n\n") {
 		t.Errorf("report has a double blank line:\n%s", got)
+	}
+
+	// By default the database cells are what installs write: hook-loop-hook,
+	// judged against its own JSONL rows.
+	o.storeFull = false
+	cells[len(cells)-1].Binary = "hook-loop-hook"
+	w.Reset()
+	report(&w, o, cells)
+	got = w.String()
+	for _, want := range []string{
+		"on postgres `hook-loop-hook`",
+		"- Stop on postgres − JSONL, both hook-loop-hook, median: +4.20 ms at 10,000 events (7.00 vs 2.80) (budget ≤ +3 ms at 10,000 and 1,000,000: MISSED)",
+		"- peak RSS of the postgres hooks (hook-loop-hook): 13.0 MiB",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("report lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "what moving the log to PostgreSQL costs") {
+		t.Errorf("the unjudged line compares hook-loop-hook with itself:\n%s", got)
 	}
 }
 

@@ -59,8 +59,21 @@ func OpenStore(url, root, logPath string, getenv func(string) string, budget tim
 	return hookrun.OpenStore(url, root, logPath, getenv, budget, OpenDB, fileOpts...)
 }
 
-// OpenDB opens the project's log in the database at url.
+// OpenDB opens the project's log in the database at url, with a warm
+// connection from the user's connection keeper when it has one.
 func OpenDB(url, root string, getenv func(string) string, budget time.Duration) (hookrun.Store, error) {
+	return openDB(url, root, getenv, budget, nil)
+}
+
+// OpenDBWith is OpenDB borrowing from lender instead of the keeper: a
+// long-lived process (the hook server) keeps its own connections.
+func OpenDBWith(lender postgres.Lender) hookrun.OpenDB {
+	return func(url, root string, getenv func(string) string, budget time.Duration) (hookrun.Store, error) {
+		return openDB(url, root, getenv, budget, lender)
+	}
+}
+
+func openDB(url, root string, getenv func(string) string, budget time.Duration, lender postgres.Lender) (hookrun.Store, error) {
 	t, err := postgres.ParseStoreURL(url)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", hookrun.StoreEnv, err)
@@ -71,9 +84,11 @@ func OpenDB(url, root string, getenv func(string) string, budget time.Duration) 
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	o := postgres.Options{Project: project.Identity(root, getenv), Budget: budget}
-	if k := keeper(getenv); k != nil {
-		o.Lender = k
+	o := postgres.Options{Project: project.Identity(root, getenv), Budget: budget, Lender: lender}
+	if lender == nil {
+		if k := keeper(getenv); k != nil {
+			o.Lender = k
+		}
 	}
 	s, err := postgres.Open(t.URL, o)
 	if err != nil {

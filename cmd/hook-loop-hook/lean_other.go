@@ -1,3 +1,5 @@
+//go:build !linux
+
 // Command hook-loop-hook is hook-loop's lean hook binary. It runs the
 // <harness>-hook commands a harness calls on every event — the same code as
 // `hook-loop <harness>-hook` (internal/hookcmd) — and links nothing a hook does

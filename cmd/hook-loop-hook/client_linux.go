@@ -1,0 +1,285 @@
+// Command hook-loop-hook is the command installs write into Codex's and
+// Claude Code's hooks. On Linux it is a small client of the hook server
+// (internal/hookd): it reads the event, hands it with its arguments, working
+// directory and environment to the server of its environment over a unix
+// socket in the user's state directory, and prints the answer. It links no
+// more than a hello-world does, so a hook costs about a process start and a
+// round trip; the server keeps the parsed loop and the log's fold between
+// events.
+//
+// Wherever the server cannot answer, hook-loop (installed beside this binary)
+// answers instead, in this process's place, with the event on its stdin:
+// when no server runs (the client starts one for the next events), when the
+// one at the socket is not to be trusted (not hook-loop's binary, confined
+// otherwise than this process, or traced), when it declines, or when
+// HOOK_LOOP_HOOKD=off. Once the server has taken the event, it is never run
+// twice: a server that stops answering then is answered as a failed hook that
+// refuses stops and tool calls (hookrun.Options.Lost). Every other command is
+// hook-loop's too, handed on before stdin is read.
+//
+// On other systems hook-loop-hook is the lean one-shot hook (lean_other.go).
+//
+// The runtime's container-aware GOMAXPROCS reads cgroup files at start-up
+// and re-reads them as it runs: a hook that lives two milliseconds uses one
+// thread's worth of work whatever the quota.
+//
+//go:debug containermaxprocs=0
+//go:debug updatemaxprocs=0
+package main
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hook-loop/hook-loop/internal/basedir"
+	"github.com/hook-loop/hook-loop/internal/hookd/wire"
+	"github.com/hook-loop/hook-loop/internal/version"
+	"golang.org/x/sys/unix"
+)
+
+// FullName is the full binary's name: hook-loop-hook hands it what the
+// server does not answer.
+const FullName = "hook-loop"
+
+// Env turns the server off ("off", "0", "false", "no"): every hook is then
+// hook-loop's, one process per event.
+const Env = "HOOK_LOOP_HOOKD"
+
+// Names the server side also uses: its hidden argument and the state
+// directory's variable (internal/hookd, eventlog.StateDirEnv), spelled here
+// so this binary links neither; a test keeps them equal.
+const (
+	serverArg   = "__hookd"
+	stateDirEnv = "HOOK_LOOP_STATE_DIR"
+)
+
+// maxInput is hookrun.MaxInput: a larger stdin is handed on as read so far,
+// and hook-loop refuses it as it refuses any input past its cap.
+const maxInput = 8 << 20
+
+// answerTimeout bounds the wait for the server's answer: past hookrun's own
+// deadline for a hook (25 s), so a server working within it always answers.
+const answerTimeout = 30 * time.Second
+
+func main() {
+	os.Exit(run(proc{
+		args: os.Args, env: os.Environ(), in: os.Stdin, out: os.Stdout, errOut: os.Stderr,
+		exec: syscall.Exec, spawn: spawn,
+	}))
+}
+
+// proc is what run takes from its process, so tests run it in-process.
+type proc struct {
+	args        []string
+	env         []string
+	in          io.Reader
+	out, errOut io.Writer
+	// exec replaces the process; it returns only on failure. Its stdin is
+	// fd 0, which run has set to the event when it read it.
+	exec func(path string, argv, envv []string) error
+	// spawn starts the server in the background.
+	spawn func(path string, argv, envv []string) error
+	// self is this binary ("": os.Executable).
+	self string
+	// stdinFD is the descriptor handOn puts the read event on (0; tests
+	// give another).
+	stdinFD int
+}
+
+func run(p proc) int {
+	args := p.args
+	if len(args) == 2 {
+		switch args[1] {
+		case "--version", "-v":
+			io.WriteString(p.out, FullName+" version "+version.String()+"\n")
+			return 0
+		case "--build":
+			// What an install compares with its own build before it writes this
+			// binary into a harness's hooks.
+			io.WriteString(p.out, version.Build()+"\n")
+			return 0
+		}
+	}
+	env := slices.DeleteFunc(slices.Clone(p.env), isLost)
+	full, fullErr := fullBinary(p.self)
+	name, isHook := "", len(args) > 1 && strings.HasSuffix(args[1], "-hook")
+	if isHook {
+		name = strings.TrimSuffix(args[1], "-hook")
+	}
+	if !isHook || off(env) {
+		return p.handOn(full, fullErr, env, nil, false)
+	}
+	input, err := readInput(p.in)
+	if err != nil {
+		// hook-loop reports an unreadable stdin as it does its own.
+		return p.handOn(full, fullErr, env, input, true)
+	}
+	if fullErr != nil {
+		return p.handOn(full, fullErr, env, input, true)
+	}
+	c := client{full: full, env: env}
+	cwd, _ := os.Getwd()
+	a, sent, err := c.ask(wire.Request{Harness: name, Args: args[2:], Cwd: cwd, Env: env, Stdin: input})
+	switch {
+	case err == nil && a.Status == wire.Answered:
+		if len(a.Stdout) > 0 {
+			p.out.Write(a.Stdout)
+		}
+		if len(a.Stderr) > 0 {
+			p.errOut.Write(a.Stderr)
+		}
+		return int(a.Exit)
+	case sent:
+		// The server took the event and did not answer: it may be in the log.
+		return p.handOn(full, nil, append(env, wire.LostEnv+"="+oneLine(err)), input, true)
+	case errors.Is(err, errNoServer):
+		if c.sock != "" {
+			_ = p.startServer(full, c.sock, env)
+		}
+	case err != nil:
+		io.WriteString(p.errOut, "hook-loop-hook: "+oneLine(err)+"; hook-loop answers this event itself\n")
+	}
+	return p.handOn(full, nil, env, input, true)
+}
+
+// handOn runs hook-loop in this process's place with the same arguments and
+// env, and input on its stdin when withInput (else stdin unread).
+func (p proc) handOn(full string, fullErr error, env []string, input []byte, withInput bool) int {
+	if fullErr == nil && withInput {
+		fullErr = p.setStdin(input)
+	}
+	if fullErr == nil {
+		fullErr = p.exec(full, append([]string{full}, p.args[1:]...), env)
+	}
+	io.WriteString(p.errOut, "hook-loop-hook: the rest is "+FullName+"'s, which could not be started: "+oneLine(fullErr)+"\n")
+	// Exit 2 is a refusal for the harnesses that honour it (a stop, a tool
+	// call): a gate whose binary is missing must not open.
+	return 2
+}
+
+// setStdin puts input on fd 0 (a memfd, else an unlinked temporary file),
+// where hook-loop will read it as the harness wrote it.
+func (p proc) setStdin(input []byte) error {
+	var f *os.File
+	if fd, err := unix.MemfdCreate("hook-loop-stdin", 0); err == nil {
+		f = os.NewFile(uintptr(fd), "stdin")
+	} else {
+		var err error
+		if f, err = os.CreateTemp("", "hook-loop-stdin"); err != nil {
+			return err
+		}
+		os.Remove(f.Name())
+	}
+	defer f.Close()
+	if _, err := f.Write(input); err != nil {
+		return err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	return syscall.Dup3(int(f.Fd()), p.stdinFD, 0)
+}
+
+func (p proc) startServer(full, sock string, env []string) error {
+	if err := os.MkdirAll(filepath.Dir(sock), 0o700); err != nil {
+		return err
+	}
+	return p.spawn(full, []string{full, serverArg, sock}, env)
+}
+
+// spawn starts path detached: its own session, no stdio, the root as its
+// working directory, so it outlives the hook and holds none of the
+// harness's pipes.
+func spawn(path string, argv, envv []string) error {
+	// syscall's open, not os's: no runtime poller for one descriptor.
+	null, err := syscall.Open(os.DevNull, syscall.O_RDWR|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer syscall.Close(null)
+	_, err = syscall.ForkExec(path, argv, &syscall.ProcAttr{
+		Dir: "/", Env: envv,
+		Files: []uintptr{uintptr(null), uintptr(null), uintptr(null)},
+		Sys:   &syscall.SysProcAttr{Setsid: true},
+	})
+	return err
+}
+
+func readInput(in io.Reader) ([]byte, error) {
+	if in == nil {
+		return nil, nil
+	}
+	data := make([]byte, 0, 4<<10)
+	lr := &io.LimitedReader{R: in, N: maxInput + 1}
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := lr.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return data, err
+		}
+	}
+}
+
+func off(env []string) bool {
+	switch strings.ToLower(strings.TrimSpace(getenv(env, Env))) {
+	case "off", "0", "false", "no":
+		return true
+	}
+	return false
+}
+
+func isLost(kv string) bool { return strings.HasPrefix(kv, wire.LostEnv+"=") }
+
+func getenv(env []string, key string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], key+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+func oneLine(err error) string {
+	if err == nil {
+		return "no error"
+	}
+	return strings.Join(strings.Fields(err.Error()), " ")
+}
+
+// fullBinary is hook-loop beside this binary (self, or os.Executable).
+func fullBinary(self string) (string, error) {
+	if self == "" {
+		var err error
+		if self, err = os.Executable(); err != nil {
+			return "", err
+		}
+	}
+	if real, err := filepath.EvalSymlinks(self); err == nil {
+		self = real
+	}
+	full := filepath.Join(filepath.Dir(self), FullName)
+	if _, err := os.Stat(full); err != nil {
+		return "", err
+	}
+	return full, nil
+}
+
+// stateDir is eventlog.StateDir read from env.
+func stateDir(env []string) string {
+	if d := getenv(env, stateDirEnv); d != "" {
+		return d
+	}
+	return filepath.Join(basedir.StateHome(), "hook-loop")
+}

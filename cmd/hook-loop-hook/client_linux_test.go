@@ -1,0 +1,448 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hook-loop/hook-loop/gallery"
+	"github.com/hook-loop/hook-loop/internal/hookd/wire"
+)
+
+// bins holds hook-loop and hook-loop-hook built side by side, as installs
+// find them; TestMain builds them once.
+var bins struct {
+	dir, full, client string
+	err               error
+}
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "hook-loop-hook-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bins.dir = dir
+	bins.full, bins.client = filepath.Join(dir, FullName), filepath.Join(dir, "hook-loop-hook")
+	for _, b := range [][2]string{{bins.full, "../.."}, {bins.client, "."}} {
+		if out, err := exec.Command("go", "build", "-o", b[0], b[1]).CombinedOutput(); err != nil && bins.err == nil {
+			bins.err = fmt.Errorf("go build %s: %v\n%s", b[1], err, out)
+		}
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// proj is one project gated by plan_execute, with an environment of its own
+// (state and config folders), as one harness's hooks see it.
+type proj struct {
+	t     *testing.T
+	dir   string
+	state string
+	env   []string
+}
+
+func newProj(t *testing.T, extraEnv ...string) *proj {
+	t.Helper()
+	if bins.err != nil {
+		t.Fatal(bins.err)
+	}
+	p := &proj{t: t, dir: t.TempDir()}
+	dsl, err := gallery.Get("plan_execute")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(p.dir, "hook-loop.json"), dsl, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A short path: the socket's name must fit a sockaddr_un.
+	p.state, err = os.MkdirTemp("", "hl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		p.stopServer()
+		os.RemoveAll(p.state)
+	})
+	p.env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "XDG_CONFIG_HOME=" + t.TempDir(),
+		"HOOK_LOOP_STATE_DIR=" + p.state}, extraEnv...)
+	return p
+}
+
+// payload is the recorded Codex payload of event, pointed at the project.
+func (p *proj) payload(event string, edit func(string) string) []byte {
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "bench", "codex", event+".json"))
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	s := strings.ReplaceAll(string(b), "/home/dev/project", p.dir)
+	if edit != nil {
+		s = edit(s)
+	}
+	return []byte(s)
+}
+
+type result struct {
+	code        int
+	out, errOut string
+}
+
+// hook runs `hook-loop-hook codex-hook` for event as Codex would.
+func (p *proj) hook(event string, input []byte, extraArgs ...string) result {
+	p.t.Helper()
+	args := append([]string{"codex-hook", "--event", event, "--config", filepath.Join(p.dir, "hook-loop.json")}, extraArgs...)
+	cmd := exec.Command(bins.client, args...)
+	cmd.Dir, cmd.Env, cmd.Stdin = p.dir, p.env, bytes.NewReader(input)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		p.t.Fatal(err)
+	}
+	return result{cmd.ProcessState.ExitCode(), o.String(), e.String()}
+}
+
+// sock is the socket the client names for this project's environment.
+func (p *proj) sock() string {
+	p.t.Helper()
+	c := client{full: bins.full, env: p.env}
+	s, _, err := c.socketPath()
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	return s
+}
+
+// serverPID is the server's pid from its lock file, once it listens (0
+// when none came up within a few seconds).
+func (p *proj) serverPID() int {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(p.sock()); err == nil {
+			b, _ := os.ReadFile(p.sock() + ".lock")
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+				return pid
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return 0
+}
+
+func (p *proj) stopServer() {
+	b, err := os.ReadFile(p.sock() + ".lock")
+	if err != nil {
+		return
+	}
+	if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// written is what the server process has written so far (/proc/PID/io):
+// it grows when the server runs a hook, which appends to the log.
+func written(t *testing.T, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "wchar: "); ok {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			return n
+		}
+	}
+	t.Fatal("no wchar in /proc/PID/io")
+	return 0
+}
+
+// events runs one session through the gate: its start, the person's prompt,
+// a risky command (refused), a harmless one, and two stops (refused: the
+// loop is not done).
+func events(p *proj) []result {
+	rm := func(s string) string { return strings.Replace(s, `"echo hello"`, `"rm -rf /tmp/x"`, 1) }
+	var out []result
+	for _, e := range []struct {
+		name string
+		edit func(string) string
+	}{{"SessionStart", nil}, {"UserPromptSubmit", nil}, {"PreToolUse", rm}, {"PreToolUse", nil}, {"Stop", nil}, {"Stop", nil}} {
+		out = append(out, p.hook(e.name, p.payload(e.name, e.edit)))
+	}
+	return out
+}
+
+// The client answers every event as hook-loop itself does, the first from
+// hook-loop in its place (no server yet; it starts one) and the rest from
+// the server.
+func TestServedHooksAnswerAsHookLoop(t *testing.T) {
+	served := newProj(t)
+	oneShot := newProj(t, Env+"=off")
+	got, want := events(served), events(oneShot)
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("event %d: served %+v, one-shot %+v", i, got[i], want[i])
+		}
+	}
+	if !strings.Contains(want[2].out, `"decision":"block"`) || !strings.Contains(want[4].out, `"decision":"block"`) {
+		t.Fatalf("the gate did not hold: risky command %+v, stop %+v", want[2], want[4])
+	}
+	if _, err := os.Stat(filepath.Join(oneShot.state, "hookd")); err == nil {
+		t.Errorf("%s=off started a server", Env)
+	}
+	pid := served.serverPID()
+	if pid == 0 {
+		t.Fatal("no server came up")
+	}
+	// The server, not hook-loop in the client's place, answers now.
+	before := written(t, pid)
+	r := served.hook("Stop", served.payload("Stop", nil))
+	if !strings.Contains(r.out, `"decision":"block"`) {
+		t.Fatalf("stop: %+v", r)
+	}
+	if after := written(t, pid); after <= before {
+		t.Errorf("the server wrote nothing for a stop (wchar %d → %d): it did not answer it", before, after)
+	}
+}
+
+// A socket at the server's name whose process is not hook-loop's binary is
+// not asked: it could answer anything (here: allow every stop).
+func TestImpostorServerIsNotTrusted(t *testing.T) {
+	p := newProj(t)
+	first := p.hook("UserPromptSubmit", p.payload("UserPromptSubmit", nil))
+	if first.code != 0 {
+		t.Fatalf("prompt: %+v", first)
+	}
+	p.stopServer()
+	sock := p.sock()
+	waitGone(t, sock)
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	asked := make(chan int, 16)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				req, err := wire.ReadRequest(c)
+				if err != nil {
+					asked <- 0
+					return
+				}
+				asked <- len(req.Stdin)
+				c.Write([]byte{wire.Started})
+				c.Write(wire.AppendAnswer(nil, wire.Answer{Status: wire.Answered}))
+			}()
+		}
+	}()
+	r := p.hook("Stop", p.payload("Stop", nil))
+	if !strings.Contains(r.out, `"decision":"block"`) {
+		t.Errorf("stop with an impostor at the socket: %+v (want refused, as hook-loop answers)", r)
+	}
+	if !strings.Contains(r.errOut, "does not run") {
+		t.Errorf("stderr %q does not say why the server was not asked", r.errOut)
+	}
+	select {
+	case n := <-asked:
+		if n > 0 {
+			t.Errorf("the impostor was sent the event (%d bytes)", n)
+		}
+	default:
+	}
+}
+
+// A real hook-loop server confined otherwise than the hook — as one the
+// sandboxed agent started would be — is not asked either; and a server
+// refuses a client more confined than itself.
+func TestConfinedPeersAreNotTrusted(t *testing.T) {
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		t.Skip("setpriv (util-linux) not installed: cannot start a process with no_new_privs")
+	}
+	p := newProj(t)
+	if r := p.hook("UserPromptSubmit", p.payload("UserPromptSubmit", nil)); r.code != 0 {
+		t.Fatalf("prompt: %+v", r)
+	}
+	p.stopServer()
+	sock := p.sock()
+	waitGone(t, sock)
+	srv := exec.Command(setpriv, "--no-new-privs", bins.full, serverArg, sock)
+	srv.Env = p.env
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { srv.Process.Kill(); srv.Wait() }()
+	if p.serverPID() != srv.Process.Pid {
+		t.Fatal("the confined server did not come up")
+	}
+	before := written(t, srv.Process.Pid)
+	r := p.hook("Stop", p.payload("Stop", nil))
+	if !strings.Contains(r.out, `"decision":"block"`) || !strings.Contains(r.errOut, "confined otherwise") {
+		t.Errorf("stop with a confined server: %+v", r)
+	}
+	if after := written(t, srv.Process.Pid); after != before {
+		t.Errorf("the confined server ran the hook (wchar %d → %d)", before, after)
+	}
+	srv.Process.Kill()
+	srv.Wait()
+	waitGone(t, sock)
+
+	// The other way: an unconfined server, a client with no_new_privs. The
+	// client, alike, would not ask it; asked all the same (wire by hand,
+	// from a confined process), the server answers nothing.
+	if r := p.hook("UserPromptSubmit", p.payload("UserPromptSubmit", nil)); r.code != 0 {
+		t.Fatalf("prompt: %+v", r)
+	}
+	pid := p.serverPID()
+	if pid == 0 {
+		t.Fatal("no server came up")
+	}
+	before = written(t, pid)
+	req := wire.AppendRequest(nil, wire.Request{Harness: "codex", Args: []string{"--event", "Stop", "--config", filepath.Join(p.dir, "hook-loop.json")},
+		Cwd: p.dir, Env: p.env, Stdin: p.payload("Stop", nil)})
+	c := exec.Command(setpriv, "--no-new-privs", "python3", "-c",
+		`import socket,sys
+s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+try:
+    s.sendall(sys.stdin.buffer.read()); print(len(s.recv(64)))
+except (ConnectionResetError, BrokenPipeError):
+    print(0)`, p.sock())
+	c.Stdin = bytes.NewReader(req)
+	if _, perr := exec.LookPath("python3"); perr != nil {
+		t.Skip("python3 not installed: no confined raw client")
+	}
+	out, err := c.CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "0" {
+		t.Errorf("a confined client got an answer from the server: %q %v", out, err)
+	}
+	if after := written(t, pid); after != before {
+		t.Errorf("the server ran a confined client's hook (wchar %d → %d)", before, after)
+	}
+}
+
+// A server that took the event and then died is not asked to run it again
+// by hook-loop in the client's place (it may be in the log already): the
+// event is answered as a failure that refuses the tool call.
+func TestLostRequestIsRefusedNotRunTwice(t *testing.T) {
+	p := newProj(t)
+	mark := filepath.Join(t.TempDir(), "started")
+	hooks := filepath.Join(t.TempDir(), "hooks.json")
+	if err := os.WriteFile(hooks, []byte(`{"hooks":[{"name":"slow","command":["sh","-c","touch `+mark+`; sleep 20"],"on":["tool_requested"],"timeoutSeconds":30}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := p.hook("UserPromptSubmit", p.payload("UserPromptSubmit", nil), "--hooks-config", hooks); r.code != 0 {
+		t.Fatalf("prompt: %+v", r)
+	}
+	pid := p.serverPID()
+	if pid == 0 {
+		t.Fatal("no server came up")
+	}
+	done := make(chan result, 1)
+	go func() { done <- p.hook("PreToolUse", p.payload("PreToolUse", nil), "--hooks-config", hooks) }()
+	deadline := time.After(20 * time.Second)
+	for {
+		if _, err := os.Stat(mark); err == nil {
+			break
+		}
+		select {
+		case <-deadline:
+			t.Fatal("the slow executor never started")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the hook did not answer after its server died")
+	}
+	if !strings.Contains(r.out, `"decision":"block"`) || !strings.Contains(r.out, "refused this once") || !strings.Contains(r.errOut, "stopped answering") {
+		t.Errorf("tool call whose server died mid-event: %+v (want refused, saying why)", r)
+	}
+	log, _ := os.ReadFile(filepath.Join(p.dir, ".hook-loop", "events.jsonl"))
+	if n := strings.Count(string(log), `"call_mock_2"`); n > 1 {
+		t.Errorf("the tool call is in the log %d times", n)
+	}
+}
+
+// An upgraded hook-loop is a new server: the old one is not asked.
+func TestUpgradedBinaryGetsItsOwnServer(t *testing.T) {
+	p := newProj(t)
+	p.hook("UserPromptSubmit", p.payload("UserPromptSubmit", nil))
+	old := p.sock()
+	if p.serverPID() == 0 {
+		t.Fatal("no server came up")
+	}
+	later := time.Now().Add(time.Minute)
+	if err := os.Chtimes(bins.full, later, later); err != nil {
+		t.Fatal(err)
+	}
+	if p.sock() == old {
+		t.Fatal("the socket's name does not follow the binary")
+	}
+	p.hook("Stop", p.payload("Stop", nil))
+	if p.serverPID() == 0 {
+		t.Fatal("no server for the upgraded binary")
+	}
+}
+
+func waitGone(t *testing.T, sock string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		// The server's lock is free once its process is gone; a killed
+		// server leaves its socket behind.
+		f, err := os.OpenFile(sock+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+		if err == nil {
+			err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+			f.Close()
+			if err == nil {
+				os.Remove(sock)
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("the server at %s did not go away", sock)
+}
+
+// Relative paths in a hook's arguments mean what they mean in the hook's
+// working directory, served or not: the server runs each hook there.
+func TestServedHookResolvesRelativePathsInItsDirectory(t *testing.T) {
+	p := newProj(t)
+	mark := filepath.Join(t.TempDir(), "ran")
+	if err := os.WriteFile(filepath.Join(p.dir, "hooks.json"), []byte(`{"hooks":[{"name":"count","command":["sh","-c","echo x >> `+mark+`"],"on":["tool_requested"],"timeoutSeconds":10}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.hook("UserPromptSubmit", p.payload("UserPromptSubmit", nil), "--hooks-config", "hooks.json")
+	if p.serverPID() == 0 {
+		t.Fatal("no server came up")
+	}
+	for range 2 {
+		if r := p.hook("PreToolUse", p.payload("PreToolUse", nil), "--hooks-config", "hooks.json"); r.code != 0 || strings.Contains(r.errOut, "did not load") {
+			t.Fatalf("tool call: %+v", r)
+		}
+	}
+	b, _ := os.ReadFile(mark)
+	if n := strings.Count(string(b), "x"); n != 2 {
+		t.Errorf("the executor of a relative --hooks-config ran %d times for 2 tool calls", n)
+	}
+}

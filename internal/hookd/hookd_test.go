@@ -1,0 +1,159 @@
+//go:build linux
+
+package hookd
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/gallery"
+	"github.com/hook-loop/hook-loop/internal/hookd/wire"
+	"github.com/hook-loop/hook-loop/internal/testkit/benchgen"
+)
+
+// served starts a server in-process on a socket of its own and returns a
+// function that asks it one request.
+func served(tb testing.TB) (ask func(wire.Request) (wire.Answer, bool)) {
+	tb.Helper()
+	dir, err := os.MkdirTemp("", "hd")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o700); err != nil {
+		tb.Fatal(err)
+	}
+	sock := filepath.Join(dir, "s.sock")
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan struct{})
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, sock, Options{Idle: time.Minute, Ready: func() { close(ready) }}) }()
+	select {
+	case <-ready:
+	case err := <-done:
+		tb.Fatalf("serve: %v", err)
+	}
+	tb.Cleanup(func() { cancel(); <-done })
+	return func(r wire.Request) (wire.Answer, bool) {
+		c, err := net.Dial("unix", sock)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		defer c.Close()
+		if _, err := c.Write(wire.AppendRequest(nil, r)); err != nil {
+			tb.Fatal(err)
+		}
+		var first [1]byte
+		if _, err := c.Read(first[:]); err != nil {
+			return wire.Answer{}, false
+		}
+		rd := c.(interface{ Read([]byte) (int, error) })
+		var a wire.Answer
+		if first[0] == wire.Started {
+			a, err = wire.ReadAnswer(rd)
+		} else {
+			a, err = wire.ReadAnswer(&prefixed{b: first[:], r: rd})
+		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return a, first[0] == wire.Started
+	}
+}
+
+type prefixed struct {
+	b []byte
+	r interface{ Read([]byte) (int, error) }
+}
+
+func (p *prefixed) Read(b []byte) (int, error) {
+	if len(p.b) > 0 {
+		n := copy(b, p.b)
+		p.b = p.b[n:]
+		return n, nil
+	}
+	return p.r.Read(b)
+}
+
+func project(tb testing.TB) (cfg, dir string) {
+	tb.Helper()
+	tb.Setenv(eventlog.StateDirEnv, tb.TempDir())
+	dsl, err := gallery.Get("plan_execute")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	dir = tb.TempDir()
+	cfg = filepath.Join(dir, "hook-loop.json")
+	if err := os.WriteFile(cfg, dsl, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return cfg, dir
+}
+
+func payload(tb testing.TB, event, dir string) []byte {
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "bench", "codex", event+".json"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return []byte(strings.ReplaceAll(string(b), "/home/dev/project", dir))
+}
+
+// The server runs a request only for a client of its own environment, and
+// says so before it starts one; what it answers is the hook's answer.
+func TestServerAnswersItsEnvironmentOnly(t *testing.T) {
+	cfg, dir := project(t)
+	ask := served(t)
+	req := wire.Request{Harness: "codex", Args: []string{"--event", "Stop", "--config", cfg}, Cwd: dir, Env: os.Environ(), Stdin: payload(t, "Stop", dir)}
+	a, started := ask(req)
+	if !started || a.Status != wire.Answered || !bytes.Contains(a.Stdout, []byte(`"decision":"block"`)) {
+		t.Fatalf("stop: started=%v %+v %s", started, a, a.Stdout)
+	}
+	other := req
+	other.Env = append(os.Environ(), "HOOK_LOOP_MODE=audit")
+	if a, started := ask(other); started || a.Status != wire.Declined || !strings.Contains(a.Why, "environment") {
+		t.Errorf("another environment: started=%v %+v", started, a)
+	}
+	bad := req
+	bad.Args = []string{"--help"}
+	if a, started := ask(bad); started || a.Status != wire.Declined {
+		t.Errorf("--help: started=%v %+v", started, a)
+	}
+	unknown := req
+	unknown.Harness = "nope"
+	if a, started := ask(unknown); started || a.Status != wire.Declined {
+		t.Errorf("unknown harness: started=%v %+v", started, a)
+	}
+}
+
+// BenchmarkServedToolCall is one PreToolUse + PostToolUse pair through the
+// server (socket round trips included) on a 10,000-event log: what a Codex
+// tool call costs the server, without the client's process start.
+func BenchmarkServedToolCall(b *testing.B) {
+	cfg, dir := project(b)
+	logPath := filepath.Join(dir, ".hook-loop", "events.jsonl")
+	if _, err := benchgen.Write(logPath, benchgen.Options{Events: 10_000, Sessions: 8, Focus: "01a227e9-088f-7df0-891a-4bca05f577fd"}); err != nil {
+		b.Fatal(err)
+	}
+	ask := served(b)
+	env := os.Environ()
+	pre, post := payload(b, "PreToolUse", dir), payload(b, "PostToolUse", dir)
+	run := func(event string, in []byte) {
+		a, _ := ask(wire.Request{Harness: "codex", Args: []string{"--event", event, "--config", cfg, "--event-log", logPath}, Cwd: dir, Env: env, Stdin: in})
+		if a.Status != wire.Answered || a.Exit != 0 {
+			b.Fatalf("%s: %+v", event, a)
+		}
+	}
+	run("PreToolUse", pre)
+	b.ReportAllocs()
+	for b.Loop() {
+		run("PreToolUse", pre)
+		run("PostToolUse", post)
+	}
+}

@@ -1,0 +1,285 @@
+package hookd
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/adapters/registry/hooks"
+	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/internal/confine"
+	"github.com/hook-loop/hook-loop/internal/hookcmd"
+	"github.com/hook-loop/hook-loop/internal/hookd/wire"
+	"github.com/hook-loop/hook-loop/internal/hookrun"
+	"github.com/hook-loop/hook-loop/internal/hookrun/full"
+	"github.com/hook-loop/hook-loop/internal/serve"
+)
+
+// Main runs the server: args are [SOCKET] after Arg. A server that finds
+// another one holding the socket exits 0 at once.
+func Main(args []string, getenv func(string) string) int {
+	if len(args) != 1 {
+		fmt.Fprintf(os.Stderr, "usage: hook-loop %s SOCKET\n", Arg)
+		return 2
+	}
+	idle := DefaultIdle
+	if d, err := time.ParseDuration(getenv(IdleEnv)); err == nil && d > 0 {
+		idle = d
+	}
+	// One P: the server runs one hook at a time, and with more the accept
+	// loop's goroutine woke another thread to run each request (as the
+	// connection keeper found). Its heap is a few MiB, so collecting less
+	// often costs little memory and a hook's share of the collector's time.
+	runtime.GOMAXPROCS(1)
+	debug.SetGCPercent(400)
+	if err := Serve(context.Background(), args[0], Options{Idle: idle}); err != nil {
+		fmt.Fprintln(os.Stderr, "hook-loop hook server:", err)
+		return 1
+	}
+	return 0
+}
+
+// Options are a server's settings.
+type Options struct {
+	Idle time.Duration // exit after this long without a request (0: DefaultIdle)
+	// Harnesses are the hooks it runs (nil: hooks.All()).
+	Harnesses []harness.Hooks
+	// Ready, when set, is called once the socket listens (tests).
+	Ready func()
+}
+
+// Serve listens on path until no request came for o.Idle, path is no longer
+// its socket (removed or replaced), or ctx is done.
+func Serve(ctx context.Context, path string, o Options) error {
+	if o.Idle <= 0 {
+		o.Idle = DefaultIdle
+	}
+	if o.Harnesses == nil {
+		o.Harnesses = hooks.All()
+	}
+	if err := privateDir(filepath.Dir(path)); err != nil {
+		return err
+	}
+	lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return nil // another server holds the socket
+	}
+	// The lock file names the server, for whoever needs to stop it.
+	if err := lock.Truncate(0); err == nil {
+		_, _ = fmt.Fprintf(lock, "%d\n", os.Getpid())
+	}
+	_ = os.Remove(path) // a dead server's
+	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		return err
+	}
+	l.SetUnlinkOnClose(false) // removed below only while it is still ours
+	if err := os.Chmod(path, 0o600); err != nil {
+		l.Close()
+		return err
+	}
+	self, err := os.Stat(path)
+	if err != nil {
+		l.Close()
+		return err
+	}
+	s := &server{o: o, env: wire.ServerEnv(os.Environ()), self: confine.Read("self"), last: time.Now(),
+		loops: serve.NewLoopJudge(), logs: eventlog.NewCache(), db: newPool()}
+	defer s.db.close()
+	home, _ := os.UserHomeDir()
+	s.owned = hooks.OwnedPaths(o.Harnesses, home, os.Getenv)
+	done := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(min(time.Second, o.Idle/4+time.Millisecond))
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+			case <-tick.C:
+			}
+			s.mu.Lock()
+			quiet := time.Since(s.last) > o.Idle && !s.busy
+			s.mu.Unlock()
+			fi, err := os.Stat(path)
+			if quiet || err != nil || !os.SameFile(fi, self) || ctx.Err() != nil {
+				l.Close()
+				return
+			}
+		}
+	}()
+	if o.Ready != nil {
+		o.Ready()
+	}
+	var wg sync.WaitGroup
+	for {
+		uc, err := l.AcceptUnix()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				break
+			}
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.handle(ctx, uc)
+		}()
+	}
+	close(done)
+	if fi, err := os.Stat(path); err == nil && os.SameFile(fi, self) {
+		_ = os.Remove(path)
+	}
+	wg.Wait()
+	return nil
+}
+
+type server struct {
+	o     Options
+	env   []string
+	self  confine.Of
+	owned []string
+
+	// run serialises the hooks, as the plugin co-process does: what it keeps
+	// (loops, logs) is one request's at a time, and hooks of one log queue
+	// on its lock anyway.
+	run   sync.Mutex
+	loops func(*hookrun.Options)
+	logs  *eventlog.Cache
+	db    *pool
+
+	mu   sync.Mutex
+	last time.Time
+	busy bool
+}
+
+// requestTimeout bounds reading a request: a client writes it at once.
+const requestTimeout = 5 * time.Second
+
+func (s *server) handle(ctx context.Context, uc *net.UnixConn) {
+	defer uc.Close()
+	if !s.trusted(uc) {
+		return
+	}
+	_ = uc.SetReadDeadline(time.Now().Add(requestTimeout))
+	req, err := wire.ReadRequest(uc)
+	if err != nil {
+		return
+	}
+	_ = uc.SetReadDeadline(time.Time{})
+	if why := s.decline(req); why != "" {
+		_, _ = uc.Write(wire.AppendAnswer(nil, wire.Answer{Status: wire.Declined, Why: why}))
+		return
+	}
+	h, flags, ok := s.hook(req)
+	if !ok {
+		_, _ = uc.Write(wire.AppendAnswer(nil, wire.Answer{Status: wire.Declined, Why: "not a hook command this server runs"}))
+		return
+	}
+	s.run.Lock()
+	defer s.run.Unlock()
+	s.mu.Lock()
+	s.last, s.busy = time.Now(), true
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.last, s.busy = time.Now(), false
+		s.mu.Unlock()
+	}()
+	// The hook runs in the client's working directory, as in its place:
+	// relative paths (a --hooks-config of the user's, filepath.Abs anywhere
+	// below) then mean what they mean to the one-shot hook. Hooks run one at
+	// a time, so the process's directory is this request's.
+	if err := os.Chdir(req.Cwd); err != nil {
+		_, _ = uc.Write(wire.AppendAnswer(nil, wire.Answer{Status: wire.Declined, Why: "its working directory: " + err.Error()}))
+		return
+	}
+	defer os.Chdir("/")
+	// From here the event may reach the log: the client must not run it
+	// again if no answer follows.
+	if _, err := uc.Write([]byte{wire.Started}); err != nil {
+		return
+	}
+	var out, errOut bytes.Buffer
+	code := hookcmd.Run(ctx, hookcmd.Options{
+		Harness: h, Flags: flags,
+		In: bytes.NewReader(req.Stdin), Out: &out, ErrOut: &errOut,
+		Getenv: os.Getenv, WorkDir: req.Cwd, OwnedPaths: s.owned,
+		With: func(ho hookrun.Options) hookrun.Options {
+			ho.OpenDB = full.OpenDBWith(s.db)
+			ho = full.With(ho)
+			s.loops(&ho)
+			ho.LogCache = s.logs
+			return ho
+		},
+	})
+	_, _ = uc.Write(wire.AppendAnswer(nil, wire.Answer{Status: wire.Answered, Exit: int32(code), Stdout: out.Bytes(), Stderr: errOut.Bytes()}))
+}
+
+// trusted: a process of this user, no more confined than the server.
+func (s *server) trusted(uc *net.UnixConn) bool {
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return false
+	}
+	var cred *syscall.Ucred
+	var cerr error
+	if err := raw.Control(func(fd uintptr) { cred, cerr = confine.PeerCred(int(fd)) }); err != nil || cerr != nil {
+		return false
+	}
+	if int(cred.Uid) != os.Getuid() || cred.Pid <= 0 {
+		return false
+	}
+	return !confine.MoreConfined(confine.Read(confine.Pid(cred.Pid)), s.self)
+}
+
+// decline says why the server will not run req ("": it will).
+func (s *server) decline(req wire.Request) string {
+	if !slices.Equal(wire.ServerEnv(req.Env), s.env) {
+		return "its environment is not this server's"
+	}
+	if !filepath.IsAbs(req.Cwd) {
+		return "no absolute working directory"
+	}
+	return ""
+}
+
+func (s *server) hook(req wire.Request) (harness.Hooks, hookcmd.Flags, bool) {
+	for _, h := range s.o.Harnesses {
+		if h.Name() == req.Harness {
+			flags, ok := hookcmd.Parse(req.Args)
+			return h, flags, ok
+		}
+	}
+	return nil, hookcmd.Flags{}, false
+}
+
+// privateDir checks dir is a directory only this user can enter: a socket
+// anyone could replace is not trusted.
+func privateDir(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !fi.IsDir() || !ok || int(st.Uid) != os.Getuid() || fi.Mode().Perm()&0o077 != 0 {
+		return fmt.Errorf("%s is not a directory private to this user", dir)
+	}
+	return nil
+}
