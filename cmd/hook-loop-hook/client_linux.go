@@ -112,7 +112,7 @@ func run(p proc) int {
 	if isHook {
 		name = strings.TrimSuffix(args[1], "-hook")
 	}
-	if !isHook || off(env) {
+	if !isHook || off(env) || asksHelp(args[2:]) {
 		return p.handOn(full, fullErr, env, nil, false)
 	}
 	input, err := readInput(p.in)
@@ -230,6 +230,18 @@ func readInput(in io.Reader) ([]byte, error) {
 			return data, err
 		}
 	}
+}
+
+// asksHelp: help is hook-loop's to print, before any stdin is read (a
+// person typing the command has none to give).
+func asksHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "-h", "-help", "--help", "help":
+			return true
+		}
+	}
+	return false
 }
 
 func off(env []string) bool {

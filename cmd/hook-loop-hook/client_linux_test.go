@@ -446,3 +446,28 @@ func TestServedHookResolvesRelativePathsInItsDirectory(t *testing.T) {
 		t.Errorf("the executor of a relative --hooks-config ran %d times for 2 tool calls", n)
 	}
 }
+
+// --help is hook-loop's, printed without waiting for a stdin a person at a
+// terminal does not give.
+func TestHelpIsHookLoopsWithoutStdin(t *testing.T) {
+	p := newProj(t)
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pw.Close() // never written, never closed before the command ends
+	cmd := exec.Command(bins.client, "codex-hook", "--help")
+	cmd.Env, cmd.Stdin = p.env, pr
+	done := make(chan []byte, 1)
+	go func() { out, _ := cmd.CombinedOutput(); done <- out }()
+	select {
+	case out := <-done:
+		if !strings.Contains(string(out), "USAGE") || !strings.Contains(string(out), "codex-hook") {
+			t.Errorf("codex-hook --help: %s", out)
+		}
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("codex-hook --help waited for stdin")
+	}
+	pr.Close()
+}

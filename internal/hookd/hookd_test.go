@@ -97,8 +97,13 @@ func project(tb testing.TB) (cfg, dir string) {
 	return cfg, dir
 }
 
+// payloads is where the recorded payloads are, found before any test: the
+// server runs each hook in the client's directory, and in-process that is
+// this process's.
+var payloads, _ = filepath.Abs(filepath.Join("..", "..", "testdata", "bench", "codex"))
+
 func payload(tb testing.TB, event, dir string) []byte {
-	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "bench", "codex", event+".json"))
+	b, err := os.ReadFile(filepath.Join(payloads, event+".json"))
 	if err != nil {
 		tb.Fatal(err)
 	}

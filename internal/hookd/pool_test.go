@@ -75,3 +75,39 @@ func TestServerKeepsItsDatabaseConnection(t *testing.T) {
 		t.Errorf("%d connections after four hooks, want the server's one", n)
 	}
 }
+
+// The database going away under the server's kept connection: while it is
+// down the hook answers as the store fails (one line naming the database,
+// within the store's budget), and once it is back the kept connection is
+// replaced and hooks are answered as before.
+func TestServerOutlivesADatabaseRestart(t *testing.T) {
+	srv := pgtest.Start(t, pgtest.Options{})
+	t.Setenv("HOOK_LOOP_PG_KEEPER", "off")
+	cfg, dir := project(t)
+	ask := served(t)
+	stop := func() wire.Answer {
+		t.Helper()
+		a, started := ask(wire.Request{Harness: "codex", Args: []string{"--event", "Stop", "--config", cfg, "--store", srv.URL()},
+			Cwd: dir, Env: os.Environ(), Stdin: payload(t, "Stop", dir)})
+		if !started || a.Status != wire.Answered {
+			t.Fatalf("stop: started=%v %+v", started, a)
+		}
+		return a
+	}
+	if a := stop(); !bytes.Contains(a.Stdout, []byte(`"decision":"block"`)) {
+		t.Fatalf("stop before: %s / %s", a.Stdout, a.Stderr)
+	}
+	srv.Stop()
+	start := time.Now()
+	a := stop()
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("with the database down the hook took %v", took)
+	}
+	if !bytes.Contains(a.Stderr, []byte("127.0.0.1")) {
+		t.Errorf("with the database down, stderr does not name it: %s", a.Stderr)
+	}
+	srv.Restart()
+	if a := stop(); !bytes.Contains(a.Stdout, []byte(`"decision":"block"`)) || bytes.Contains(a.Stderr, []byte("hook-loop: ")) && bytes.Contains(a.Stderr, []byte("connect")) {
+		t.Errorf("stop after the restart: %s / %s", a.Stdout, a.Stderr)
+	}
+}
