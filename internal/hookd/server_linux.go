@@ -24,6 +24,7 @@ import (
 	"github.com/hook-loop/hook-loop/internal/hookrun"
 	"github.com/hook-loop/hook-loop/internal/hookrun/full"
 	"github.com/hook-loop/hook-loop/internal/serve"
+	"github.com/hook-loop/hook-loop/internal/usersock"
 )
 
 // Main runs the server: args are [SOCKET] after Arg. A server that finds
@@ -68,34 +69,11 @@ func Serve(ctx context.Context, path string, o Options) error {
 	if o.Harnesses == nil {
 		o.Harnesses = hooks.All()
 	}
-	if err := privateDir(filepath.Dir(path)); err != nil {
-		return err
-	}
-	lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return err
-	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	l, err := usersock.Listen("unix", path)
+	if errors.Is(err, usersock.ErrHeld) {
 		return nil // another server holds the socket
 	}
-	// The lock file names the server, for whoever needs to stop it.
-	if err := lock.Truncate(0); err == nil {
-		_, _ = fmt.Fprintf(lock, "%d\n", os.Getpid())
-	}
-	_ = os.Remove(path) // a dead server's
-	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
 	if err != nil {
-		return err
-	}
-	l.SetUnlinkOnClose(false) // removed below only while it is still ours
-	if err := os.Chmod(path, 0o600); err != nil {
-		l.Close()
-		return err
-	}
-	self, err := os.Stat(path)
-	if err != nil {
-		l.Close()
 		return err
 	}
 	s := &server{o: o, env: wire.ServerEnv(os.Environ()), self: confine.Read("self"), last: time.Now(),
@@ -105,25 +83,17 @@ func Serve(ctx context.Context, path string, o Options) error {
 	s.owned = hooks.OwnedPaths(o.Harnesses, home, os.Getenv)
 	done := make(chan struct{})
 	go func() {
-		tick := time.NewTicker(min(time.Second, o.Idle/4+time.Millisecond))
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-			case <-tick.C:
-			}
-			s.mu.Lock()
-			quiet := time.Since(s.last) > o.Idle && !s.busy
-			s.mu.Unlock()
-			fi, err := os.Stat(path)
-			if quiet || err != nil || !os.SameFile(fi, self) || ctx.Err() != nil {
-				l.Close()
-				return
-			}
+		select {
+		case <-ctx.Done():
+			l.UnixListener.Close()
+		case <-done:
 		}
 	}()
+	go l.CloseWhen(done, min(time.Second, o.Idle/4+time.Millisecond), func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return time.Since(s.last) > o.Idle && !s.busy
+	})
 	if o.Ready != nil {
 		o.Ready()
 	}
@@ -143,9 +113,7 @@ func Serve(ctx context.Context, path string, o Options) error {
 		}()
 	}
 	close(done)
-	if fi, err := os.Stat(path); err == nil && os.SameFile(fi, self) {
-		_ = os.Remove(path)
-	}
+	l.Close()
 	wg.Wait()
 	return nil
 }
@@ -268,18 +236,4 @@ func (s *server) hook(req wire.Request) (harness.Hooks, hookcmd.Flags, bool) {
 		}
 	}
 	return nil, hookcmd.Flags{}, false
-}
-
-// privateDir checks dir is a directory only this user can enter: a socket
-// anyone could replace is not trusted.
-func privateDir(dir string) error {
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return err
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !fi.IsDir() || !ok || int(st.Uid) != os.Getuid() || fi.Mode().Perm()&0o077 != 0 {
-		return fmt.Errorf("%s is not a directory private to this user", dir)
-	}
-	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hook-loop/hook-loop/eventlog/postgres"
+	"github.com/hook-loop/hook-loop/internal/usersock"
 )
 
 // giveTimeout bounds handing a connection to the keeper: a hung keeper costs
@@ -243,24 +244,9 @@ func fdConn(oob []byte) (net.Conn, error) {
 	return nil, errors.New("passed descriptor is not a TCP or unix socket")
 }
 
-// secureDir checks dir is a directory only this user can enter (creating it
-// when create is set): a socket anyone could replace is not trusted.
-func secureDir(dir string, create bool) error {
-	if create {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return err
-		}
-	}
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return err
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !fi.IsDir() || !ok || int(st.Uid) != os.Getuid() || fi.Mode().Perm()&0o077 != 0 {
-		return fmt.Errorf("pgkeeper: %s is not a directory private to this user", dir)
-	}
-	return nil
-}
+// secureDir is usersock.PrivateDir: the keeper's directory, only this
+// user's.
+var secureDir = usersock.PrivateDir
 
 // start runs a keeper for key in the background, detached from the hook (its
 // own session, no stdio, an empty environment: it needs no password). Two

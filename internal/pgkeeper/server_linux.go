@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"path/filepath"
 	"runtime"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/hook-loop/hook-loop/eventlog/postgres"
+	"github.com/hook-loop/hook-loop/internal/usersock"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
@@ -56,34 +56,11 @@ type keeper struct {
 // Serve listens on path for the connections of key until no request came for
 // idle, or path is no longer its socket (removed or replaced).
 func Serve(path, key string, idle time.Duration) error {
-	if err := secureDir(filepath.Dir(path), false); err != nil {
-		return err
-	}
-	lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return err
-	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	l, err := usersock.Listen("unixpacket", path)
+	if errors.Is(err, usersock.ErrHeld) {
 		return nil // another keeper holds the socket
 	}
-	// The lock file names the keeper, for whoever needs to stop it.
-	if err := lock.Truncate(0); err == nil {
-		_, _ = fmt.Fprintf(lock, "%d\n", os.Getpid())
-	}
-	_ = os.Remove(path) // a dead keeper's
-	l, err := net.ListenUnix("unixpacket", &net.UnixAddr{Name: path, Net: "unixpacket"})
 	if err != nil {
-		return err
-	}
-	l.SetUnlinkOnClose(false) // removed below only while it is still ours
-	if err := os.Chmod(path, 0o600); err != nil {
-		l.Close()
-		return err
-	}
-	self, err := os.Stat(path)
-	if err != nil {
-		l.Close()
 		return err
 	}
 	cfg, err := pgconn.ParseConfig("host=/nonexistent sslmode=disable")
@@ -93,25 +70,11 @@ func Serve(path, key string, idle time.Duration) error {
 	}
 	k := &keeper{key: key, cfg: cfg, last: time.Now(), sessions: map[*net.UnixConn]bool{}, changed: make(chan struct{})}
 	done := make(chan struct{})
-	go func() {
-		tick := time.NewTicker(min(time.Second, idle/4+time.Millisecond))
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-			}
-			k.mu.Lock()
-			quiet := time.Since(k.last) > idle
-			k.mu.Unlock()
-			fi, err := os.Stat(path)
-			if quiet || err != nil || !os.SameFile(fi, self) {
-				l.Close()
-				return
-			}
-		}
-	}()
+	go l.CloseWhen(done, min(time.Second, idle/4+time.Millisecond), func() bool {
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		return time.Since(k.last) > idle
+	})
 	for {
 		uc, err := l.AcceptUnix()
 		if err != nil {
@@ -123,9 +86,7 @@ func Serve(path, key string, idle time.Duration) error {
 		go k.handle(uc)
 	}
 	close(done)
-	if fi, err := os.Stat(path); err == nil && os.SameFile(fi, self) {
-		_ = os.Remove(path)
-	}
+	l.Close()
 	k.mu.Lock()
 	for _, pc := range k.idle {
 		closeConn(pc)
