@@ -18,6 +18,10 @@ import (
 // errNoServer: nothing listens at the socket (yet, or any more).
 var errNoServer = errors.New("no hook server")
 
+// errNoSocket: this environment's socket cannot be named (its path is longer
+// than a unix socket's): every hook is hook-loop's, as with the server off.
+var errNoSocket = errors.New("no socket for a hook server")
+
 // client asks the hook server of one environment.
 type client struct {
 	full string   // hook-loop, whose process the server must be
@@ -43,7 +47,7 @@ func (c *client) socketPath() (string, *syscall.Stat_t, error) {
 	}
 	sock := filepath.Join(stateDir(c.env), "hookd", strconv.FormatUint(h.Sum64(), 16)+".sock")
 	if len(sock) >= 108 { // sun_path
-		return "", nil, fmt.Errorf("the hook server's socket path %s is too long for a unix socket", sock)
+		return "", nil, fmt.Errorf("%w: %s is too long for a unix socket", errNoSocket, sock)
 	}
 	return sock, &st, nil
 }

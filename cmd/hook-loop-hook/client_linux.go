@@ -142,6 +142,8 @@ func run(p proc) int {
 		if c.sock != "" {
 			_ = p.startServer(full, c.sock, env)
 		}
+	case errors.Is(err, errNoSocket):
+		// A lasting property of this environment, not news at every event.
 	case err != nil:
 		io.WriteString(p.errOut, "hook-loop-hook: "+oneLine(err)+"; hook-loop answers this event itself\n")
 	}

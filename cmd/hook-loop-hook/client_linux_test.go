@@ -141,7 +141,12 @@ func (p *proj) serverPID() int {
 }
 
 func (p *proj) stopServer() {
-	b, err := os.ReadFile(p.sock() + ".lock")
+	c := client{full: bins.full, env: p.env}
+	sock, _, err := c.socketPath()
+	if err != nil {
+		return
+	}
+	b, err := os.ReadFile(sock + ".lock")
 	if err != nil {
 		return
 	}
@@ -470,4 +475,26 @@ func TestHelpIsHookLoopsWithoutStdin(t *testing.T) {
 		t.Fatal("codex-hook --help waited for stdin")
 	}
 	pr.Close()
+}
+
+// A state directory too deep for a socket's name: hook-loop answers every
+// hook, quietly, as with the server off.
+func TestNoSocketMeansOneShotQuietly(t *testing.T) {
+	p := newProj(t)
+	deep := filepath.Join(p.state, strings.Repeat("d", 100))
+	if err := os.MkdirAll(deep, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for i, kv := range p.env {
+		if strings.HasPrefix(kv, stateDirEnv+"=") {
+			p.env[i] = stateDirEnv + "=" + deep
+		}
+	}
+	r := p.hook("Stop", p.payload("Stop", nil))
+	if !strings.Contains(r.out, `"decision":"block"`) || r.errOut != "" {
+		t.Errorf("stop: %+v (want refused by hook-loop, nothing on stderr)", r)
+	}
+	if _, err := os.Stat(filepath.Join(deep, "hookd")); err == nil {
+		t.Error("a server was started for a socket it cannot name")
+	}
 }
