@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/hook-loop/hook-loop/internal/confine"
 	"github.com/hook-loop/hook-loop/internal/hookd/wire"
@@ -74,10 +75,10 @@ func (c *client) ask(req wire.Request) (a wire.Answer, sent bool, err error) {
 	if err := c.verify(fd, full); err != nil {
 		return a, false, fmt.Errorf("hook server %s: %w", sock, err)
 	}
-	tv := syscall.NsecToTimeval(answerTimeout.Nanoseconds())
-	_ = syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv)
+	conn := &fdConn{fd: fd}
+	conn.setWait(startTimeout)
+	tv := syscall.NsecToTimeval(startTimeout.Nanoseconds())
 	_ = syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv)
-	conn := fdConn(fd)
 	if err := writeAll(fd, wire.AppendRequest(nil, req)); err != nil {
 		// Nothing started: the server reads a whole request before it runs it.
 		return a, false, fmt.Errorf("hook server %s: send: %w", sock, err)
@@ -89,6 +90,7 @@ func (c *client) ask(req wire.Request) (a wire.Answer, sent bool, err error) {
 	var rd io.Reader = conn
 	if first[0] == wire.Started {
 		sent = true
+		conn.setWait(answerTimeout)
 	} else {
 		rd = io.MultiReader(strings.NewReader(string(first[:])), conn)
 	}
@@ -143,16 +145,25 @@ func writeAll(fd int, b []byte) error {
 }
 
 // fdConn reads fd with plain read(2): no runtime poller for one socket.
-type fdConn int
+type fdConn struct {
+	fd   int
+	wait time.Duration // SO_RCVTIMEO
+}
 
-func (f fdConn) Read(p []byte) (int, error) {
+func (f *fdConn) setWait(d time.Duration) {
+	f.wait = d
+	tv := syscall.NsecToTimeval(d.Nanoseconds())
+	_ = syscall.SetsockoptTimeval(f.fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv)
+}
+
+func (f *fdConn) Read(p []byte) (int, error) {
 	for {
-		n, err := syscall.Read(int(f), p)
+		n, err := syscall.Read(f.fd, p)
 		if err == syscall.EINTR {
 			continue
 		}
 		if err == syscall.EAGAIN {
-			return 0, errors.New("no answer within " + answerTimeout.String())
+			return 0, errors.New("no answer within " + f.wait.String())
 		}
 		if err != nil {
 			return 0, err

@@ -63,9 +63,17 @@ const (
 // and hook-loop refuses it as it refuses any input past its cap.
 const maxInput = 8 << 20
 
-// answerTimeout bounds the wait for the server's answer: past hookrun's own
-// deadline for a hook (25 s), so a server working within it always answers.
-const answerTimeout = 30 * time.Second
+// The waits on the server, inside the 30 s hook timeout installs give the
+// harnesses, fallback included. startTimeout: until the server says it
+// started the hook — it runs one at a time, so a busy one can make a hook
+// queue; past it, hook-loop answers in the client's place, waiting on the
+// log's lock as any concurrent hook does (5 s), well within the rest.
+// answerTimeout: from then to the answer, just short of the harness's
+// timeout less the lost request's answer (which touches no log).
+const (
+	startTimeout  = 3 * time.Second
+	answerTimeout = 26 * time.Second
+)
 
 func main() {
 	os.Exit(run(proc{

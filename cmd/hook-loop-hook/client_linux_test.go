@@ -498,3 +498,28 @@ func TestNoSocketMeansOneShotQuietly(t *testing.T) {
 		t.Error("a server was started for a socket it cannot name")
 	}
 }
+
+// A server that does not start the hook in time (stopped here, as a busy or
+// frozen one) is not waited on past startTimeout: hook-loop answers in the
+// client's place, well inside the harness's hook timeout.
+func TestStoppedServerIsNotWaitedOn(t *testing.T) {
+	p := newProj(t)
+	p.hook("UserPromptSubmit", p.payload("UserPromptSubmit", nil))
+	pid := p.serverPID()
+	if pid == 0 {
+		t.Fatal("no server came up")
+	}
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(pid, syscall.SIGCONT)
+	start := time.Now()
+	r := p.hook("Stop", p.payload("Stop", nil))
+	took := time.Since(start)
+	if !strings.Contains(r.out, `"decision":"block"`) || !strings.Contains(r.errOut, "no answer within "+startTimeout.String()) {
+		t.Errorf("stop with a stopped server: %+v", r)
+	}
+	if took < startTimeout || took > startTimeout+15*time.Second {
+		t.Errorf("the hook answered after %v (want just past %v)", took, startTimeout)
+	}
+}
