@@ -76,8 +76,9 @@ func (c *client) ask(req wire.Request) (a wire.Answer, sent bool, err error) {
 		return a, false, fmt.Errorf("hook server %s: %w", sock, err)
 	}
 	conn := &fdConn{fd: fd}
-	conn.setWait(startTimeout)
-	tv := syscall.NsecToTimeval(startTimeout.Nanoseconds())
+	wait := startWait(req.Args)
+	conn.setWait(wait)
+	tv := syscall.NsecToTimeval(wait.Nanoseconds())
 	_ = syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv)
 	if err := writeAll(fd, wire.AppendRequest(nil, req)); err != nil {
 		// Nothing started: the server reads a whole request before it runs it.
@@ -102,6 +103,17 @@ func (c *client) ask(req wire.Request) (a wire.Answer, sent bool, err error) {
 		return a, false, fmt.Errorf("hook server %s declined: %s", sock, a.Why)
 	}
 	return a, sent, nil
+}
+
+// startWait is startTimeout, shorter for a SessionEnd: Codex clamps that
+// hook to 3 s, fallback included.
+func startWait(args []string) time.Duration {
+	for i, a := range args {
+		if a == "--event=SessionEnd" || a == "-event=SessionEnd" || (a == "--event" || a == "-event") && i+1 < len(args) && args[i+1] == "SessionEnd" {
+			return sessionEndStartTimeout
+		}
+	}
+	return startTimeout
 }
 
 // verify trusts the server only if it is this user's process of the

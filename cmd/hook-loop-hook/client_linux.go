@@ -71,8 +71,9 @@ const maxInput = 8 << 20
 // answerTimeout: from then to the answer, just short of the harness's
 // timeout less the lost request's answer (which touches no log).
 const (
-	startTimeout  = 3 * time.Second
-	answerTimeout = 26 * time.Second
+	startTimeout           = 3 * time.Second
+	sessionEndStartTimeout = 500 * time.Millisecond
+	answerTimeout          = 26 * time.Second
 )
 
 func main() {

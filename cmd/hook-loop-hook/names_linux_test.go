@@ -4,6 +4,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/internal/hookd"
@@ -46,6 +47,22 @@ func TestClientImportGraph(t *testing.T) {
 			if p == f || strings.HasPrefix(p, f+"/") {
 				t.Errorf("hook-loop-hook links %s", p)
 			}
+		}
+	}
+}
+
+func TestSessionEndWaitsLess(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want time.Duration
+	}{
+		{[]string{"--event", "SessionEnd", "--config", "x"}, sessionEndStartTimeout},
+		{[]string{"--config", "x", "--event=SessionEnd"}, sessionEndStartTimeout},
+		{[]string{"--event", "Stop"}, startTimeout},
+		{[]string{"--config", "SessionEnd"}, startTimeout},
+	} {
+		if got := startWait(c.args); got != c.want {
+			t.Errorf("%q: %v, want %v", c.args, got, c.want)
 		}
 	}
 }
