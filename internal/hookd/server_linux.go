@@ -34,10 +34,7 @@ func Main(args []string, getenv func(string) string) int {
 		fmt.Fprintf(os.Stderr, "usage: hook-loop %s SOCKET\n", Arg)
 		return 2
 	}
-	idle := DefaultIdle
-	if d, err := time.ParseDuration(getenv(IdleEnv)); err == nil && d > 0 {
-		idle = d
-	}
+	idle := usersock.Idle(getenv, IdleEnv, DefaultIdle)
 	// One P: the server runs one hook at a time, and with more the accept
 	// loop's goroutine woke another thread to run each request (as the
 	// connection keeper found). Its heap is a few MiB, so collecting less

@@ -24,10 +24,7 @@ func Main(args []string, getenv func(string) string) int {
 		fmt.Fprintf(os.Stderr, "usage: hook-loop %s SOCKET KEY\n", Arg)
 		return 2
 	}
-	idle := DefaultIdle
-	if d, err := time.ParseDuration(getenv(IdleEnv)); err == nil && d > 0 {
-		idle = d
-	}
+	idle := usersock.Idle(getenv, IdleEnv, DefaultIdle)
 	// One P: a request is one goroutine's short work, and with more the
 	// accept loop's new goroutine woke another thread to run it, a hand-off
 	// every request waited on when the machine is busy.

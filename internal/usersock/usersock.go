@@ -37,6 +37,15 @@ func PrivateDir(dir string, create bool) error {
 	return nil
 }
 
+// Idle is how long a helper stays up without a request: the Go duration
+// in the variable name (getenv), else def.
+func Idle(getenv func(string) string, name string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(getenv(name)); err == nil && d > 0 {
+		return d
+	}
+	return def
+}
+
 // ErrHeld is Listen's answer when another process holds the socket.
 var ErrHeld = errors.New("usersock: another process holds the socket")
 

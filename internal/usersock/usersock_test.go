@@ -89,3 +89,13 @@ func TestQuietClosesAndOpenDirsAreRefused(t *testing.T) {
 		t.Error("a socket in a directory others can enter was made")
 	}
 }
+
+func TestIdle(t *testing.T) {
+	env := map[string]string{"A": "90s", "B": "soon", "C": "-1s"}
+	getenv := func(k string) string { return env[k] }
+	for name, want := range map[string]time.Duration{"A": 90 * time.Second, "B": time.Minute, "C": time.Minute, "D": time.Minute} {
+		if got := Idle(getenv, name, time.Minute); got != want {
+			t.Errorf("%s=%q: %v, want %v", name, env[name], got, want)
+		}
+	}
+}
