@@ -25,9 +25,10 @@ var errNoSocket = errors.New("no socket for a hook server")
 
 // client asks the hook server of one environment.
 type client struct {
-	full string   // hook-loop, whose process the server must be
-	env  []string // this hook's environment, which the server must share
-	sock string   // the socket, once named
+	full   string          // hook-loop, whose process the server must be
+	fullSt *syscall.Stat_t // its identity (nil: socketPath stats it)
+	env    []string        // this hook's environment, which the server must share
+	sock   string          // the socket, once named
 }
 
 // socketPath names the server of this binary, user and environment: the
@@ -36,9 +37,12 @@ type client struct {
 // would read another environment. The server checks the environment itself;
 // the name only routes.
 func (c *client) socketPath() (string, *syscall.Stat_t, error) {
-	var st syscall.Stat_t
-	if err := syscall.Stat(c.full, &st); err != nil {
-		return "", nil, err
+	st := c.fullSt
+	if st == nil {
+		st = new(syscall.Stat_t)
+		if err := syscall.Stat(c.full, st); err != nil {
+			return "", nil, err
+		}
 	}
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%d %d %d %d %d\x00", st.Dev, st.Ino, st.Size, st.Mtim.Nano(), os.Getuid())
@@ -50,7 +54,7 @@ func (c *client) socketPath() (string, *syscall.Stat_t, error) {
 	if len(sock) >= 108 { // sun_path
 		return "", nil, fmt.Errorf("%w: %s is too long for a unix socket", errNoSocket, sock)
 	}
-	return sock, &st, nil
+	return sock, st, nil
 }
 
 // ask sends req to the server and reads its answer. sent is true once the

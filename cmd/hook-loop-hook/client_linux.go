@@ -18,13 +18,6 @@
 // hook-loop's too, handed on before stdin is read.
 //
 // On other systems hook-loop-hook is the lean one-shot hook (lean_other.go).
-//
-// The runtime's container-aware GOMAXPROCS reads cgroup files at start-up
-// and re-reads them as it runs: a hook that lives two milliseconds uses one
-// thread's worth of work whatever the quota.
-//
-//go:debug containermaxprocs=0
-//go:debug updatemaxprocs=0
 package main
 
 import (
@@ -83,7 +76,7 @@ func main() {
 	}))
 }
 
-// proc is what run takes from its process, so tests run it in-process.
+// proc is what run takes from its process.
 type proc struct {
 	args        []string
 	env         []string
@@ -94,11 +87,6 @@ type proc struct {
 	exec func(path string, argv, envv []string) error
 	// spawn starts the server in the background.
 	spawn func(path string, argv, envv []string) error
-	// self is this binary ("": os.Executable).
-	self string
-	// stdinFD is the descriptor handOn puts the read event on (0; tests
-	// give another).
-	stdinFD int
 }
 
 func run(p proc) int {
@@ -116,7 +104,7 @@ func run(p proc) int {
 		}
 	}
 	env := slices.DeleteFunc(slices.Clone(p.env), isLost)
-	full, fullErr := fullBinary(p.self)
+	full, fullSt, fullErr := fullBinary()
 	name, isHook := "", len(args) > 1 && strings.HasSuffix(args[1], "-hook")
 	if isHook {
 		name = strings.TrimSuffix(args[1], "-hook")
@@ -125,14 +113,11 @@ func run(p proc) int {
 		return p.handOn(full, fullErr, env, nil, false)
 	}
 	input, err := readInput(p.in)
-	if err != nil {
+	if err != nil || fullErr != nil {
 		// hook-loop reports an unreadable stdin as it does its own.
 		return p.handOn(full, fullErr, env, input, true)
 	}
-	if fullErr != nil {
-		return p.handOn(full, fullErr, env, input, true)
-	}
-	c := client{full: full, env: env}
+	c := client{full: full, fullSt: fullSt, env: env}
 	cwd, _ := os.Getwd()
 	a, sent, err := c.ask(wire.Request{Harness: name, Args: args[2:], Cwd: cwd, Env: env, Stdin: input})
 	switch {
@@ -194,7 +179,7 @@ func (p proc) setStdin(input []byte) error {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	return syscall.Dup3(int(f.Fd()), p.stdinFD, 0)
+	return syscall.Dup3(int(f.Fd()), 0, 0)
 }
 
 func (p proc) startServer(full, sock string, env []string) error {
@@ -281,22 +266,20 @@ func oneLine(err error) string {
 	return strings.Join(strings.Fields(err.Error()), " ")
 }
 
-// fullBinary is hook-loop beside this binary (self, or os.Executable).
-func fullBinary(self string) (string, error) {
-	if self == "" {
-		var err error
-		if self, err = os.Executable(); err != nil {
-			return "", err
-		}
-	}
-	if real, err := filepath.EvalSymlinks(self); err == nil {
-		self = real
+// fullBinary is hook-loop beside this binary, and what stat says of it (the
+// socket's name and the server's check need its identity). On Linux
+// os.Executable is /proc/self/exe's target, its links already resolved.
+func fullBinary() (string, *syscall.Stat_t, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", nil, err
 	}
 	full := filepath.Join(filepath.Dir(self), FullName)
-	if _, err := os.Stat(full); err != nil {
-		return "", err
+	var st syscall.Stat_t
+	if err := syscall.Stat(full, &st); err != nil {
+		return "", nil, &os.PathError{Op: "stat", Path: full, Err: err}
 	}
-	return full, nil
+	return full, &st, nil
 }
 
 // stateDir is eventlog.StateDir read from env.
