@@ -229,6 +229,11 @@ func TestImpostorServerIsNotTrusted(t *testing.T) {
 	if first.code != 0 {
 		t.Fatalf("prompt: %+v", first)
 	}
+	// The first hook started a server in the background: let it come up
+	// before stopping it, or it could take the socket after the stop.
+	if p.serverPID() == 0 {
+		t.Fatal("no server came up")
+	}
 	p.stopServer()
 	sock := p.sock()
 	waitGone(t, sock)
@@ -284,6 +289,11 @@ func TestConfinedPeersAreNotTrusted(t *testing.T) {
 	p := newProj(t)
 	if r := p.hook("UserPromptSubmit", p.payload("UserPromptSubmit", nil)); r.code != 0 {
 		t.Fatalf("prompt: %+v", r)
+	}
+	// The first hook started a server in the background: let it come up
+	// before stopping it, or it could take the socket after the stop.
+	if p.serverPID() == 0 {
+		t.Fatal("no server came up")
 	}
 	p.stopServer()
 	sock := p.sock()
