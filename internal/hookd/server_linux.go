@@ -12,7 +12,6 @@ import (
 	"runtime/debug"
 	"slices"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
@@ -139,7 +138,7 @@ const requestTimeout = 5 * time.Second
 
 func (s *server) handle(ctx context.Context, uc *net.UnixConn) {
 	defer uc.Close()
-	if !s.trusted(uc) {
+	if !usersock.Serves(uc, s.self) {
 		return
 	}
 	_ = uc.SetReadDeadline(time.Now().Add(requestTimeout))
@@ -195,23 +194,6 @@ func (s *server) handle(ctx context.Context, uc *net.UnixConn) {
 		},
 	})
 	_, _ = uc.Write(wire.AppendAnswer(nil, wire.Answer{Status: wire.Answered, Exit: int32(code), Stdout: out.Bytes(), Stderr: errOut.Bytes()}))
-}
-
-// trusted: a process of this user, no more confined than the server.
-func (s *server) trusted(uc *net.UnixConn) bool {
-	raw, err := uc.SyscallConn()
-	if err != nil {
-		return false
-	}
-	var cred *syscall.Ucred
-	var cerr error
-	if err := raw.Control(func(fd uintptr) { cred, cerr = confine.PeerCred(int(fd)) }); err != nil || cerr != nil {
-		return false
-	}
-	if int(cred.Uid) != os.Getuid() || cred.Pid <= 0 {
-		return false
-	}
-	return !confine.MoreConfined(confine.Read(confine.Pid(cred.Pid)), s.self)
 }
 
 // decline says why the server will not run req ("": it will).

@@ -66,11 +66,11 @@ func (c *Client) Give(key string, l *postgres.Loan) {
 }
 
 // keep holds on to the socket a borrow was answered on (whether it lent or
-// not): the keeper checked this process when it connected (checkPeer,
-// moreConfined) and waits on that socket for the connection to come back, so
-// the give at the hook's end is one message, with no new check to wait for.
-// A give on a new socket must wait until the keeper has looked at the giver:
-// that wait was a tenth of a hook's time on PostgreSQL. It replaces a socket
+// not): the keeper checked this process when it connected (serves) and
+// waits on that socket for the connection to come back, so the give at the
+// hook's end is one message, with no new check to wait for. A give on a new
+// socket must wait until the keeper has looked at the giver: that wait was a
+// tenth of a hook's time on PostgreSQL. It replaces a socket
 // kept before.
 func (c *Client) keep(key string, uc *net.UnixConn) {
 	_ = uc.SetDeadline(time.Time{})
@@ -142,7 +142,7 @@ func (c *Client) give(key string, l *postgres.Loan) bool {
 	}
 	// The message holds its own reference to the connection: ours go.
 	_ = l.Conn.Close()
-	// Wait for the keeper's word: it looks at who gave (moreConfined), and a
+	// Wait for the keeper's word: it looks at who gave (serves), and a
 	// process that has exited can no longer be looked at, so a give answered
 	// by nobody would be refused.
 	var rep reply

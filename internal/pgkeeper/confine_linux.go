@@ -2,11 +2,10 @@ package pgkeeper
 
 import (
 	"net"
-	"strconv"
 	"sync"
-	"syscall"
 
 	"github.com/hook-loop/hook-loop/internal/confine"
+	"github.com/hook-loop/hook-loop/internal/usersock"
 )
 
 // The keeper serves only peers no more confined than itself. A harness's
@@ -18,52 +17,26 @@ import (
 // from — where it could write its own events. Hooks run where the harness
 // runs, unconfined, like the keeper.
 
-// peerCred is what the kernel says of the process at the other end of uc
-// (SO_PEERCRED): its pid, uid and gid when it connected.
-func peerCred(uc *net.UnixConn) (*syscall.Ucred, error) {
-	raw, err := uc.SyscallConn()
-	if err != nil {
-		return nil, err
-	}
-	var cred *syscall.Ucred
-	var cerr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, cerr = confine.PeerCred(int(fd))
-	}); err != nil {
-		return nil, err
-	}
-	return cred, cerr
-}
-
-type confinement = confine.Of
-
-func confinementOf(pid string) confinement { return confine.Read(pid) }
+// peerCred is usersock.PeerCred.
+var peerCred = usersock.PeerCred
 
 // selfConfinement is the keeper's own, read once (again while it cannot be
 // read): only a process itself sets its no_new_privs or seccomp mode or
 // enters other namespaces, and the keeper does none of it.
-func selfConfinement() confinement {
+func selfConfinement() confine.Of {
 	selfOnce.Lock()
 	defer selfOnce.Unlock()
 	if !selfCached.OK {
-		selfCached = confinementOf("self")
+		selfCached = confine.Read("self")
 	}
 	return selfCached
 }
 
 var (
 	selfOnce   sync.Mutex
-	selfCached confinement
+	selfCached confine.Of
 )
 
-// moreConfined reports whether the peer at uc is sandboxed where the keeper
-// is not (or cannot be told apart).
-func moreConfined(uc *net.UnixConn) bool {
-	cred, err := peerCred(uc)
-	if err != nil || cred.Pid <= 0 {
-		return true
-	}
-	pid := int(cred.Pid)
-	self, peer := selfConfinement(), confinementOf(strconv.Itoa(pid))
-	return confine.MoreConfined(peer, self)
-}
+// serves reports whether the keeper serves the peer at uc: a process of
+// this user no more confined than the keeper (usersock.Serves).
+func serves(uc *net.UnixConn) bool { return usersock.Serves(uc, selfConfinement()) }

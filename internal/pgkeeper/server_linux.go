@@ -96,7 +96,7 @@ func Serve(path, key string, idle time.Duration) error {
 // handle answers one request.
 func (k *keeper) handle(uc *net.UnixConn) {
 	defer uc.Close()
-	if checkPeer(uc) != nil || moreConfined(uc) {
+	if !serves(uc) {
 		return
 	}
 	_ = uc.SetDeadline(time.Now().Add(2 * time.Second))
@@ -250,7 +250,7 @@ func (k *keeper) lend(uc *net.UnixConn) bool {
 // one it fails. Plans the server caches for the prepared statements are the
 // one thing a borrower can leave behind (built under settings of its own):
 // they can make a hook slower, not read or write anything else, and a
-// borrower is a process of this user outside any sandbox (moreConfined),
+// borrower is a process of this user outside any sandbox (serves),
 // which can reach the database by itself anyway.
 const resetSQL = `CLOSE ALL; SET SESSION AUTHORIZATION DEFAULT; RESET ALL; UNLISTEN *; SELECT pg_catalog.pg_advisory_unlock_all(); DISCARD TEMP; DISCARD SEQUENCES; ` + listPreparedSQL
 
