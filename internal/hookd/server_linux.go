@@ -24,6 +24,8 @@ import (
 	"github.com/hook-loop/hook-loop/internal/hookrun/full"
 	"github.com/hook-loop/hook-loop/internal/serve"
 	"github.com/hook-loop/hook-loop/internal/usersock"
+	"github.com/hook-loop/hook-loop/loop/dsl"
+	"github.com/hook-loop/hook-loop/loop/pin"
 )
 
 // Main runs the server: args are [SOCKET] after Arg. A server that finds
@@ -73,7 +75,7 @@ func Serve(ctx context.Context, path string, o Options) error {
 		return err
 	}
 	s := &server{o: o, env: wire.ServerEnv(os.Environ()), self: confine.Read("self"), last: time.Now(),
-		loops: serve.NewLoopJudge(), logs: eventlog.NewCache(), db: newPool()}
+		judge: serve.NewLoopJudge(), logs: eventlog.NewCache(), db: newPool()}
 	defer s.db.close()
 	home, _ := os.UserHomeDir()
 	s.owned = hooks.OwnedPaths(o.Harnesses, home, os.Getenv)
@@ -124,7 +126,7 @@ type server struct {
 	// (loops, logs) is one request's at a time, and hooks of one log queue
 	// on its lock anyway.
 	run   sync.Mutex
-	loops func(*hookrun.Options)
+	judge func(tx pin.Tx, sid string, f pin.File) (*dsl.Spec, string, error)
 	logs  *eventlog.Cache
 	db    *pool
 
@@ -188,7 +190,7 @@ func (s *server) handle(ctx context.Context, uc *net.UnixConn) {
 		With: func(ho hookrun.Options) hookrun.Options {
 			ho.OpenDB = full.OpenDBWith(s.db)
 			ho = full.With(ho)
-			s.loops(&ho)
+			ho.Judge = s.judge
 			ho.LogCache = s.logs
 			return ho
 		},

@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"github.com/hook-loop/hook-loop/internal/hookrun"
 	"github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/loop/pin"
 )
@@ -92,10 +91,9 @@ func (c *loopCache) put(k loopKey, spec *dsl.Spec) {
 	c.specs[k] = spec
 }
 
-// NewLoopJudge returns what sets a hook run's Judge to one that keeps the
-// loops it parsed, as the co-process does, for a long-lived process that
-// runs one hook at a time (the hook server, internal/hookd).
-func NewLoopJudge() func(*hookrun.Options) {
-	c := newLoopCache()
-	return func(o *hookrun.Options) { o.Judge = c.Judge }
+// NewLoopJudge returns a hook run's Judge (hookrun.Options.Judge) that keeps
+// the loops it parsed, as the co-process does, for another long-lived
+// process that runs one hook at a time (the hook server, internal/hookd).
+func NewLoopJudge() func(tx pin.Tx, sid string, f pin.File) (*dsl.Spec, string, error) {
+	return newLoopCache().Judge
 }
