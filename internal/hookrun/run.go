@@ -126,7 +126,8 @@ func Run(ctx context.Context, o Options) (out harness.Output) {
 			ev.NativeName = o.Event
 		}
 	}
-	if o.Record && len(input) > 0 {
+	// A lost event's input was recorded, if at all, by the server that took it.
+	if o.Record && len(input) > 0 && o.Lost == "" {
 		if rerr := recordTrace(paths.root, o, input, &ev); rerr != nil && err == nil {
 			err = rerr
 		}

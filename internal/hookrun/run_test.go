@@ -204,3 +204,22 @@ func TestHookProtectsTheLifecycleExecutors(t *testing.T) {
 		t.Errorf("a file the declaration does not name was refused: %q", got)
 	}
 }
+
+// An event the hook server took and lost is refused once, and neither
+// logged nor recorded again: the server may have done both already.
+func TestLostEventIsRefusedAndNotRecordedAgain(t *testing.T) {
+	t.Setenv(eventlog.StateDirEnv, t.TempDir())
+	root := project(t, "")
+	out := hookrun.Run(context.Background(), hookrun.Options{
+		Adapter: plainAdapter{}, Event: "Stop", Stdin: strings.NewReader(`{"event":"Stop","session":"s"}`), Cwd: root,
+		Record: true, Lost: "answer: EOF",
+	})
+	if !strings.HasPrefix(string(out.Stdout), "block:") || !strings.Contains(string(out.Stdout), "refused this once") {
+		t.Errorf("lost stop: %s / %s", out.Stdout, out.Stderr)
+	}
+	for _, f := range []string{"trace.jsonl", "events.jsonl"} {
+		if _, err := os.Stat(filepath.Join(root, ".hook-loop", f)); err == nil {
+			t.Errorf("a lost event wrote .hook-loop/%s", f)
+		}
+	}
+}
