@@ -647,11 +647,7 @@ func report(w io.Writer, o options, cells []*cell) {
 	if full != "" {
 		bins = fmt.Sprintf("`%s` (what installs write) and `%s`, run by run alternately", lean, full)
 		if o.store != "" {
-			pg := lean
-			if o.storeFull {
-				pg = full
-			}
-			bins += fmt.Sprintf("; on postgres `%s`", pg)
+			bins += fmt.Sprintf("; on postgres `%s`", binaryName(storeBin(o, o.bin, o.full)))
 		}
 	}
 	fmt.Fprintf(w, "codex-hook of %s; %d runs per cell after %d warm-up runs, logs of %d interleaved sessions; %s/%s, %d CPUs%s, %s.\n\n",
@@ -712,10 +708,7 @@ func report(w io.Writer, o options, cells []*cell) {
 		// backend's own cost, so it is judged against the same binary's JSONL
 		// rows; against the lean rows is what a user moving the log to the
 		// database pays, printed without a verdict.
-		pgBin := lean
-		if full != "" && o.storeFull {
-			pgBin = full
-		}
+		pgBin := binaryName(storeBin(o, o.bin, o.full))
 		for _, ev := range o.events {
 			pgLine(w, o, byKey, ev, pgBin, pgBin, true)
 		}
@@ -787,17 +780,18 @@ func budgetLines(w io.Writer, o options, cells []*cell, byKey map[string]*cell, 
 	}
 }
 
-// pgLine prints the median of ev on postgres (run by pgBin) minus its median
-// on the JSONL file run by fileBin, per size; judged, it carries issue 17's
-// verdict.
-// storeBin is the binary of the database cells.
+// storeBin is the binary of the database cells, of bin (what installs
+// write) and full.
 func storeBin(o options, bin, full string) string {
-	if o.storeFull {
+	if o.storeFull && full != "" {
 		return full
 	}
 	return bin
 }
 
+// pgLine prints the median of ev on postgres (run by pgBin) minus its median
+// on the JSONL file run by fileBin, per size; judged, it carries issue 17's
+// verdict.
 func pgLine(w io.Writer, o options, byKey map[string]*cell, ev, pgBin, fileBin string, judged bool) {
 	var parts []string
 	ok := true
