@@ -367,10 +367,7 @@ func failure(o Options, ev loop.HookEvent, spec *dsl.Spec, err error) harness.Ou
 	var d loop.Decision
 	var closed *closedError
 	if errors.As(err, &closed) {
-		d = engine.Failure(ev.Name, err, true, true)
-		if d.Action == loop.Block {
-			d.Reason = engine.FailureMessage(err) + closed.why
-		}
+		d = engine.Refusal(ev.Name, err, closed.why)
 	} else if spec != nil {
 		d = engine.Failure(ev.Name, err, spec.Definition.FailClosed, true)
 	} else {

@@ -18,18 +18,24 @@ func FailureMessage(err error) string {
 // is then refused. loaded says whether failClosed comes from a loop that loaded
 // or from a quick read of a file that did not; the reason says which.
 func Failure(event string, err error, failClosed, loaded bool) loop.Decision {
+	if !failClosed {
+		return loop.Decision{Action: loop.Allow, SystemMessage: FailureMessage(err) + " (the agent proceeds)"}
+	}
+	why := " (this loop is fail_closed, so hook-loop refuses until it is fixed)"
+	if !loaded {
+		why = " (fail_closed: refusing until it is fixed)"
+	}
+	return Refusal(event, err, why)
+}
+
+// Refusal is the Decision for an event hook-loop could not decide and
+// refuses if it is a gate (a stop or a tool call), why saying why in the
+// refusal's reason; any other event proceeds, and the person is told.
+func Refusal(event string, err error, why string) loop.Decision {
 	msg := FailureMessage(err)
-	d := loop.Decision{Action: loop.Allow, SystemMessage: msg + " (the agent proceeds)"}
 	switch event {
 	case loop.EventStop, loop.EventPreToolUse, loop.EventPermissionRequest:
-		if !failClosed {
-			break
-		}
-		why := " (this loop is fail_closed, so hook-loop refuses until it is fixed)"
-		if !loaded {
-			why = " (fail_closed: refusing until it is fixed)"
-		}
-		d = loop.Decision{Action: loop.Block, Reason: msg + why, SystemMessage: msg}
+		return loop.Decision{Action: loop.Block, Reason: msg + why, SystemMessage: msg}
 	}
-	return d
+	return loop.Decision{Action: loop.Allow, SystemMessage: msg + " (the agent proceeds)"}
 }
