@@ -43,6 +43,7 @@ type Log struct {
 	key         *logKey       // once read (a key never changes once created)
 	keyPath     string
 	cache       *Cache // WithCache; nil: read everything on every call
+	indexLater  func(finish func()) // WithIndexLater
 	// keptIn and kept are, during one Update with a Cache, its entry and
 	// what the entry held (load reuses it when the files are untouched).
 	keptIn *cacheEntry
@@ -233,7 +234,16 @@ func (l *Log) warn(format string, args ...any) {
 
 func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
 	l.mu.Lock()
-	defer l.mu.Unlock()
+	// What run holds (the lock, the open log, the Cache's entry) is let go
+	// in reverse order when it returns, or by finish when an Update hands
+	// the index's write on (WithIndexLater).
+	held := []func(){l.mu.Unlock}
+	handed := false
+	defer func() {
+		if !handed {
+			release(held)
+		}
+	}()
 	l.warnings = nil
 
 	if l.envWarning != "" {
@@ -261,12 +271,12 @@ func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
 		l.warn("%s: reading without the lock: %v", l.path, err)
 	} else {
 		locked = true
-		defer lock.Unlock()
+		held = append(held, func() { lock.Unlock() })
 	}
 	var ce *cacheEntry
 	if l.cache != nil && locked && !readOnly && l.folder != nil {
 		if ce = l.cache.acquire(l.path, l.folder.Name()); ce != nil {
-			defer ce.mu.Unlock()
+			held = append(held, ce.mu.Unlock)
 		}
 	}
 	l.kept = ce.takeKept()
@@ -274,7 +284,7 @@ func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
 		l.kept = nil
 	}
 	l.keptIn = ce
-	defer func() { l.kept, l.keptIn = nil, nil }()
+	held = append(held, func() { l.kept, l.keptIn = nil, nil })
 	if err := l.loadKey(); err != nil {
 		return err
 	}
@@ -293,7 +303,7 @@ func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
 	if err != nil {
 		return fmt.Errorf("open event log: %w", err)
 	}
-	defer f.Close()
+	held = append(held, func() { f.Close() })
 	size := fi.size
 
 	st, torn, err := l.load(f, size, fi.fileID(), l.foldDeadline(readOnly))
@@ -397,6 +407,38 @@ func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
 	if st.unverified {
 		l.warn("%s: MACs not checked: no key at %s (the hooks may keep theirs under another HOME or %s)", l.path, l.keyPath, StateDirEnv)
 	}
+	if l.indexLater != nil && !readOnly && locked {
+		// The log holds the Update's events: what is left (the index, a
+		// cache no answer depends on, and the fold kept for the next
+		// Update) is finish's, still under the lock.
+		// This Log's own calls (Warnings) may go on meanwhile.
+		handed = true
+		l.mu.Unlock()
+		var once sync.Once
+		l.indexLater(func() {
+			once.Do(func() {
+				defer release(held[1:])
+				l.mu.Lock()
+				defer l.mu.Unlock()
+				l.finishUpdate(st, ce, f, readOnly, locked)
+			})
+		})
+		return nil
+	}
+	l.finishUpdate(st, ce, f, readOnly, locked)
+	return nil
+}
+
+// release runs what run held, last taken first.
+func release(held []func()) {
+	for i := len(held) - 1; i >= 0; i-- {
+		held[i]()
+	}
+}
+
+// finishUpdate writes the index of st and keeps the fold in ce, as the end
+// of every run that reached it.
+func (l *Log) finishUpdate(st *state, ce *cacheEntry, f *os.File, readOnly, locked bool) {
 	if st.changed && locked && l.folder != nil && !st.unverified {
 		// The log is the truth and is written; if the index cannot be, the next run
 		// replays what it missed. A View only offers its work to the next run: a
@@ -405,13 +447,25 @@ func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
 			if !readOnly {
 				l.warn("%v", err)
 			}
-			return nil
+			return
 		}
 	}
 	if ce != nil && l.folder != nil && !st.unverified {
 		ce.keep(l, st, f)
 	}
-	return nil
+}
+
+// WithIndexLater makes an Update return once its events are in the log,
+// handing the rest — the index's write and what a Cache keeps, under the
+// lock, which is held until then — to hand as finish, which the caller must
+// call exactly once. A hook server answers in between: no answer depends on
+// the index (a cache of the log), and its write was the largest part of a
+// served hook's time after the decision. A warning finish finds (an index
+// it could not write) is not in the Update's Warnings; the next run that
+// reads the index says what it finds. Views, and Updates that fail, hand
+// nothing.
+func WithIndexLater(hand func(finish func())) Option {
+	return func(l *Log) { l.indexLater = hand }
 }
 
 // loadKey reads the log's key when it exists (Append creates it).

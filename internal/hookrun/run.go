@@ -73,6 +73,12 @@ type Options struct {
 	// once. The co-process (internal/serve) sets it. A database store keeps
 	// nothing.
 	LogCache *eventlog.Cache
+	// IndexLater, when set, gets what is left of the JSONL log's Update
+	// once the hook's events are written (the index, under the lock; see
+	// eventlog.WithIndexLater), for its caller to run after it answers.
+	// It is called at most once per Run; when it is, the caller must run
+	// what it got.
+	IndexLater func(finish func())
 	Deadline time.Duration
 	// Judge returns the loop session sid is judged by, inside the log's
 	// transaction; nil means pin.Default().Judge. The co-process passes one
@@ -177,6 +183,9 @@ func Run(ctx context.Context, o Options) (out harness.Output) {
 	}
 	if o.LogCache != nil {
 		lockOpts = append(lockOpts, eventlog.WithCache(o.LogCache))
+	}
+	if o.IndexLater != nil {
+		lockOpts = append(lockOpts, eventlog.WithIndexLater(o.IndexLater))
 	}
 	log, err := OpenStore(storeURL, paths.root, paths.log, o.Getenv, storeBudget(ctx, ev.Name, budget), o.OpenDB, lockOpts...)
 	if err != nil {
