@@ -177,7 +177,7 @@ func (a *analyzer) script(src string, st *state, depth int) {
 		a.literal(src, st, depth)
 		return
 	}
-	f, err := syntax.NewParser(syntax.KeepComments(false)).Parse(strings.NewReader(src), "")
+	f, err := parseSyntax(src)
 	if err != nil {
 		a.uncertain("does not parse as shell: words taken literally")
 		a.literal(src, st, depth)

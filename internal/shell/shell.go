@@ -42,6 +42,7 @@ package shell
 
 import (
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -93,7 +94,7 @@ func word(w *syntax.Word) string {
 // Words splits src into words the way bash would (quotes removed) when it is one
 // simple command, and returns nil otherwise (a list, a pipeline, a syntax error).
 func Words(src string) []string {
-	f, err := syntax.NewParser().Parse(strings.NewReader(src), "")
+	f, err := parseSyntax(src)
 	if err != nil || len(f.Stmts) != 1 {
 		return nil
 	}
@@ -323,4 +324,16 @@ func fallback(src string, depth int) []Call {
 		}
 	}
 	return calls
+}
+
+// parsers keeps syntax parsers between parses: a hook server parses every
+// command it gates, and each new parser allocated and cleared its buffers
+// again. A parser is reusable once Parse returns (its File owns its nodes).
+var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.KeepComments(false)) }}
+
+// parseSyntax parses src as a shell program with a pooled parser.
+func parseSyntax(src string) (*syntax.File, error) {
+	p := parsers.Get().(*syntax.Parser)
+	defer parsers.Put(p)
+	return p.Parse(strings.NewReader(src), "")
 }
