@@ -33,14 +33,9 @@ func ReadFile(path string) File {
 	return File{Path: path, Data: data, Err: err}
 }
 
+// The open cannot block (O_NONBLOCK: a FIFO opens at once), so what it
+// opened is looked at once, open, instead of by a stat before it.
 func readRegular(path string) ([]byte, error) {
-	if fi, err := os.Stat(path); err != nil {
-		return nil, err
-	} else if fi.IsDir() {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("is a directory")}
-	} else if !fi.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("not a regular file")}
-	}
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
@@ -49,8 +44,9 @@ func readRegular(path string) ([]byte, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
+	} else if fi.IsDir() {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("is a directory")}
 	} else if !fi.Mode().IsRegular() {
-		// Swapped between the two looks.
 		return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("not a regular file")}
 	}
 	data, err := readAllSized(f, fi.Size(), maxLoopFile+1)
