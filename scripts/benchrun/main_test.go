@@ -209,4 +209,19 @@ func TestReportOneBinary(t *testing.T) {
 	if strings.Contains(got, "for reference") || strings.Contains(got, "Budgets (issue 14)") {
 		t.Errorf("headings for a second binary:\n%s", got)
 	}
+
+	// A cell with hello-world runs of its own rounds is judged against them,
+	// not the floor row measured at another time.
+	cells[2].Hello = flat(4, 3)
+	w.Reset()
+	report(&w, o, cells)
+	got = w.String()
+	for _, want := range []string{
+		"| Stop | hook-loop | 10,000 |  | 5.00 | 1.25× |",
+		"- Stop (hook-loop): median 5.00 ms at 10,000 events = 1.25× the hello-world, 4.00 ms in the same rounds (budget ≤ 1.5×: met; stretch 1.3×: met)",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("report lacks %q:\n%s", want, got)
+		}
+	}
 }
