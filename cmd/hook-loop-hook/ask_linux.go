@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"os"
 	"path/filepath"
@@ -29,13 +28,16 @@ type client struct {
 	fullSt *syscall.Stat_t // its identity (nil: socketPath stats it)
 	env    []string        // this hook's environment, which the server must share
 	sock   string          // the socket, once named
+	fd     int             // connected to sock, once dialled (else -1)
 }
 
 // socketPath names the server of this binary, user and environment: the
 // full binary's identity (an upgrade starts a new server, the old one idles
-// out) and every variable, so a hook never reaches a server whose decisions
-// would read another environment. The server checks the environment itself;
-// the name only routes.
+// out) and every variable the server compares, so a hook never reaches a
+// server whose decisions would read another environment. The name only
+// routes — the request carries the environment's SHA-256 for the server to
+// compare — so it is a plain FNV-1a, summed over the variables in whatever
+// order they come: no sort before the connection.
 func (c *client) socketPath() (string, *syscall.Stat_t, error) {
 	st := c.fullSt
 	if st == nil {
@@ -44,51 +46,112 @@ func (c *client) socketPath() (string, *syscall.Stat_t, error) {
 			return "", nil, err
 		}
 	}
-	h := fnv.New64a()
-	fmt.Fprintf(h, "%d %d %d %d %d\x00", st.Dev, st.Ino, st.Size, st.Mtim.Nano(), os.Getuid())
-	for _, kv := range wire.ServerEnv(c.env) {
-		io.WriteString(h, kv)
-		h.Write([]byte{0})
+	h := fnvOffset
+	for _, v := range []uint64{st.Dev, st.Ino, uint64(st.Size), uint64(st.Mtim.Nano()), uint64(os.Getuid())} {
+		for range 8 {
+			h = (h ^ v&0xff) * fnvPrime
+			v >>= 8
+		}
 	}
-	sock := filepath.Join(stateDir(c.env), "hookd", strconv.FormatUint(h.Sum64(), 16)+".sock")
+	var vars uint64
+	for _, kv := range c.env {
+		if !wire.Compared(kv) {
+			continue
+		}
+		e := fnvOffset
+		for i := 0; i < len(kv); i++ {
+			e = (e ^ uint64(kv[i])) * fnvPrime
+		}
+		vars += e
+	}
+	h = (h ^ vars) * fnvPrime
+	sock := filepath.Join(stateDir(c.env), "hookd", strconv.FormatUint(h, 16)+".sock")
 	if len(sock) >= 108 { // sun_path
 		return "", nil, fmt.Errorf("%w: %s is too long for a unix socket", errNoSocket, sock)
 	}
 	return sock, st, nil
 }
 
-// ask sends req to the server and reads its answer. sent is true once the
-// server said it started the hook: the event may then be in the log.
-func (c *client) ask(req wire.Request) (a wire.Answer, sent bool, err error) {
-	sock, full, err := c.socketPath()
+const (
+	fnvOffset uint64 = 14695981039346656037
+	fnvPrime  uint64 = 1099511628211
+)
+
+// dial names the socket and connects to it; c.fd is the connection.
+func (c *client) dial() error {
+	c.fd = -1
+	sock, st, err := c.socketPath()
 	if err != nil {
-		return a, false, err
+		return err
 	}
-	c.sock = sock
+	c.sock, c.fullSt = sock, st
 	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
-		return a, false, err
+		return err
 	}
-	defer syscall.Close(fd)
 	if err := syscall.Connect(fd, &syscall.SockaddrUnix{Name: sock}); err != nil {
+		syscall.Close(fd)
 		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) {
-			return a, false, errNoServer
+			return errNoServer
 		}
-		return a, false, fmt.Errorf("hook server %s: %w", sock, err)
+		return fmt.Errorf("hook server %s: %w", sock, err)
 	}
-	if err := c.verify(fd, full); err != nil {
-		return a, false, fmt.Errorf("hook server %s: %w", sock, err)
+	c.fd = fd
+	return nil
+}
+
+func (c *client) close() {
+	if c.fd >= 0 {
+		syscall.Close(c.fd)
+		c.fd = -1
 	}
+}
+
+// bigRequest is where a request could fill the socket's buffer (the kernel
+// gives a unix socket some 200 KiB): only then can sending it block on a
+// server that does not read, and wait under SO_SNDTIMEO.
+const bigRequest = 64 << 10
+
+// ask sends req on the connection dial made (dialErr: why there is none)
+// and reads the answer. sent is true once the server said it started the
+// hook: the event may then be in the log.
+//
+// The request goes out at once, and this process checks the server while
+// the server runs the hook (the check's reads of /proc would otherwise come
+// first): the request carries nothing the agent does not have (wire), and
+// the answer is read only from a server that passed. One that did not is
+// answered by hook-loop in this process's place — unless it is hook-loop's
+// own binary and says it started the hook (only a traced one could: an
+// untraced server confined otherwise runs nothing for this process,
+// confine.Same), which may be in the log: then the event is lost, as with a
+// server that dies.
+func (c *client) ask(dialErr error, req wire.Request) (a wire.Answer, sent bool, err error) {
+	if dialErr != nil {
+		return a, false, dialErr
+	}
+	sock, fd := c.sock, c.fd
+	req.Env = wire.EnvDigest(c.env)
 	conn := &fdConn{fd: fd}
 	wait := startWait(req.Args)
 	conn.setWait(wait)
-	tv := syscall.NsecToTimeval(wait.Nanoseconds())
-	_ = syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv)
-	if err := writeAll(fd, wire.AppendRequest(nil, req)); err != nil {
+	msg := wire.AppendRequest(nil, req)
+	if len(msg) > bigRequest {
+		tv := syscall.NsecToTimeval(wait.Nanoseconds())
+		_ = syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv)
+	}
+	if err := writeAll(fd, msg); err != nil {
 		// Nothing started: the server reads a whole request before it runs it.
 		return a, false, fmt.Errorf("hook server %s: send: %w", sock, err)
 	}
 	var first [1]byte
+	if err := c.verify(fd, c.fullSt); err != nil {
+		var u *untrusted
+		if errors.As(err, &u) && u.ours {
+			n, _ := conn.Read(first[:])
+			sent = n == 1 && first[0] == wire.Started
+		}
+		return a, sent, fmt.Errorf("hook server %s: %w", sock, err)
+	}
 	if _, err := io.ReadFull(conn, first[:]); err != nil {
 		return a, false, fmt.Errorf("hook server %s: %w", sock, err)
 	}
@@ -120,6 +183,15 @@ func startWait(args []string) time.Duration {
 	return startTimeout
 }
 
+// untrusted is why verify does not trust the server; ours is true when its
+// process runs hook-loop's binary all the same.
+type untrusted struct {
+	why  string
+	ours bool
+}
+
+func (u *untrusted) Error() string { return u.why }
+
 // verify trusts the server only if it is this user's process of the
 // hook-loop binary beside this one, confined exactly as this process and
 // traced by no one: a server the agent started inside its sandbox, under a
@@ -127,21 +199,21 @@ func startWait(args []string) time.Duration {
 func (c *client) verify(fd int, full *syscall.Stat_t) error {
 	cred, err := confine.PeerCred(fd)
 	if err != nil {
-		return err
+		return &untrusted{why: "its process cannot be told: " + err.Error()}
 	}
 	if int(cred.Uid) != os.Getuid() || cred.Pid <= 0 {
-		return fmt.Errorf("its process runs as uid %d, not %d", cred.Uid, os.Getuid())
+		return &untrusted{why: fmt.Sprintf("its process runs as uid %d, not %d", cred.Uid, os.Getuid())}
 	}
 	pid := confine.Pid(cred.Pid)
 	var exe syscall.Stat_t
 	if err := syscall.Stat("/proc/"+pid+"/exe", &exe); err != nil {
-		return fmt.Errorf("its binary cannot be read: %w", err)
+		return &untrusted{why: "its binary cannot be read: " + err.Error()}
 	}
 	if exe.Dev != full.Dev || exe.Ino != full.Ino {
-		return fmt.Errorf("its process (pid %s) does not run %s", pid, c.full)
+		return &untrusted{why: fmt.Sprintf("its process (pid %s) does not run %s", pid, c.full)}
 	}
-	if !confine.Alike(confine.Read(pid), confine.Read("self")) {
-		return fmt.Errorf("its process (pid %s) is confined otherwise than this hook, or traced", pid)
+	if !confine.Alike(confine.Read(pid), confine.Self()) {
+		return &untrusted{why: fmt.Sprintf("its process (pid %s) is confined otherwise than this hook, or traced", pid), ours: true}
 	}
 	return nil
 }

@@ -1,10 +1,11 @@
 // Command hook-loop-hook is the command installs write into Codex's and
 // Claude Code's hooks. On Linux it is a small client of the hook server
-// (internal/hookd): it reads the event, hands it with its arguments, working
-// directory and environment to the server of its environment over a unix
-// socket in the user's state directory, and prints the answer. It links no
-// more than a hello-world does, so a hook costs about a process start and a
-// round trip; the server keeps the parsed loop and the log's fold between
+// (internal/hookd): it connects to the server of its environment over a unix
+// socket in the user's state directory, reads the event, sends it with its
+// arguments, working directory and the digest of its environment, checks
+// the server while the server runs the hook, and prints the answer. It links
+// no more than a hello-world does, so a hook costs about a process start and
+// a round trip; the server keeps the parsed loop and the log's fold between
 // events.
 //
 // Wherever the server cannot answer, hook-loop (installed beside this binary)
@@ -112,14 +113,21 @@ func run(p proc) int {
 	if !isHook || off(env) || asksHelp(args[2:]) {
 		return p.handOn(full, fullErr, env, nil, false)
 	}
-	input, err := readInput(p.in)
-	if err != nil || fullErr != nil {
-		// hook-loop reports an unreadable stdin as it does its own.
-		return p.handOn(full, fullErr, env, input, true)
+	if fullErr != nil {
+		return p.handOn(full, fullErr, env, nil, false)
 	}
+	// Connect before reading the event: the server wakes, takes the
+	// connection and checks this process while the event is read.
 	c := client{full: full, fullSt: fullSt, env: env}
+	dialErr := c.dial()
+	defer c.close()
+	input, err := readInput(p.in)
+	if err != nil {
+		// hook-loop reports an unreadable stdin as it does its own.
+		return p.handOn(full, nil, env, input, true)
+	}
 	cwd, _ := os.Getwd()
-	a, sent, err := c.ask(wire.Request{Harness: name, Args: args[2:], Cwd: cwd, Env: env, Stdin: input})
+	a, sent, err := c.ask(dialErr, wire.Request{Harness: name, Args: args[2:], Cwd: cwd, Stdin: input})
 	switch {
 	case err == nil && a.Status == wire.Answered:
 		if len(a.Stdout) > 0 {

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -222,9 +224,13 @@ func TestServedHooksAnswerAsHookLoop(t *testing.T) {
 }
 
 // A socket at the server's name whose process is not hook-loop's binary is
-// not asked: it could answer anything (here: allow every stop).
+// not trusted: it could answer anything (here: allow every stop). It may be
+// sent the event — the client checks the server while the server works —
+// but never the environment, which may hold what the harness keeps from the
+// agent's commands: only its digest.
 func TestImpostorServerIsNotTrusted(t *testing.T) {
-	p := newProj(t)
+	const secret = "sk-not-for-the-agent-7f3a91"
+	p := newProj(t, "SOME_API_KEY="+secret)
 	first := p.hook("UserPromptSubmit", p.payload("UserPromptSubmit", nil))
 	if first.code != 0 {
 		t.Fatalf("prompt: %+v", first)
@@ -242,7 +248,7 @@ func TestImpostorServerIsNotTrusted(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	asked := make(chan int, 16)
+	asked := make(chan []byte, 16)
 	go func() {
 		for {
 			c, err := l.Accept()
@@ -251,14 +257,15 @@ func TestImpostorServerIsNotTrusted(t *testing.T) {
 			}
 			go func() {
 				defer c.Close()
-				req, err := wire.ReadRequest(c)
+				var raw bytes.Buffer
+				req, err := wire.ReadRequest(io.TeeReader(c, &raw))
+				asked <- raw.Bytes()
 				if err != nil {
-					asked <- 0
 					return
 				}
-				asked <- len(req.Stdin)
 				c.Write([]byte{wire.Started})
 				c.Write(wire.AppendAnswer(nil, wire.Answer{Status: wire.Answered}))
+				_ = req
 			}()
 		}
 	}()
@@ -267,14 +274,15 @@ func TestImpostorServerIsNotTrusted(t *testing.T) {
 		t.Errorf("stop with an impostor at the socket: %+v (want refused, as hook-loop answers)", r)
 	}
 	if !strings.Contains(r.errOut, "does not run") {
-		t.Errorf("stderr %q does not say why the server was not asked", r.errOut)
+		t.Errorf("stderr %q does not say why the server was not trusted", r.errOut)
 	}
 	select {
-	case n := <-asked:
-		if n > 0 {
-			t.Errorf("the impostor was sent the event (%d bytes)", n)
+	case raw := <-asked:
+		if bytes.Contains(raw, []byte(secret)) || bytes.Contains(raw, []byte("HOOK_LOOP_STATE_DIR")) {
+			t.Errorf("the impostor was sent the environment: %q", raw)
 		}
-	default:
+	case <-time.After(5 * time.Second):
+		// Not sent at all is fine too.
 	}
 }
 
@@ -331,7 +339,7 @@ func TestConfinedPeersAreNotTrusted(t *testing.T) {
 	}
 	before = written(t, pid)
 	req := wire.AppendRequest(nil, wire.Request{Harness: "codex", Args: []string{"--event", "Stop", "--config", filepath.Join(p.dir, "hook-loop.json")},
-		Cwd: p.dir, Env: p.env, Stdin: p.payload("Stop", nil)})
+		Cwd: p.dir, Env: wire.EnvDigest(p.env), Stdin: p.payload("Stop", nil)})
 	c := exec.Command(setpriv, "--no-new-privs", "python3", "-c",
 		`import socket,sys
 s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
@@ -531,5 +539,66 @@ func TestStoppedServerIsNotWaitedOn(t *testing.T) {
 	}
 	if took < startTimeout || took > startTimeout+15*time.Second {
 		t.Errorf("the hook answered after %v (want just past %v)", took, startTimeout)
+	}
+}
+
+// A real server traced by someone (as one the agent attached a debugger
+// to would be) gets the event — the client sends it before it checks the
+// server — and runs it, but its answer is not trusted. It said it started
+// the event, which may be in the log: the client does not run it again,
+// and that one tool call is refused.
+func TestTracedServerIsNotTrustedNorRunTwice(t *testing.T) {
+	p := newProj(t)
+	if r := p.hook("UserPromptSubmit", p.payload("UserPromptSubmit", nil)); r.code != 0 {
+		t.Fatalf("prompt: %+v", r)
+	}
+	pid := p.serverPID()
+	if pid == 0 {
+		t.Fatal("no server came up")
+	}
+	traced := make(chan error, 1)
+	go trace(pid, traced)
+	if err := <-traced; err != nil {
+		t.Skipf("cannot trace the server here: %v", err)
+	}
+	r := p.hook("PreToolUse", p.payload("PreToolUse", nil))
+	if !strings.Contains(r.out, `"decision":"block"`) || !strings.Contains(r.out, "refused this once") || !strings.Contains(r.errOut, "traced") {
+		t.Errorf("tool call with a traced server: %+v (want refused, saying why)", r)
+	}
+	log, _ := os.ReadFile(filepath.Join(p.dir, ".hook-loop", "events.jsonl"))
+	if n := strings.Count(string(log), `"call_mock_2"`); n > 1 {
+		t.Errorf("the tool call is in the log %d times", n)
+	}
+	p.stopServer() // ends the tracer's loop too
+}
+
+// trace attaches to pid as its tracer (its TracerPid is then this process)
+// and keeps it running, passing on the signals it stops on, until it ends.
+// ptrace requests must come from the thread that attached.
+func trace(pid int, attached chan<- error) {
+	runtime.LockOSThread()
+	if err := syscall.PtraceAttach(pid); err != nil {
+		attached <- err
+		return
+	}
+	var ws syscall.WaitStatus
+	if _, err := syscall.Wait4(pid, &ws, syscall.WALL, nil); err != nil {
+		attached <- err
+		return
+	}
+	if err := syscall.PtraceCont(pid, 0); err != nil {
+		attached <- err
+		return
+	}
+	attached <- nil
+	for {
+		if _, err := syscall.Wait4(pid, &ws, syscall.WALL, nil); err != nil || ws.Exited() || ws.Signaled() {
+			return
+		}
+		sig := 0
+		if ws.Stopped() && ws.StopSignal() != syscall.SIGTRAP {
+			sig = int(ws.StopSignal())
+		}
+		_ = syscall.PtraceCont(pid, sig)
 	}
 }

@@ -8,15 +8,18 @@
 // hook must trust no helper confined otherwise than itself, or traced: such a
 // process was started, or is steered, by someone else than a hook.
 //
-// It reads only /proc and imports nothing heavier than os, so the lean hook
-// client links it without paying for it at start-up.
+// It reads only /proc and prctl with plain system calls, and imports nothing
+// heavier than syscall, so the lean hook client links it without paying for
+// it at start-up (os would register each file it opens with the runtime's
+// poller, whose set-up a hook client would pay for these reads alone).
 package confine
 
 import (
-	"os"
+	"bytes"
 	"strconv"
-	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // Of is what /proc says of a process's confinement. OK is false when it
@@ -30,59 +33,97 @@ type Of struct {
 
 // Read is the confinement of pid ("self" for this process).
 func Read(pid string) Of {
-	b, err := readFile("/proc/" + pid + "/status")
+	c, ok := status(pid)
+	if !ok {
+		return Of{}
+	}
+	return c.withNamespaces(pid)
+}
+
+// Self is this process's confinement as Read("self") gives it, with
+// no_new_privs and the seccomp mode from prctl instead of the status file,
+// which the kernel writes out whole (memory, signals, CPUs) for each read:
+// a hook client reads its own at every event.
+func Self() Of {
+	nnp, err := unix.PrctlRetInt(unix.PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0)
 	if err != nil {
 		return Of{}
 	}
-	c := Of{OK: true}
-	for _, line := range strings.Split(string(b), "\n") {
-		k, v, _ := strings.Cut(line, ":")
-		switch k {
-		case "NoNewPrivs":
-			c.NoNewPrivs = strings.TrimSpace(v)
-		case "Seccomp":
-			c.Seccomp = strings.TrimSpace(v)
-		case "TracerPid":
-			c.TracerPid = strings.TrimSpace(v)
+	mode, err := unix.PrctlRetInt(unix.PR_GET_SECCOMP, 0, 0, 0, 0)
+	if err != nil {
+		return Of{}
+	}
+	// No tracer reads here: a process cannot tell its own from prctl, and
+	// the checks of a peer never look at their own side's.
+	c := Of{NoNewPrivs: strconv.Itoa(nnp), Seccomp: strconv.Itoa(mode), OK: true}
+	return c.withNamespaces("self")
+}
+
+// status reads the fields of /proc/PID/status that Of holds, and stops
+// reading once it has them.
+func status(pid string) (Of, bool) {
+	fd, err := syscall.Open("/proc/"+pid+"/status", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return Of{}, false
+	}
+	defer syscall.Close(fd)
+	var c Of
+	var buf [4 << 10]byte
+	var line []byte // a line cut by the end of one read
+	for found := 0; found < 3; {
+		n, err := syscall.Read(fd, buf[:])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil || n <= 0 {
+			return Of{}, false
+		}
+		rest := buf[:n]
+		for len(rest) > 0 {
+			i := bytes.IndexByte(rest, '\n')
+			if i < 0 {
+				line = append(line, rest...)
+				break
+			}
+			l := rest[:i]
+			if len(line) > 0 {
+				l = append(line, l...)
+				line = line[:0]
+			}
+			rest = rest[i+1:]
+			k, v, _ := bytes.Cut(l, []byte{':'})
+			var to *string
+			switch string(k) {
+			case "NoNewPrivs":
+				to = &c.NoNewPrivs
+			case "Seccomp":
+				to = &c.Seccomp
+			case "TracerPid":
+				to = &c.TracerPid
+			default:
+				continue
+			}
+			*to = string(bytes.TrimSpace(v))
+			found++
 		}
 	}
+	c.OK = true
+	return c, true
+}
+
+func (c Of) withNamespaces(pid string) Of {
+	var buf [64]byte
 	for _, ns := range []struct {
 		name string
 		to   *string
 	}{{"mnt", &c.Mnt}, {"user", &c.User}, {"pid", &c.PID}} {
-		if *ns.to, err = os.Readlink("/proc/" + pid + "/ns/" + ns.name); err != nil {
+		n, err := syscall.Readlink("/proc/"+pid+"/ns/"+ns.name, buf[:])
+		if err != nil || n >= len(buf) {
 			return Of{}
 		}
+		*ns.to = string(buf[:n])
 	}
 	return c
-}
-
-// readFile is os.ReadFile with plain system calls: os registers every file
-// it opens with the runtime's poller, whose set-up (epoll, an eventfd) a
-// hook client would pay for these reads alone.
-func readFile(path string) ([]byte, error) {
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer syscall.Close(fd)
-	b := make([]byte, 0, 4<<10)
-	for {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := syscall.Read(fd, b[len(b):cap(b)])
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if n == 0 {
-			return b, nil
-		}
-		b = b[:len(b)+n]
-	}
 }
 
 // PeerCred is what the kernel says of the process at the other end of the
@@ -104,8 +145,15 @@ func MoreConfined(peer, self Of) bool {
 
 // Alike reports whether peer is confined exactly as self and traced by no
 // one: the test a hook applies to a helper before trusting its answers.
-func Alike(peer, self Of) bool {
-	return self.OK && peer.OK && peer.TracerPid == "0" &&
+func Alike(peer, self Of) bool { return Same(peer, self) && peer.TracerPid == "0" }
+
+// Same reports whether peer is confined exactly as self: the test the hook
+// server applies to a client. A server started inside the agent's sandbox
+// then runs nothing for the hooks outside it (which send their event before
+// they have checked the server), and the server outside runs nothing for
+// the sandbox.
+func Same(peer, self Of) bool {
+	return self.OK && peer.OK &&
 		peer.Mnt == self.Mnt && peer.User == self.User && peer.PID == self.PID &&
 		peer.NoNewPrivs == self.NoNewPrivs && peer.Seccomp == self.Seccomp
 }

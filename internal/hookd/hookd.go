@@ -9,15 +9,20 @@
 // Each request runs hookcmd.Run exactly as `hook-loop <harness>-hook` would
 // run it in the client's place — same arguments, working directory and
 // stdin, under the same log lock — and only for a client whose environment
-// is the server's own, variable for variable: a hook's decisions read the
-// environment (HOOK_LOOP_*, the XDG folders, the variables the guard expands
-// in the agent's commands), so one server serves one environment and the
-// client names the socket after it.
+// is the server's own, variable for variable (the request carries its
+// SHA-256, wire.EnvDigest): a hook's decisions read the environment
+// (HOOK_LOOP_*, the XDG folders, the variables the guard expands in the
+// agent's commands), so one server serves one environment and the client
+// names the socket after it. The answer goes out as soon as the hook's
+// events are in the log; the log's index (a cache) is written after it,
+// still under the log's lock (eventlog.WithIndexLater).
 //
-// Trust runs both ways. The server serves only processes of its user that
-// are no more confined than itself: a sandboxed agent that reached the socket
-// must not get hook runs (and so log writes) its sandbox keeps from it. The
-// client trusts only a server that is the hook-loop binary beside it,
+// Trust runs both ways. The server serves only processes of its user
+// confined exactly as itself: a sandboxed agent that reached the socket must
+// not get hook runs (and so log writes) its sandbox keeps from it, and a
+// server started inside the sandbox runs nothing for the hooks outside it,
+// which send their event before they have checked the server. The client
+// reads an answer only from a server that is the hook-loop binary beside it,
 // confined exactly as itself and traced by no one (cmd/hook-loop-hook).
 package hookd
 

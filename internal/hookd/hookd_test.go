@@ -115,13 +115,13 @@ func payload(tb testing.TB, event, dir string) []byte {
 func TestServerAnswersItsEnvironmentOnly(t *testing.T) {
 	cfg, dir := project(t)
 	ask := served(t)
-	req := wire.Request{Harness: "codex", Args: []string{"--event", "Stop", "--config", cfg}, Cwd: dir, Env: os.Environ(), Stdin: payload(t, "Stop", dir)}
+	req := wire.Request{Harness: "codex", Args: []string{"--event", "Stop", "--config", cfg}, Cwd: dir, Env: wire.EnvDigest(os.Environ()), Stdin: payload(t, "Stop", dir)}
 	a, started := ask(req)
 	if !started || a.Status != wire.Answered || !bytes.Contains(a.Stdout, []byte(`"decision":"block"`)) {
 		t.Fatalf("stop: started=%v %+v %s", started, a, a.Stdout)
 	}
 	other := req
-	other.Env = append(os.Environ(), "HOOK_LOOP_MODE=audit")
+	other.Env = wire.EnvDigest(append(os.Environ(), "HOOK_LOOP_MODE=audit"))
 	if a, started := ask(other); started || a.Status != wire.Declined || !strings.Contains(a.Why, "environment") {
 		t.Errorf("another environment: started=%v %+v", started, a)
 	}
@@ -147,7 +147,7 @@ func BenchmarkServedToolCall(b *testing.B) {
 		b.Fatal(err)
 	}
 	ask := served(b)
-	env := os.Environ()
+	env := wire.EnvDigest(os.Environ())
 	pre, post := payload(b, "PreToolUse", dir), payload(b, "PostToolUse", dir)
 	run := func(event string, in []byte) {
 		a, _ := ask(wire.Request{Harness: "codex", Args: []string{"--event", event, "--config", cfg, "--event-log", logPath}, Cwd: dir, Env: env, Stdin: in})

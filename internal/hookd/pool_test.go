@@ -54,7 +54,7 @@ func TestServerKeepsItsDatabaseConnection(t *testing.T) {
 	ask := served(t)
 	for i, event := range []string{"UserPromptSubmit", "PreToolUse", "Stop", "Stop"} {
 		a, started := ask(wire.Request{Harness: "codex", Args: []string{"--event", event, "--config", cfg, "--store", srv.URL()},
-			Cwd: dir, Env: os.Environ(), Stdin: payload(t, event, dir)})
+			Cwd: dir, Env: wire.EnvDigest(os.Environ()), Stdin: payload(t, event, dir)})
 		if !started || a.Status != wire.Answered {
 			t.Fatalf("%s: started=%v %+v", event, started, a)
 		}
@@ -88,7 +88,7 @@ func TestServerOutlivesADatabaseRestart(t *testing.T) {
 	stop := func() wire.Answer {
 		t.Helper()
 		a, started := ask(wire.Request{Harness: "codex", Args: []string{"--event", "Stop", "--config", cfg, "--store", srv.URL()},
-			Cwd: dir, Env: os.Environ(), Stdin: payload(t, "Stop", dir)})
+			Cwd: dir, Env: wire.EnvDigest(os.Environ()), Stdin: payload(t, "Stop", dir)})
 		if !started || a.Status != wire.Answered {
 			t.Fatalf("stop: started=%v %+v", started, a)
 		}

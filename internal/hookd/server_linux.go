@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"sync"
 	"time"
 
@@ -74,8 +73,10 @@ func Serve(ctx context.Context, path string, o Options) error {
 	if err != nil {
 		return err
 	}
-	s := &server{o: o, env: wire.ServerEnv(os.Environ()), self: confine.Read("self"), last: time.Now(),
-		judge: serve.NewLoopJudge(), logs: eventlog.NewCache(), db: newPool()}
+	s := &server{o: o, env: wire.EnvDigest(os.Environ()), self: confine.Read("self"), last: time.Now(),
+		judge: serve.NewLoopJudge(), logs: eventlog.NewCache(), db: newPool(), work: make(chan func())}
+	go s.worker()
+	defer close(s.work)
 	defer s.db.close()
 	home, _ := os.UserHomeDir()
 	s.owned = hooks.OwnedPaths(o.Harnesses, home, os.Getenv)
@@ -118,14 +119,11 @@ func Serve(ctx context.Context, path string, o Options) error {
 
 type server struct {
 	o     Options
-	env   []string
+	env   wire.Digest
 	self  confine.Of
 	owned []string
 
-	// run serialises the hooks, as the plugin co-process does: what it keeps
-	// (loops, logs) is one request's at a time, and hooks of one log queue
-	// on its lock anyway.
-	run   sync.Mutex
+	work  chan func() // to worker
 	judge func(tx pin.Tx, sid string, f pin.File) (*dsl.Spec, string, error)
 	logs  *eventlog.Cache
 	db    *pool
@@ -140,7 +138,10 @@ const requestTimeout = 5 * time.Second
 
 func (s *server) handle(ctx context.Context, uc *net.UnixConn) {
 	defer uc.Close()
-	if !usersock.Serves(uc, s.self) {
+	// Clients send their event before they have checked the server, so a
+	// server confined otherwise than they are (one the sandboxed agent
+	// started) must run nothing for them — nor this one for the sandbox.
+	if !usersock.Serves(uc, s.self, confine.Same) {
 		return
 	}
 	_ = uc.SetReadDeadline(time.Now().Add(requestTimeout))
@@ -158,8 +159,30 @@ func (s *server) handle(ctx context.Context, uc *net.UnixConn) {
 		_, _ = uc.Write(wire.AppendAnswer(nil, wire.Answer{Status: wire.Declined, Why: "not a hook command this server runs"}))
 		return
 	}
-	s.run.Lock()
-	defer s.run.Unlock()
+	done := make(chan struct{})
+	s.work <- func() {
+		defer close(done)
+		s.runHook(ctx, uc, req, h, flags)
+	}
+	<-done
+}
+
+// worker runs the hooks, one at a time, as the plugin co-process does:
+// what the server keeps (loops, logs) is one request's at a time, and hooks
+// of one log queue on its lock anyway. One goroutine for all of them keeps
+// the stack a hook grows to, which a goroutine per request grew (and
+// copied) again at every hook.
+func (s *server) worker() {
+	for f := range s.work {
+		func() {
+			defer func() { _ = recover() }() // hookrun answers its own panics; the server lives on
+			f()
+		}()
+	}
+}
+
+// runHook runs req's hook in the client's place and answers on uc.
+func (s *server) runHook(ctx context.Context, uc *net.UnixConn, req wire.Request, h harness.Hooks, flags hookcmd.Flags) {
 	s.mu.Lock()
 	s.last, s.busy = time.Now(), true
 	s.mu.Unlock()
@@ -182,6 +205,14 @@ func (s *server) handle(ctx context.Context, uc *net.UnixConn) {
 	if _, err := uc.Write([]byte{wire.Started}); err != nil {
 		return
 	}
+	// The index of the log is written after the answer is sent, still
+	// under the log's lock and before the next hook runs here.
+	var finish func()
+	defer func() {
+		if finish != nil {
+			finish()
+		}
+	}()
 	var out, errOut bytes.Buffer
 	code := hookcmd.Run(ctx, hookcmd.Options{
 		Harness: h, Flags: flags,
@@ -192,15 +223,18 @@ func (s *server) handle(ctx context.Context, uc *net.UnixConn) {
 			ho = full.With(ho)
 			ho.Judge = s.judge
 			ho.LogCache = s.logs
+			ho.IndexLater = func(f func()) { finish = f }
 			return ho
 		},
 	})
 	_, _ = uc.Write(wire.AppendAnswer(nil, wire.Answer{Status: wire.Answered, Exit: int32(code), Stdout: out.Bytes(), Stderr: errOut.Bytes()}))
+	// Done with the client, which needs nothing of what finish does.
+	_ = uc.Close()
 }
 
 // decline says why the server will not run req ("": it will).
 func (s *server) decline(req wire.Request) string {
-	if !slices.Equal(wire.ServerEnv(req.Env), s.env) {
+	if req.Env != s.env {
 		return "its environment is not this server's"
 	}
 	if !filepath.IsAbs(req.Cwd) {

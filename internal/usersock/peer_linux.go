@@ -24,12 +24,17 @@ func PeerCred(uc *net.UnixConn) (*syscall.Ucred, error) {
 }
 
 // Serves reports whether a helper confined as self serves the peer at uc:
-// a process of this user no more confined than the helper (confine). A
-// sandboxed agent that reached the socket gets nothing from it.
-func Serves(uc *net.UnixConn, self confine.Of) bool {
+// a process of this user whose confinement ok accepts (the connection
+// keeper: no more confined than itself, !confine.MoreConfined; the hook
+// server: exactly as confined, confine.Same). A sandboxed agent that
+// reached the socket gets nothing from it.
+func Serves(uc *net.UnixConn, self confine.Of, ok func(peer, self confine.Of) bool) bool {
 	cred, err := PeerCred(uc)
 	if err != nil || int(cred.Uid) != os.Getuid() || cred.Pid <= 0 {
 		return false
 	}
-	return !confine.MoreConfined(confine.Read(confine.Pid(cred.Pid)), self)
+	return ok(confine.Read(confine.Pid(cred.Pid)), self)
 }
+
+// NoMoreConfined is the connection keeper's test of a peer.
+func NoMoreConfined(peer, self confine.Of) bool { return !confine.MoreConfined(peer, self) }

@@ -3,15 +3,23 @@
 // that the lean hook client (cmd/hook-loop-hook) speaks it with no encoder
 // whose package init every hook would pay for.
 //
-// A request is "HLD1", a uint32 length and the fields (harness name, the
-// hook's arguments, its working directory, its environment, its stdin). The
-// server answers Started once it begins to run the hook — before that byte
-// the client may still run the hook itself; after it, the event may be in the
-// log, and running it again could count it twice — then "HLA1", a status, the
-// exit code, stdout and stderr.
+// A request is "HLD2", a uint32 length and the fields (harness name, the
+// hook's arguments, its working directory, the digest of its environment,
+// its stdin). The server answers Started once it begins to run the hook —
+// before that byte the client may still run the hook itself; after it, the
+// event may be in the log, and running it again could count it twice — then
+// "HLA1", a status, the exit code, stdout and stderr.
+//
+// A request carries nothing the agent a hook gates does not already have:
+// its arguments are in every process listing, its stdin is the agent's own
+// event, and its environment — which may hold secrets the harness keeps from
+// the agent's commands — travels only as a SHA-256 digest. So the client may
+// send it before it has checked who listens (and check while the server
+// works); it reads an answer only from a server it checked.
 package wire
 
 import (
+	"crypto/sha256"
 	"errors"
 	"io"
 	"slices"
@@ -39,12 +47,30 @@ const LostEnv = "HOOK_LOOP_HOOKD_LOST"
 func ServerEnv(env []string) []string {
 	out := make([]string, 0, len(env))
 	for _, kv := range env {
-		if !hasPrefix(kv, "_=") && !hasPrefix(kv, LostEnv+"=") {
+		if Compared(kv) {
 			out = append(out, kv)
 		}
 	}
 	slices.Sort(out)
 	return out
+}
+
+// Compared reports whether the variable kv is one the server compares.
+func Compared(kv string) bool { return !hasPrefix(kv, "_=") && !hasPrefix(kv, LostEnv+"=") }
+
+// Digest is the SHA-256 of an environment as ServerEnv orders it, each
+// variable followed by a NUL: what a request carries in its place, and what
+// the server compares with its own.
+type Digest [sha256.Size]byte
+
+// EnvDigest is the Digest of env.
+func EnvDigest(env []string) Digest {
+	h := sha256.New()
+	for _, kv := range ServerEnv(env) {
+		h.Write([]byte(kv))
+		h.Write([]byte{0})
+	}
+	return Digest(h.Sum(nil))
 }
 
 func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
@@ -58,7 +84,7 @@ type Request struct {
 	Harness string   // "codex" for codex-hook
 	Args    []string // after <harness>-hook
 	Cwd     string
-	Env     []string
+	Env     Digest // EnvDigest of the hook's environment
 	Stdin   []byte
 }
 
@@ -72,7 +98,7 @@ type Answer struct {
 }
 
 var (
-	reqMagic = [4]byte{'H', 'L', 'D', '1'}
+	reqMagic = [4]byte{'H', 'L', 'D', '2'}
 	ansMagic = [4]byte{'H', 'L', 'A', '1'}
 )
 
@@ -84,7 +110,7 @@ func AppendRequest(b []byte, r Request) []byte {
 	body := appendStr(nil, r.Harness)
 	body = appendList(body, r.Args)
 	body = appendStr(body, r.Cwd)
-	body = appendList(body, r.Env)
+	body = appendBytes(body, r.Env[:])
 	body = appendBytes(body, r.Stdin)
 	b = append(b, reqMagic[:]...)
 	b = appendU32(b, uint32(len(body)))
@@ -98,10 +124,13 @@ func ReadRequest(rd io.Reader) (Request, error) {
 		return Request{}, err
 	}
 	d := decoder{b: body}
-	r := Request{Harness: d.str(), Args: d.list(), Cwd: d.str(), Env: d.list(), Stdin: d.bytes()}
-	if d.err != nil || len(d.b) != 0 {
+	r := Request{Harness: d.str(), Args: d.list(), Cwd: d.str()}
+	env := d.bytes()
+	r.Stdin = d.bytes()
+	if d.err != nil || len(d.b) != 0 || len(env) != len(r.Env) {
 		return Request{}, ErrFormat
 	}
+	r.Env = Digest(env)
 	return r, nil
 }
 
