@@ -36,7 +36,7 @@ git worktree add --detach "$tmp/src-base" "$base" >/dev/null 2>&1
 mkdir -p "$tmp/base" "$tmp/new"
 (cd "$tmp/src-base" && go build "${flags[@]}" -o "$tmp/base/hook-loop" .)
 base_lean=0
-if git show "$base:cmd/hook-loop-hook/main.go" >/dev/null 2>&1; then
+if git cat-file -e "$base:cmd/hook-loop-hook" 2>/dev/null; then
   (cd "$tmp/src-base" && go build "${flags[@]}" -o "$tmp/base/hook-loop-hook" ./cmd/hook-loop-hook)
   base_lean=1
 else
