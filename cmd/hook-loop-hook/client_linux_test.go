@@ -397,7 +397,7 @@ func TestLostRequestIsRefusedNotRunTwice(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the hook did not answer after its server died")
 	}
-	if !strings.Contains(r.out, `"decision":"block"`) || !strings.Contains(r.out, "refused this once") || !strings.Contains(r.errOut, "stopped answering") {
+	if !strings.Contains(r.out, `"decision":"block"`) || !strings.Contains(r.out, "refused this once") || !strings.Contains(r.errOut, "gave no answer to go by") {
 		t.Errorf("tool call whose server died mid-event: %+v (want refused, saying why)", r)
 	}
 	log, _ := os.ReadFile(filepath.Join(p.dir, ".hook-loop", "events.jsonl"))

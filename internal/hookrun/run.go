@@ -86,7 +86,8 @@ type Options struct {
 	// exactly what Judge does.
 	Judge func(tx pin.Tx, sid string, f pin.File) (*dsl.Spec, string, error)
 	// Lost is set when the hook server (internal/hookd) took this event and
-	// stopped answering: the event may be in the log already, so it is not
+	// gave no answer the client can go by (it stopped answering, or was not
+	// to be trusted after all): the event may be in the log already, so it is not
 	// run again (it could count twice); it is answered as a failure that
 	// refuses stops and tool calls, whatever fail_closed says — the server
 	// may have been killed by the agent it gates. The next event is the
@@ -142,7 +143,7 @@ func Run(ctx context.Context, o Options) (out harness.Output) {
 		return failure(o, ev, nil, err)
 	}
 	if o.Lost != "" {
-		return failure(o, ev, nil, &closedError{error: fmt.Errorf("the hook server stopped answering during this event (%s); it may be in the log already, so it is not run again", o.Lost),
+		return failure(o, ev, nil, &closedError{error: fmt.Errorf("the hook server took this event and gave no answer to go by (%s); it may be in the log already, so it is not run again", o.Lost),
 			why: " (refused this once, so that a server killed mid-event cannot open the gate; the next attempt is answered as usual)"})
 	}
 	resolveStore := o.StoreURL

@@ -38,7 +38,8 @@ const (
 )
 
 // LostEnv tells the one-shot hook the client runs after the server took the
-// event and stopped answering (hookrun.Options.Lost): its value says how.
+// event and gave no answer it can go by — it stopped answering, or turned
+// out not to be trusted (hookrun.Options.Lost): its value says how.
 const LostEnv = "HOOK_LOOP_HOOKD_LOST"
 
 // ServerEnv is env as the server compares it with its own: sorted, without
