@@ -210,6 +210,19 @@ func TestReportOneBinary(t *testing.T) {
 		t.Errorf("headings for a second binary:\n%s", got)
 	}
 
+	// 1,000,000 against 10,000 events, each cell to its own rounds' floor:
+	// the big cell ran on a machine 20 % slower, and so did its hello-world.
+	o.sizes = []int{10000, 1000000}
+	cells = append(cells, &cell{Event: "Stop", Size: 1000000, Binary: "hook-loop", Wall: flat(6, 3), Hello: flat(4.8, 3)})
+	cells[2].Hello = flat(4, 3)
+	w.Reset()
+	report(&w, o, cells)
+	if got := w.String(); !strings.Contains(got, "; 1,000,000 events 1.00× that, each cell to the hello-world of its own rounds (raw medians 1.20×; budget ≤ 1.05×: met)") {
+		t.Errorf("1,000,000 ÷ 10,000 not judged side by side:\n%s", got)
+	}
+	cells = cells[:3]
+	o.sizes = []int{10000}
+
 	// A cell with hello-world runs of its own rounds is judged against them,
 	// not the floor row measured at another time.
 	cells[2].Hello = flat(4, 3)
