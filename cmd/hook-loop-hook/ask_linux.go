@@ -141,6 +141,11 @@ func (c *client) ask(dialErr error, req wire.Request) (a wire.Answer, sent bool,
 	}
 	if err := writeAll(fd, msg); err != nil {
 		// Nothing started: the server reads a whole request before it runs it.
+		// A server that refused this process closes before the request is
+		// in: the check says why, which the broken pipe does not.
+		if verr := c.verify(fd, c.fullSt); verr != nil {
+			return a, false, fmt.Errorf("hook server %s: %w", sock, verr)
+		}
 		return a, false, fmt.Errorf("hook server %s: send: %w", sock, err)
 	}
 	var first [1]byte

@@ -602,3 +602,25 @@ func trace(pid int, attached chan<- error) {
 		_ = syscall.PtraceCont(pid, sig)
 	}
 }
+
+// A server that refuses this process closes before the request is in, and
+// the send fails: the client says why it was refused (here: its process does
+// not run hook-loop), not that a pipe broke — which it said when the server
+// closed first, a race TestConfinedPeersAreNotTrusted lost now and then.
+func TestRefusingServerIsNamedNotABrokenPipe(t *testing.T) {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syscall.Close(fds[1]) // the server hung up
+	var sh syscall.Stat_t
+	if err := syscall.Stat("/bin/sh", &sh); err != nil {
+		t.Skip("no /bin/sh to stand for hook-loop")
+	}
+	c := &client{full: "/bin/sh", fullSt: &sh, sock: "test.sock", fd: fds[0]}
+	defer c.close()
+	_, sent, err := c.ask(nil, wire.Request{Harness: "codex", Stdin: []byte("{}")})
+	if sent || err == nil || !strings.Contains(err.Error(), "does not run") {
+		t.Errorf("sent %v, err %v: want the check's reason", sent, err)
+	}
+}
