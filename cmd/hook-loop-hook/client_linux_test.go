@@ -367,7 +367,10 @@ func TestLostRequestIsRefusedNotRunTwice(t *testing.T) {
 	p := newProj(t)
 	mark := filepath.Join(t.TempDir(), "started")
 	hooks := filepath.Join(t.TempDir(), "hooks.json")
-	if err := os.WriteFile(hooks, []byte(`{"hooks":[{"name":"slow","command":["sh","-c","touch `+mark+`; sleep 20"],"on":["tool_requested"],"timeoutSeconds":30}]}`), 0o644); err != nil {
+	// The executor kills the server that runs it, mid-event: no race with
+	// its 2 s budget, which a killer polling from outside could lose on a
+	// busy machine (and then saw the tool call answered, not lost).
+	if err := os.WriteFile(hooks, []byte(`{"hooks":[{"name":"killer","command":["sh","-c","touch `+mark+`; kill -9 $PPID; sleep 20"],"on":["tool_requested"],"timeoutSeconds":30}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if r := p.hook("UserPromptSubmit", p.payload("UserPromptSubmit", nil), "--hooks-config", hooks); r.code != 0 {
@@ -379,23 +382,17 @@ func TestLostRequestIsRefusedNotRunTwice(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() { done <- p.hook("PreToolUse", p.payload("PreToolUse", nil), "--hooks-config", hooks) }()
-	deadline := time.After(20 * time.Second)
-	for {
-		if _, err := os.Stat(mark); err == nil {
-			break
-		}
-		select {
-		case <-deadline:
-			t.Fatal("the slow executor never started")
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
-	syscall.Kill(pid, syscall.SIGKILL)
 	var r result
 	select {
 	case r = <-done:
 	case <-time.After(30 * time.Second):
 		t.Fatal("the hook did not answer after its server died")
+	}
+	if _, err := os.Stat(mark); err != nil {
+		t.Fatalf("the executor never ran in the server: %+v", r)
+	}
+	if alive(pid) {
+		t.Fatalf("the server (pid %d) outlived its executor's kill", pid)
 	}
 	if !strings.Contains(r.out, `"decision":"block"`) || !strings.Contains(r.out, "refused this once") || !strings.Contains(r.errOut, "gave no answer to go by") {
 		t.Errorf("tool call whose server died mid-event: %+v (want refused, saying why)", r)
@@ -623,4 +620,15 @@ func TestRefusingServerIsNamedNotABrokenPipe(t *testing.T) {
 	if sent || err == nil || !strings.Contains(err.Error(), "does not run") {
 		t.Errorf("sent %v, err %v: want the check's reason", sent, err)
 	}
+}
+
+// alive reports whether pid runs (a zombie does not: the server's parent,
+// once its client exited, need not reap it).
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	_, rest, _ := strings.Cut(string(b), ") ")
+	return !strings.HasPrefix(rest, "Z") && !strings.HasPrefix(rest, "X")
 }
