@@ -42,7 +42,7 @@ type Log struct {
 	envWarning  string        // a HOOK_LOOP_LOCK_TIMEOUT that did not parse
 	key         *logKey       // once read (a key never changes once created)
 	keyPath     string
-	cache       *Cache // WithCache; nil: read everything on every call
+	cache       *Cache              // WithCache; nil: read everything on every call
 	indexLater  func(finish func()) // WithIndexLater
 	// keptIn and kept are, during one Update with a Cache, its entry and
 	// what the entry held (load reuses it when the files are untouched).

@@ -79,7 +79,7 @@ type Options struct {
 	// It is called at most once per Run; when it is, the caller must run
 	// what it got.
 	IndexLater func(finish func())
-	Deadline time.Duration
+	Deadline   time.Duration
 	// Judge returns the loop session sid is judged by, inside the log's
 	// transaction; nil means pin.Default().Judge. The co-process passes one
 	// that keeps what it parsed (internal/serve); it must log and refuse

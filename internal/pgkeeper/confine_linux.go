@@ -39,4 +39,6 @@ var (
 
 // serves reports whether the keeper serves the peer at uc: a process of
 // this user no more confined than the keeper (usersock.Serves).
-func serves(uc *net.UnixConn) bool { return usersock.Serves(uc, selfConfinement(), usersock.NoMoreConfined) }
+func serves(uc *net.UnixConn) bool {
+	return usersock.Serves(uc, selfConfinement(), usersock.NoMoreConfined)
+}
