@@ -10,6 +10,13 @@ scripts/install-harnesses.sh || echo "install-harnesses failed; end-to-end suite
 scripts/install-chromium.sh || echo "install-chromium failed; browser suites will skip"
 scripts/install-postgres.sh || echo "install-postgres failed; PostgreSQL suites will skip"
 
+echo "== gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go'))
+if [ -n "$unformatted" ]; then
+  echo "gofmt would change:" $unformatted
+  exit 1
+fi
+
 echo "== vet"
 go vet ./...
 
