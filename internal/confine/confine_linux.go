@@ -60,55 +60,58 @@ func Self() Of {
 }
 
 // status reads the fields of /proc/PID/status that Of holds, and stops
-// reading once it has them.
+// reading once it has them (they come in its first kilobyte or two; the
+// kernel writes the rest, CPU and memory lists, only if asked for it).
 func status(pid string) (Of, bool) {
 	fd, err := syscall.Open("/proc/"+pid+"/status", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return Of{}, false
 	}
 	defer syscall.Close(fd)
-	var c Of
-	var buf [4 << 10]byte
-	var line []byte // a line cut by the end of one read
-	for found := 0; found < 3; {
-		n, err := syscall.Read(fd, buf[:])
+	buf := make([]byte, 0, 4<<10)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])
 		if err == syscall.EINTR {
 			continue
 		}
 		if err != nil || n <= 0 {
-			return Of{}, false
+			return Of{}, false // the end, and a field missing
 		}
-		rest := buf[:n]
-		for len(rest) > 0 {
-			i := bytes.IndexByte(rest, '\n')
-			if i < 0 {
-				line = append(line, rest...)
-				break
-			}
-			l := rest[:i]
-			if len(line) > 0 {
-				l = append(line, l...)
-				line = line[:0]
-			}
-			rest = rest[i+1:]
-			k, v, _ := bytes.Cut(l, []byte{':'})
-			var to *string
-			switch string(k) {
-			case "NoNewPrivs":
-				to = &c.NoNewPrivs
-			case "Seccomp":
-				to = &c.Seccomp
-			case "TracerPid":
-				to = &c.TracerPid
-			default:
-				continue
-			}
-			*to = string(bytes.TrimSpace(v))
-			found++
+		buf = buf[:len(buf)+n]
+		if c, ok := statusFields(buf); ok {
+			return c, true
 		}
 	}
-	c.OK = true
-	return c, true
+}
+
+// statusFields reads Of's fields from the whole lines of b.
+func statusFields(b []byte) (Of, bool) {
+	var c Of
+	found := 0
+	for line := range bytes.Lines(b) {
+		k, v, whole := bytes.Cut(line, []byte{':'})
+		if !whole || line[len(line)-1] != '\n' {
+			continue
+		}
+		var to *string
+		switch string(k) {
+		case "NoNewPrivs":
+			to = &c.NoNewPrivs
+		case "Seccomp":
+			to = &c.Seccomp
+		case "TracerPid":
+			to = &c.TracerPid
+		default:
+			continue
+		}
+		*to = string(bytes.TrimSpace(v))
+		found++
+	}
+	c.OK = found == 3
+	return c, c.OK
 }
 
 func (c Of) withNamespaces(pid string) Of {

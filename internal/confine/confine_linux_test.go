@@ -121,3 +121,17 @@ func TestSameAndAlike(t *testing.T) {
 		}
 	}
 }
+
+// The status file's fields are read from whole lines only: a read that ends
+// inside "Seccomp:\t2" must not yield "Seccomp: " (no filter).
+func TestStatusFieldsWholeLinesOnly(t *testing.T) {
+	full := "Name:\tx\nTracerPid:\t0\nNoNewPrivs:\t1\nSeccomp:\t2\nSeccomp_filters:\t1\n"
+	cut := full[:strings.Index(full, "Seccomp:")+len("Seccomp:")]
+	if c, ok := statusFields([]byte(cut)); ok {
+		t.Errorf("a cut line read as %+v", c)
+	}
+	c, ok := statusFields([]byte(full))
+	if !ok || c.NoNewPrivs != "1" || c.Seccomp != "2" || c.TracerPid != "0" {
+		t.Errorf("whole file: %+v %v", c, ok)
+	}
+}
