@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"os"
 	"path/filepath"
@@ -46,36 +48,27 @@ func (c *client) socketPath() (string, *syscall.Stat_t, error) {
 			return "", nil, err
 		}
 	}
-	h := fnvOffset
+	id := make([]byte, 0, 6*8)
 	for _, v := range []uint64{st.Dev, st.Ino, uint64(st.Size), uint64(st.Mtim.Nano()), uint64(os.Getuid())} {
-		for range 8 {
-			h = (h ^ v&0xff) * fnvPrime
-			v >>= 8
-		}
+		id = binary.LittleEndian.AppendUint64(id, v)
 	}
 	var vars uint64
+	e := fnv.New64a()
 	for _, kv := range c.env {
-		if !wire.Compared(kv) {
-			continue
+		if wire.Compared(kv) {
+			e.Reset()
+			e.Write([]byte(kv))
+			vars += e.Sum64()
 		}
-		e := fnvOffset
-		for i := 0; i < len(kv); i++ {
-			e = (e ^ uint64(kv[i])) * fnvPrime
-		}
-		vars += e
 	}
-	h = (h ^ vars) * fnvPrime
-	sock := filepath.Join(stateDir(c.env), "hookd", strconv.FormatUint(h, 16)+".sock")
+	h := fnv.New64a()
+	h.Write(binary.LittleEndian.AppendUint64(id, vars))
+	sock := filepath.Join(stateDir(c.env), "hookd", strconv.FormatUint(h.Sum64(), 16)+".sock")
 	if len(sock) >= 108 { // sun_path
 		return "", nil, fmt.Errorf("%w: %s is too long for a unix socket", errNoSocket, sock)
 	}
 	return sock, st, nil
 }
-
-const (
-	fnvOffset uint64 = 14695981039346656037
-	fnvPrime  uint64 = 1099511628211
-)
 
 // dial names the socket and connects to it; c.fd is the connection.
 func (c *client) dial() error {
