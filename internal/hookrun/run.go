@@ -87,10 +87,10 @@ type Options struct {
 	Judge func(tx pin.Tx, sid string, f pin.File) (*dsl.Spec, string, error)
 	// Lost is set when the hook server (internal/hookd) took this event and
 	// gave no answer the client can go by (it stopped answering, or was not
-	// to be trusted after all): the event may be in the log already, so it is not
-	// run again (it could count twice); it is answered as a failure that
-	// refuses stops and tool calls, whatever fail_closed says — the server
-	// may have been killed by the agent it gates. The next event is the
+	// to be trusted after all): the event may be in the log already, so it
+	// is not run again (it could count twice); it is answered as a failure
+	// that refuses stops and tool calls, whatever fail_closed says — the
+	// server may have been killed by the agent it gates. The next event is the
 	// server's again, or a one-shot hook's.
 	Lost string
 }
