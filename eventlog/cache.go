@@ -82,6 +82,10 @@ const maxKeptSessions = 8
 // indexReads counts readIndex calls, for tests that check a Cache spares them.
 var indexReads atomic.Int64
 
+// logOpens counts the opens of a log by an Update, for tests that check a
+// Cache spares them.
+var logOpens atomic.Int64
+
 type cacheKey struct{ path, folder string }
 
 type cacheEntry struct {
@@ -98,6 +102,35 @@ type keptFold struct {
 	key                 *logKey
 	keyPath             string
 	stateDir            string // KeyPath's StateDir when keyPath was found
+	// file is the log, left open for writing by the Update that kept the
+	// fold, with its identity: the next Update takes it when the log's path
+	// still names that file (stillAt), and spares the open — the largest of
+	// a served hook's system calls, as it creates the file when missing.
+	file   *os.File
+	fileID openStat
+}
+
+// closeFile closes the kept log file, if any.
+func (k *keptFold) closeFile() {
+	if k != nil && k.file != nil {
+		k.file.Close()
+		k.file = nil
+	}
+}
+
+// takeFile returns the kept log file when path still names it; any other
+// kept file is closed. Either way k holds no file after.
+func (k *keptFold) takeFile(path string) (*os.File, openStat, bool) {
+	if k == nil || k.file == nil {
+		return nil, openStat{}, false
+	}
+	f := k.file
+	k.file = nil
+	if now, ok := stillAt(path, k.fileID); ok {
+		return f, now, true
+	}
+	f.Close()
+	return nil, openStat{}, false
 }
 
 // acquire returns the entry of the log and Folder, locked, or nil when another
@@ -108,6 +141,13 @@ func (c *Cache) acquire(path, folder string) *cacheEntry {
 	e := c.entries[k]
 	if e == nil {
 		if len(c.entries) >= maxCacheEntries {
+			for _, old := range c.entries {
+				// An entry in use keeps its file until the GC closes it.
+				if old.mu.TryLock() {
+					old.kept.closeFile()
+					old.mu.Unlock()
+				}
+			}
 			clear(c.entries)
 		}
 		e = &cacheEntry{}
@@ -197,22 +237,32 @@ func (l *Log) reuse(k *keptFold, f *os.File) *state {
 
 // keep stores the fold st that an Update of l left in the log file f, once
 // its writes (log and index) are done, with the files' signatures.
-func (e *cacheEntry) keep(l *Log, st *state, f *os.File) {
+//
+// With keepFile (f was opened for an Update), f itself is kept for the next
+// Update, and keep reports whether it took it: the caller then must not
+// close it.
+func (e *cacheEntry) keep(l *Log, st *state, f *os.File, fid openStat, keepFile bool) bool {
 	if len(st.sess) > maxKeptSessions || l.key == nil {
-		return
+		return false
 	}
 	fi, err := f.Stat()
 	if err != nil || fi.Size() != st.hdr.Offset {
-		return
+		return false
 	}
 	k := &keptFold{st: st, key: l.key, keyPath: l.keyPath, stateDir: StateDir()}
 	var ok1, ok2, ok3 bool
 	k.log, ok1 = fileSigOf(fi)
 	k.index, ok2 = lstatSig(l.IndexPath())
 	k.keyFile, ok3 = lstatSig(l.keyPath)
-	if ok1 && ok2 && ok3 {
-		e.kept = k
+	if !ok1 || !ok2 || !ok3 {
+		return false
 	}
+	e.kept = k
+	if keepFile && fid.identified() {
+		k.file, k.fileID = f, fid
+		return true
+	}
+	return false
 }
 
 // indexAppended brings st's bookkeeping of the index file up to date after rec

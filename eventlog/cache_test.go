@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -387,4 +388,79 @@ func appendRaw(t *testing.T, path, s string) {
 	if _, err := f.WriteString(s); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Updates with a Cache open the log once and go on with the file the last
+// one kept open while the log's path names it; a log removed, replaced or
+// turned into a link is the path's again at the next Update, and the kept
+// file is closed.
+func TestCacheKeepsTheLogOpen(t *testing.T) {
+	needFileSig(t)
+	if runtime.GOOS == "windows" {
+		t.Skip("no file identity here (stillAt): the log is opened at every Update")
+	}
+	path := filepath.Join(t.TempDir(), ".hook-loop", "events.jsonl")
+	c := NewCache()
+	before := logOpens.Load()
+	for range 5 {
+		cachedAppend(t, path, c, ev("s", TypeHookFired, "x", nil))
+	}
+	if got := logOpens.Load() - before; got != 1 {
+		t.Fatalf("5 Updates opened the log %d times, want once", got)
+	}
+	for _, change := range []struct {
+		name string
+		do   func(t *testing.T)
+		// events: how many the path's log holds after the next Update.
+		events int
+	}{
+		{"removed", func(t *testing.T) { os.Remove(path) }, 1},
+		{"replaced by a copy", func(t *testing.T) { replaceWithCopy(t, path) }, 2},
+	} {
+		old := keptFile(t, c, path)
+		change.do(t)
+		cachedAppend(t, path, c, ev("s", TypeHookFired, change.name, nil))
+		if got := len(readLines(t, path)); got != change.events {
+			t.Fatalf("%s: the log at the path has %d lines, want %d: the event went to the kept file", change.name, got, change.events)
+		}
+		if _, err := old.Stat(); !errors.Is(err, os.ErrClosed) {
+			t.Fatalf("%s: the file kept before is still open (%v)", change.name, err)
+		}
+		if keptFile(t, c, path) == old {
+			t.Fatalf("%s: the old file is kept still", change.name)
+		}
+	}
+	// A link in the log's place is refused as at any open, kept file or not.
+	old := keptFile(t, c, path)
+	target := filepath.Join(t.TempDir(), "elsewhere.jsonl")
+	if err := os.Rename(path, target); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, path); err != nil {
+		t.Skip("no symbolic links here")
+	}
+	err := Open(path, testFolder{}, WithCache(c)).Update(func(tx *Tx) error {
+		_, err := tx.Append(ev("s", TypeHookFired, "x", nil))
+		return err
+	})
+	if err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Fatalf("Update through a link: %v", err)
+	}
+	if _, err := old.Stat(); !errors.Is(err, os.ErrClosed) {
+		t.Fatalf("the file kept before the link is still open (%v)", err)
+	}
+}
+
+// keptFile is the log file c keeps open for the log at path.
+func keptFile(t *testing.T, c *Cache, path string) *os.File {
+	t.Helper()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, e := range c.entries {
+		if k.path == path && e.kept != nil && e.kept.file != nil {
+			return e.kept.file
+		}
+	}
+	t.Fatalf("no file kept for %s", path)
+	return nil
 }

@@ -31,6 +31,12 @@ type openStat struct{ size int64 }
 
 func (openStat) fileID() string { return "" }
 
+func (openStat) identified() bool { return false }
+
+// stillAt is never sure here: without an identity to compare, a kept log
+// is not taken for the one at path, and the log is opened again.
+func stillAt(string, openStat) (openStat, bool) { return openStat{}, false }
+
 // openFileInfo is openFile that also returns the file's size.
 func openFileInfo(path string, flag int, perm os.FileMode) (*os.File, openStat, error) {
 	f, err := openFile(path, flag, perm)

@@ -59,6 +59,21 @@ type openStat struct {
 // fileID is fileID of the open file.
 func (s openStat) fileID() string { return fmt.Sprintf("%d:%d", s.dev, s.ino) }
 
+// identified reports whether s names a file (device and inode).
+func (s openStat) identified() bool { return s.dev|s.ino != 0 }
+
+// stillAt reports whether path is, without following a link, the regular
+// file whose identity is was: an Update that kept the log open then goes on
+// with it instead of opening it again. What lstat says of it is returned.
+func stillAt(path string, was openStat) (openStat, bool) {
+	var st syscall.Stat_t
+	if err := syscall.Lstat(path, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		return openStat{}, false
+	}
+	now := openStat{size: int64(st.Size), dev: uint64(st.Dev), ino: uint64(st.Ino)}
+	return now, now.dev == was.dev && now.ino == was.ino
+}
+
 // lockFlag opens the lock file as openFile opens the others.
 const lockFlag = os.O_CREATE | os.O_RDONLY | syscall.O_NOFOLLOW | syscall.O_NONBLOCK
 
