@@ -30,7 +30,7 @@ type client struct {
 	fullSt *syscall.Stat_t // its identity (nil: socketPath stats it)
 	env    []string        // this hook's environment, which the server must share
 	sock   string          // the socket, once named
-	fd     int             // connected to sock, once dialled (else -1)
+	conn   *wire.Conn      // connected to sock, once dialled
 }
 
 // socketPath names the server of this binary, user and environment: the
@@ -70,9 +70,8 @@ func (c *client) socketPath() (string, *syscall.Stat_t, error) {
 	return sock, st, nil
 }
 
-// dial names the socket and connects to it; c.fd is the connection.
+// dial names the socket and connects to it; c.conn is the connection.
 func (c *client) dial() error {
-	c.fd = -1
 	sock, st, err := c.socketPath()
 	if err != nil {
 		return err
@@ -89,14 +88,13 @@ func (c *client) dial() error {
 		}
 		return fmt.Errorf("hook server %s: %w", sock, err)
 	}
-	c.fd = fd
+	c.conn = wire.NewConn(fd)
 	return nil
 }
 
 func (c *client) close() {
-	if c.fd >= 0 {
-		syscall.Close(c.fd)
-		c.fd = -1
+	if c.conn != nil {
+		c.conn.Close()
 	}
 }
 
@@ -122,17 +120,15 @@ func (c *client) ask(dialErr error, req wire.Request) (a wire.Answer, sent bool,
 	if dialErr != nil {
 		return a, false, dialErr
 	}
-	sock, fd := c.sock, c.fd
+	sock, conn, fd := c.sock, c.conn, c.conn.FD()
 	req.Env = wire.EnvDigest(c.env)
-	conn := &fdConn{fd: fd}
 	wait := startWait(req.Args)
-	conn.setWait(wait)
+	_ = conn.SetReadTimeout(wait)
 	msg := wire.AppendRequest(nil, req)
 	if len(msg) > bigRequest {
-		tv := syscall.NsecToTimeval(wait.Nanoseconds())
-		_ = syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv)
+		_ = conn.SetSendTimeout(wait)
 	}
-	if err := writeAll(fd, msg); err != nil {
+	if err := conn.Send(msg); err != nil {
 		// Nothing started: the server reads a whole request before it runs it.
 		// A server that refused this process closes before the request is
 		// in: the check says why, which the broken pipe does not.
@@ -156,7 +152,7 @@ func (c *client) ask(dialErr error, req wire.Request) (a wire.Answer, sent bool,
 	var rd io.Reader = conn
 	if first[0] == wire.Started {
 		sent = true
-		conn.setWait(answerTimeout)
+		_ = conn.SetReadTimeout(answerTimeout)
 	} else {
 		rd = io.MultiReader(strings.NewReader(string(first[:])), conn)
 	}
@@ -214,49 +210,4 @@ func (c *client) verify(fd int, full *syscall.Stat_t) error {
 		return &untrusted{why: fmt.Sprintf("its process (pid %s) is confined otherwise than this hook, or traced", pid), ours: true}
 	}
 	return nil
-}
-
-func writeAll(fd int, b []byte) error {
-	for len(b) > 0 {
-		n, err := syscall.Write(fd, b)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		b = b[n:]
-	}
-	return nil
-}
-
-// fdConn reads fd with plain read(2): no runtime poller for one socket.
-type fdConn struct {
-	fd   int
-	wait time.Duration // SO_RCVTIMEO
-}
-
-func (f *fdConn) setWait(d time.Duration) {
-	f.wait = d
-	tv := syscall.NsecToTimeval(d.Nanoseconds())
-	_ = syscall.SetsockoptTimeval(f.fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv)
-}
-
-func (f *fdConn) Read(p []byte) (int, error) {
-	for {
-		n, err := syscall.Read(f.fd, p)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err == syscall.EAGAIN {
-			return 0, errors.New("no answer within " + f.wait.String())
-		}
-		if err != nil {
-			return 0, err
-		}
-		if n == 0 {
-			return 0, io.EOF
-		}
-		return n, nil
-	}
 }

@@ -614,7 +614,7 @@ func TestRefusingServerIsNamedNotABrokenPipe(t *testing.T) {
 	if err := syscall.Stat("/bin/sh", &sh); err != nil {
 		t.Skip("no /bin/sh to stand for hook-loop")
 	}
-	c := &client{full: "/bin/sh", fullSt: &sh, sock: "test.sock", fd: fds[0]}
+	c := &client{full: "/bin/sh", fullSt: &sh, sock: "test.sock", conn: wire.NewConn(fds[0])}
 	defer c.close()
 	_, sent, err := c.ask(nil, wire.Request{Harness: "codex", Stdin: []byte("{}")})
 	if sent || err == nil || !strings.Contains(err.Error(), "does not run") {
