@@ -137,18 +137,19 @@ func (c *client) ask(dialErr error, req wire.Request) (a wire.Answer, sent bool,
 		}
 		return a, false, fmt.Errorf("hook server %s: send: %w", sock, err)
 	}
-	var first [1]byte
 	if err := c.verify(fd, c.fullSt); err != nil {
 		var u *untrusted
 		if errors.As(err, &u) && u.ours {
-			n, _ := conn.Read(first[:])
-			sent = n == 1 && first[0] == wire.Started
+			b, ferr := firstByte(conn)
+			sent = ferr == nil && b == wire.Started
 		}
 		return a, sent, fmt.Errorf("hook server %s: %w", sock, err)
 	}
-	if _, err := io.ReadFull(conn, first[:]); err != nil {
+	b, err := firstByte(conn)
+	if err != nil {
 		return a, false, fmt.Errorf("hook server %s: %w", sock, err)
 	}
+	first := [1]byte{b}
 	var rd io.Reader = conn
 	if first[0] == wire.Started {
 		sent = true
@@ -164,6 +165,23 @@ func (c *client) ask(dialErr error, req wire.Request) (a wire.Answer, sent bool,
 		return a, false, fmt.Errorf("hook server %s declined: %s", sock, a.Why)
 	}
 	return a, sent, nil
+}
+
+// firstByte reads the server's first byte — Started, or an answer that
+// needs none — within the start wait. Past it, the client stops reading: a
+// Started sent by then is read, and the hook is the server's; one the server
+// would send later fails, and it runs nothing (a busy server comes to the
+// request after this process gave up), so the hook is this process's to
+// hand on without counting twice.
+func firstByte(conn *wire.Conn) (byte, error) {
+	var b [1]byte
+	_, err := io.ReadFull(conn, b[:])
+	if errors.Is(err, wire.ErrTimeout) {
+		if first, ok := conn.StopReading(); ok {
+			return first, nil
+		}
+	}
+	return b[0], err
 }
 
 // startWait is startTimeout, shorter for a SessionEnd: Codex clamps that

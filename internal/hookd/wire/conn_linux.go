@@ -37,6 +37,14 @@ func (c *Conn) SetSendTimeout(d time.Duration) error {
 	return syscall.SetsockoptTimeval(c.fd, syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv)
 }
 
+// ErrTimeout is what a Read that waited past SetReadTimeout's bound wraps.
+var ErrTimeout = errors.New("no answer")
+
+type timeoutError struct{ wait time.Duration }
+
+func (e timeoutError) Error() string { return "no answer within " + e.wait.String() }
+func (timeoutError) Unwrap() error   { return ErrTimeout }
+
 func (c *Conn) Read(p []byte) (int, error) {
 	for {
 		n, err := syscall.Read(c.fd, p)
@@ -44,13 +52,32 @@ func (c *Conn) Read(p []byte) (int, error) {
 		case err == syscall.EINTR:
 			continue
 		case err == syscall.EAGAIN:
-			return 0, errors.New("no answer within " + c.wait.String())
+			return 0, timeoutError{c.wait}
 		case err != nil:
 			return 0, err
 		case n == 0 && len(p) > 0:
 			return 0, io.EOF
 		}
 		return n, nil
+	}
+}
+
+// StopReading closes this end for reading and returns the first byte the
+// peer had sent by then, if any: from then on the peer's writes fail
+// (EPIPE). A client that gives up waiting for Started does this, so that
+// the server cannot start the hook unseen — either Started was already
+// here, or the server's write of it fails and it runs nothing.
+func (c *Conn) StopReading() (first byte, ok bool) {
+	if err := syscall.Shutdown(c.fd, syscall.SHUT_RD); err != nil {
+		return 0, false
+	}
+	var b [1]byte
+	for {
+		n, _, err := syscall.Recvfrom(c.fd, b[:], syscall.MSG_DONTWAIT)
+		if err == syscall.EINTR {
+			continue
+		}
+		return b[0], err == nil && n == 1
 	}
 }
 
