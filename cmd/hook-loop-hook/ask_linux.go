@@ -104,18 +104,19 @@ func (c *client) close() {
 const bigRequest = 64 << 10
 
 // ask sends req on the connection dial made (dialErr: why there is none)
-// and reads the answer. sent is true once the server said it started the
-// hook: the event may then be in the log.
+// and reads the answer. sent is true once the server said it took the
+// event (wire.Started) and did not decline it: the event may then be in
+// the log.
 //
 // The request goes out at once, and this process checks the server while
 // the server runs the hook (the check's reads of /proc would otherwise come
 // first): the request carries nothing the agent does not have (wire), and
 // the answer is read only from a server that passed. One that did not is
 // answered by hook-loop in this process's place — unless it is hook-loop's
-// own binary and says it started the hook (only a traced one could: an
-// untraced server confined otherwise runs nothing for this process,
-// confine.Same), which may be in the log: then the event is lost, as with a
-// server that dies.
+// own binary, confined as this process (so it serves it: confine.Same) but
+// traced, and said Started: the event may be in the log, and is lost, as
+// with a server that dies. A server confined otherwise says Started too,
+// but refuses this process and runs nothing.
 func (c *client) ask(dialErr error, req wire.Request) (a wire.Answer, sent bool, err error) {
 	if dialErr != nil {
 		return a, false, dialErr
@@ -139,7 +140,7 @@ func (c *client) ask(dialErr error, req wire.Request) (a wire.Answer, sent bool,
 	}
 	if err := c.verify(fd, c.fullSt); err != nil {
 		var u *untrusted
-		if errors.As(err, &u) && u.ours {
+		if errors.As(err, &u) && u.runs {
 			b, ferr := firstByte(conn)
 			sent = ferr == nil && b == wire.Started
 		}
@@ -195,11 +196,12 @@ func startWait(args []string) time.Duration {
 	return startTimeout
 }
 
-// untrusted is why verify does not trust the server; ours is true when its
-// process runs hook-loop's binary all the same.
+// untrusted is why verify does not trust the server; runs is true when it
+// may run the event all the same: hook-loop's binary, and not known to be
+// confined otherwise than this process (which it would refuse).
 type untrusted struct {
 	why  string
-	ours bool
+	runs bool
 }
 
 func (u *untrusted) Error() string { return u.why }
@@ -224,8 +226,10 @@ func (c *client) verify(fd int, full *syscall.Stat_t) error {
 	if exe.Dev != full.Dev || exe.Ino != full.Ino {
 		return &untrusted{why: fmt.Sprintf("its process (pid %s) does not run %s", pid, c.full)}
 	}
-	if !confine.Alike(confine.Read(pid), confine.Self()) {
-		return &untrusted{why: fmt.Sprintf("its process (pid %s) is confined otherwise than this hook, or traced", pid), ours: true}
+	peer, self := confine.Read(pid), confine.Self()
+	if !confine.Alike(peer, self) {
+		runs := !peer.OK || !self.OK || confine.Same(peer, self)
+		return &untrusted{why: fmt.Sprintf("its process (pid %s) is confined otherwise than this hook, or traced", pid), runs: runs}
 	}
 	return nil
 }

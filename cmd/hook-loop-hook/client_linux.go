@@ -59,8 +59,9 @@ const maxInput = 8 << 20
 
 // The waits on the server, inside the 30 s hook timeout installs give the
 // harnesses, fallback included. startTimeout: until the server says it
-// started the hook — it runs one at a time, so a busy one can make a hook
-// queue; past it, the client stops reading (firstByte), so that the server
+// took the event (at once when idle; it runs one hook at a time, so a busy
+// one says so when it comes to the request, and can make a hook queue);
+// past it, the client stops reading (firstByte), so that the server
 // can no longer start it, and hook-loop answers in its place, waiting on the
 // log's lock as any concurrent hook does (5 s), well within the rest.
 // answerTimeout: from then to the answer, just short of the harness's

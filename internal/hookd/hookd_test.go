@@ -5,10 +5,12 @@ package hookd
 import (
 	"bytes"
 	"context"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -22,6 +24,13 @@ import (
 // function that asks it one request.
 func served(tb testing.TB) (ask func(wire.Request) (wire.Answer, bool)) {
 	tb.Helper()
+	ask, _ = servedAt(tb)
+	return ask
+}
+
+// servedAt is served that also says where the socket is.
+func servedAt(tb testing.TB) (ask func(wire.Request) (wire.Answer, bool), sock string) {
+	tb.Helper()
 	dir, err := os.MkdirTemp("", "hd")
 	if err != nil {
 		tb.Fatal(err)
@@ -30,7 +39,7 @@ func served(tb testing.TB) (ask func(wire.Request) (wire.Answer, bool)) {
 	if err := os.Chmod(dir, 0o700); err != nil {
 		tb.Fatal(err)
 	}
-	sock := filepath.Join(dir, "s.sock")
+	sock = filepath.Join(dir, "s.sock")
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan struct{})
 	done := make(chan error, 1)
@@ -65,7 +74,7 @@ func served(tb testing.TB) (ask func(wire.Request) (wire.Answer, bool)) {
 			tb.Fatal(err)
 		}
 		return a, first[0] == wire.Started
-	}
+	}, sock
 }
 
 type prefixed struct {
@@ -160,5 +169,82 @@ func BenchmarkServedToolCall(b *testing.B) {
 	for b.Loop() {
 		run("PreToolUse", pre)
 		run("PostToolUse", post)
+	}
+}
+
+// An idle server says Started as soon as it has the connection, before it
+// checks the peer or has the request: the byte then reaches the client
+// while it still checks the server, instead of waking it in the middle of
+// the hook. A busy one says it only once its worker comes to the request,
+// so that a client queued behind a slow hook can still give up and run the
+// event itself.
+func TestStartedComesFirstFromAnIdleServerOnly(t *testing.T) {
+	cfg, dir := project(t)
+	_, sock := servedAt(t)
+	first := func(c net.Conn, within time.Duration) (byte, error) {
+		t.Helper()
+		c.SetReadDeadline(time.Now().Add(within))
+		var b [1]byte
+		_, err := c.Read(b[:])
+		return b[0], err
+	}
+	idle, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Close()
+	if b, err := first(idle, 5*time.Second); err != nil || b != wire.Started {
+		t.Fatalf("an idle server, nothing sent yet: %q %v (want Started)", b, err)
+	}
+	// No request follows: the server closes (and is idle again) without a word.
+	idle.(*net.UnixConn).CloseWrite()
+	if b, err := first(idle, 5*time.Second); err != io.EOF {
+		t.Fatalf("after no request: %q %v (want the end)", b, err)
+	}
+
+	// Busy: a Stop waits on the log's lock, which the test holds.
+	logPath := filepath.Join(dir, ".hook-loop", "events.jsonl")
+	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := os.OpenFile(logPath+".lock", os.O_CREATE|os.O_RDONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	req := wire.AppendRequest(nil, wire.Request{Harness: "codex", Args: []string{"--event", "Stop", "--config", cfg, "--event-log", logPath},
+		Cwd: dir, Env: wire.EnvDigest(os.Environ()), Stdin: payload(t, "Stop", dir)})
+	var conns [2]net.Conn
+	for i := range conns {
+		if conns[i], err = net.Dial("unix", sock); err != nil {
+			t.Fatal(err)
+		}
+		defer conns[i].Close()
+		if _, err := conns[i].Write(req); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			if b, err := first(conns[0], 5*time.Second); err != nil || b != wire.Started {
+				t.Fatalf("the first request: %q %v (want Started)", b, err)
+			}
+		}
+	}
+	if b, err := first(conns[1], 300*time.Millisecond); err == nil {
+		t.Fatalf("the queued request got %q while the first waits on the lock", b)
+	}
+	syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	for i, c := range conns {
+		if i == 1 {
+			if b, err := first(c, 10*time.Second); err != nil || b != wire.Started {
+				t.Fatalf("the queued request, once its turn came: %q %v (want Started)", b, err)
+			}
+		}
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if a, err := wire.ReadAnswer(c); err != nil || a.Status != wire.Answered {
+			t.Fatalf("request %d: %+v %v", i, a, err)
+		}
 	}
 }

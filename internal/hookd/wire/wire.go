@@ -5,10 +5,16 @@
 //
 // A request is "HLD2", a uint32 length and the fields (harness name, the
 // hook's arguments, its working directory, the digest of its environment,
-// its stdin). The server answers Started once it begins to run the hook —
-// before that byte the client may still run the hook itself; after it, the
-// event may be in the log, and running it again could count it twice — then
-// "HLA1", a status, the exit code, stdout and stderr.
+// its stdin). The server answers Started once it takes the event — an idle
+// one as soon as it has the connection, before it checks the peer, so that
+// the byte reaches a client still at work instead of waking it mid-hook; a
+// busy one when its worker comes to the request. Before that byte the client
+// may still run the hook itself (and closes its reading first, so that a
+// Started sent after fails: wire.Conn.StopReading); after it, the event may
+// be in the log, and running it again could count it twice — unless the
+// server declines it, or refuses the peer (confined otherwise: that client
+// does not trust it either) and runs nothing. Then "HLA1", a status, the
+// exit code, stdout and stderr.
 //
 // A request carries nothing the agent a hook gates does not already have:
 // its arguments are in every process listing, its stdin is the agent's own
@@ -25,7 +31,7 @@ import (
 	"slices"
 )
 
-// Started is the byte the server writes when it starts to run the hook.
+// Started is the byte the server writes when it takes the event.
 const Started = 'S'
 
 // Status of an answer.
