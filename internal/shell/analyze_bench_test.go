@@ -32,3 +32,12 @@ func BenchmarkAnalyze(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkParse is Parse of a typical command: a hook server parses each
+// one it gates, with a pooled parser.
+func BenchmarkParse(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		Parse("cd sub && rm -f *.o build/{a,b}.o && sed -i s/a/b/ x.txt > out.log")
+	}
+}

@@ -132,7 +132,7 @@ func parse(src string, depth int) []Call {
 		// fallback still sees every word, in linear time.
 		return fallback(src, depth)
 	}
-	f, err := syntax.NewParser(syntax.KeepComments(false)).Parse(strings.NewReader(src), "")
+	f, err := parseSyntax(src)
 	if err != nil {
 		return fallback(src, depth)
 	}
