@@ -299,13 +299,8 @@ func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
 	// The stat is of the open file: openFile refuses links and non-regular
 	// files, and this is the identity the index records. The file the last
 	// Update kept open is that file still when the path names it (not a
-	// link, the same regular file); its flags are an Update's.
-	f, fi, reopened := (*os.File)(nil), openStat{}, false
-	if !readOnly {
-		f, fi, reopened = l.kept.takeFile(l.path)
-	} else {
-		l.kept.closeFile()
-	}
+	// link, the same regular file); only an Update has one (l.kept).
+	f, fi, reopened := l.kept.takeFile(l.path)
 	if !reopened {
 		var err error
 		if !readOnly {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -9,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -150,13 +150,12 @@ func (c *client) ask(dialErr error, req wire.Request) (a wire.Answer, sent bool,
 	if err != nil {
 		return a, false, fmt.Errorf("hook server %s: %w", sock, err)
 	}
-	first := [1]byte{b}
 	var rd io.Reader = conn
-	if first[0] == wire.Started {
+	if b == wire.Started {
 		sent = true
 		_ = conn.SetReadTimeout(answerTimeout)
 	} else {
-		rd = io.MultiReader(strings.NewReader(string(first[:])), conn)
+		rd = io.MultiReader(bytes.NewReader([]byte{b}), conn)
 	}
 	a, err = wire.ReadAnswer(rd)
 	if err != nil {

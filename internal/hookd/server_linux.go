@@ -92,7 +92,7 @@ func Serve(ctx context.Context, path string, o Options) error {
 	go l.CloseWhen(done, min(time.Second, o.Idle/4+time.Millisecond), func() bool {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		return time.Since(s.last) > o.Idle && !s.busy
+		return time.Since(s.last) > o.Idle && s.inflight.Load() == 0
 	})
 	if o.Ready != nil {
 		o.Ready()
@@ -130,10 +130,9 @@ type server struct {
 	db    *pool
 
 	mu   sync.Mutex
-	last time.Time
-	busy bool
+	last time.Time // when the last hook ended
 	// inflight counts the requests being handled, from their acceptance
-	// to their answer and index write.
+	// to their answer and index write: the server is idle at none.
 	inflight atomic.Int32
 }
 
@@ -206,12 +205,9 @@ func (s *server) worker() {
 
 // runHook runs req's hook in the client's place and answers on uc.
 func (s *server) runHook(ctx context.Context, uc *net.UnixConn, req wire.Request, h harness.Hooks, flags hookcmd.Flags, sayStarted bool) {
-	s.mu.Lock()
-	s.last, s.busy = time.Now(), true
-	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
-		s.last, s.busy = time.Now(), false
+		s.last = time.Now()
 		s.mu.Unlock()
 	}()
 	// The hook runs in the client's working directory, as in its place:
