@@ -11,10 +11,11 @@ import (
 // openFile opens one of hook-loop's own files: never through a symbolic link
 // (O_NOFOLLOW), never blocking on a FIFO (O_NONBLOCK, which a regular file
 // ignores), and only a regular file — the log pointed at /dev/null or a pipe
-// must fail loudly, not swallow or hang every event. It is also os.OpenFile
-// without the poller registration os.OpenFile tries for every file (four fcntl
-// and an epoll_ctl that fails for a regular file): a hook opens four files per
-// event and the budget is milliseconds.
+// must fail loudly, not swallow or hang every event. Its own fstat serves
+// both the check and the caller (openFileInfo). os.NewFile still asks the
+// descriptor's flags and, as O_NONBLOCK is set, tries the runtime's poller
+// (an epoll_ctl a regular file fails): clearing the flag first would cost the
+// same one system call.
 func openFile(path string, flag int, perm os.FileMode) (*os.File, error) {
 	f, _, err := openFileInfo(path, flag, perm)
 	return f, err
