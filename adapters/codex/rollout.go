@@ -3,10 +3,11 @@ package codex
 import (
 	"bytes"
 	"io"
-	"os"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/hook-loop/hook-loop/internal/regfile"
 	"github.com/hook-loop/hook-loop/loop"
 	"github.com/tidwall/gjson"
 )
@@ -37,24 +38,21 @@ func (a *Adapter) rolloutExitCode(path, callID string) *int {
 
 // scanRollout reads the tail once, growing the window from 16 KiB up to
 // RolloutTail: the entry is almost always among the last few lines. retry is
-// false when waiting cannot help (no such file, or the call already completed
-// without an exit code).
+// false when waiting cannot help (no such file, not a regular file, or the
+// call already completed without an exit code).
 func (a *Adapter) scanRollout(path, callID string) (code *int, retry bool) {
-	f, err := os.Open(path)
+	// Not waiting on the open, and only a regular file: a rollout path
+	// turned into a FIFO must not hold the hook (regfile).
+	f, size, err := regfile.Open(path)
 	if err != nil {
 		return nil, false
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, false
-	}
 	limit := a.RolloutTail
 	if limit <= 0 {
 		limit = 256 << 10
 	}
-	size := st.Size()
-	for window := int64(16 << 10); ; window *= 4 {
+	for window := int64(firstWindow); ; window *= 4 {
 		if window > limit {
 			window = limit
 		}
@@ -62,10 +60,14 @@ func (a *Adapter) scanRollout(path, callID string) (code *int, retry bool) {
 		if off < 0 {
 			off = 0
 		}
-		buf := make([]byte, size-off)
-		if _, err := f.ReadAt(buf, off); err != nil && err != io.EOF {
+		bp := tailBuffer(size - off)
+		buf := *bp
+		n, err := f.ReadAt(buf, off)
+		if err != nil && err != io.EOF {
+			putTailBuffer(bp)
 			return nil, true
 		}
+		buf = buf[:n]
 		if off > 0 {
 			// The first line is cut by the window; it cannot be parsed.
 			if i := bytes.IndexByte(buf, '\n'); i >= 0 {
@@ -75,13 +77,41 @@ func (a *Adapter) scanRollout(path, callID string) (code *int, retry bool) {
 			}
 		}
 		code, found, settled := scanLines(buf, callID)
+		putTailBuffer(bp)
 		if found || off == 0 || window >= limit {
 			return code, !found && !settled
 		}
 	}
 }
 
-// scanLines looks for the call's exit code in buf, newest line first.
+// firstWindow is the tail a lookup reads first.
+const firstWindow = 16 << 10
+
+// The first window's buffer is reused: the hook server looks up an exit
+// code at every shell command's PostToolUse.
+var tailBuffers = sync.Pool{New: func() any { b := make([]byte, firstWindow); return &b }}
+
+func tailBuffer(n int64) *[]byte {
+	if n <= firstWindow {
+		bp := tailBuffers.Get().(*[]byte)
+		*bp = (*bp)[:n]
+		return bp
+	}
+	b := make([]byte, n)
+	return &b
+}
+
+func putTailBuffer(bp *[]byte) {
+	if cap(*bp) == firstWindow {
+		*bp = (*bp)[:firstWindow]
+		tailBuffers.Put(bp)
+	}
+}
+
+// scanLines looks for the call's exit code in buf, newest line first. Only
+// the lines that hold the call's id are looked at: they are found by a
+// forward search (vectorised), where walking every line back from the end
+// went byte by byte through the whole window.
 func scanLines(buf []byte, callID string) (code *int, found, settled bool) {
 	needle := []byte(callID)
 	var fallback *int
@@ -90,17 +120,23 @@ func scanLines(buf []byte, callID string) (code *int, found, settled bool) {
 	if n := len(buf); n > 0 && buf[n-1] != '\n' {
 		buf = buf[:bytes.LastIndexByte(buf, '\n')+1]
 	}
-	for len(buf) > 0 {
-		start := bytes.LastIndexByte(buf, '\n')
-		line := buf[start+1:]
-		if start < 0 {
-			buf = nil
-		} else {
-			buf = buf[:start]
+	if len(needle) == 0 {
+		return nil, false, false
+	}
+	var lines [][2]int // start and end of each line holding the id, in file order
+	for i := 0; i < len(buf); {
+		j := bytes.Index(buf[i:], needle)
+		if j < 0 {
+			break
 		}
-		if len(line) == 0 || !bytes.Contains(line, needle) {
-			continue
-		}
+		j += i
+		start := bytes.LastIndexByte(buf[:j], '\n') + 1
+		end := j + bytes.IndexByte(buf[j:], '\n') // buf ends with a newline
+		lines = append(lines, [2]int{start, end})
+		i = end + 1
+	}
+	for k := len(lines) - 1; k >= 0; k-- {
+		line := buf[lines[k][0]:lines[k][1]]
 		p := gjson.GetBytes(line, "payload")
 		switch p.Get("type").Str {
 		case "item_completed":

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/loop/dsl"
@@ -31,29 +29,6 @@ const maxLoopFile = 8 << 20
 func ReadFile(path string) File {
 	data, err := readRegular(path)
 	return File{Path: path, Data: data, Err: err}
-}
-
-// The open cannot block (O_NONBLOCK: a FIFO opens at once), so what it
-// opened is looked at once, open, instead of by a stat before it.
-func readRegular(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	} else if fi.IsDir() {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("is a directory")}
-	} else if !fi.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("not a regular file")}
-	}
-	data, err := readAllSized(f, fi.Size(), maxLoopFile+1)
-	if err == nil && len(data) > maxLoopFile {
-		err = &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("larger than %d MiB", maxLoopFile>>20)}
-	}
-	return data, err
 }
 
 // readAllSized reads r to its end, at most limit bytes, into a buffer sized
