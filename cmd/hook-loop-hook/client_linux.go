@@ -106,23 +106,24 @@ func run(p proc) int {
 			return 0
 		}
 	}
-	env := slices.DeleteFunc(slices.Clone(p.env), isLost)
 	full, fullSt, fullErr := fullBinary()
 	name, isHook := "", len(args) > 1 && strings.HasSuffix(args[1], "-hook")
 	if isHook {
 		name = strings.TrimSuffix(args[1], "-hook")
 	}
-	if !isHook || off(env) || asksHelp(args[2:]) {
-		return p.handOn(full, fullErr, env, nil, false)
-	}
-	if fullErr != nil {
-		return p.handOn(full, fullErr, env, nil, false)
+	if !isHook || off(p.env) || asksHelp(args[2:]) || fullErr != nil {
+		return p.handOn(full, fullErr, slices.DeleteFunc(slices.Clone(p.env), isLost), nil, false)
 	}
 	// Connect before reading the event: the server wakes, takes the
-	// connection and checks this process while the event is read.
-	c := client{full: full, fullSt: fullSt, env: env}
+	// connection and checks this process while the event is read. The
+	// socket's name reads the environment as it came (a lost event's mark,
+	// which the copy below drops, is no variable the server compares), so
+	// the copy waits until after the connection.
+	c := client{full: full, fullSt: fullSt, env: p.env}
 	dialErr := c.dial()
 	defer c.close()
+	env := slices.DeleteFunc(slices.Clone(p.env), isLost)
+	c.env = env
 	input, err := readInput(p.in)
 	if err != nil {
 		// hook-loop reports an unreadable stdin as it does its own.

@@ -3,11 +3,13 @@ package main
 import (
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/internal/hookd"
+	"github.com/hook-loop/hook-loop/internal/hookd/wire"
 	"github.com/hook-loop/hook-loop/internal/hookrun"
 )
 
@@ -69,5 +71,32 @@ func TestSessionEndWaitsLess(t *testing.T) {
 		if got := startWait(c.args); got != c.want {
 			t.Errorf("%q: %v, want %v", c.args, got, c.want)
 		}
+	}
+}
+
+// The socket is named before the lost-event mark is dropped from the
+// environment (the copy waits until after the connection): the mark must
+// not change the name, as no variable the server ignores does, while one
+// it compares does.
+func TestSocketNameIgnoresTheLostMark(t *testing.T) {
+	st := &syscall.Stat_t{Dev: 1, Ino: 2, Size: 3}
+	name := func(env ...string) string {
+		c := client{full: "/x/hook-loop", fullSt: st, env: env}
+		sock, _, err := c.socketPath()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sock
+	}
+	base := []string{stateDirEnv + "=/tmp/s", "HOME=/home/u", "PATH=/bin"}
+	plain := name(base...)
+	if got := name(append(base, wire.LostEnv+"=a server died")...); got != plain {
+		t.Errorf("with the lost mark: %s, without: %s", got, plain)
+	}
+	if got := name(append(base, "_=/usr/bin/codex")...); got != plain {
+		t.Errorf("with _: %s, without: %s", got, plain)
+	}
+	if got := name(append(base, "HOOK_LOOP_MODE=audit")...); got == plain {
+		t.Error("a compared variable does not change the socket's name")
 	}
 }

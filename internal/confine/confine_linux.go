@@ -18,6 +18,7 @@ import (
 	"bytes"
 	"strconv"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -32,12 +33,23 @@ type Of struct {
 }
 
 // Read is the confinement of pid ("self" for this process).
+//
+// Its files are read through one descriptor of the process's /proc
+// directory: the path is looked up once, not four times, and every read is
+// of the process that directory was opened for — a pid that ends and is
+// reused meanwhile fails the later reads (ESRCH) instead of describing
+// another process.
 func Read(pid string) Of {
-	c, ok := status(pid)
+	dir, err := openat(unix.AT_FDCWD, "/proc/"+pid, unix.O_PATH|unix.O_DIRECTORY)
+	if err != nil {
+		return Of{}
+	}
+	defer closeFD(dir)
+	c, ok := status(dir)
 	if !ok {
 		return Of{}
 	}
-	return c.withNamespaces(pid)
+	return c.withNamespaces(dir)
 }
 
 // Self is this process's confinement as Read("self") gives it, with
@@ -56,27 +68,29 @@ func Self() Of {
 	// No tracer reads here: a process cannot tell its own from prctl, and
 	// the checks of a peer never look at their own side's.
 	c := Of{NoNewPrivs: strconv.Itoa(nnp), Seccomp: strconv.Itoa(mode), OK: true}
-	return c.withNamespaces("self")
+	dir, err := openat(unix.AT_FDCWD, "/proc/self", unix.O_PATH|unix.O_DIRECTORY)
+	if err != nil {
+		return Of{}
+	}
+	defer closeFD(dir)
+	return c.withNamespaces(dir)
 }
 
 // status reads the fields of /proc/PID/status that Of holds, and stops
 // reading once it has them (they come in its first kilobyte or two; the
 // kernel writes the rest, CPU and memory lists, only if asked for it).
-func status(pid string) (Of, bool) {
-	fd, err := syscall.Open("/proc/"+pid+"/status", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+func status(dir int) (Of, bool) {
+	fd, err := openat(dir, "status", unix.O_RDONLY)
 	if err != nil {
 		return Of{}, false
 	}
-	defer syscall.Close(fd)
+	defer closeFD(fd)
 	buf := make([]byte, 0, 4<<10)
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
 		}
-		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])
-		if err == syscall.EINTR {
-			continue
-		}
+		n, err := read(fd, buf[len(buf):cap(buf)])
 		if err != nil || n <= 0 {
 			return Of{}, false // the end, and a field missing
 		}
@@ -114,13 +128,13 @@ func statusFields(b []byte) (Of, bool) {
 	return c, c.OK
 }
 
-func (c Of) withNamespaces(pid string) Of {
+func (c Of) withNamespaces(dir int) Of {
 	var buf [64]byte
 	for _, ns := range []struct {
 		name string
 		to   *string
-	}{{"mnt", &c.Mnt}, {"user", &c.User}, {"pid", &c.PID}} {
-		n, err := syscall.Readlink("/proc/"+pid+"/ns/"+ns.name, buf[:])
+	}{{"ns/mnt", &c.Mnt}, {"ns/user", &c.User}, {"ns/pid", &c.PID}} {
+		n, err := readlinkat(dir, ns.name, buf[:])
 		if err != nil || n >= len(buf) {
 			return Of{}
 		}
@@ -128,6 +142,60 @@ func (c Of) withNamespaces(pid string) Of {
 	}
 	return c
 }
+
+// The reads of /proc are raw system calls. They never block, and the
+// runtime's bookkeeping for a call that might (entersyscall) let its
+// monitor thread hand the hook server's only P to another thread whenever
+// one of them took longer than its 20 µs tick — a cold /proc lookup of a
+// new client often does — so that the hook went on on another thread, after
+// a wake-up, every few events.
+
+func openat(dir int, path string, flags int) (int, error) {
+	p, err := syscall.BytePtrFromString(path)
+	if err != nil {
+		return -1, err
+	}
+	for {
+		fd, _, e := syscall.RawSyscall6(syscall.SYS_OPENAT, uintptr(dir), uintptr(unsafe.Pointer(p)), uintptr(flags|unix.O_CLOEXEC), 0, 0, 0)
+		if e == syscall.EINTR {
+			continue
+		}
+		if e != 0 {
+			return -1, e
+		}
+		return int(fd), nil
+	}
+}
+
+func read(fd int, b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	for {
+		n, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+		if e == syscall.EINTR {
+			continue
+		}
+		if e != 0 {
+			return 0, e
+		}
+		return int(n), nil
+	}
+}
+
+func readlinkat(dir int, path string, b []byte) (int, error) {
+	p, err := syscall.BytePtrFromString(path)
+	if err != nil {
+		return 0, err
+	}
+	n, _, e := syscall.RawSyscall6(syscall.SYS_READLINKAT, uintptr(dir), uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), 0, 0)
+	if e != 0 {
+		return 0, e
+	}
+	return int(n), nil
+}
+
+func closeFD(fd int) { syscall.RawSyscall(syscall.SYS_CLOSE, uintptr(fd), 0, 0) }
 
 // PeerCred is what the kernel says of the process at the other end of the
 // unix socket fd (SO_PEERCRED): its pid, uid and gid when it connected.

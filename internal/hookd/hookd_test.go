@@ -120,7 +120,11 @@ func payload(tb testing.TB, event, dir string) []byte {
 }
 
 // The server runs a request only for a client of its own environment, and
-// says so before it starts one; what it answers is the hook's answer.
+// says so before it starts one; what it answers is the hook's answer. A
+// declined request may come after Started — an idle server says it before it
+// has the request (TestStartedComesFirstFromAnIdleServerOnly), and whether the
+// server is still busy with the request before is a race — and the client
+// counts only the Declined answer.
 func TestServerAnswersItsEnvironmentOnly(t *testing.T) {
 	cfg, dir := project(t)
 	ask := served(t)
@@ -131,18 +135,18 @@ func TestServerAnswersItsEnvironmentOnly(t *testing.T) {
 	}
 	other := req
 	other.Env = wire.EnvDigest(append(os.Environ(), "HOOK_LOOP_MODE=audit"))
-	if a, started := ask(other); started || a.Status != wire.Declined || !strings.Contains(a.Why, "environment") {
-		t.Errorf("another environment: started=%v %+v", started, a)
+	if a, _ := ask(other); a.Status != wire.Declined || !strings.Contains(a.Why, "environment") {
+		t.Errorf("another environment: %+v", a)
 	}
 	bad := req
 	bad.Args = []string{"--help"}
-	if a, started := ask(bad); started || a.Status != wire.Declined {
-		t.Errorf("--help: started=%v %+v", started, a)
+	if a, _ := ask(bad); a.Status != wire.Declined {
+		t.Errorf("--help: %+v", a)
 	}
 	unknown := req
 	unknown.Harness = "nope"
-	if a, started := ask(unknown); started || a.Status != wire.Declined {
-		t.Errorf("unknown harness: started=%v %+v", started, a)
+	if a, _ := ask(unknown); a.Status != wire.Declined {
+		t.Errorf("unknown harness: %+v", a)
 	}
 }
 

@@ -111,6 +111,12 @@ func Serve(ctx context.Context, path string, o Options) error {
 			defer wg.Done()
 			s.handle(ctx, uc)
 		}()
+		// The request first, the next accept after: with one P the new
+		// goroutine otherwise waited while this one asked the kernel for a
+		// connection that is not there yet (EAGAIN, and parking on the
+		// poller), a system call and a switch on every hook's way to its
+		// answer. Queued connections wait in the listen backlog meanwhile.
+		runtime.Gosched()
 	}
 	close(done)
 	l.Close()
