@@ -135,3 +135,29 @@ func TestStatusFieldsWholeLinesOnly(t *testing.T) {
 		t.Errorf("whole file: %+v %v", c, ok)
 	}
 }
+
+// Read's reads go through the descriptor of the process's /proc directory:
+// once that process has ended, they fail rather than describe whatever
+// process has its pid by then.
+func TestReadsOfAnEndedProcessFail(t *testing.T) {
+	cmd := exec.Command("sleep", "60")
+	if err := cmd.Start(); err != nil {
+		t.Skipf("sleep: %v", err)
+	}
+	dir, err := openat(unix.AT_FDCWD, "/proc/"+Pid(int32(cmd.Process.Pid)), unix.O_PATH|unix.O_DIRECTORY)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeFD(dir)
+	if _, ok := status(dir); !ok {
+		t.Fatal("the running process's status does not read")
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if c, ok := status(dir); ok {
+		t.Errorf("status of an ended process: %+v", c)
+	}
+	if c := (Of{OK: true}).withNamespaces(dir); c.OK {
+		t.Errorf("namespaces of an ended process: %+v", c)
+	}
+}
