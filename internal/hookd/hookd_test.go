@@ -234,6 +234,18 @@ func TestStartedComesFirstFromAnIdleServerOnly(t *testing.T) {
 			if b, err := first(conns[0], 5*time.Second); err != nil || b != wire.Started {
 				t.Fatalf("the first request: %q %v (want Started)", b, err)
 			}
+			// Started came before the server checked the peer and read the
+			// request: the second request could still reach the worker first.
+			// The first is on the worker once the server has moved into its
+			// directory (in-process, this process's), where its hook waits
+			// on the lock.
+			deadline := time.Now().Add(10 * time.Second)
+			for wd, _ := syscall.Getwd(); wd != dir; wd, _ = syscall.Getwd() {
+				if time.Now().After(deadline) {
+					t.Fatalf("the first request's hook never began (working directory %s)", wd)
+				}
+				time.Sleep(2 * time.Millisecond)
+			}
 		}
 	}
 	if b, err := first(conns[1], 300*time.Millisecond); err == nil {
