@@ -220,7 +220,14 @@ func (c *client) verify(fd int, full *syscall.Stat_t) error {
 	pid := confine.Pid(cred.Pid)
 	var exe syscall.Stat_t
 	if err := syscall.Stat("/proc/"+pid+"/exe", &exe); err != nil {
-		return &untrusted{why: "its binary cannot be read: " + err.Error()}
+		// A peer that has already ended may be the server that took the
+		// event and died (an idle one says Started before it has checked
+		// this process, and the hook may be done by the time this check
+		// looks): it counts as having run it, so a Started it sent makes the
+		// event lost — refused once, as with a server that dies — and never
+		// run twice.
+		gone := errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ESRCH)
+		return &untrusted{why: "its binary cannot be read: " + err.Error(), runs: gone}
 	}
 	if exe.Dev != full.Dev || exe.Ino != full.Ino {
 		return &untrusted{why: fmt.Sprintf("its process (pid %s) does not run %s", pid, c.full)}

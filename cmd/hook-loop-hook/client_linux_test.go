@@ -675,3 +675,41 @@ func TestGivingUpOnStartedCutsTheServerOff(t *testing.T) {
 		t.Fatalf("the server's Started after the client gave up: %v, want EPIPE", err)
 	}
 }
+
+// A peer that said Started and has ended by the time the client checks it
+// may be the server that took the event and died: the event is lost —
+// refused once — not run again in the client's place. (The listening
+// process, whose pid the client's check reads, ends at once; a child it
+// leaves keeps the connection, says Started and reads the request.)
+func TestPeerGoneBeforeItsCheckIsNotRunTwice(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not installed: no stand-in server")
+	}
+	p := newProj(t)
+	sock := p.sock()
+	if err := os.MkdirAll(filepath.Dir(sock), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	srv := exec.Command("python3", "-c", `import os,socket,sys,time
+s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(1)
+if os.fork():
+    os._exit(0)
+c,_=s.accept(); c.sendall(b"S")
+c.settimeout(5)
+try:
+    while c.recv(65536): pass
+except Exception:
+    pass
+time.sleep(5)`, sock)
+	if err := srv.Run(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(sock) })
+	r := p.hook("PreToolUse", p.payload("PreToolUse", nil))
+	if !strings.Contains(r.out, `"decision":"block"`) || !strings.Contains(r.out, "refused this once") {
+		t.Errorf("tool call whose server had gone before its check: %+v (want refused once, not run)", r)
+	}
+	if n := p.toolCallsLogged(); n != 0 {
+		t.Errorf("the tool call is in the log %d times, want none", n)
+	}
+}
