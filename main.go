@@ -5,7 +5,7 @@ package main
 import (
 	"os"
 
-	"github.com/hook-loop/hook-loop/internal/cmd"
+	hlcli "github.com/hook-loop/hook-loop/cli"
 	"github.com/hook-loop/hook-loop/internal/hookd"
 	"github.com/hook-loop/hook-loop/internal/pgkeeper"
 )
@@ -20,5 +20,5 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == pgkeeper.Arg {
 		os.Exit(pgkeeper.Main(os.Args[2:], os.Getenv))
 	}
-	os.Exit(cmd.Main(os.Args, os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(hlcli.Main(os.Args, os.Stdin, os.Stdout, os.Stderr))
 }

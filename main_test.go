@@ -5,13 +5,13 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/hook-loop/hook-loop/internal/cmd"
+	hlcli "github.com/hook-loop/hook-loop/cli"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"hook-loop": func() { os.Exit(cmd.Main(os.Args, os.Stdin, os.Stdout, os.Stderr)) },
+		"hook-loop": func() { os.Exit(hlcli.Main(os.Args, os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
 

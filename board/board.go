@@ -22,7 +22,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hook-loop/hook-loop/internal/diagram"
+	"github.com/hook-loop/hook-loop/board/diagram"
 	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/operator"
 	"github.com/hook-loop/hook-loop/overview"

@@ -15,9 +15,9 @@ import (
 	"github.com/hook-loop/hook-loop/loop/session"
 
 	"github.com/hook-loop/hook-loop/board"
+	hlcli "github.com/hook-loop/hook-loop/cli"
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/gallery"
-	"github.com/hook-loop/hook-loop/internal/cmd"
 	"github.com/hook-loop/hook-loop/overview"
 )
 
@@ -47,7 +47,7 @@ func (p *project) hook(t *testing.T, session, event, fields string) string {
 	in := `{"session_id":"` + session + `","turn_id":"t1","cwd":` + string(cwd) + `,"hook_event_name":"` + event +
 		`","model":"m","permission_mode":"default"` + fields + `}`
 	var out, errOut bytes.Buffer
-	code := cmd.Main([]string{"hook-loop", "codex-hook", "--config", p.config, "--event-log", p.log},
+	code := hlcli.Main([]string{"hook-loop", "codex-hook", "--config", p.config, "--event-log", p.log},
 		strings.NewReader(in), &out, &errOut)
 	if code != 0 {
 		t.Fatalf("codex-hook %s %s: exit %d: %s%s", session, event, code, out.String(), errOut.String())

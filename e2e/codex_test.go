@@ -24,7 +24,7 @@ import (
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/gallery"
 	"github.com/hook-loop/hook-loop/internal/testkit/mockmodel/responses"
-	"github.com/hook-loop/hook-loop/internal/userconfig"
+	"github.com/hook-loop/hook-loop/project/userconfig"
 	"github.com/tidwall/sjson"
 )
 

@@ -15,7 +15,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/hook-loop/hook-loop/internal/basedir"
+	"github.com/hook-loop/hook-loop/project/basedir"
 )
 
 // StateDirEnv overrides where hook-loop keeps per-user state (the log keys):

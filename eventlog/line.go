@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hook-loop/hook-loop/internal/jsonkind"
+	"github.com/hook-loop/hook-loop/diag/jsonkind"
 
 	"github.com/tidwall/gjson"
 )

@@ -21,7 +21,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hook-loop/hook-loop/internal/userconfig"
+	"github.com/hook-loop/hook-loop/project/userconfig"
 	"github.com/hook-loop/hook-loop/sdk/hooks"
 	"go.yaml.in/yaml/v3"
 	"mvdan.cc/sh/v3/shell"

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hook-loop/hook-loop/internal/basedir"
+	"github.com/hook-loop/hook-loop/project/basedir"
 )
 
 // maxAnswer bounds what an executor may answer; decisions are a few hundred bytes.

@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/hook-loop/hook-loop/internal/userconfig"
+	"github.com/hook-loop/hook-loop/project/userconfig"
 )
 
 // OwnedFiles are the files a gated agent may not change because they decide

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/hook-loop/hook-loop/eventlog"
-	"github.com/hook-loop/hook-loop/internal/follow"
+	"github.com/hook-loop/hook-loop/eventlog/follow"
 )
 
 // Operator event types: what a person did from outside the harness. The engine

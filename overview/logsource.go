@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/eventlog/follow"
 	"github.com/hook-loop/hook-loop/eventlog/postgres"
-	"github.com/hook-loop/hook-loop/internal/follow"
 	"github.com/hook-loop/hook-loop/loop/session"
 )
 

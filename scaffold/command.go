@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/hook-loop/hook-loop/gallery"
-	"github.com/hook-loop/hook-loop/internal/project"
 	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
+	"github.com/hook-loop/hook-loop/project"
 )
 
 // ShellQuote quotes s for /bin/sh, which is how the harnesses run a command hook.

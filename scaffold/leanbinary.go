@@ -9,8 +9,8 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/hook-loop/hook-loop/internal/userconfig"
-	"github.com/hook-loop/hook-loop/internal/version"
+	"github.com/hook-loop/hook-loop/project/userconfig"
+	"github.com/hook-loop/hook-loop/version"
 )
 
 // LeanName is the lean hook binary's name (cmd/hook-loop-hook): installed

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hook-loop/hook-loop/internal/version"
+	"github.com/hook-loop/hook-loop/version"
 )
 
 func TestHookBinaryPicksTheLeanOneOnlyWhenItServesEveryEvent(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/hook-loop/hook-loop/internal/jsonkind"
+	"github.com/hook-loop/hook-loop/diag/jsonkind"
 
 	"github.com/tidwall/gjson"
 

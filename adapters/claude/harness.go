@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
-	"github.com/hook-loop/hook-loop/internal/project"
+	"github.com/hook-loop/hook-loop/project"
 )
 
 // Hooks is Claude Code for the hook path's registry; install.Harness adds

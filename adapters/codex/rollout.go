@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hook-loop/hook-loop/internal/regfile"
 	"github.com/hook-loop/hook-loop/loop"
+	"github.com/hook-loop/hook-loop/project/regfile"
 	"github.com/tidwall/gjson"
 )
 

@@ -27,9 +27,9 @@ import (
 	"strings"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
-	"github.com/hook-loop/hook-loop/internal/jsonkind"
+	"github.com/hook-loop/hook-loop/diag/jsonkind"
 
-	"github.com/hook-loop/hook-loop/internal/patch"
+	"github.com/hook-loop/hook-loop/adapters/patch"
 	"github.com/hook-loop/hook-loop/loop"
 	"github.com/tidwall/gjson"
 )

@@ -21,7 +21,7 @@ import (
 	"sync"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
-	"github.com/hook-loop/hook-loop/internal/jsonkind"
+	"github.com/hook-loop/hook-loop/diag/jsonkind"
 
 	"github.com/hook-loop/hook-loop/loop"
 	"github.com/tidwall/gjson"

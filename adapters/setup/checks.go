@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hook-loop/hook-loop/internal/shell"
-	"github.com/hook-loop/hook-loop/internal/version"
 	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
+	"github.com/hook-loop/hook-loop/loop/guard/shell"
 	"github.com/hook-loop/hook-loop/scaffold"
+	"github.com/hook-loop/hook-loop/version"
 )
 
 // Findings collects one harness's doctor findings.

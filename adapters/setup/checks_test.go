@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/hook-loop/hook-loop/gallery"
-	"github.com/hook-loop/hook-loop/internal/version"
 	"github.com/hook-loop/hook-loop/scaffold"
+	"github.com/hook-loop/hook-loop/version"
 )
 
 // CheckBinary fails on each way a hook's binary can keep the harness from

@@ -31,9 +31,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hook-loop/hook-loop/internal/basedir"
 	"github.com/hook-loop/hook-loop/internal/hookd/wire"
-	"github.com/hook-loop/hook-loop/internal/version"
+	"github.com/hook-loop/hook-loop/project/basedir"
+	"github.com/hook-loop/hook-loop/version"
 	"golang.org/x/sys/unix"
 )
 

@@ -24,7 +24,7 @@ import (
 	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/adapters/registry/hooks"
 	"github.com/hook-loop/hook-loop/internal/hookcmd"
-	"github.com/hook-loop/hook-loop/internal/version"
+	"github.com/hook-loop/hook-loop/version"
 )
 
 func main() {

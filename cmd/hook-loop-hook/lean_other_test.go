@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	hlcli "github.com/hook-loop/hook-loop/cli"
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/gallery"
-	"github.com/hook-loop/hook-loop/internal/cmd"
-	"github.com/hook-loop/hook-loop/internal/version"
+	"github.com/hook-loop/hook-loop/version"
 )
 
 // fakeExec records what run would exec instead of replacing the test process.
@@ -75,7 +75,7 @@ func lean(args []string, in []byte, x *fakeExec, self string) (code int, out, er
 
 func full(args []string, in []byte) (code int, out, errOut string) {
 	var o, e bytes.Buffer
-	code = cmd.Main(append([]string{"hook-loop"}, args...), bytes.NewReader(in), &o, &e)
+	code = hlcli.Main(append([]string{"hook-loop"}, args...), bytes.NewReader(in), &o, &e)
 	return code, o.String(), e.String()
 }
 

@@ -36,9 +36,9 @@ func TestClientImportGraph(t *testing.T) {
 		t.Fatalf("go list: %v", err)
 	}
 	allowed := map[string]bool{
-		"github.com/hook-loop/hook-loop/cmd/hook-loop-hook": true, "github.com/hook-loop/hook-loop/internal/basedir": true,
+		"github.com/hook-loop/hook-loop/cmd/hook-loop-hook": true, "github.com/hook-loop/hook-loop/project/basedir": true,
 		"github.com/hook-loop/hook-loop/internal/confine": true, "github.com/hook-loop/hook-loop/internal/hookd/wire": true,
-		"github.com/hook-loop/hook-loop/internal/version": true, "golang.org/x/sys/unix": true,
+		"github.com/hook-loop/hook-loop/version": true, "golang.org/x/sys/unix": true,
 	}
 	// crypto/sha256 digests the environment (wire.EnvDigest); the rest of
 	// crypto (TLS, certificates, keys, a random source) has no business here.

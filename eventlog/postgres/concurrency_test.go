@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/hook-loop/hook-loop/eventlog"
-	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/hook-loop/hook-loop/internal/testkit/pgtest"
+	"github.com/hook-loop/hook-loop/project"
 	"github.com/jackc/pgx/v5"
 )
 

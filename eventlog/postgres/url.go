@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/hook-loop/hook-loop/internal/project"
+	"github.com/hook-loop/hook-loop/project"
 )
 
 // Target is where an event log lives: a PostgreSQL database or a JSONL file.

@@ -7,7 +7,7 @@ import (
 
 	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
 
-	"github.com/hook-loop/hook-loop/internal/project"
+	"github.com/hook-loop/hook-loop/project"
 	"github.com/hook-loop/hook-loop/scaffold"
 )
 

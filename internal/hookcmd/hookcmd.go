@@ -14,7 +14,7 @@ import (
 	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/internal/hookd/wire"
 	"github.com/hook-loop/hook-loop/internal/hookrun"
-	"github.com/hook-loop/hook-loop/internal/userconfig"
+	"github.com/hook-loop/hook-loop/project/userconfig"
 )
 
 // Flags are the flags every *-hook command takes: those of the Python

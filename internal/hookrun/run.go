@@ -16,12 +16,12 @@ import (
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/eventlog"
-	"github.com/hook-loop/hook-loop/internal/project"
-	"github.com/hook-loop/hook-loop/internal/userconfig"
 	"github.com/hook-loop/hook-loop/loop"
 	"github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/loop/engine"
 	"github.com/hook-loop/hook-loop/loop/pin"
+	"github.com/hook-loop/hook-loop/project"
+	"github.com/hook-loop/hook-loop/project/userconfig"
 )
 
 // MaxInput caps what a hook reads from stdin. Real payloads are a few KiB; a

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/hook-loop/hook-loop/eventlog"
-	"github.com/hook-loop/hook-loop/internal/userconfig"
 	"github.com/hook-loop/hook-loop/loop/engine"
 	"github.com/hook-loop/hook-loop/loop/session"
+	"github.com/hook-loop/hook-loop/project/userconfig"
 )
 
 // StoreEnv chooses where hooks keep the loop's log: a postgres:// URL (the

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hook-loop/hook-loop/internal/jsonkind"
-	"github.com/hook-loop/hook-loop/internal/suggest"
+	"github.com/hook-loop/hook-loop/diag/jsonkind"
+	"github.com/hook-loop/hook-loop/diag/suggest"
 
 	"github.com/tidwall/gjson"
 )

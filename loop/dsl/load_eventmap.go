@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/hook-loop/hook-loop/internal/jsonkind"
+	"github.com/hook-loop/hook-loop/diag/jsonkind"
 	"github.com/hook-loop/hook-loop/loop"
 	"github.com/tidwall/gjson"
 )

@@ -3,7 +3,7 @@ package dsl
 import (
 	"encoding/json"
 
-	"github.com/hook-loop/hook-loop/internal/jsonkind"
+	"github.com/hook-loop/hook-loop/diag/jsonkind"
 	"github.com/tidwall/gjson"
 )
 

@@ -13,9 +13,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/hook-loop/hook-loop/internal/shell"
 	"github.com/hook-loop/hook-loop/loop"
 	"github.com/hook-loop/hook-loop/loop/dsl"
+	"github.com/hook-loop/hook-loop/loop/guard/shell"
 )
 
 // Check is the outcome of the built-in tool policy for one call.

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hook-loop/hook-loop/internal/shell"
+	"github.com/hook-loop/hook-loop/loop/guard/shell"
 )
 
 // A checker says why a program run with args (after its name) is risky, or "".

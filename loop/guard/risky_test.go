@@ -4,7 +4,7 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/hook-loop/hook-loop/internal/shell"
+	"github.com/hook-loop/hook-loop/loop/guard/shell"
 )
 
 func risky(command string) string {

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hook-loop/hook-loop/internal/shell"
+	"github.com/hook-loop/hook-loop/loop/guard/shell"
 )
 
 // readOnlyCommands are hook-loop's commands that change nothing: the agent may

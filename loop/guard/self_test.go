@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/hook-loop/hook-loop/internal/shell"
+	"github.com/hook-loop/hook-loop/loop/guard/shell"
 )
 
 // TestSelfIsAskedOnlyForAPath: the running binary is looked up only for a

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 
-	"github.com/hook-loop/hook-loop/internal/regfile"
+	"github.com/hook-loop/hook-loop/project/regfile"
 )
 
 // readRegular reads the loop file at path whole (up to maxLoopFile), and

@@ -7,7 +7,7 @@ import (
 
 	"github.com/hook-loop/hook-loop/adapters/claude"
 	"github.com/hook-loop/hook-loop/adapters/setup"
-	"github.com/hook-loop/hook-loop/internal/shell"
+	"github.com/hook-loop/hook-loop/loop/guard/shell"
 	"github.com/hook-loop/hook-loop/scaffold"
 	"github.com/tidwall/gjson"
 )

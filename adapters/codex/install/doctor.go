@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/hook-loop/hook-loop/adapters/setup"
-	"github.com/hook-loop/hook-loop/internal/shell"
+	"github.com/hook-loop/hook-loop/loop/guard/shell"
 )
 
 const codexReinstall = "hook-loop codex install --write --trust"

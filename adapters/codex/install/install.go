@@ -10,7 +10,7 @@ import (
 
 	"github.com/hook-loop/hook-loop/adapters/codex"
 	"github.com/hook-loop/hook-loop/internal/cmdutil"
-	"github.com/hook-loop/hook-loop/internal/project"
+	"github.com/hook-loop/hook-loop/project"
 	"github.com/hook-loop/hook-loop/scaffold"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"

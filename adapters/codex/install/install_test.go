@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/hook-loop/hook-loop/adapters/setup"
-	"github.com/hook-loop/hook-loop/internal/shell"
+	"github.com/hook-loop/hook-loop/loop/guard/shell"
 	"github.com/hook-loop/hook-loop/scaffold"
 	"github.com/tidwall/gjson"
 )

@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/hook-loop/hook-loop/internal/project"
+	"github.com/hook-loop/hook-loop/project"
 	"github.com/hook-loop/hook-loop/scaffold"
 )
 

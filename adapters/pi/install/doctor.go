@@ -7,7 +7,7 @@ import (
 
 	"github.com/hook-loop/hook-loop/adapters/pi"
 	"github.com/hook-loop/hook-loop/adapters/setup"
-	"github.com/hook-loop/hook-loop/internal/project"
+	"github.com/hook-loop/hook-loop/project"
 )
 
 const piReinstall = "hook-loop pi install --write"

@@ -15,9 +15,9 @@ import (
 	"github.com/hook-loop/hook-loop/eventlog/postgres"
 	"github.com/hook-loop/hook-loop/internal/hookrun"
 	"github.com/hook-loop/hook-loop/internal/pgkeeper"
-	"github.com/hook-loop/hook-loop/internal/project"
 	"github.com/hook-loop/hook-loop/lifecycle"
 	"github.com/hook-loop/hook-loop/loop/engine"
+	"github.com/hook-loop/hook-loop/project"
 )
 
 // With fills in what o leaves to the binary: the user config's store, the

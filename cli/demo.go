@@ -1,0 +1,42 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/hook-loop/hook-loop/cli/demo"
+	"github.com/urfave/cli/v2"
+)
+
+// DemoOptions are demo's flags.
+type DemoOptions struct {
+	IO   *IOStreams
+	Keep bool
+}
+
+// NewCmdDemo builds `demo`; runF replaces the run function in tests.
+func NewCmdDemo(f *Factory, runF func(*DemoOptions) error) *cli.Command {
+	o := &DemoOptions{}
+	return &cli.Command{
+		Name:      "demo",
+		Usage:     "replay a recorded real Codex session through the plan_execute loop and show each decision",
+		UsageText: "hook-loop demo [--keep]",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "keep", Usage: "keep the temporary project (its hook-loop.json and event log)", Destination: &o.Keep},
+		},
+		Action: func(c *cli.Context) error {
+			o.IO = f.IOStreams
+			return run(runF, func(o *DemoOptions) error { return runDemo(c.Context, o) }, o)
+		},
+	}
+}
+
+func runDemo(ctx context.Context, o *DemoOptions) error {
+	res, err := demo.Run(ctx, o.IO.Out, o.Keep)
+	if err != nil {
+		return err
+	}
+	if res.State != "done" {
+		return exitf(1, "demo ended in state %q, not done", res.State)
+	}
+	return nil
+}

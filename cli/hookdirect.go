@@ -1,0 +1,36 @@
+package cli
+
+import (
+	"context"
+	"strings"
+
+	"github.com/hook-loop/hook-loop/adapters/setup"
+	"github.com/hook-loop/hook-loop/internal/hookcmd"
+)
+
+// runHookDirect runs `<name>-hook FLAGS` without building the CLI: a hook runs
+// on every tool call, and building every command first costs it a third of a
+// millisecond. Flags it cannot read plainly (hookcmd.Parse) — --help, an
+// unknown flag, an argument — return ok=false, and the caller hands them to
+// the full CLI, so help and usage errors are the CLI's.
+func runHookDirect(f *Factory, hs []setup.Harness, args []string) (code int, ok bool) {
+	if len(args) < 2 || !strings.HasSuffix(args[1], "-hook") {
+		return 0, false
+	}
+	var h setup.Harness
+	for _, c := range hs {
+		if c.Name()+"-hook" == args[1] {
+			h = c
+		}
+	}
+	if h == nil {
+		return 0, false
+	}
+	flags, ok := hookcmd.Parse(args[2:])
+	if !ok {
+		return 0, false
+	}
+	o := &HookOptions{Harness: h, Flags: flags}
+	o.setEnv(f, hs)
+	return exitCode(f.IOStreams.ErrOut, runHook(context.Background(), o)), true
+}

@@ -1,0 +1,66 @@
+package project
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hook-loop/hook-loop/project/basedir"
+)
+
+// Where an install keeps a project's state (the event log, and with it the
+// log's key and pinned loops): install --state.
+const (
+	StateProject = "project" // <root>/.hook-loop, inside the workspace
+	StateUser    = "user"    // the user's state directory, outside it
+)
+
+// UserStateDir is hook-loop's per-user state directory: $HOOK_LOOP_STATE_DIR,
+// else $XDG_STATE_HOME/hook-loop (xdg's default when unset). getenv is
+// os.Getenv outside tests.
+func UserStateDir(getenv func(string) string) string {
+	if d := getenv("HOOK_LOOP_STATE_DIR"); d != "" {
+		return d
+	}
+	if d := getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "hook-loop")
+	}
+	return filepath.Join(basedir.StateHome(), "hook-loop")
+}
+
+// UserLogPath is the event log of the project at root when its state is
+// kept in the user's state directory: projects/<name>-<hash of the root's
+// path>/events.jsonl, one folder per checkout.
+func UserLogPath(root string, getenv func(string) string) string {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		abs = root
+	}
+	sum := sha256.Sum256([]byte(abs))
+	name := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
+			return r
+		}
+		return '_'
+	}, filepath.Base(abs))
+	id := strings.TrimLeft(name, ".") + "-" + hex.EncodeToString(sum[:6])
+	return filepath.Join(UserStateDir(getenv), "projects", id, "events.jsonl")
+}
+
+// LogPathFor is the event log an install with --state state writes into the
+// hooks of the project at root; getenv nil reads the process's environment.
+func LogPathFor(root, state string, getenv func(string) string) (string, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	switch state {
+	case "", StateProject:
+		return LogPath(root), nil
+	case StateUser:
+		return UserLogPath(root, getenv), nil
+	}
+	return "", fmt.Errorf("--state %q: expected %s or %s", state, StateProject, StateUser)
+}
