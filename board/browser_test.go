@@ -4,32 +4,23 @@ import (
 	"context"
 	"flag"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/hook-loop/hook-loop/internal/testkit/need"
 	"github.com/hook-loop/hook-loop/overview"
 )
 
 var update = flag.Bool("update", false, "write the board's screenshot to docs/board.png")
 
-// browser starts headless Chromium for the test, or skips it when none is
-// installed (scripts/install-chromium.sh installs one).
+// browser starts headless Chromium for the test, or skips it (fails it under
+// CI) when none is installed (scripts/install-chromium.sh installs one).
 func browser(t *testing.T) context.Context {
 	t.Helper()
-	var path string
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "headless-shell"} {
-		if p, err := exec.LookPath(name); err == nil {
-			path = p
-			break
-		}
-	}
-	if path == "" {
-		t.Skip("no Chromium binary (chromium, chromium-browser, google-chrome or headless-shell) on PATH; run scripts/install-chromium.sh")
-	}
+	path := need.Chromium(t)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(path),
 		chromedp.NoSandbox, // CI runs as root, where Chromium's sandbox refuses to start

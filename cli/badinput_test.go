@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/hook-loop/hook-loop/adapters/registry"
+	"github.com/hook-loop/hook-loop/cli/cmdutil"
 	"github.com/hook-loop/hook-loop/gallery"
-	"github.com/hook-loop/hook-loop/internal/cmdutil"
 	"github.com/hook-loop/hook-loop/version"
 )
 

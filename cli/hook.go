@@ -6,19 +6,19 @@ import (
 	"github.com/hook-loop/hook-loop/adapters/registry"
 	"github.com/hook-loop/hook-loop/adapters/registry/hooks"
 	"github.com/hook-loop/hook-loop/adapters/setup"
-	"github.com/hook-loop/hook-loop/internal/hookcmd"
-	"github.com/hook-loop/hook-loop/internal/hookrun/full"
+	"github.com/hook-loop/hook-loop/hook"
+	"github.com/hook-loop/hook-loop/hook/full"
 	"github.com/urfave/cli/v2"
 )
 
-// HookOptions are a *-hook command's flags (hookcmd.Flags) and what it takes
+// HookOptions are a *-hook command's flags (hook.Flags) and what it takes
 // from its process.
 type HookOptions struct {
 	IO      *IOStreams
 	Getenv  func(string) string
 	WorkDir string
 	Harness setup.Harness
-	hookcmd.Flags
+	hook.Flags
 	// OwnedPaths are every harness's files, which the agent may not write.
 	OwnedPaths []string
 }
@@ -55,14 +55,13 @@ func (o *HookOptions) setEnv(f *Factory, hs []setup.Harness) {
 }
 
 func runHook(ctx context.Context, o *HookOptions) error {
-	code := hookcmd.Run(ctx, hookcmd.Options{
+	r := hook.New(full.Deps(hook.Deps{Getenv: o.Getenv, OwnedPaths: o.OwnedPaths}))
+	code := r.RunCommand(ctx, hook.Command{
 		Harness: o.Harness, Flags: o.Flags,
-		In: o.IO.In, Out: o.IO.Out, ErrOut: o.IO.ErrOut,
-		Getenv: o.Getenv, WorkDir: o.WorkDir, OwnedPaths: o.OwnedPaths,
-		With: full.With,
+		In: o.IO.In, Out: o.IO.Out, ErrOut: o.IO.ErrOut, WorkDir: o.WorkDir,
 	})
 	if code != 0 {
-		// The exit status is part of the answer; hookrun already wrote why.
+		// The exit status is part of the answer; the runner already wrote why.
 		return &ExitError{Code: code}
 	}
 	return nil

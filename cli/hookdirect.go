@@ -5,12 +5,12 @@ import (
 	"strings"
 
 	"github.com/hook-loop/hook-loop/adapters/setup"
-	"github.com/hook-loop/hook-loop/internal/hookcmd"
+	"github.com/hook-loop/hook-loop/hook"
 )
 
 // runHookDirect runs `<name>-hook FLAGS` without building the CLI: a hook runs
 // on every tool call, and building every command first costs it a third of a
-// millisecond. Flags it cannot read plainly (hookcmd.Parse) — --help, an
+// millisecond. Flags it cannot read plainly (hook.Parse) — --help, an
 // unknown flag, an argument — return ok=false, and the caller hands them to
 // the full CLI, so help and usage errors are the CLI's.
 func runHookDirect(f *Factory, hs []setup.Harness, args []string) (code int, ok bool) {
@@ -26,7 +26,7 @@ func runHookDirect(f *Factory, hs []setup.Harness, args []string) (code int, ok 
 	if h == nil {
 		return 0, false
 	}
-	flags, ok := hookcmd.Parse(args[2:])
+	flags, ok := hook.ParseFlags(args[2:])
 	if !ok {
 		return 0, false
 	}

@@ -7,8 +7,8 @@ import (
 
 	codexinstall "github.com/hook-loop/hook-loop/adapters/codex/install"
 	"github.com/hook-loop/hook-loop/adapters/registry"
-	"github.com/hook-loop/hook-loop/internal/cmdutil"
-	"github.com/hook-loop/hook-loop/internal/hookcmd"
+	"github.com/hook-loop/hook-loop/cli/cmdutil"
+	"github.com/hook-loop/hook-loop/hook"
 )
 
 // The direct hook path reads a hook's flags as the full CLI does, and leaves
@@ -37,7 +37,7 @@ func TestHookDirectFlagsMatchCLI(t *testing.T) {
 		if err := app.Run(append([]string{"hook-loop", "codex-hook"}, args...)); err != nil {
 			t.Fatalf("%q: CLI: %v", args, err)
 		}
-		direct, ok := hookcmd.Parse(args)
+		direct, ok := hook.ParseFlags(args)
 		if !ok {
 			t.Fatalf("%q: not read directly", args)
 		}
@@ -50,7 +50,7 @@ func TestHookDirectFlagsMatchCLI(t *testing.T) {
 		{"--help"}, {"-h"}, {"--event"}, {"--nope", "x"}, {"positional"}, {"--", "x"},
 		{"--record=maybe"}, {"--generate-bash-completion"}, {"-"},
 	} {
-		if _, ok := hookcmd.Parse(args); ok {
+		if _, ok := hook.ParseFlags(args); ok {
 			t.Errorf("%q read directly, want the full CLI", args)
 		}
 	}

@@ -1,13 +1,13 @@
 package cli
 
 import (
-	"github.com/hook-loop/hook-loop/internal/hookcmd"
+	"github.com/hook-loop/hook-loop/hook"
 	"github.com/urfave/cli/v2"
 )
 
-// hookFlags are hookcmd.Flags as urfave/cli flags, but --event, which each
+// hookFlags are hook.Flags as urfave/cli flags, but --event, which each
 // *-hook command describes itself and serve reads per request.
-func hookFlags(o *hookcmd.Flags) []cli.Flag {
+func hookFlags(o *hook.Flags) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "config", Usage: "loop DSL file (default: hook-loop.json at the project root)", Destination: &o.ConfigPath},
 		&cli.StringFlag{Name: "event-log", Usage: "event log (default: .hook-loop/events.jsonl at the project root)", Destination: &o.LogPath},

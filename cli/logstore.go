@@ -6,7 +6,7 @@ import (
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/eventlog/postgres"
-	"github.com/hook-loop/hook-loop/internal/hookrun/full"
+	"github.com/hook-loop/hook-loop/hook/full"
 	"github.com/hook-loop/hook-loop/loop/engine"
 	"github.com/hook-loop/hook-loop/loop/session"
 	"github.com/hook-loop/hook-loop/project"
@@ -63,7 +63,7 @@ func openProjectLog(root, logFlag, storeFlag string, getenv func(string) string)
 				return nil, err
 			}
 			if t.IsDB() {
-				s, err := postgres.Open(t.URL, postgres.Options{Project: project.Identity(root, getenv)})
+				s, err := postgres.Open[session.View](t.URL, postgres.Options{Project: project.Identity(root, getenv)})
 				if err != nil {
 					return nil, err
 				}
@@ -99,13 +99,19 @@ func (f fileLog) Exists() (bool, error) {
 	return err == nil, err
 }
 
-type dbLog struct{ *postgres.Store }
+// pgTx is a transaction of the PostgreSQL log of the loop's session views,
+// as the hooks keep it (dbLog).
+type pgTx = postgres.Tx[session.View, *session.View]
+
+type dbLog struct {
+	*postgres.Store[session.View, *session.View]
+}
 
 func (d dbLog) View(fn func(tx viewTx) error) error {
-	return d.Store.View(func(tx *postgres.Tx) error { return fn(tx) })
+	return d.Store.View(func(tx *pgTx) error { return fn(tx) })
 }
 func (d dbLog) Update(fn func(tx viewTx) error) error {
-	return d.Store.Update(func(tx *postgres.Tx) error { return fn(tx) })
+	return d.Store.Update(func(tx *pgTx) error { return fn(tx) })
 }
 func (d dbLog) Where() string         { return d.Store.Where() + " (project " + d.Project() + ")" }
 func (d dbLog) Exists() (bool, error) { return true, nil }

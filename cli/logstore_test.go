@@ -11,6 +11,7 @@ import (
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/eventlog/postgres"
 	"github.com/hook-loop/hook-loop/internal/testkit/pgtest"
+	"github.com/hook-loop/hook-loop/loop/session"
 )
 
 // With the store in the user config, status, log, log verify and log --follow
@@ -30,14 +31,14 @@ func TestReadersUseTheStore(t *testing.T) {
 	writeCfg(`{"store": "` + srv.URL() + `"}`)
 	env := map[string]string{"XDG_CONFIG_HOME": cfgHome, "HOOK_LOOP_PROJECT": "acme/readers"}
 	getenv := func(k string) string { return env[k] }
-	s, err := postgres.Open(srv.URL(), postgres.Options{Project: "acme/readers"})
+	s, err := postgres.Open[session.View](srv.URL(), postgres.Options{Project: "acme/readers"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	add := func(sid, typ string) {
 		t.Helper()
-		if err := s.Update(func(tx *postgres.Tx) error {
+		if err := s.Update(func(tx *pgTx) error {
 			_, err := tx.Append(eventlog.Event{SessionID: sid, EventType: typ, State: "plan", Payload: map[string]any{"initial_state": "plan"}})
 			return err
 		}); err != nil {

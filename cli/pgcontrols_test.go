@@ -12,13 +12,14 @@ import (
 	"github.com/hook-loop/hook-loop/eventlog/postgres"
 	"github.com/hook-loop/hook-loop/gallery"
 	"github.com/hook-loop/hook-loop/internal/testkit/pgtest"
+	"github.com/hook-loop/hook-loop/loop/session"
 	"github.com/hook-loop/hook-loop/project"
 )
 
 // pgProject is a project whose hooks keep the log in a throwaway PostgreSQL
 // (HOOK_LOOP_STORE), with the approval_gate loop and one session started by a
 // real codex hook. It returns the project's directory and the store.
-func pgProject(t *testing.T, projectID string) (string, *postgres.Store) {
+func pgProject(t *testing.T, projectID string) (string, *postgres.Store[session.View, *session.View]) {
 	t.Helper()
 	srv := pgtest.Start(t, pgtest.Options{})
 	t.Setenv(eventlog.StateDirEnv, t.TempDir())
@@ -40,7 +41,7 @@ func pgProject(t *testing.T, projectID string) (string, *postgres.Store) {
 	if code := Main([]string{"hook-loop", "codex-hook"}, bytes.NewReader(in), &out, &errOut); code != 0 || errOut.Len() > 0 {
 		t.Fatalf("codex-hook: exit %d\n%s%s", code, out.String(), errOut.String())
 	}
-	s, err := postgres.Open(srv.URL(), postgres.Options{Project: projectID})
+	s, err := postgres.Open[session.View](srv.URL(), postgres.Options{Project: projectID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func pgProject(t *testing.T, projectID string) (string, *postgres.Store) {
 }
 
 // storeEvents lists the event types the store holds for session sid.
-func storeEvents(t *testing.T, s *postgres.Store, sid string) []string {
+func storeEvents(t *testing.T, s *postgres.Store[session.View, *session.View], sid string) []string {
 	t.Helper()
 	var types []string
 	if err := s.Scan(nil, func(_ int, e eventlog.Event) error {
@@ -142,10 +143,10 @@ func TestControlsReloadDoctorUseTheStore(t *testing.T) {
 	}
 }
 
-func sessionState(t *testing.T, s *postgres.Store, sid string) string {
+func sessionState(t *testing.T, s *postgres.Store[session.View, *session.View], sid string) string {
 	t.Helper()
 	var st string
-	if err := s.View(func(tx *postgres.Tx) error { st = tx.Session(sid).State; return nil }); err != nil {
+	if err := s.View(func(tx *pgTx) error { st = tx.Session(sid).State; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	return st

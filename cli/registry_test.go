@@ -11,8 +11,8 @@ import (
 	"github.com/hook-loop/hook-loop/adapters/registry"
 	"github.com/hook-loop/hook-loop/adapters/registry/hooks"
 	"github.com/hook-loop/hook-loop/adapters/setup"
+	"github.com/hook-loop/hook-loop/cli/cmdutil"
 	"github.com/hook-loop/hook-loop/gallery"
-	"github.com/hook-loop/hook-loop/internal/cmdutil"
 	"github.com/hook-loop/hook-loop/internal/testkit/toyharness"
 	"github.com/urfave/cli/v2"
 )

@@ -16,8 +16,8 @@ import (
 
 	"github.com/hook-loop/hook-loop/adapters/registry"
 	"github.com/hook-loop/hook-loop/adapters/setup"
+	"github.com/hook-loop/hook-loop/cli/cmdutil"
 	"github.com/hook-loop/hook-loop/diag/suggest"
-	"github.com/hook-loop/hook-loop/internal/cmdutil"
 	"github.com/hook-loop/hook-loop/version"
 	"github.com/urfave/cli/v2"
 )

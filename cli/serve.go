@@ -4,13 +4,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hook-loop/hook-loop/internal/hookcmd"
-	"github.com/hook-loop/hook-loop/internal/hookrun"
+	"github.com/hook-loop/hook-loop/hook"
 
 	"github.com/hook-loop/hook-loop/adapters/registry"
 	"github.com/hook-loop/hook-loop/adapters/registry/hooks"
 	"github.com/hook-loop/hook-loop/adapters/setup"
-	"github.com/hook-loop/hook-loop/internal/serve"
+	"github.com/hook-loop/hook-loop/hook/serve"
 	"github.com/urfave/cli/v2"
 )
 
@@ -22,7 +21,7 @@ type ServeOptions struct {
 	Version string
 	Stdio   bool
 	Harness string
-	hookcmd.Flags
+	hook.Flags
 	getenv func(string) string
 	// OwnedPaths are every harness's files, as the one-shot hook protects them.
 	OwnedPaths []string
@@ -72,6 +71,6 @@ func runServe(c *cli.Context, o *ServeOptions) error {
 	return serve.Serve(c.Context, o.IO.In, o.IO.Out, serve.Options{
 		Adapter: h.NewAdapter, Version: o.Version, Cwd: o.WorkDir,
 		ConfigPath: o.ConfigPath, LogPath: o.LogPath, HooksConfig: o.HooksConfig, Record: o.Record,
-		Store: o.Store, OwnedPaths: o.OwnedPaths, Mode: hookrun.Mode(o.getenv, o.Mode),
+		Store: o.Store, OwnedPaths: o.OwnedPaths, Mode: hook.Mode(o.getenv, o.Mode),
 	})
 }

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/hook-loop/hook-loop/adapters/registry"
-	"github.com/hook-loop/hook-loop/internal/cmdutil"
+	"github.com/hook-loop/hook-loop/cli/cmdutil"
 	"github.com/hook-loop/hook-loop/version"
 )
 

@@ -7,14 +7,15 @@ import (
 	"os"
 
 	"github.com/hook-loop/hook-loop/eventlog/postgres"
-	"github.com/hook-loop/hook-loop/internal/hookrun"
-	"github.com/hook-loop/hook-loop/internal/hookrun/full"
+	"github.com/hook-loop/hook-loop/hook"
+	"github.com/hook-loop/hook-loop/hook/full"
+	"github.com/hook-loop/hook-loop/loop/session"
 	"github.com/hook-loop/hook-loop/project"
 	"github.com/urfave/cli/v2"
 )
 
 // storeEnv chooses the event store of hooks (full.StoreURL).
-const storeEnv = hookrun.StoreEnv
+const storeEnv = hook.StoreEnv
 
 // StoreMigrateOptions are the flags of store migrate.
 type StoreMigrateOptions struct {
@@ -96,7 +97,7 @@ func runStoreMigrate(o *StoreMigrateOptions) error {
 		}
 	}
 	opts := postgres.Options{Project: project.Identity(root, o.Getenv)}
-	rep, err := postgres.Migrate(ctx, src, to, opts)
+	rep, err := postgres.Migrate[session.View](ctx, src, to, opts)
 	var refusal *postgres.Refusal
 	if errors.As(err, &refusal) {
 		return exitf(1, "%v", err)

@@ -1,7 +1,9 @@
 // Package e2e runs the real harness binaries (Codex CLI, Claude Code, opencode,
 // pi) against mock model servers written in Go, on 127.0.0.1 only, with
 // hook-loop installed the way a user installs it. Each suite skips, saying so,
-// when its harness is not installed (scripts/install-harnesses.sh).
+// when its harness is not installed (scripts/install-harnesses.sh), and fails
+// instead under CI=true. At the end, TestMain fails the run if a process the
+// tests started still runs.
 package e2e
 
 import (
@@ -11,6 +13,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
+
+	"github.com/hook-loop/hook-loop/internal/testkit/need"
+	"github.com/hook-loop/hook-loop/internal/testkit/procs"
 )
 
 // builtHookLoop is the hook-loop binary TestMain built for this run, with the
@@ -43,7 +49,19 @@ func TestMain(m *testing.M) {
 			buildErr = fmt.Errorf("go build %s: %v\n%s", b[1], err, out)
 		}
 	}
+	// Every process the tests start (harnesses, their hooks, what those
+	// start) inherits the mark; none may outlive the tests. The built binaries
+	// are matched too, for a hook a harness ran with a scrubbed environment.
+	marker, err := procs.Mark()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		os.Exit(1)
+	}
 	code := m.Run()
+	built := procs.Match{Env: marker, Exes: []string{builtHookLoop, filepath.Join(dir, "hook-loop-hook")}}
+	if !procs.Check(os.Stderr, "e2e", built, 5*time.Second) && code == 0 {
+		code = 1
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -63,23 +81,10 @@ func hookLoopBinary(t testing.TB) string {
 	return builtHookLoop
 }
 
-// harnessBin finds a harness installed by scripts/install-harnesses.sh
-// (.cache/harnesses/<name>/node_modules/.bin/<bin>, or under
-// $HOOK_LOOP_HARNESS_DIR) or skips the test, saying how to install it. bin
-// defaults to name.
+// harnessBin finds a harness installed by scripts/install-harnesses.sh or
+// skips the test (fails it under CI), saying how to install it. bin defaults
+// to name.
 func harnessBin(t testing.TB, name string, bin ...string) string {
 	t.Helper()
-	b := name
-	if len(bin) > 0 {
-		b = bin[0]
-	}
-	base := os.Getenv("HOOK_LOOP_HARNESS_DIR")
-	if base == "" {
-		base = filepath.Join(repoRoot(), ".cache", "harnesses")
-	}
-	p := filepath.Join(base, name, "node_modules", ".bin", b)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("%s not installed (no %s): run scripts/install-harnesses.sh %s", name, p, name)
-	}
-	return p
+	return need.Harness(t, name, bin...)
 }

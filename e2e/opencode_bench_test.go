@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	opencodeinstall "github.com/hook-loop/hook-loop/adapters/opencode/install"
+	"github.com/hook-loop/hook-loop/internal/testkit/need"
 )
 
 // ocBenchDriver loads the generated plugin and times its two hooks around each of
@@ -90,14 +91,17 @@ func BenchmarkOpencodePluginToolCall(b *testing.B) {
 
 // ocJSRuntime is opencode's embedded Bun when opencode is installed, else node.
 func ocJSRuntime(b *testing.B) (string, []string) {
-	root := repoRoot()
-	oc := filepath.Join(root, ".cache", "harnesses", "opencode", "node_modules", ".bin", "opencode")
+	dir, err := need.HarnessDir("opencode")
+	if err != nil {
+		b.Fatal(err)
+	}
+	oc := filepath.Join(dir, "node_modules", ".bin", "opencode")
 	if _, err := os.Stat(oc); err == nil {
 		return oc, append(os.Environ(), "BUN_BE_BUN=1")
 	}
 	node, err := exec.LookPath("node")
 	if err != nil {
-		b.Skip("neither opencode (scripts/install-harnesses.sh opencode) nor node is available to run the plugin")
+		need.Skipf(b, "neither opencode (scripts/install-harnesses.sh opencode) nor node is available to run the plugin")
 	}
 	return node, os.Environ()
 }

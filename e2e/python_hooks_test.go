@@ -15,9 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -25,6 +23,7 @@ import (
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/internal/testkit/mockmodel/messages"
+	"github.com/hook-loop/hook-loop/internal/testkit/procs"
 )
 
 const pyHouse = `from hook_loop_hooks import LifecycleHooks, SessionStart, serve_stdio
@@ -106,15 +105,9 @@ func newPyHooks(t *testing.T) *pyHooks {
 	}
 	h := &pyHooks{dir: filepath.Join(root, "cfg"), state: filepath.Join(root, "st"), cache: filepath.Join(root, "ca")}
 	t.Cleanup(func() {
-		// Stop the kept-alive servers this test's hooks started.
-		pids, _ := filepath.Glob(filepath.Join(h.state, "hook-loop", "executors", "*.pid"))
-		for _, p := range pids {
-			b, _ := os.ReadFile(p)
-			if pid, err := strconv.Atoi(string(b)); err == nil {
-				_ = syscall.Kill(pid, syscall.SIGTERM)
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
+		// Stop the kept-alive servers this test's hooks started, and wait
+		// for them (and their executors) to end.
+		procs.StopPIDFiles(filepath.Join(h.state, "hook-loop", "executors", "*.pid"), 5*time.Second)
 		os.RemoveAll(root)
 	})
 	for name, src := range map[string]string{

@@ -251,7 +251,7 @@ func (l *Log) foldCheckpoint(st *state, p *preparedLine, start int64) {
 	case p.mac != macGood:
 		if !json.Valid(p.line) {
 			// Cut short by a crash and closed with a newline, like a torn event.
-			l.warn("%s:%d: skipped: checkpoint line is not valid JSON (a write was interrupted)", l.path, st.hdr.Lines)
+			l.warnLine("%s:%d: skipped: checkpoint line is not valid JSON (a write was interrupted)", l.path, st.hdr.Lines)
 			return
 		}
 		why = "checkpoint MAC does not match the line: forged or edited"
@@ -261,7 +261,7 @@ func (l *Log) foldCheckpoint(st *state, p *preparedLine, start int64) {
 		st.hdr.NextCheckpoint = nextCheckpoint(st.hdr.Offset, p.size)
 		return
 	}
-	l.warn("%s:%d: not honoured: %s", l.path, st.hdr.Lines, why)
+	l.warnLine("%s:%d: not honoured: %s", l.path, st.hdr.Lines, why)
 	st.hdr.Tampered++
 	if len(st.hdr.Tamper) < maxTamperNotes {
 		st.hdr.Tamper = append(st.hdr.Tamper, TamperNote{Line: st.hdr.Lines, Reason: why, New: true})

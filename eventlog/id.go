@@ -1,6 +1,9 @@
 package eventlog
 
-import "encoding/hex"
+import (
+	"crypto/rand"
+	"encoding/hex"
+)
 
 // NewID is a random (version 4) UUID in its canonical text form: an event's
 // or a run's id. It is written here rather than taken from a UUID library
@@ -8,7 +11,7 @@ import "encoding/hex"
 // init every hook process would pay for.
 func NewID() string {
 	var u [16]byte
-	randomBytes(u[:])
+	_, _ = rand.Read(u[:])  // never fails (Go 1.24+)
 	u[6] = u[6]&0x0f | 0x40 // version 4
 	u[8] = u[8]&0x3f | 0x80 // RFC 9562 variant
 	var b [36]byte

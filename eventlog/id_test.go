@@ -21,28 +21,3 @@ func TestNewIDIsAVersion4UUID(t *testing.T) {
 		seen[id] = true
 	}
 }
-
-// TestRandomBytesFills: every byte is written, at any length (getrandom
-// returns at most 32 MiB a call, and may return less when interrupted).
-func TestRandomBytesFills(t *testing.T) {
-	for _, n := range []int{0, 1, 16, 256, 257, 4096} {
-		a, b := make([]byte, n), make([]byte, n)
-		randomBytes(a)
-		randomBytes(b)
-		if n >= 16 && string(a) == string(b) {
-			t.Fatalf("%d bytes: the same twice", n)
-		}
-		if n >= 256 {
-			// Not one byte left zero in a row of 64: the tail was written.
-			zeros := 0
-			for _, c := range a[n-64:] {
-				if c == 0 {
-					zeros++
-				}
-			}
-			if zeros == 64 {
-				t.Fatalf("%d bytes: the tail is zero", n)
-			}
-		}
-	}
-}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
@@ -320,7 +321,7 @@ func nextRecord(data []byte, pos int) (stamp indexStamp, body []byte, end int, w
 		return stamp, nil, 0, "index is shorter than its header says"
 	}
 	body = data[start : start+stamp.Len]
-	if crcIEEE(body) != stamp.CRC {
+	if crc32.ChecksumIEEE(body) != stamp.CRC {
 		return stamp, nil, 0, "index checksum mismatch"
 	}
 	return stamp, body, start + stamp.Len, ""
@@ -387,7 +388,7 @@ func (st *state) encodeSession(b []byte, id string, s *entry) ([]byte, error) {
 // record renders one record: stamp line and body, its MAC chained to prev.
 func record(stamp indexStamp, body []byte, key *logKey, prev string) ([]byte, error) {
 	stamp.Len = len(body)
-	stamp.CRC = crcIEEE(body)
+	stamp.CRC = crc32.ChecksumIEEE(body)
 	if key != nil {
 		stamp.MAC = hex.EncodeToString(key.chainMAC(prev, body))
 	}

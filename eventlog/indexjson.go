@@ -4,21 +4,18 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"math"
-	"slices"
-	"strconv"
-	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 )
 
-// The index's stamp, header and session lines, and the key file, are read here
-// with gjson instead of encoding/json: a hook reads them once per process, and
-// encoding/json's first use of each struct type (its field cache, built by
-// reflection) cost a hook more than the reading. They are written by
-// encoding/json as before; TestIndexJSONReadsWhatEncodingJSONWrites keeps the
-// two in step, so a field added to a struct without a line here fails it.
+// The index's stamp, header and session lines, and the key file, are read
+// with gjson instead of encoding/json: a hook reads them once per process,
+// and encoding/json's first decode of each struct type (its field cache,
+// built by reflection) costs a hook more than the reading (docs/bench.md).
+// They are written by encoding/json; TestIndexJSONReadsWhatEncodingJSONWrites
+// keeps the two in step, so a field added to a struct without a line here
+// fails it.
 
 // jsonObject parses line as one JSON object.
 func jsonObject(line []byte, what string) (gjson.Result, error) {
@@ -291,333 +288,53 @@ func decodeKey(data []byte, k *logKey) error {
 	return fr.err
 }
 
-// The writers below produce, byte for byte, what a json.Encoder with HTML
-// escaping off wrote for these structs before (TestIndexJSONWritesWhatEncodingJSONWrote),
-// for the same reason as the readers: no reflection over struct types in a
-// hook process.
-
-// AppendJSONString appends s as encoding/json writes a string (HTML escaping
-// as escapeHTML says); plain ASCII takes the short way. Views' hand-written
-// codecs (loop/session) use it too.
-func AppendJSONString(b []byte, s string, escapeHTML bool) []byte {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c >= 0x80 || c == '"' || c == '\\' || escapeHTML && (c == '<' || c == '>' || c == '&') {
-			return appendEscaped(b, s, escapeHTML)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
-}
-
-// appendEscaped is encoding/json's string writer (appendString), for strings
-// with something to escape: the messages of a hook_fired event have quotes,
-// and encoding/json's first use cost a hook process more than its encoding.
-func appendEscaped(b []byte, s string, escapeHTML bool) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && !(escapeHTML && (c == '<' || c == '>' || c == '&')) {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		// U+2028 and U+2029 are escaped, as encoding/json does (JSONP).
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
-
-// appendJSONValue appends v as encoding/json writes it (maps, slices, scalars:
-// what payloads hold; no struct field cache is built for those).
-func appendJSONValue(b []byte, v any, escapeHTML bool) ([]byte, error) {
-	if out, ok := appendPlain(b, v, escapeHTML, 0); ok {
-		return out, nil
-	}
-	return appendEncoded(b, v, escapeHTML)
-}
-
-// appendPlain appends v as encoding/json writes it when v is made of what a
-// hook's payloads are (strings, booleans, ints, nil, slices of them, maps
-// with string keys), without encoding/json: its reflection and its caches,
-// built afresh in every hook process, cost a hook more than the encoding.
-// Anything else (a float, a named type, a json.Marshaler, deep nesting) is
-// not written: ok false, and the caller encodes the whole value with
-// encoding/json.
-func appendPlain(b []byte, v any, escapeHTML bool, depth int) (out []byte, ok bool) {
-	if depth > 32 {
-		return b, false
-	}
-	switch v := v.(type) {
-	case nil:
-		return append(b, "null"...), true
-	case string:
-		return AppendJSONString(b, v, escapeHTML), true
-	case bool:
-		return strconv.AppendBool(b, v), true
-	case int:
-		return strconv.AppendInt(b, int64(v), 10), true
-	case int64:
-		return strconv.AppendInt(b, v, 10), true
-	case []string:
-		if v == nil {
-			return append(b, "null"...), true
-		}
-		b = append(b, '[')
-		for i, s := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = AppendJSONString(b, s, escapeHTML)
-		}
-		return append(b, ']'), true
-	case []int:
-		if v == nil {
-			return append(b, "null"...), true
-		}
-		b = append(b, '[')
-		for i, n := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = strconv.AppendInt(b, int64(n), 10)
-		}
-		return append(b, ']'), true
-	case []any:
-		if v == nil {
-			return append(b, "null"...), true
-		}
-		b = append(b, '[')
-		for i, e := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, ok = appendPlain(b, e, escapeHTML, depth+1); !ok {
-				return b, false
-			}
-		}
-		return append(b, ']'), true
-	case map[string]string:
-		if v == nil {
-			return append(b, "null"...), true
-		}
-		b = append(b, '{')
-		for i, k := range slices.Sorted(maps.Keys(v)) {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = AppendJSONString(b, k, escapeHTML)
-			b = append(b, ':')
-			b = AppendJSONString(b, v[k], escapeHTML)
-		}
-		return append(b, '}'), true
-	case map[string]any:
-		if v == nil {
-			return append(b, "null"...), true
-		}
-		b = append(b, '{')
-		// encoding/json orders a map's keys as strings compare.
-		for i, k := range slices.Sorted(maps.Keys(v)) {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = AppendJSONString(b, k, escapeHTML)
-			b = append(b, ':')
-			if b, ok = appendPlain(b, v[k], escapeHTML, depth+1); !ok {
-				return b, false
-			}
-		}
-		return append(b, '}'), true
-	}
-	return b, false
-}
-
-// appendEncoded appends v as a json.Encoder writes it.
-func appendEncoded(b []byte, v any, escapeHTML bool) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(escapeHTML)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})...), nil
-}
-
-// appendView appends a Folder's view: by its own codec when it has one.
-func appendView(b []byte, v View) ([]byte, error) {
-	if m, ok := v.(json.Marshaler); ok {
-		out, err := m.MarshalJSON()
-		if err != nil {
-			return nil, err
-		}
-		return append(b, out...), nil
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+// appendJSON appends v as a json.Encoder with HTML escaping off writes it,
+// without the newline: the index's lines and the log's event lines.
+func appendJSON(b []byte, v any) ([]byte, error) {
+	buf := bytes.NewBuffer(b)
+	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})...), nil
-}
-
-func appendKey(b []byte, key string, first bool) []byte {
-	if !first {
-		b = append(b, ',')
-	}
-	b = append(b, '"')
-	b = append(b, key...)
-	return append(b, '"', ':')
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
 }
 
 // appendHeaderLine appends h's line, newline included; project is written as
 // its "project" value when not nil.
 func appendHeaderLine(b []byte, h *indexHeader, project View) ([]byte, error) {
-	b = append(b, '{')
-	b = appendKey(b, "offset", true)
-	b = strconv.AppendInt(b, h.Offset, 10)
-	b = appendKey(b, "lines", false)
-	b = strconv.AppendInt(b, int64(h.Lines), 10)
-	b = appendKey(b, "first_len", false)
-	b = strconv.AppendInt(b, int64(h.FirstLen), 10)
-	b = appendKey(b, "first_hash", false)
-	b = AppendJSONString(b, h.FirstHash, false)
-	b = appendKey(b, "last_len", false)
-	b = strconv.AppendInt(b, int64(h.LastLen), 10)
-	b = appendKey(b, "last_hash", false)
-	b = AppendJSONString(b, h.LastHash, false)
-	if h.FileID != "" {
-		b = appendKey(b, "file_id", false)
-		b = AppendJSONString(b, h.FileID, false)
-	}
-	b = appendKey(b, "sessions", false)
-	b = strconv.AppendInt(b, int64(h.Sessions), 10)
-	b = appendKey(b, "folder", false)
-	b = AppendJSONString(b, h.Folder, false)
+	hdr := *h
+	hdr.Project = nil
 	if project != nil {
-		b = appendKey(b, "project", false)
-		var err error
-		if b, err = appendView(b, project); err != nil {
-			return nil, err
-		}
+		hdr.Project = project
 	}
-	for _, n := range []struct {
-		key string
-		v   int
-	}{{"keyed_at", h.KeyedAt}, {"legacy", h.Legacy}, {"tampered", h.Tampered}} {
-		if n.v != 0 {
-			b = appendKey(b, n.key, false)
-			b = strconv.AppendInt(b, int64(n.v), 10)
-		}
+	b, err := appendJSON(b, &hdr)
+	if err != nil {
+		return nil, err
 	}
-	if len(h.Tamper) > 0 {
-		b = appendKey(b, "tamper", false)
-		b = append(b, '[')
-		for i, n := range h.Tamper {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"line":`...)
-			b = strconv.AppendInt(b, int64(n.Line), 10)
-			b = append(b, `,"session":`...)
-			b = AppendJSONString(b, n.Session, false)
-			b = append(b, `,"reason":`...)
-			b = AppendJSONString(b, n.Reason, false)
-			if n.Pending {
-				b = append(b, `,"pending":true`...)
-			}
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
-	if h.NextCheckpoint != 0 {
-		b = appendKey(b, "next_checkpoint", false)
-		b = strconv.AppendInt(b, h.NextCheckpoint, 10)
-	}
-	return append(b, '}', '\n'), nil
+	return append(b, '\n'), nil
 }
 
 // appendSessionLine appends a session's index line, newline included.
 func appendSessionLine(b []byte, id string, head Head, view View) ([]byte, error) {
-	b = append(b, `{"id":`...)
-	b = AppendJSONString(b, id, false)
-	b = append(b, `,"head":{"events":`...)
-	b = strconv.AppendInt(b, int64(head.Events), 10)
-	b = append(b, `,"last_hash":`...)
-	b = AppendJSONString(b, head.LastHash, false)
-	b = append(b, '}')
+	is := indexSession{ID: id, Head: head}
 	if view != nil {
-		b = append(b, `,"view":`...)
-		var err error
-		if b, err = appendView(b, view); err != nil {
-			return nil, err
-		}
+		is.View = view
 	}
-	return append(b, '}', '\n'), nil
+	b, err := appendJSON(b, &is)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
 }
 
-// appendStamp appends a record's stamp line (no newline), as json.Marshal wrote it.
+// appendStamp appends a record's stamp line (no newline), as json.Marshal writes it.
 func appendStamp(b []byte, s indexStamp) []byte {
-	b = append(b, '{')
-	first := true
-	if s.Format != "" {
-		b = appendKey(b, "format", first)
-		b = AppendJSONString(b, s.Format, true)
-		first = false
+	out, err := json.Marshal(s)
+	if err != nil {
+		panic(err) // strings and integers only: it cannot fail
 	}
-	if s.Version != 0 {
-		b = appendKey(b, "version", first)
-		b = strconv.AppendInt(b, int64(s.Version), 10)
-		first = false
-	}
-	b = appendKey(b, "len", first)
-	b = strconv.AppendInt(b, int64(s.Len), 10)
-	b = appendKey(b, "crc32", false)
-	b = strconv.AppendUint(b, uint64(s.CRC), 10)
-	if s.MAC != "" {
-		b = appendKey(b, "mac", false)
-		b = AppendJSONString(b, s.MAC, true)
-	}
-	return append(b, '}')
+	return append(b, out...)
 }
 
 // AppendEventLine is appendEventLine, for the PostgreSQL store, whose lines
@@ -628,27 +345,9 @@ func AppendEventLine(b []byte, e *Event) ([]byte, error) { return appendEventLin
 // writes it, newline included; an error is a payload encoding/json cannot
 // write (a NaN, a channel).
 func appendEventLine(b []byte, e *Event) ([]byte, error) {
-	b = append(b, `{"schema_version":`...)
-	b = strconv.AppendInt(b, int64(e.SchemaVersion), 10)
-	for _, f := range [...]struct{ key, v string }{
-		{"event_id", e.EventID}, {"session_id", e.SessionID}, {"run_id", e.RunID}, {"timestamp", e.Timestamp},
-		{"state", e.State}, {"event_type", e.EventType}, {"actor", e.Actor},
-	} {
-		b = appendKey(b, f.key, false)
-		b = AppendJSONString(b, f.v, false)
-	}
-	b = appendKey(b, "payload", false)
-	b, err := appendJSONValue(b, e.Payload, false)
+	b, err := appendJSON(b, e)
 	if err != nil {
 		return nil, err
 	}
-	if e.PrevHash != "" {
-		b = appendKey(b, "prev_hash", false)
-		b = AppendJSONString(b, e.PrevHash, false)
-	}
-	if e.MAC != "" {
-		b = appendKey(b, "mac", false)
-		b = AppendJSONString(b, e.MAC, false)
-	}
-	return append(b, '}', '\n'), nil
+	return append(b, '\n'), nil
 }

@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -30,6 +28,9 @@ type Log struct {
 
 	mu       sync.Mutex // serialises this process's calls and guards warnings
 	warnings []string
+	// lineWarnings counts this call's warnings about single lines; past
+	// maxLineWarnings they are counted, not kept.
+	lineWarnings int
 
 	// tailRead counts log bytes read to bring summaries up to date, for tests that
 	// check the normal path reads only what follows the index's offset.
@@ -42,8 +43,7 @@ type Log struct {
 	envWarning  string        // a HOOK_LOOP_LOCK_TIMEOUT that did not parse
 	key         *logKey       // once read (a key never changes once created)
 	keyPath     string
-	cache       *Cache              // WithCache; nil: read everything on every call
-	indexLater  func(finish func()) // WithIndexLater
+	cache       *Cache // WithCache; nil: read everything on every call
 	// keptIn and kept are, during one Update with a Cache, its entry and
 	// what the entry held (load reuses it when the files are untouched).
 	keptIn *cacheEntry
@@ -80,7 +80,24 @@ func (l *Log) LockPath() string { return l.path + ".lock" }
 func (l *Log) Warnings() []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return append([]string(nil), l.warnings...)
+	out := append([]string(nil), l.warnings...)
+	if n := l.lineWarnings - maxLineWarnings; n > 0 {
+		out = append(out, fmt.Sprintf("%s: and %d more lines skipped or not honoured", l.path, n))
+	}
+	return out
+}
+
+// maxLineWarnings is how many warnings about single lines one call keeps: a
+// log read where its key is missing has every line not honoured, and one
+// warning each would bury the rest.
+const maxLineWarnings = 3
+
+// warnLine is warn for a warning about one line of the log.
+func (l *Log) warnLine(format string, args ...any) {
+	l.lineWarnings++
+	if l.lineWarnings <= maxLineWarnings {
+		l.warn(format, args...)
+	}
 }
 
 // Tx is the view of the log inside Update or View. It is valid only during fn.
@@ -233,259 +250,6 @@ func (l *Log) warn(format string, args ...any) {
 	l.warnings = append(l.warnings, fmt.Sprintf(format, args...))
 }
 
-func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
-	l.mu.Lock()
-	// What run holds (the lock, the open log, the Cache's entry) is let go
-	// in reverse order when it returns, or by finish when an Update hands
-	// the index's write on (WithIndexLater).
-	held := []func(){l.mu.Unlock}
-	handed := false
-	defer func() {
-		if !handed {
-			release(held)
-		}
-	}()
-	l.warnings = nil
-
-	if l.envWarning != "" {
-		l.warn("%s", l.envWarning)
-	}
-	// Nothing was ever written: do not create a directory to look at nothing.
-	if exists, err := ensureDir(filepath.Dir(l.path), !readOnly); err != nil {
-		return err
-	} else if !exists {
-		return fn(&Tx{l: l, st: newState(l.folder), readOnly: true})
-	}
-
-	lock := newLock(l.LockPath())
-	locked := false
-	if err := lockWithin(lock, l.lockTimeout); err != nil {
-		if !readOnly {
-			var lt *LockTimeoutError
-			if errors.As(err, &lt) {
-				return err
-			}
-			return fmt.Errorf("lock %s: %w", l.LockPath(), err)
-		}
-		// A read-only checkout (or a held lock) can still be looked at: appends
-		// are whole lines, and the index is not written without the lock.
-		l.warn("%s: reading without the lock: %v", l.path, err)
-	} else {
-		locked = true
-		held = append(held, func() { lock.Unlock() })
-	}
-	var ce *cacheEntry
-	if l.cache != nil && locked && !readOnly && l.folder != nil {
-		if ce = l.cache.acquire(l.path, l.folder.Name()); ce != nil {
-			held = append(held, ce.mu.Unlock)
-		}
-	}
-	l.kept = ce.takeKept()
-	if l.kept != nil && !l.kept.restoreKey(l) {
-		l.kept.closeFile()
-		l.kept = nil
-	}
-	l.keptIn = ce
-	held = append(held, func() { l.kept, l.keptIn = nil, nil })
-	if err := l.loadKey(); err != nil {
-		return err
-	}
-	l.unverified = readOnly && l.key == nil
-
-	flag := os.O_RDONLY
-	if !readOnly {
-		flag = os.O_RDWR | os.O_CREATE | os.O_APPEND
-	}
-	// The stat is of the open file: openFile refuses links and non-regular
-	// files, and this is the identity the index records. The file the last
-	// Update kept open is that file still when the path names it (not a
-	// link, the same regular file); only an Update has one (l.kept).
-	f, fi, reopened := l.kept.takeFile(l.path)
-	if !reopened {
-		var err error
-		if !readOnly {
-			logOpens.Add(1)
-		}
-		f, fi, err = openFileInfo(l.path, flag, 0o644)
-		if errors.Is(err, fs.ErrNotExist) && readOnly {
-			return fn(&Tx{l: l, st: newState(l.folder), readOnly: true})
-		}
-		if err != nil {
-			return fmt.Errorf("open event log: %w", err)
-		}
-	}
-	fileKept := false
-	held = append(held, func() {
-		if !fileKept {
-			f.Close()
-		}
-	})
-	size := fi.size
-
-	st, torn, err := l.load(f, size, fi.fileID(), l.foldDeadline(readOnly))
-	if err != nil {
-		return err
-	}
-	if st.partial {
-		// Out of fold budget (checkpoint.go): keep what was folded for the next
-		// run, and answer without running fn on part of the log.
-		behind := size - st.foldFrom
-		if locked && l.folder != nil && !st.unverified {
-			st.keepPending(true)
-			if err := writeIndex(l.IndexPath(), st, l.key); err != nil {
-				l.warn("%v", err)
-			}
-		}
-		return &FoldBudgetError{Path: l.path, Folded: st.hdr.Offset - st.foldFrom, Behind: behind, Budget: l.effectiveFoldBudget(readOnly)}
-	}
-
-	// A torn fragment (a write cut short by a crash) is closed with a newline before
-	// anything else is written, so new events start on a fresh line. The fragment
-	// then is an ordinary line: folded if it happens to be a complete event,
-	// skipped like any other bad line if not.
-	repair := false
-	if torn != nil {
-		if readOnly {
-			l.warn("%s:%d: skipped: torn last line (%d bytes, no newline: a write was interrupted)", l.path, st.hdr.Lines+1, torn.size)
-		} else {
-			repair = true
-			l.warn("%s:%d: torn last line (%d bytes, no newline: a write was interrupted) closed with a newline", l.path, st.hdr.Lines+1, torn.size)
-			if torn.tooLong {
-				st.addLine(nil, "", torn.size+1)
-			} else {
-				l.foldLine(st, torn.line, torn.size+1, true)
-			}
-		}
-	}
-
-	tx := &Tx{l: l, st: st, readOnly: readOnly, f: f, size: size}
-	if err := fn(tx); err != nil {
-		return err
-	}
-	if st.corrupt != nil {
-		// fn saw a wrong summary: write nothing, drop the index so the next run
-		// rebuilds it from the log.
-		_ = os.Remove(l.IndexPath())
-		return fmt.Errorf("%s: %w; removed it, run again", l.IndexPath(), st.corrupt)
-	}
-
-	// Every note found is handed to fn; only an Update records them.
-	st.keepPending(readOnly)
-	var checkpoint []byte
-	if tx.staged > 0 && l.checkpointDue(st) {
-		// The state after this Update's events, which start the checkpoint
-		// line's offset: written with them in one write.
-		cp, err := st.encodeCheckpoint(l.key)
-		switch {
-		case err != nil:
-			l.warn("%s: checkpoint not written: %v", l.path, err)
-		case len(cp) > MaxLineBytes:
-			// Too many sessions for one line: none for a long while; a cold
-			// start then folds more, within its budget.
-			st.hdr.NextCheckpoint = nextCheckpoint(st.hdr.Offset, len(cp)+1)
-			st.changed = true
-		default:
-			checkpoint = cp
-			tx.pending.Write(cp)
-			tx.pending.WriteByte('\n')
-		}
-	}
-	if tx.staged > 0 || repair {
-		var buf []byte
-		if repair {
-			buf = make([]byte, 0, 1+tx.pending.Len())
-			buf = append(buf, '\n')
-			buf = append(buf, tx.pending.Bytes()...)
-		} else {
-			buf = tx.pending.Bytes()
-		}
-		if _, err := f.Write(buf); err != nil {
-			// Take back a partial write so the log keeps only whole events; we hold
-			// the lock, so nobody appended after us.
-			terr := f.Truncate(size)
-			if terr != nil {
-				// Windows opens an O_APPEND file without the right to truncate it.
-				terr = os.Truncate(l.path, size)
-			}
-			if terr != nil {
-				return fmt.Errorf("append %d events to %s: %w (and could not remove the partial write: %v)", tx.staged, l.path, err, terr)
-			}
-			return fmt.Errorf("append %d events to %s: %w", tx.staged, l.path, err)
-		}
-	}
-	if checkpoint != nil {
-		st.addLine(checkpoint, LineHash(checkpoint), len(checkpoint)+1)
-		st.hdr.NextCheckpoint = nextCheckpoint(st.hdr.Offset, len(checkpoint)+1)
-	}
-	if st.judge != nil && st.judge.trusted > 0 {
-		st.unverified = true
-	}
-	if st.unverified {
-		l.warn("%s: MACs not checked: no key at %s (the hooks may keep theirs under another HOME or %s)", l.path, l.keyPath, StateDirEnv)
-	}
-	if l.indexLater != nil && !readOnly && locked {
-		// The log holds the Update's events: what is left (the index, a
-		// cache no answer depends on, and the fold kept for the next
-		// Update) is finish's, still under the lock.
-		// This Log's own calls (Warnings) may go on meanwhile.
-		handed = true
-		l.mu.Unlock()
-		var once sync.Once
-		l.indexLater(func() {
-			once.Do(func() {
-				defer release(held[1:])
-				l.mu.Lock()
-				defer l.mu.Unlock()
-				fileKept = l.finishUpdate(st, ce, f, fi, readOnly, locked)
-			})
-		})
-		return nil
-	}
-	fileKept = l.finishUpdate(st, ce, f, fi, readOnly, locked)
-	return nil
-}
-
-// release runs what run held, last taken first.
-func release(held []func()) {
-	for i := len(held) - 1; i >= 0; i-- {
-		held[i]()
-	}
-}
-
-// finishUpdate writes the index of st and keeps the fold in ce, as the end
-// of every run that reached it. It reports whether ce took the open log f
-// (which the run then leaves open).
-func (l *Log) finishUpdate(st *state, ce *cacheEntry, f *os.File, fid openStat, readOnly, locked bool) bool {
-	if st.changed && locked && l.folder != nil && !st.unverified {
-		// The log is the truth and is written; if the index cannot be, the next run
-		// replays what it missed. A View only offers its work to the next run: a
-		// read-only checkout must not make every look at it noisy.
-		if err := writeIndex(l.IndexPath(), st, l.key); err != nil {
-			if !readOnly {
-				l.warn("%v", err)
-			}
-			return false
-		}
-	}
-	if ce != nil && l.folder != nil && !st.unverified {
-		return ce.keep(l, st, f, fid, !readOnly)
-	}
-	return false
-}
-
-// WithIndexLater makes an Update return once its events are in the log,
-// handing the rest — the index's write and what a Cache keeps, under the
-// lock, which is held until then — to hand as finish, which the caller must
-// call exactly once. A hook server answers in between: no answer depends on
-// the index (a cache of the log), and its write was the largest part of a
-// served hook's time after the decision. A warning finish finds (an index
-// it could not write) is not in the Update's Warnings; the next run that
-// reads the index says what it finds. Views, and Updates that fail, hand
-// nothing.
-func WithIndexLater(hand func(finish func())) Option {
-	return func(l *Log) { l.indexLater = hand }
-}
-
 // loadKey reads the log's key when it exists (Append creates it).
 func (l *Log) loadKey() error {
 	if l.key != nil {
@@ -618,7 +382,7 @@ func (l *Log) load(f *os.File, size int64, fid string, deadline time.Time) (*sta
 		}
 		if tooLong {
 			st.addLine(nil, "", n)
-			l.warn("%s:%d: skipped: line longer than %d bytes", l.path, st.hdr.Lines, MaxLineBytes)
+			l.warnLine("%s:%d: skipped: line longer than %d bytes", l.path, st.hdr.Lines, MaxLineBytes)
 			continue
 		}
 		l.foldLine(st, line, n, true)
@@ -681,7 +445,7 @@ func (l *Log) prepare(p *preparedLine, m hash.Hash, light bool) {
 func (l *Log) foldPrepared(st *state, p *preparedLine) {
 	if p.tooLong {
 		st.addLine(nil, "", p.size)
-		l.warn("%s:%d: skipped: line longer than %d bytes", l.path, st.hdr.Lines, MaxLineBytes)
+		l.warnLine("%s:%d: skipped: line longer than %d bytes", l.path, st.hdr.Lines, MaxLineBytes)
 		return
 	}
 	line, hash := p.line, p.hash
@@ -696,7 +460,7 @@ func (l *Log) foldPrepared(st *state, p *preparedLine) {
 	}
 	e, err := p.e, p.err
 	if err != nil {
-		l.warn("%s:%d: skipped: %v", l.path, st.hdr.Lines, err)
+		l.warnLine("%s:%d: skipped: %v", l.path, st.hdr.Lines, err)
 		return
 	}
 	last := ""
@@ -707,7 +471,7 @@ func (l *Log) foldPrepared(st *state, p *preparedLine) {
 		st.judge = &judge{key: l.key, unverified: l.unverified}
 	}
 	if why := st.judge.verdict(line, &e, start, last, p.mac); why != "" {
-		l.warn("%s:%d: not honoured (session %q): %s", l.path, st.hdr.Lines, e.SessionID, why)
+		l.warnLine("%s:%d: not honoured (session %q): %s", l.path, st.hdr.Lines, e.SessionID, why)
 		st.hdr.Tampered++
 		// Past the cap, a note only for a session the log really has (forged
 		// lines may name endless made-up ones) that has none yet.

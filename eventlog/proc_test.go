@@ -21,6 +21,7 @@ const childEnv = "EVENTLOG_CHILD"
 var childModes = map[string]func() int{
 	"append":    childAppend,
 	"crashloop": childCrashLoop,
+	"onehook":   childOneHook,
 }
 
 func TestMain(m *testing.M) {

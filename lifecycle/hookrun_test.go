@@ -12,7 +12,7 @@ import (
 
 	"github.com/hook-loop/hook-loop/adapters/codex"
 	"github.com/hook-loop/hook-loop/adapters/harness"
-	"github.com/hook-loop/hook-loop/internal/hookrun"
+	"github.com/hook-loop/hook-loop/hook"
 	"github.com/hook-loop/hook-loop/lifecycle"
 )
 
@@ -65,13 +65,11 @@ func eventTypes(lines []logLine) []string {
 
 func codexHook(t *testing.T, root, hooksConfig, payload string) harness.Output {
 	t.Helper()
-	return hookrun.Run(context.Background(), hookrun.Options{
-		Adapter:       codex.New(),
-		ConfigPath:    filepath.Join(root, "hook-loop.json"),
-		HooksConfig:   hooksConfig,
-		Stdin:         strings.NewReader(payload),
-		Cwd:           root,
-		LoadLifecycle: lifecycle.ForHook,
+	return hook.New(hook.Deps{Lifecycle: lifecycle.ForHook}).Run(context.Background(), hook.Request{
+		Adapter: codex.New(),
+		Flags:   hook.Flags{ConfigPath: filepath.Join(root, "hook-loop.json"), HooksConfig: hooksConfig},
+		Stdin:   strings.NewReader(payload),
+		Cwd:     root,
 	})
 }
 

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hook-loop/hook-loop/internal/testkit/procs"
 	"github.com/hook-loop/hook-loop/lifecycle"
 	"github.com/hook-loop/hook-loop/sdk/hooks"
 )
@@ -36,7 +37,17 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	// Every executor, kept-alive server and example server a test starts
+	// inherits the mark; none may outlive the tests.
+	marker, err := procs.Mark()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	code := m.Run()
+	if !procs.Check(os.Stderr, "lifecycle tests", procs.Match{Env: marker}, 5*time.Second) && code == 0 {
+		code = 1
+	}
 	if exampleDir != "" {
 		os.RemoveAll(exampleDir)
 	}

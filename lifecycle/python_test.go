@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hook-loop/hook-loop/internal/testkit/procs"
 	"github.com/hook-loop/hook-loop/lifecycle"
 	"github.com/hook-loop/hook-loop/sdk/hooks"
 )
@@ -63,14 +64,10 @@ func pyRunner(t testing.TB, dir string, e lifecycle.Entry) *lifecycle.Runner {
 	return r
 }
 
+// stopServers stops the kept-alive servers started under stateDir, and with
+// them their executors, and waits until they have ended.
 func stopServers(stateDir string) {
-	pids, _ := filepath.Glob(filepath.Join(stateDir, "hook-loop", "executors", "*.pid"))
-	for _, p := range pids {
-		b, _ := os.ReadFile(p)
-		if pid, err := strconv.Atoi(string(b)); err == nil {
-			_ = syscall.Kill(pid, syscall.SIGTERM)
-		}
-	}
+	procs.StopPIDFiles(filepath.Join(stateDir, "hook-loop", "executors", "*.pid"), 5*time.Second)
 }
 
 func pyDir(t testing.TB) string {

@@ -448,7 +448,7 @@ func snippet(b []byte) string {
 var errEmpty = errors.New("executor wrote nothing on stdout")
 
 // ForHook loads the declaration for one hook invocation; it has the shape of
-// hookrun.Options.LoadLifecycle. path is --hooks-config ("" for the default). With
+// hook.Deps.Lifecycle. path is --hooks-config ("" for the default). With
 // nothing declared it returns a nil Lifecycle, so the engine behaves exactly as
 // without hooks; when the declaration cannot be loaded it returns a nil Lifecycle
 // (run hookless) and the hooks.load_failed record to log.

@@ -88,7 +88,7 @@ var (
 // notifications (LISTEN, as `log --follow`), and read every Options.StorePoll
 // as well, for a notification lost with a dropped connection.
 type storeSource struct {
-	s     *postgres.Store
+	s     *postgres.Store[session.View, *session.View]
 	every time.Duration
 	last  int64 // the last seq handed out
 }
@@ -100,7 +100,7 @@ const DefaultStorePoll = time.Second
 func (d *storeSource) where() string { return d.s.Where() + " (project " + d.s.Project() + ")" }
 
 func (d *storeSource) view(fn func(tx session.Reader, ids []string) error) error {
-	return d.s.View(func(tx *postgres.Tx) error { return fn(tx, tx.SessionIDs()) })
+	return d.s.View(func(tx *postgres.Tx[session.View, *session.View]) error { return fn(tx, tx.SessionIDs()) })
 }
 
 func (d *storeSource) end() (int64, error) { return d.s.LastSeq() }

@@ -34,7 +34,7 @@ type Options struct {
 	// Log is the JSONL log; Store, when set instead, the project's log in
 	// PostgreSQL (whichever the project's hooks write).
 	Log   *session.Log
-	Store *postgres.Store
+	Store *postgres.Store[session.View, *session.View]
 	Spec  *loopdsl.Spec // nil: states are shown without what advances them
 	Root  string        // the project root, for the engine's descriptions
 

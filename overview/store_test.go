@@ -8,6 +8,7 @@ import (
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/eventlog/postgres"
 	"github.com/hook-loop/hook-loop/internal/testkit/pgtest"
+	"github.com/hook-loop/hook-loop/loop/session"
 )
 
 // The overview of a project's log in PostgreSQL is the file's: the latest
@@ -17,14 +18,14 @@ import (
 func TestOverviewOfTheStore(t *testing.T) {
 	srv := pgtest.Start(t, pgtest.Options{})
 	t.Setenv(eventlog.StateDirEnv, t.TempDir())
-	s, err := postgres.Open(srv.URL(), postgres.Options{Project: "acme/overview"})
+	s, err := postgres.Open[session.View](srv.URL(), postgres.Options{Project: "acme/overview"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	add := func(events ...eventlog.Event) {
 		t.Helper()
-		if err := s.Update(func(tx *postgres.Tx) error {
+		if err := s.Update(func(tx *postgres.Tx[session.View, *session.View]) error {
 			for _, e := range events {
 				if _, err := tx.Append(e); err != nil {
 					return err

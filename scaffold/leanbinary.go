@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"time"
 
 	"github.com/hook-loop/hook-loop/project/userconfig"
@@ -22,19 +21,14 @@ const LeanName = "hook-loop-hook"
 // given full, the hook-loop binary (HookLoopBinary): the lean hook binary
 // beside it when that one will serve every event, else full. It will when it
 // is there, executable and of the same build as this process (its --build is
-// version.Build(): a stale one would answer with older rules). On Linux it is
-// the hook server's client (internal/hookd), and the server is hook-loop
-// itself, so it serves every hook; elsewhere it is the one-shot lean hook,
-// which hands to hook-loop, at every event, the hooks that need what only
-// hook-loop carries — a database store (store, the install's --store, or
+// version.Build(): a stale one would answer with older rules). The lean hook
+// hands to hook-loop, at every event, the hooks that need what only hook-loop
+// carries — a database store (store, the install's --store, or
 // $HOOK_LOOP_STORE) or a user config (lifecycle hooks, "store") — so it is
-// not written for those. lean reports which was chosen; why says why not,
-// for the install's output ("" when there is no lean binary at all).
+// not written for those: hook-loop answers them in one process instead of two.
+// lean reports which was chosen; why says why not, for the install's output
+// ("" when there is no lean binary at all).
 func HookBinary(full, store string, getenv func(string) string) (bin string, lean bool, why string) {
-	return hookBinary(full, store, getenv, runtime.GOOS == "linux")
-}
-
-func hookBinary(full, store string, getenv func(string) string, served bool) (bin string, lean bool, why string) {
 	cand := filepath.Join(filepath.Dir(full), LeanName+filepath.Ext(full)) // .exe on Windows
 	st, err := os.Stat(cand)
 	if err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
@@ -44,7 +38,6 @@ func hookBinary(full, store string, getenv func(string) string, served bool) (bi
 		getenv = os.Getenv
 	}
 	switch {
-	case served:
 	case store != "" || getenv("HOOK_LOOP_STORE") != "":
 		return full, false, LeanName + " not used: the log is in a database, which only hook-loop reaches"
 	case userconfig.Present("", getenv):

@@ -9,7 +9,7 @@ import (
 	"github.com/hook-loop/hook-loop/version"
 )
 
-func TestHookBinaryPicksTheLeanOneOnlyWhenItServesEveryEvent(t *testing.T) {
+func TestHookBinaryPicksTheLeanOneOnlyWhenItAnswersAlone(t *testing.T) {
 	dir := t.TempDir()
 	full := filepath.Join(dir, "hook-loop")
 	lean := filepath.Join(dir, LeanName)
@@ -26,10 +26,9 @@ func TestHookBinaryPicksTheLeanOneOnlyWhenItServesEveryEvent(t *testing.T) {
 	cfg := t.TempDir()
 	env := map[string]string{"XDG_CONFIG_HOME": cfg}
 	getenv := func(k string) string { return env[k] }
-	served := false // the one-shot lean hook of systems without the hook server
 	check := func(name, store, wantBin, wantWhy string) {
 		t.Helper()
-		bin, isLean, why := hookBinary(full, store, getenv, served)
+		bin, isLean, why := HookBinary(full, store, getenv)
 		if bin != wantBin || isLean != (wantBin == lean) || !strings.Contains(why, wantWhy) || (wantWhy == "" && why != "") {
 			t.Errorf("%s: %q lean=%v why=%q, want %q why ~%q", name, bin, isLean, why, wantBin, wantWhy)
 		}
@@ -50,17 +49,9 @@ func TestHookBinaryPicksTheLeanOneOnlyWhenItServesEveryEvent(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("a user config", "", full, "config.json")
-	// On Linux the lean binary is the hook server's client, and the server
-	// is hook-loop: it serves the hooks a store or a user config needs too.
-	served = true
-	check("a user config, served", "", lean, "")
-	check("a database store, served", "postgres://db/x", lean, "")
-	served = false
 	if err := os.Remove(filepath.Join(cfg, "hook-loop", "config.json")); err != nil {
 		t.Fatal(err)
 	}
 	writeLean("v0.0.1-old go1.20 vcs.revision=0000", 0o755)
 	check("another build", "", full, "not of this build")
-	served = true
-	check("another build, served", "", full, "not of this build")
 }

@@ -107,7 +107,7 @@ await new Promise((r) => setTimeout(r, 300))
 	}
 }
 
-// HOOK_LOOP_COPROC=0 keeps today's one-shot hook per event.
+// HOOK_LOOP_COPROC=0 keeps a one-shot hook per event.
 func TestPluginCoprocDisabled(t *testing.T) {
 	h := newPluginHarness(t, "", false, `{"action":"allow"}`)
 	h.env = []string{"HOOK_LOOP_COPROC=0"}

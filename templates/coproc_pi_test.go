@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hook-loop/hook-loop/internal/testkit/need"
 )
 
 // piCoproc renders the pi extension around the fake hook-loop and runs body in
@@ -22,18 +24,8 @@ type piCoproc struct {
 
 func newPiCoproc(t *testing.T, answer string) *piCoproc {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node not found on PATH: cannot run the pi extension's co-process tests")
-	}
-	base := os.Getenv("HOOK_LOOP_HARNESS_DIR")
-	if base == "" {
-		base = filepath.Join("..", ".cache", "harnesses")
-	}
-	jiti, _ := filepath.Abs(filepath.Join(base, "pi", "node_modules", "jiti", "lib", "jiti.mjs"))
-	if _, err := os.Stat(jiti); err != nil {
-		t.Skip("pi (and its jiti loader) is not installed: run scripts/install-harnesses.sh pi")
-	}
+	node := need.Node(t)
+	jiti := need.HarnessFile(t, "pi", "node_modules", "jiti", "lib", "jiti.mjs")
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "fake hook-loop")
 	proj := filepath.Join(dir, "proj")

@@ -87,8 +87,7 @@ func (a *Adapter) scanRollout(path, callID string) (code *int, retry bool) {
 // firstWindow is the tail a lookup reads first.
 const firstWindow = 16 << 10
 
-// The first window's buffer is reused: the hook server looks up an exit
-// code at every shell command's PostToolUse.
+// tailBuffers reuses the first window's buffer between lookups in one process.
 var tailBuffers = sync.Pool{New: func() any { b := make([]byte, firstWindow); return &b }}
 
 func tailBuffer(n int64) *[]byte {

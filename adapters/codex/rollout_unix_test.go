@@ -11,10 +11,9 @@ import (
 )
 
 // A transcript path that names a FIFO (or a device) is no rollout: the
-// exit code is unknown at once. An open that waited for a writer hung the
-// PostToolUse hook — and, in the hook server, every hook after it — until
-// the harness killed it, and an agent that can write the rollout's path
-// could plant one on purpose.
+// exit code is unknown at once. An open that waited for a writer would hang
+// the PostToolUse hook until the harness killed it (and let the agent go on),
+// and an agent that can write the rollout's path could plant one on purpose.
 func TestRolloutThatIsNoFileIsNotWaitedOn(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "rollout.jsonl")

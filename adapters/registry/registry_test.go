@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/hook-loop/hook-loop/adapters/registry/hooks"
-	"github.com/hook-loop/hook-loop/internal/cmdutil"
+	"github.com/hook-loop/hook-loop/cli/cmdutil"
 )
 
 // TestHarnessesAgree checks what the CLI relies on: unique names, the install

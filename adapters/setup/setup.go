@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
-	"github.com/hook-loop/hook-loop/internal/cmdutil"
+	"github.com/hook-loop/hook-loop/cli/cmdutil"
 	"github.com/urfave/cli/v2"
 )
 

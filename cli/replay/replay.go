@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
-	"github.com/hook-loop/hook-loop/internal/hookrun"
+	"github.com/hook-loop/hook-loop/hook"
 	"github.com/hook-loop/hook-loop/loop"
 	"github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/loop/engine"
@@ -49,9 +49,9 @@ type Options struct {
 	OwnedPaths []string
 }
 
-// ReadTrace parses a trace file: one hookrun.TraceLine per line. Blank lines are
+// ReadTrace parses a trace file: one hook.TraceLine per line. Blank lines are
 // skipped; a bad line is an error naming the file and line.
-func ReadTrace(path string) ([]hookrun.TraceLine, error) {
+func ReadTrace(path string) ([]hook.TraceLine, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read trace: %w", err)
@@ -61,10 +61,10 @@ func ReadTrace(path string) ([]hookrun.TraceLine, error) {
 }
 
 // ParseTrace is ReadTrace over a reader.
-func ParseTrace(name string, r io.Reader) ([]hookrun.TraceLine, error) {
-	var lines []hookrun.TraceLine
+func ParseTrace(name string, r io.Reader) ([]hook.TraceLine, error) {
+	var lines []hook.TraceLine
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), hookrun.MaxInput+4096)
+	sc.Buffer(make([]byte, 0, 64<<10), hook.MaxInput+4096)
 	n := 0
 	for sc.Scan() {
 		n++
@@ -72,7 +72,7 @@ func ParseTrace(name string, r io.Reader) ([]hookrun.TraceLine, error) {
 		if b == "" {
 			continue
 		}
-		var l hookrun.TraceLine
+		var l hook.TraceLine
 		if err := json.Unmarshal([]byte(b), &l); err != nil {
 			return nil, fmt.Errorf("%s:%d: not a trace line (expected {\"harness\",\"event\",\"input\"}): %v", name, n, err)
 		}
@@ -88,7 +88,7 @@ func ParseTrace(name string, r io.Reader) ([]hookrun.TraceLine, error) {
 }
 
 // Run replays lines in order, calling emit after each event.
-func Run(ctx context.Context, o Options, lines []hookrun.TraceLine, emit func(Step)) (session.View, error) {
+func Run(ctx context.Context, o Options, lines []hook.TraceLine, emit func(Step)) (session.View, error) {
 	logPath := o.LogPath
 	if logPath == "" {
 		dir, err := os.MkdirTemp("", "hook-loop-replay-")

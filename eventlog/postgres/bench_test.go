@@ -62,7 +62,7 @@ func BenchmarkUpdateAppend(b *testing.B) {
 			b.Fatal(err)
 		}
 		opts := Options{Project: fmt.Sprintf("bench-%d", n)}
-		if _, err := Migrate(context.Background(), Target{Path: path}, Target{URL: srv.URL()}, opts); err != nil {
+		if _, err := Migrate[session.View](context.Background(), Target{Path: path}, Target{URL: srv.URL()}, opts); err != nil {
 			b.Fatal(err)
 		}
 		b.Run(fmt.Sprintf("jsonl/%d", n), func(b *testing.B) {
@@ -73,8 +73,8 @@ func BenchmarkUpdateAppend(b *testing.B) {
 				}
 			}
 		})
-		pgOp := func(b *testing.B, s *Store) {
-			if err := s.Update(func(tx *Tx) error { return hookWork(tx) }); err != nil {
+		pgOp := func(b *testing.B, s *testStore) {
+			if err := s.Update(func(tx *testTx) error { return hookWork(tx) }); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -100,7 +100,7 @@ func BenchmarkUpdateAppend(b *testing.B) {
 		for _, c := range []struct{ name, url string }{{"pg-hook", srv.URL()}, {"pg-hook-unix", srv.SocketURL()}} {
 			b.Run(fmt.Sprintf("%s/%d", c.name, n), func(b *testing.B) {
 				for b.Loop() {
-					s, err := Open(c.url, opts)
+					s, err := Open[session.View](c.url, opts)
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hook-loop/hook-loop/internal/testkit/pgtest"
+	"github.com/hook-loop/hook-loop/loop/session"
 )
 
 // childEnv makes the test binary a hook-like child process (see TestKill9);
@@ -22,13 +23,13 @@ const (
 // hookOnce is one hook process's store work: connect (creating the schema on a
 // new database), read the session and project, append two events.
 func hookOnce() int {
-	s, err := Open(os.Getenv(childEnv), Options{Project: "memory"})
+	s, err := Open[session.View](os.Getenv(childEnv), Options{Project: "memory"})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	defer s.Close()
-	if err := s.Update(func(tx *Tx) error { return hookWork(tx) }); err != nil {
+	if err := s.Update(func(tx *testTx) error { return hookWork(tx) }); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/internal/testkit/pgtest"
+	"github.com/hook-loop/hook-loop/loop/session"
 	"github.com/hook-loop/hook-loop/project"
 	"github.com/jackc/pgx/v5"
 )
@@ -37,7 +38,7 @@ func checkout(t *testing.T, remote string) string {
 
 // transition is the engine's read-decide-append in miniature: read the
 // project-scope state and move it on by one, if it is still what was read.
-func transition(tx *Tx, session string) error {
+func transition(tx *testTx, session string) error {
 	p := tx.Project()
 	n := p.Transitions
 	from := fmt.Sprintf("s%d", n)
@@ -55,7 +56,7 @@ func transition(tx *Tx, session string) error {
 
 // checkTransitions fails unless the log holds exactly want transitions,
 // s0→s1→…, each state left once.
-func checkTransitions(t *testing.T, s *Store, want int) {
+func checkTransitions(t *testing.T, s *testStore, want int) {
 	t.Helper()
 	seen := map[string]int{}
 	n := 0
@@ -103,14 +104,14 @@ func TestConcurrentUpdatesFromTwoCheckouts(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s, err := Open(srv.URL(), Options{Project: project.Identity(dirs[i%2], noEnv)})
+			s, err := Open[session.View](srv.URL(), Options{Project: project.Identity(dirs[i%2], noEnv)})
 			if err != nil {
 				errs <- err
 				return
 			}
 			defer s.Close()
 			session := fmt.Sprintf("checkout%d-hook%d", i%2, i)
-			errs <- s.Update(func(tx *Tx) error { return transition(tx, session) })
+			errs <- s.Update(func(tx *testTx) error { return transition(tx, session) })
 		}()
 	}
 	wg.Wait()
@@ -122,7 +123,7 @@ func TestConcurrentUpdatesFromTwoCheckouts(t *testing.T) {
 	}
 	s := openStore(t, srv.URL(), ids[0])
 	checkTransitions(t, s, hooks)
-	if err := s.View(func(tx *Tx) error {
+	if err := s.View(func(tx *testTx) error {
 		if p := tx.Project(); p.Events != 2*hooks || p.State != fmt.Sprintf("s%d", hooks) {
 			t.Errorf("project view %+v", p)
 		}
@@ -141,14 +142,14 @@ func childMain() int {
 	if os.Getenv(childOnceEnv) != "" {
 		return hookOnce()
 	}
-	s, err := Open(os.Getenv(childEnv), Options{Project: "kill9"})
+	s, err := Open[session.View](os.Getenv(childEnv), Options{Project: "kill9"})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	session := fmt.Sprint("child-", os.Getpid())
 	for {
-		err := s.Update(func(tx *Tx) error {
+		err := s.Update(func(tx *testTx) error {
 			if err := transition(tx, session); err != nil {
 				return err
 			}
@@ -216,7 +217,7 @@ func TestServerStoppedMidRun(t *testing.T) {
 	// be shown either.
 	url := strings.Replace(srv.URL(), "hookloop@", "hookloop:s3cret-pw@", 1)
 	s := openStore(t, url, "restart")
-	step := func() error { return s.Update(func(tx *Tx) error { return transition(tx, "one") }) }
+	step := func() error { return s.Update(func(tx *testTx) error { return transition(tx, "one") }) }
 	if err := step(); err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +250,7 @@ func TestLockWaitIsBounded(t *testing.T) {
 	held := make(chan struct{})
 	release := make(chan struct{})
 	go func() {
-		_ = holder.Update(func(tx *Tx) error {
+		_ = holder.Update(func(tx *testTx) error {
 			close(held)
 			<-release
 			return nil
@@ -257,14 +258,14 @@ func TestLockWaitIsBounded(t *testing.T) {
 	}()
 	<-held
 	start := time.Now()
-	err := s.Update(func(tx *Tx) error { return transition(tx, "waiting") })
+	err := s.Update(func(tx *testTx) error { return transition(tx, "waiting") })
 	t.Logf("lock wait gave up after %s", time.Since(start))
 	close(release)
 	if err == nil || !strings.Contains(err.Error(), "another hook held the loop's lock") {
 		t.Fatalf("Update while another holds the lock = %v", err)
 	}
 	// The wait ended the transaction, not the connection's usefulness.
-	if err := s.Update(func(tx *Tx) error { return transition(tx, "waiting") }); err != nil {
+	if err := s.Update(func(tx *testTx) error { return transition(tx, "waiting") }); err != nil {
 		t.Fatal(err)
 	}
 	checkTransitions(t, s, 1)
@@ -275,7 +276,7 @@ func TestLockWaitIsBounded(t *testing.T) {
 func TestSlowDecisionStillCommits(t *testing.T) {
 	srv := pgtest.Start(t, pgtest.Options{})
 	s := openStore(t, srv.URL(), "slow")
-	if err := s.Update(func(tx *Tx) error {
+	if err := s.Update(func(tx *testTx) error {
 		time.Sleep(Timeout + time.Second)
 		tx.Session("slow")
 		return transition(tx, "slow")
@@ -291,11 +292,11 @@ func TestConnectionDroppedMidTransaction(t *testing.T) {
 	srv := pgtest.Start(t, pgtest.Options{})
 	s := openStore(t, srv.URL(), "dropped")
 	killer := openStore(t, srv.URL(), "other")
-	step := func(tx *Tx) error { return transition(tx, "one") }
+	step := func(tx *testTx) error { return transition(tx, "one") }
 	if err := s.Update(step); err != nil {
 		t.Fatal(err)
 	}
-	err := s.Update(func(tx *Tx) error {
+	err := s.Update(func(tx *testTx) error {
 		if err := step(tx); err != nil {
 			return err
 		}

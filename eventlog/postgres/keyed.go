@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -14,7 +15,7 @@ import (
 // Keyed lines, as in the file (eventlog's package doc): every line the store
 // appends ends in a MAC under the log's key, kept per (project, loop) under
 // eventlog.StateDir() — never in the database, which the agent's own
-// credentials can usually write. A row is honoured (folded into the views) only
+// credentials can usually write. A row is honoured (folded into the views[V, P]) only
 // when its MAC is right and its prev_hash continues its session's chain; an
 // unkeyed row only inside the legacy part the key pinned (the rows stored before
 // keying, by count and digest). The cached views carry a MAC too, so an edited
@@ -30,10 +31,10 @@ import (
 var ErrNoKey = errors.New("this machine has no key for the log")
 
 // keyID names the store log's key: one per (project, loop).
-func (s *Store) keyID() string { return s.project + "\x00" + s.loop }
+func (s *Store[V, P]) keyID() string { return s.project + "\x00" + s.loop }
 
 // loadKey reads the log's key when this machine has it.
-func (s *Store) loadKey() error {
+func (s *Store[V, P]) loadKey() error {
 	if s.key != nil {
 		return nil
 	}
@@ -67,7 +68,7 @@ func legacyDigest(ctx context.Context, q pgx.Tx, project, loop string, n int64) 
 // createKey keys the log on its first keyed append (the loop's lock held): the
 // rows stored so far are its legacy part — unless one of them already has a
 // MAC, which means another machine keyed the log and this one lacks its key.
-func (tx *Tx) createKey(ctx context.Context) error {
+func (tx *Tx[V, P]) createKey(ctx context.Context) error {
 	s := tx.s
 	var keyed bool
 	var n int64
@@ -104,13 +105,13 @@ type judge struct {
 	legacyGood bool
 }
 
-func newJudge(ctx context.Context, q pgx.Tx, s *Store, key *eventlog.LineKey) *judge {
+func newJudge(ctx context.Context, q pgx.Tx, project, loop string, key *eventlog.LineKey) *judge {
 	j := &judge{key: key}
 	if key != nil {
 		n, want := key.Legacy()
 		j.legacyN = n
 		j.legacyOK = func() bool {
-			got, err := legacyDigest(ctx, q, s.project, s.loop, n)
+			got, err := legacyDigest(ctx, q, project, loop, n)
 			return err == nil && got == want
 		}
 	}
@@ -145,8 +146,8 @@ func (j *judge) verdict(seq int64, line []byte, e *eventlog.Event, lastHash stri
 
 // rowMAC is the MAC of a view row under key: it binds the row to its log and
 // session, so a row cannot be edited or moved.
-func rowMAC(key *eventlog.LineKey, project, loop, session string, r *viewRow) (string, error) {
-	js, err := r.view.MarshalJSON() // encoding/json's bytes (session.View's codec), without its reflection
+func rowMAC[V any, P ViewOf[V]](key *eventlog.LineKey, project, loop, session string, r *viewRow[V]) (string, error) {
+	js, err := json.Marshal(P(&r.view))
 	if err != nil {
 		return "", err
 	}
@@ -156,9 +157,9 @@ func rowMAC(key *eventlog.LineKey, project, loop, session string, r *viewRow) (s
 // rebuild folds every row of the log again under the key, honouring only what
 // the judge does, and marks every view to be saved: what the file does with an
 // index it cannot trust.
-func (tx *Tx) rebuild(ctx context.Context) error {
-	vs := newViews()
-	j := newJudge(ctx, tx.tx, tx.s, tx.s.key)
+func (tx *Tx[V, P]) rebuild(ctx context.Context) error {
+	vs := newViews[V, P]()
+	j := newJudge(ctx, tx.tx, tx.s.project, tx.s.loop, tx.s.key)
 	all, err := readRows(ctx, tx.tx, `SELECT seq, session_id, line FROM hook_loop_events WHERE project = $1 AND loop = $2 ORDER BY seq`, tx.s.project, tx.s.loop)
 	if err != nil {
 		return err
@@ -178,7 +179,7 @@ func (tx *Tx) rebuild(ctx context.Context) error {
 
 // judgeRow folds one stored row into vs when the judge honours it, and notes it
 // otherwise; either way the log's position moves past it.
-func (tx *Tx) judgeRow(vs *views, j *judge, seq int64, session string, line []byte) {
+func (tx *Tx[V, P]) judgeRow(vs *views[V, P], j *judge, seq int64, session string, line []byte) {
 	e, perr := eventlog.ParseLine(line)
 	r := vs.sess[session]
 	last := ""
@@ -204,7 +205,7 @@ func (tx *Tx) judgeRow(vs *views, j *judge, seq int64, session string, line []by
 // catchUp folds rows stored after the project view's position, which a hook
 // never leaves (it stores events and views in one transaction) — so they were
 // written behind the store's back, and are judged like any row.
-func (tx *Tx) catchUp(ctx context.Context) error {
+func (tx *Tx[V, P]) catchUp(ctx context.Context) error {
 	var extra []rec
 	var err error
 	if tx.pre != nil && tx.pre.caught {
@@ -216,7 +217,7 @@ func (tx *Tx) catchUp(ctx context.Context) error {
 	if err != nil || len(extra) == 0 {
 		return err
 	}
-	j := newJudge(ctx, tx.tx, tx.s, tx.s.key)
+	j := newJudge(ctx, tx.tx, tx.s.project, tx.s.loop, tx.s.key)
 	for _, r := range extra {
 		if tx.row(r.session) == nil && tx.err != nil {
 			return tx.err

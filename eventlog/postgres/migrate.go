@@ -34,17 +34,17 @@ type MigrateReport struct {
 // destination whose events are not a prefix of the source's (diverged: writing
 // would mix two histories). What the destination already has is kept, so running
 // it again copies nothing. opts names the log inside either database.
-func Migrate(ctx context.Context, from, to Target, opts Options) (MigrateReport, error) {
+func Migrate[V any, P ViewOf[V]](ctx context.Context, from, to Target, opts Options) (MigrateReport, error) {
 	rep := MigrateReport{Source: from.String(), Dest: to.String()}
 	if from == to {
 		return rep, fmt.Errorf("migrate: source and destination are both %s", rep.Source)
 	}
-	src, err := openEnd(from, opts)
+	src, err := openEnd[V, P](from, opts)
 	if err != nil {
 		return rep, err
 	}
 	defer src.close()
-	dst, err := openEnd(to, opts)
+	dst, err := openEnd[V, P](to, opts)
 	if err != nil {
 		return rep, err
 	}
@@ -108,13 +108,13 @@ type end interface {
 	close()
 }
 
-func openEnd(t Target, o Options) (end, error) {
+func openEnd[V any, P ViewOf[V]](t Target, o Options) (end, error) {
 	if t.IsDB() {
-		s, err := Open(t.URL, o)
+		s, err := Open[V, P](t.URL, o)
 		if err != nil {
 			return nil, err
 		}
-		return dbEnd{s}, nil
+		return dbEnd[V, P]{s}, nil
 	}
 	return fileEnd{eventlog.Open(t.Path, nil)}, nil
 }
@@ -201,20 +201,20 @@ func (f fileEnd) appendAfter(_ context.Context, fn func(have [][32]byte, put fun
 	return nil
 }
 
-type dbEnd struct{ s *Store }
+type dbEnd[V any, P ViewOf[V]] struct{ s *Store[V, P] }
 
-func (d dbEnd) name() string                           { return d.s.where }
-func (d dbEnd) close()                                 { _ = d.s.Close() }
-func (d dbEnd) verify() (eventlog.VerifyReport, error) { return d.s.Verify() }
+func (d dbEnd[V, P]) name() string                           { return d.s.where }
+func (d dbEnd[V, P]) close()                                 { _ = d.s.Close() }
+func (d dbEnd[V, P]) verify() (eventlog.VerifyReport, error) { return d.s.Verify() }
 
-func (d dbEnd) lines(fn func(line []byte) error) error {
+func (d dbEnd[V, P]) lines(fn func(line []byte) error) error {
 	_, err := d.s.scanAfter(0, nil, func(r storedRow) error { return fn(r.line) })
 	return err
 }
 
 // appendAfter copies in one transaction under the loop's lock, without the
 // statement timeout (a long log takes a while), with COPY in pages.
-func (d dbEnd) appendAfter(ctx context.Context, fn func(have [][32]byte, put func(line []byte) error) error) error {
+func (d dbEnd[V, P]) appendAfter(ctx context.Context, fn func(have [][32]byte, put func(line []byte) error) error) error {
 	s := d.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -234,7 +234,7 @@ func (d dbEnd) appendAfter(ctx context.Context, fn func(have [][32]byte, put fun
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, s.lockKey); err != nil {
 			return err
 		}
-		stx := &Tx{s: s, tx: tx, vs: newViews()}
+		stx := &Tx[V, P]{s: s, tx: tx, vs: newViews[V, P]()}
 		if err := stx.start(ctx); err != nil {
 			return err
 		}

@@ -34,17 +34,17 @@ func TestMigrateRoundTrip(t *testing.T) {
 	opts := Options{Project: "migrate"}
 	db := Target{URL: srv.URL()}
 
-	rep, err := Migrate(ctx, Target{Path: src}, db, opts)
+	rep, err := Migrate[session.View](ctx, Target{Path: src}, db, opts)
 	if err != nil || rep.Copied != 6 || rep.Present != 0 {
 		t.Fatalf("JSONL → PostgreSQL: %+v, %v", rep, err)
 	}
-	rep, err = Migrate(ctx, Target{Path: src}, db, opts)
+	rep, err = Migrate[session.View](ctx, Target{Path: src}, db, opts)
 	if err != nil || rep.Copied != 0 || rep.Present != 6 {
 		t.Fatalf("again (idempotent): %+v, %v", rep, err)
 	}
 	// The views are a fold of what was copied, and hooks carry the chain on.
 	s := openStore(t, srv.URL(), opts.Project)
-	if err := s.Update(func(tx *Tx) error {
+	if err := s.Update(func(tx *testTx) error {
 		if a := tx.Session("a"); a.Events != 4 || a.Outcome != "completed" {
 			t.Errorf("session a after migrate: %+v", a)
 		}
@@ -56,7 +56,7 @@ func TestMigrateRoundTrip(t *testing.T) {
 
 	// PostgreSQL → a new file gives the source's lines plus the new one.
 	back := filepath.Join(dir, "back", "events.jsonl")
-	rep, err = Migrate(ctx, db, Target{Path: back}, opts)
+	rep, err = Migrate[session.View](ctx, db, Target{Path: back}, opts)
 	if err != nil || rep.Copied != 7 {
 		t.Fatalf("PostgreSQL → JSONL: %+v, %v", rep, err)
 	}
@@ -83,14 +83,14 @@ func TestMigrateRoundTrip(t *testing.T) {
 	if r, err := session.Open(back).Verify(); err != nil || !r.OK() || r.Events != 8 {
 		t.Fatalf("after a hook on the copy: %+v, %v", r, err)
 	}
-	if rep, err = Migrate(ctx, db, Target{Path: back}, opts); err == nil {
+	if rep, err = Migrate[session.View](ctx, db, Target{Path: back}, opts); err == nil {
 		t.Fatalf("copy into a file that moved on: %+v, want refused", rep)
 	}
 
 	// Diverged: the source gets a different next event than the database.
 	appendFile(t, session.Open(src), eventlog.Event{SessionID: "a", EventType: "other"})
 	before, _ := s.Verify()
-	_, err = Migrate(ctx, Target{Path: src}, db, opts)
+	_, err = Migrate[session.View](ctx, Target{Path: src}, db, opts)
 	var refusal *Refusal
 	if !errors.As(err, &refusal) || !strings.Contains(err.Error(), "diverged") || !strings.Contains(err.Error(), "at event 7") {
 		t.Fatalf("diverged copy: %v", err)
@@ -106,7 +106,7 @@ func TestMigrateRoundTrip(t *testing.T) {
 	if err := os.WriteFile(broken, []byte(lines[0]+lines[1]+lines[3]), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Migrate(ctx, Target{Path: broken}, Target{URL: srv.URL()}, Options{Project: "other"}); !errors.As(err, &refusal) || !strings.Contains(err.Error(), "chain broken") {
+	if _, err := Migrate[session.View](ctx, Target{Path: broken}, Target{URL: srv.URL()}, Options{Project: "other"}); !errors.As(err, &refusal) || !strings.Contains(err.Error(), "chain broken") {
 		t.Fatalf("broken source: %v", err)
 	}
 }
@@ -115,7 +115,7 @@ func TestFollowDeliversCommittedEvents(t *testing.T) {
 	srv := pgtest.Start(t, pgtest.Options{})
 	s := openStore(t, srv.URL(), "follow")
 	writer := openStore(t, srv.URL(), "follow")
-	if err := writer.Update(func(tx *Tx) error { return transition(tx, "w") }); err != nil {
+	if err := writer.Update(func(tx *testTx) error { return transition(tx, "w") }); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -131,7 +131,7 @@ func TestFollowDeliversCommittedEvents(t *testing.T) {
 	}()
 	for want := 2; want <= 6; want++ {
 		if want%2 == 0 {
-			if err := writer.Update(func(tx *Tx) error { return transition(tx, "w") }); err != nil {
+			if err := writer.Update(func(tx *testTx) error { return transition(tx, "w") }); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -175,7 +175,7 @@ func TestStoreURLs(t *testing.T) {
 			t.Errorf("ParseStoreURL(%q) = %v, want an error without the password", bad, err)
 		}
 	}
-	if _, err := Open("postgres://u:pw@h/db?connect_timeout=x", Options{Project: "p"}); err == nil || strings.Contains(err.Error(), "pw") {
+	if _, err := Open[session.View]("postgres://u:pw@h/db?connect_timeout=x", Options{Project: "p"}); err == nil || strings.Contains(err.Error(), "pw") {
 		t.Errorf("Open with a bad URL: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -22,7 +23,7 @@ import (
 // Expect names the sessions the next Update or View will read, so their view
 // rows come with the transaction's first round trip. Sessions not named are
 // read when asked for, as before.
-func (s *Store) Expect(sessions ...string) {
+func (s *Store[V, P]) Expect(sessions ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.expect = append(s.expect[:0], sessions...)
@@ -32,17 +33,17 @@ func (s *Store) Expect(sessions ...string) {
 var errSchemaVersion = errors.New("schema not current")
 
 // opening is what the opening batch read.
-type opening struct {
+type opening[V any] struct {
 	schema  int
-	project viewRow
+	project viewRow[V]
 	found   bool  // the project row exists
 	catchUp []rec // events after the project row's last_seq
 	caught  bool  // catchUp is all of them (else catchUp reads them itself)
-	sess    map[string]*loaded
+	sess    map[string]*loaded[V]
 }
 
 // session is the prefetched row of session id, nil when it was not fetched.
-func (o *opening) session(id string) *loaded {
+func (o *opening[V]) session(id string) *loaded[V] {
 	if o == nil {
 		return nil
 	}
@@ -50,8 +51,8 @@ func (o *opening) session(id string) *loaded {
 }
 
 // loaded is a prefetched session row: ok is false when the log has none.
-type loaded struct {
-	row viewRow
+type loaded[V any] struct {
+	row viewRow[V]
 	ok  bool
 }
 
@@ -70,8 +71,8 @@ const (
 // begin opens the transaction (under the loop's lock unless readOnly) and
 // reads what every transaction reads, in one round trip. stage names the
 // statement that failed.
-func (s *Store) begin(ctx context.Context, conn *pgx.Conn, readOnly bool) (_ *connTx, _ *opening, stage string, err error) {
-	b := &rawBatch{named: s.named}
+func (s *Store[V, P]) begin(ctx context.Context, conn *pgx.Conn, readOnly bool) (_ *connTx, _ *opening[V], stage string, err error) {
+	b := &rawBatch{}
 	begin := beginSQL
 	if readOnly {
 		begin = beginReadOnlySQL
@@ -99,7 +100,7 @@ func (s *Store) begin(ctx context.Context, conn *pgx.Conn, readOnly bool) (_ *co
 		}
 	}
 	tx := &connTx{conn: conn}
-	o := &opening{sess: map[string]*loaded{}}
+	o := &opening[V]{sess: map[string]*loaded[V]{}}
 	br := sendRaw(ctx, conn, b)
 	defer func() {
 		if cerr := br.close(); err == nil && cerr != nil {
@@ -124,7 +125,7 @@ func (s *Store) begin(ctx context.Context, conn *pgx.Conn, readOnly bool) (_ *co
 			return nil, nil, "lock loop", err
 		}
 	}
-	if o.project, o.found, err = scanView(br.queryRow()); err != nil {
+	if o.project, o.found, err = scanView[V, P](br.queryRow()); err != nil {
 		return nil, nil, "read project view", err
 	}
 	rows, err := br.query()
@@ -136,32 +137,30 @@ func (s *Store) begin(ctx context.Context, conn *pgx.Conn, readOnly bool) (_ *co
 	}
 	o.caught = len(o.catchUp) < catchUpLimit
 	for _, id := range s.expect {
-		r, ok, err := scanView(br.queryRow())
+		r, ok, err := scanView[V, P](br.queryRow())
 		if err != nil {
 			return nil, nil, "read session view", err
 		}
-		o.sess[id] = &loaded{row: r, ok: ok}
+		o.sess[id] = &loaded[V]{row: r, ok: ok}
 	}
 	return tx, o, "", nil
 }
 
 // scanView reads one view row (loadRow's statement).
-func scanView(row pgx.Row) (viewRow, bool, error) {
-	var r viewRow
+func scanView[V any, P ViewOf[V]](row pgx.Row) (viewRow[V], bool, error) {
+	var r viewRow[V]
 	var js []byte
 	err := row.Scan(&r.ord, &r.events, &r.lastSeq, &r.lastHash, &js, &r.mac)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return viewRow{}, false, nil
+		return viewRow[V]{}, false, nil
 	}
 	if err != nil {
-		return viewRow{}, false, err
+		return viewRow[V]{}, false, err
 	}
-	// The codec itself (it checks the JSON is valid), not encoding/json's
-	// reflection in front of it: a hook is a fresh process, where that is a
-	// first use every time.
-	if err := r.view.UnmarshalJSON(js); err != nil {
+	if err := json.Unmarshal(js, P(&r.view)); err != nil {
 		// Not believed: folded again from the events (Tx.trust).
-		r.view, r.bad = View{}, true
+		var zero V
+		r.view, r.bad = zero, true
 	}
 	return r, true, nil
 }
@@ -182,8 +181,8 @@ func collectRecs(rows pgx.Rows) ([]rec, error) {
 // commitBatch sends b with COMMIT after it: one round trip. After an error the
 // server skips the rest of the pipeline, COMMIT included, and the transaction
 // stays open and failed for the caller's rollback.
-func (t *connTx) commitBatch(ctx context.Context, b *pgx.Batch, named map[string]string) (stage string, err error) {
-	rb := &rawBatch{named: named}
+func (t *connTx) commitBatch(ctx context.Context, b *pgx.Batch) (stage string, err error) {
+	rb := &rawBatch{}
 	if err := rb.fromPgx(b); err != nil {
 		return "append", err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/internal/testkit/pgtest"
+	"github.com/hook-loop/hook-loop/loop/session"
 )
 
 // Rows stored past the project view (written behind the store's back) are all
@@ -19,7 +20,7 @@ func TestOpeningBatchCatchUpAndExpect(t *testing.T) {
 	ctx := context.Background()
 	url := newDB(t, srv, "catchup")
 	s := openStore(t, url, "p")
-	if err := s.View(func(*Tx) error { return nil }); err != nil { // creates the schema
+	if err := s.View(func(*testTx) error { return nil }); err != nil { // creates the schema
 		t.Fatal(err)
 	}
 	n := catchUpLimit + 234
@@ -36,8 +37,8 @@ func TestOpeningBatchCatchUpAndExpect(t *testing.T) {
 	for _, expect := range [][]string{nil, {"s1", "nobody"}} {
 		s := openStore(t, url, "p")
 		s.Expect(expect...)
-		var project, s1, nobody View
-		if err := s.View(func(tx *Tx) error {
+		var project, s1, nobody session.View
+		if err := s.View(func(tx *testTx) error {
 			project, s1, nobody = tx.Project(), tx.Session("s1"), tx.Session("nobody")
 			return nil
 		}); err != nil {

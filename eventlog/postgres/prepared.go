@@ -2,8 +2,6 @@ package postgres
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"strconv"
 
@@ -11,18 +9,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// A hook's two round trips are a dozen small statements, and on a warm
-// connection the server spends most of their time parsing and planning them
-// (0.31 ms for the opening batch, 0.13 ms as prepared statements, measured on
-// loopback). The connection keeper (internal/pgkeeper) therefore prepares the
-// statements below on the connections it holds, and keeps them across loans:
-// it resets every other piece of session state a borrower could have left
-// (see pgkeeper), and keeps a prepared statement only when the server reports
-// it with the text and the prepare time the keeper itself gave it, so one
-// that a borrower deallocated and prepared again (under another search_path,
-// say) is never used. A loan names the statements it carries
-// (Loan.Prepared); a connection of the store's own carries none and sends
-// the same statements unnamed.
+// The opening and closing statements of a transaction go to the server as
+// one pipelined batch each: a hook's two round trips.
 
 // insertEventSQL stores one event.
 const insertEventSQL = `INSERT INTO hook_loop_events (project, loop, seq, session_id, event_type, hash, line) VALUES ($1, $2, $3, $4, $5, $6, $7)`
@@ -38,66 +26,12 @@ const (
 	commitSQL        = `COMMIT`
 )
 
-// statements are the ones a keeper prepares. Each one's name ends in a digest
-// of its text (StatementName), so a changed statement never runs under the
-// name of the one before: a keeper started by an older binary names only
-// statements a newer one does not know, or knows as they are.
-var statements = []struct{ label, sql string }{
-	{"schema", schemaSQL},
-	{"lock", lockSQL},
-	{"view", viewSQL},
-	{"catch_up", catchUpSQL},
-	{"insert_event", insertEventSQL},
-	{"upsert_view", upsertView},
-	{"upsert_view_v2", upsertViewV2},
-	{"notify", notifySQL},
-}
-
-// StatementName is the name of the prepared statement labelled label
-// ("view", "lock", …), "" when there is none.
-func StatementName(label string) string {
-	for _, st := range statements {
-		if st.label == label {
-			sum := sha256.Sum256([]byte(st.sql))
-			return "hook_loop_" + label + "_" + hex.EncodeToString(sum[:6])
-		}
-	}
-	return ""
-}
-
-// Statements lists the statements a lender prepares on the connections it
-// lends, name to text.
-func Statements() map[string]string {
-	m := make(map[string]string, len(statements))
-	for _, st := range statements {
-		m[StatementName(st.label)] = st.sql
-	}
-	return m
-}
-
-// preparedNames maps the text of each statement a loan carries to its name.
-func preparedNames(names []string) map[string]string {
-	if len(names) == 0 {
-		return nil
-	}
-	all := Statements()
-	out := make(map[string]string, len(names))
-	for _, n := range names {
-		if sql, ok := all[n]; ok {
-			out[sql] = n
-		}
-	}
-	return out
-}
-
-// rawBatch is a pipelined batch sent through pgconn: each statement by the
-// name of its prepared statement when the connection has it, else unnamed,
-// its arguments encoded here (pgx's encoder would need the statement's
-// description, a round trip on a lent connection).
+// rawBatch is a pipelined batch sent through pgconn, each statement
+// unnamed, its arguments encoded here: pgx's encoder would need each
+// statement's description first, a round trip more.
 type rawBatch struct {
-	b     pgconn.Batch
-	named map[string]string // statement text → prepared name on this connection
-	n     int
+	b pgconn.Batch
+	n int
 }
 
 // queue adds sql with args: strings and integers as text, byte slices as
@@ -126,11 +60,7 @@ func (rb *rawBatch) queue(sql string, args ...any) error {
 			return fmt.Errorf("postgres: argument %d of %q: unsupported type %T", i+1, sql, a)
 		}
 	}
-	if name, ok := rb.named[sql]; ok {
-		rb.b.ExecPrepared(name, vals, formats, nil)
-	} else {
-		rb.b.ExecParams(sql, vals, nil, formats, nil)
-	}
+	rb.b.ExecParams(sql, vals, nil, formats, nil)
 	rb.n++
 	return nil
 }

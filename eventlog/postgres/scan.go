@@ -17,13 +17,13 @@ const scanPage = 2000
 // Scan streams every event of the log in order with its sequence number (the
 // line number of the same log as a JSONL file). A stored line that is not an
 // event is reported through warn and skipped; warn may be nil.
-func (s *Store) Scan(warn func(string), fn func(line int, e eventlog.Event) error) error {
+func (s *Store[V, P]) Scan(warn func(string), fn func(line int, e eventlog.Event) error) error {
 	return s.ScanRaw(warn, func(line int, _ []byte, e eventlog.Event) error { return fn(line, e) })
 }
 
 // ScanRaw is Scan that also hands fn each event's stored line (valid only during
 // the call).
-func (s *Store) ScanRaw(warn func(string), fn func(line int, raw []byte, e eventlog.Event) error) error {
+func (s *Store[V, P]) ScanRaw(warn func(string), fn func(line int, raw []byte, e eventlog.Event) error) error {
 	_, err := s.scanAfter(0, warn, func(r storedRow) error {
 		if r.e == nil {
 			return nil
@@ -44,7 +44,7 @@ type storedRow struct {
 
 // scanAfter calls fn for every row after seq, page by page, and returns the last
 // seq seen.
-func (s *Store) scanAfter(after int64, warn func(string), fn func(r storedRow) error) (int64, error) {
+func (s *Store[V, P]) scanAfter(after int64, warn func(string), fn func(r storedRow) error) (int64, error) {
 	for {
 		var n int
 		err := s.query(func(ctx context.Context, conn *pgx.Conn) error {
@@ -72,7 +72,7 @@ type rowQuerier interface {
 // scanPage calls fn for up to scanPage events after seq after; it returns the
 // last seq read and how many rows it read. fn's errors come back as a
 // *callbackError.
-func (s *Store) scanPage(ctx context.Context, q rowQuerier, after int64, warn func(string), fn func(r storedRow) error) (int64, int, error) {
+func (s *Store[V, P]) scanPage(ctx context.Context, q rowQuerier, after int64, warn func(string), fn func(r storedRow) error) (int64, int, error) {
 	if warn == nil {
 		warn = func(string) {}
 	}
@@ -107,7 +107,7 @@ type callbackError struct{ err error }
 func (c *callbackError) Error() string { return c.err.Error() }
 
 // query runs fn on the connection with the usual deadline.
-func (s *Store) query(fn func(ctx context.Context, conn *pgx.Conn) error) error {
+func (s *Store[V, P]) query(fn func(ctx context.Context, conn *pgx.Conn) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
@@ -133,7 +133,7 @@ func (s *Store) query(fn func(ctx context.Context, conn *pgx.Conn) error) error 
 //
 // With the log's key here it also judges every row as a hook does (keyed
 // lines): rows hook-loop did not write are listed in Tampered.
-func (s *Store) Verify() (eventlog.VerifyReport, error) {
+func (s *Store[V, P]) Verify() (eventlog.VerifyReport, error) {
 	var r eventlog.VerifyReport
 	if err := s.loadKey(); err != nil {
 		return r, err
@@ -149,7 +149,7 @@ func (s *Store) Verify() (eventlog.VerifyReport, error) {
 }
 
 // verifyIn is Verify's reading, in the snapshot tx.
-func (s *Store) verifyIn(ctx context.Context, tx pgx.Tx, r *eventlog.VerifyReport) error {
+func (s *Store[V, P]) verifyIn(ctx context.Context, tx pgx.Tx, r *eventlog.VerifyReport) error {
 	type head struct {
 		hash   string
 		line   int
@@ -283,7 +283,7 @@ func (s *Store) verifyIn(ctx context.Context, tx pgx.Tx, r *eventlog.VerifyRepor
 // even while hooks commit: read apart, a transaction landing between the
 // events and the views looks like tampering. It is a person's command, so the
 // transaction has no overall deadline; each statement has Timeout.
-func (s *Store) snapshot(fn func(ctx context.Context, tx pgx.Tx) error) error {
+func (s *Store[V, P]) snapshot(fn func(ctx context.Context, tx pgx.Tx) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cctx, cancel := context.WithTimeout(context.Background(), Timeout)
@@ -319,7 +319,7 @@ func (s *Store) snapshot(fn func(ctx context.Context, tx pgx.Tx) error) error {
 // a connection of its own and reads what each notification announces (and,
 // every few seconds, whatever a lost notification did not). It returns the last
 // seq delivered with ctx's error or fn's.
-func (s *Store) Follow(ctx context.Context, after int64, fn func(line int, raw []byte, e eventlog.Event) error) (int64, error) {
+func (s *Store[V, P]) Follow(ctx context.Context, after int64, fn func(line int, raw []byte, e eventlog.Event) error) (int64, error) {
 	cctx, cancel := context.WithTimeout(ctx, Timeout)
 	conn, err := pgx.ConnectConfig(cctx, s.cfg)
 	cancel()

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -12,11 +13,17 @@ import (
 
 // migration is one step of the schema; migrations[i] takes a database from
 // version i to i+1. Steps are append-only: a released step never changes.
-type migration func(ctx context.Context, tx pgx.Tx) error
+// Steps that change what a view row holds rebuild every view by rebuild,
+// a fold of the stored events into the store's view type.
+type migration func(ctx context.Context, tx pgx.Tx, rebuild rebuildFunc) error
+
+// rebuildFunc replaces every view with a fold of the stored events
+// (rebuildViews of the store's view type).
+type rebuildFunc func(ctx context.Context, tx pgx.Tx) error
 
 var migrations = []migration{
 	// 1: the events, one row per log line, in per-(project, loop) order.
-	func(ctx context.Context, tx pgx.Tx) error {
+	func(ctx context.Context, tx pgx.Tx, _ rebuildFunc) error {
 		_, err := tx.Exec(ctx, `
 CREATE TABLE hook_loop_events (
 	project    text   NOT NULL,
@@ -33,7 +40,7 @@ CREATE INDEX hook_loop_events_session ON hook_loop_events (project, loop, sessio
 	},
 	// 2: per-session and per-project views (the JSONL index's counterpart), built
 	// from the events already stored.
-	func(ctx context.Context, tx pgx.Tx) error {
+	func(ctx context.Context, tx pgx.Tx, rebuild rebuildFunc) error {
 		if _, err := tx.Exec(ctx, `
 CREATE TABLE hook_loop_views (
 	project    text   NOT NULL,
@@ -48,17 +55,17 @@ CREATE TABLE hook_loop_views (
 );`); err != nil {
 			return err
 		}
-		return rebuildViews(ctx, tx)
+		return rebuild(ctx, tx)
 	},
 	// 3: views are the loop's session.View (they were a Summary of another
 	// shape), and carry a MAC under the log's key (eventlog's keyed lines): rows
 	// folded before are rebuilt here without one, and again under the key the
 	// first time a hook that has it reads them.
-	func(ctx context.Context, tx pgx.Tx) error {
+	func(ctx context.Context, tx pgx.Tx, rebuild rebuildFunc) error {
 		if _, err := tx.Exec(ctx, `ALTER TABLE hook_loop_views ADD COLUMN mac text NOT NULL DEFAULT ''`); err != nil {
 			return err
 		}
-		return rebuildViews(ctx, tx)
+		return rebuild(ctx, tx)
 	},
 }
 
@@ -67,7 +74,7 @@ const schemaLockKey = 0x686f6f6b6c6f6f70 // "hookloop"
 
 // ensureSchema brings the database to the latest schema version. The common case
 // (already current) costs one query.
-func ensureSchema(ctx context.Context, conn *pgx.Conn) error {
+func ensureSchema(ctx context.Context, conn *pgx.Conn, rebuild rebuildFunc) error {
 	v, err := schemaVersion(ctx, conn)
 	if err != nil {
 		return err
@@ -78,12 +85,12 @@ func ensureSchema(ctx context.Context, conn *pgx.Conn) error {
 	if v > len(migrations) {
 		return fmt.Errorf("database schema is version %d, newer than this hook-loop knows (%d): upgrade hook-loop", v, len(migrations))
 	}
-	return migrateTo(ctx, conn, len(migrations))
+	return migrateTo(ctx, conn, len(migrations), rebuild)
 }
 
 // migrateTo applies the steps up to version target in one transaction, under a
 // lock so concurrent first hooks do not race.
-func migrateTo(ctx context.Context, conn *pgx.Conn, target int) error {
+func migrateTo(ctx context.Context, conn *pgx.Conn, target int, rebuild rebuildFunc) error {
 	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SET LOCAL statement_timeout = 0`); err != nil {
 			return err
@@ -102,7 +109,7 @@ func migrateTo(ctx context.Context, conn *pgx.Conn, target int) error {
 			return err
 		}
 		for ; v < target; v++ {
-			if err := migrations[v](ctx, tx); err != nil {
+			if err := migrations[v](ctx, tx, rebuild); err != nil {
 				return fmt.Errorf("schema migration %d: %w", v+1, err)
 			}
 			if _, err := tx.Exec(ctx, `INSERT INTO hook_loop_schema_migrations (version) VALUES ($1)`, v+1); err != nil {
@@ -124,7 +131,7 @@ func schemaVersion(ctx context.Context, conn *pgx.Conn) (int, error) {
 }
 
 // rebuildViews replaces every view with a fold of the stored events.
-func rebuildViews(ctx context.Context, tx pgx.Tx) error {
+func rebuildViews[V any, P ViewOf[V]](ctx context.Context, tx pgx.Tx) error {
 	if _, err := tx.Exec(ctx, `DELETE FROM hook_loop_views`); err != nil {
 		return err
 	}
@@ -134,8 +141,8 @@ func rebuildViews(ctx context.Context, tx pgx.Tx) error {
 	}
 	type key struct{ project, loop string }
 	var cur key
-	var vs *views
-	var all []*views
+	var vs *views[V, P]
+	var all []*views[V, P]
 	var keys []key
 	for rows.Next() {
 		var k key
@@ -147,7 +154,7 @@ func rebuildViews(ctx context.Context, tx pgx.Tx) error {
 			return err
 		}
 		if vs == nil || k != cur {
-			cur, vs = k, newViews()
+			cur, vs = k, newViews[V, P]()
 			all, keys = append(all, vs), append(keys, k)
 		}
 		e, err := eventlog.ParseLine(line)
@@ -169,8 +176,8 @@ func rebuildViews(ctx context.Context, tx pgx.Tx) error {
 }
 
 // viewRow is one row of hook_loop_views.
-type viewRow struct {
-	view     View
+type viewRow[V any] struct {
+	view     V
 	ord      int64
 	events   int64
 	lastSeq  int64
@@ -181,26 +188,28 @@ type viewRow struct {
 }
 
 // views holds the rows of one (project, loop) a transaction has read or changed.
-type views struct {
-	project viewRow
-	sess    map[string]*viewRow
+type views[V any, P ViewOf[V]] struct {
+	project viewRow[V]
+	sess    map[string]*viewRow[V]
 	added   []string // sessions first seen here, in order
 }
 
-func newViews() *views { return &views{sess: map[string]*viewRow{}} }
+func newViews[V any, P ViewOf[V]]() *views[V, P] {
+	return &views[V, P]{sess: map[string]*viewRow[V]{}}
+}
 
 // add folds one stored event into its session's row and the project row. A new
 // session must have been looked up (or be absent from the database) first.
-func (vs *views) add(e *eventlog.Event, session string, seq int64, hash string) {
+func (vs *views[V, P]) add(e *eventlog.Event, session string, seq int64, hash string) {
 	r := vs.sess[session]
 	if r == nil {
 		vs.project.ord++
-		r = &viewRow{ord: vs.project.ord}
+		r = &viewRow[V]{ord: vs.project.ord}
 		vs.sess[session] = r
 		vs.added = append(vs.added, session)
 	}
-	for _, row := range []*viewRow{r, &vs.project} {
-		fold(&row.view, e)
+	for _, row := range []*viewRow[V]{r, &vs.project} {
+		P(&row.view).Fold(e)
 		row.events++
 		row.lastSeq = seq
 		row.lastHash = hash
@@ -224,12 +233,12 @@ ON CONFLICT (project, loop, session_id) DO UPDATE SET
 
 // queue adds the upserts of every changed row to b, each with its MAC under
 // key (none when key is nil).
-func (vs *views) queue(b *pgx.Batch, project, loop string, key *eventlog.LineKey) error {
-	put := func(id string, r *viewRow) error {
+func (vs *views[V, P]) queue(b *pgx.Batch, project, loop string, key *eventlog.LineKey) error {
+	put := func(id string, r *viewRow[V]) error {
 		if !r.dirty {
 			return nil
 		}
-		js, err := r.view.MarshalJSON()
+		js, err := json.Marshal(P(&r.view))
 		if err != nil {
 			return fmt.Errorf("encode view of %q: %w", id, err)
 		}
@@ -237,7 +246,7 @@ func (vs *views) queue(b *pgx.Batch, project, loop string, key *eventlog.LineKey
 			b.Queue(upsertViewV2, project, loop, id, r.ord, r.events, r.lastSeq, r.lastHash, string(js))
 			return nil
 		}
-		mac, err := rowMAC(key, project, loop, id, r)
+		mac, err := rowMAC[V, P](key, project, loop, id, r)
 		if err != nil {
 			return fmt.Errorf("encode view of %q: %w", id, err)
 		}
@@ -255,7 +264,7 @@ func (vs *views) queue(b *pgx.Batch, project, loop string, key *eventlog.LineKey
 	return nil
 }
 
-func (vs *views) save(ctx context.Context, tx pgx.Tx, project, loop string, key *eventlog.LineKey) error {
+func (vs *views[V, P]) save(ctx context.Context, tx pgx.Tx, project, loop string, key *eventlog.LineKey) error {
 	b := &pgx.Batch{}
 	if err := vs.queue(b, project, loop, key); err != nil {
 		return err
@@ -264,6 +273,6 @@ func (vs *views) save(ctx context.Context, tx pgx.Tx, project, loop string, key 
 }
 
 // loadRow reads one view row; ok is false when there is none.
-func loadRow(ctx context.Context, q pgx.Tx, project, loop, session string) (viewRow, bool, error) {
-	return scanView(q.QueryRow(ctx, viewSQL, project, loop, session))
+func loadRow[V any, P ViewOf[V]](ctx context.Context, q pgx.Tx, project, loop, session string) (viewRow[V], bool, error) {
+	return scanView[V, P](q.QueryRow(ctx, viewSQL, project, loop, session))
 }

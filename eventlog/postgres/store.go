@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"strconv"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -50,15 +49,12 @@ type Options struct {
 	// not fn's own work), so a hook answers inside its harness's timeout
 	// for its event. 0 or more than Timeout: Timeout.
 	Budget time.Duration
-	// Lender, when set, lends the store a warm connection instead of a new
-	// one, and takes it back at Close (lend.go); nil connects directly.
-	Lender Lender
 }
 
 // Store is one (project, loop) log in a PostgreSQL database. It keeps one
 // connection, opened on first use and reopened after a failure. A Store is safe
 // for concurrent use; calls are serialised.
-type Store struct {
+type Store[V any, P ViewOf[V]] struct {
 	cfg     *pgx.ConnConfig
 	where   string // the database for messages: URL without the password
 	project string
@@ -74,16 +70,13 @@ type Store struct {
 	warnings []string
 	now      func() time.Time
 	key      *eventlog.LineKey // once read (a key never changes once created)
-	lender   Lender            // nil: connect directly
-	borrowed bool              // conn came from the lender
-	named    map[string]string // conn's prepared statements, text → name (prepared.go)
 	expect   []string          // sessions the next transaction reads (Expect)
 }
 
 // Open returns the store at url (postgres://…; the password from PGPASSWORD or
 // ~/.pgpass). It does no I/O: it connects, and creates or migrates the schema,
 // on first use.
-func Open(url string, o Options) (*Store, error) {
+func Open[V any, P ViewOf[V]](url string, o Options) (*Store[V, P], error) {
 	where := Redact(url)
 	if o.Project == "" {
 		return nil, fmt.Errorf("event store %s: no project identity", where)
@@ -117,52 +110,47 @@ func Open(url string, o Options) (*Store, error) {
 	sum := h.Sum64()
 	hp := fnv.New64a()
 	hp.Write([]byte(o.Project))
-	return &Store{
+	return &Store[V, P]{
 		cfg: cfg, where: where, project: o.Project, loop: o.Loop,
 		lockKey: int64(sum),
 		channel: fmt.Sprintf("hook_loop_%016x", hp.Sum64()),
 		budget:  budget,
 		now:     time.Now,
-		lender:  o.Lender,
 	}, nil
 }
 
 // Where names the database, without the password.
-func (s *Store) Where() string { return s.where }
+func (s *Store[V, P]) Where() string { return s.where }
 
 // Project is the project identity the store was opened with.
-func (s *Store) Project() string { return s.project }
+func (s *Store[V, P]) Project() string { return s.project }
 
 // Channel is the LISTEN channel appends to this project notify.
-func (s *Store) Channel() string { return s.channel }
+func (s *Store[V, P]) Channel() string { return s.channel }
 
-// Close drops the connection, giving it to the lender when it is clean.
-func (s *Store) Close() error {
+// Close drops the connection.
+func (s *Store[V, P]) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.conn != nil && s.giveBack(s.conn) {
-		s.conn, s.named = nil, nil
-		return nil
-	}
 	s.drop()
 	return nil
 }
 
-func (s *Store) drop() {
+func (s *Store[V, P]) drop() {
 	if s.conn != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		_ = s.conn.Close(ctx)
 		cancel()
-		s.conn, s.named = nil, nil
+		s.conn = nil
 	}
 }
 
-func (s *Store) warn(format string, args ...any) {
+func (s *Store[V, P]) warn(format string, args ...any) {
 	s.warnings = append(s.warnings, fmt.Sprintf(format, args...))
 }
 
 // Warnings returns what the last call noticed and worked around, one line each.
-func (s *Store) Warnings() []string {
+func (s *Store[V, P]) Warnings() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]string(nil), s.warnings...)
@@ -170,40 +158,22 @@ func (s *Store) Warnings() []string {
 
 // connect returns the open connection, opening it and bringing the schema up to
 // date when there is none.
-func (s *Store) connect(ctx context.Context) (*pgx.Conn, error) { return s.dial(ctx, true) }
+func (s *Store[V, P]) connect(ctx context.Context) (*pgx.Conn, error) { return s.dial(ctx, true) }
 
-// dial returns the open connection, else a lent one, else a new one; with
-// schema set it checks (and migrates) the schema on a connection it opened.
-// Update and View check it in their opening batch instead (begin).
-func (s *Store) dial(ctx context.Context, schema bool) (*pgx.Conn, error) {
+// dial returns the open connection, else a new one; with schema set it
+// checks (and migrates) the schema on a connection it opened. Update and
+// View check it in their opening batch instead (begin).
+func (s *Store[V, P]) dial(ctx context.Context, schema bool) (*pgx.Conn, error) {
 	if s.conn != nil && !s.conn.IsClosed() {
 		return s.conn, nil
 	}
-	s.conn, s.borrowed, s.named = nil, false, nil
-	if conn, named := s.borrow(ctx); conn != nil {
-		if schema {
-			// A lent connection the server dropped while it sat idle fails
-			// here, before anything was read: connect directly instead.
-			if err := ensureSchema(ctx, conn); err != nil {
-				_ = conn.PgConn().Conn().Close()
-				return s.direct(ctx, schema)
-			}
-		}
-		s.conn, s.borrowed, s.named = conn, true, named
-		return conn, nil
-	}
-	return s.direct(ctx, schema)
-}
-
-// direct opens a connection of the store's own.
-func (s *Store) direct(ctx context.Context, schema bool) (*pgx.Conn, error) {
-	s.conn, s.borrowed, s.named = nil, false, nil
+	s.conn = nil
 	conn, err := pgx.ConnectConfig(ctx, s.cfg)
 	if err != nil {
 		return nil, err
 	}
 	if schema {
-		if err := ensureSchema(ctx, conn); err != nil {
+		if err := ensureSchema(ctx, conn, rebuildViews[V, P]); err != nil {
 			_ = conn.Close(context.Background())
 			return nil, err
 		}
@@ -212,37 +182,9 @@ func (s *Store) direct(ctx context.Context, schema bool) (*pgx.Conn, error) {
 	return conn, nil
 }
 
-// BorrowTimeout bounds asking the lender for a connection: a lender that is
-// missing, hung or not ours costs a hook at most this before it connects by
-// itself.
-const BorrowTimeout = 150 * time.Millisecond
-
-// borrow returns a lent connection and the statements prepared on it
-// (text → name), or nil when there is none (no lender, none to lend, or a
-// lent one that does not work): the caller then connects directly, so a
-// lender can slow a hook by at most BorrowTimeout and a schema query, never
-// fail it.
-func (s *Store) borrow(ctx context.Context) (*pgx.Conn, map[string]string) {
-	if s.lender == nil || !plaintextOK(s.cfg) {
-		return nil, nil
-	}
-	bctx, cancel := context.WithTimeout(ctx, BorrowTimeout)
-	loan, err := s.lender.Borrow(bctx, s.LendKey())
-	cancel()
-	if err != nil {
-		return nil, nil
-	}
-	conn, err := s.connectLoan(ctx, loan)
-	if err != nil {
-		_ = loan.Conn.Close()
-		return nil, nil
-	}
-	return conn, preparedNames(loan.Prepared)
-}
-
 // fail wraps err once with the database's name and what it means, and drops the
 // connection unless the server answered (a broken one is reopened next time).
-func (s *Store) fail(ctx context.Context, what string, err error) error {
+func (s *Store[V, P]) fail(ctx context.Context, what string, err error) error {
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) {
 		s.drop()
@@ -251,7 +193,7 @@ func (s *Store) fail(ctx context.Context, what string, err error) error {
 }
 
 // describe words a database error for a hook's one-line answer.
-func (s *Store) describe(ctx context.Context, what string, err error) error {
+func (s *Store[V, P]) describe(ctx context.Context, what string, err error) error {
 	var pe *pgconn.PgError
 	errors.As(err, &pe)
 	switch {
@@ -266,18 +208,18 @@ func (s *Store) describe(ctx context.Context, what string, err error) error {
 }
 
 // Tx is the view of the log inside Update or View. It is valid only during fn.
-type Tx struct {
-	s        *Store
+type Tx[V any, P ViewOf[V]] struct {
+	s        *Store[V, P]
 	w        *waits
 	tx       pgx.Tx
 	readOnly bool
-	vs       *views
+	vs       *views[V, P]
 	seq      int64 // last seq, appends included
 	pending  []pendingEvent
 	err      error // first read error; Update returns it
 	tampered []eventlog.TamperNote
 	rebuilt  bool
-	pre      *opening // what the opening batch read; consumed by start and row
+	pre      *opening[V] // what the opening batch read; consumed by start and row
 }
 
 type pendingEvent struct {
@@ -291,12 +233,12 @@ type pendingEvent struct {
 // Update runs fn with the (project, loop) lock held and views up to date, then
 // stores the events fn appended, their views and a notification in the same
 // transaction. If fn returns an error nothing is stored.
-func (s *Store) Update(fn func(tx *Tx) error) error { return s.run(false, fn) }
+func (s *Store[V, P]) Update(fn func(tx *Tx[V, P]) error) error { return s.run(false, fn) }
 
 // View runs fn on a consistent snapshot; Append fails. It takes no lock.
-func (s *Store) View(fn func(tx *Tx) error) error { return s.run(true, fn) }
+func (s *Store[V, P]) View(fn func(tx *Tx[V, P]) error) error { return s.run(true, fn) }
 
-func (s *Store) run(readOnly bool, fn func(tx *Tx) error) error {
+func (s *Store[V, P]) run(readOnly bool, fn func(tx *Tx[V, P]) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.warnings = nil
@@ -323,7 +265,7 @@ func (s *Store) run(readOnly bool, fn func(tx *Tx) error) error {
 	if err := s.loadKey(); err != nil {
 		return err
 	}
-	tx := &Tx{s: s, w: w, tx: ptx, readOnly: readOnly, vs: newViews(), pre: pre}
+	tx := &Tx[V, P]{s: s, w: w, tx: ptx, readOnly: readOnly, vs: newViews[V, P](), pre: pre}
 	if err := tx.start(ctx); err != nil {
 		return s.fail(ctx, "read project view", err)
 	}
@@ -348,20 +290,20 @@ func (s *Store) run(readOnly bool, fn func(tx *Tx) error) error {
 		return err
 	}
 	s.queueNotify(b, tx.seq)
-	if stage, err := ptx.commitBatch(ctx, b, s.named); err != nil {
+	if stage, err := ptx.commitBatch(ctx, b); err != nil {
 		return s.fail(ctx, fmt.Sprintf("%s %d events", stage, len(tx.pending)), err)
 	}
 	return nil
 }
 
 // prefetch has pgx build its type registry, and reads the log's key, while
-// open waits on the keeper and the server: in a hook's short process both are
+// open waits on the server: in a hook's short process both are
 // first-use costs (the registry ~0.3 ms of CPU) that would otherwise come after
 // those waits. A key found is kept (a key never changes once created); one not
 // there yet is looked for again under the loop's lock (run), where the hook
 // that creates it is done. s.key is not to be touched before the channel
 // closes.
-func (s *Store) prefetch() <-chan struct{} {
+func (s *Store[V, P]) prefetch() <-chan struct{} {
 	ch := make(chan struct{})
 	go func() {
 		defer close(ch)
@@ -375,11 +317,10 @@ func (s *Store) prefetch() <-chan struct{} {
 	return ch
 }
 
-// open connects (borrowing when it can) and begins the transaction with its
-// opening reads (begin). A lent connection that fails before the server
-// answered anything is replaced by a direct one; a schema that is not current
-// is brought up to date and the opening tried again.
-func (s *Store) open(ctx context.Context, readOnly bool) (*connTx, *opening, string, error) {
+// open connects and begins the transaction with its opening reads (begin).
+// A schema that is not current is brought up to date and the opening tried
+// again.
+func (s *Store[V, P]) open(ctx context.Context, readOnly bool) (*connTx, *opening[V], string, error) {
 	conn, err := s.dial(ctx, false)
 	if err != nil {
 		return nil, nil, "connect", err
@@ -388,19 +329,6 @@ func (s *Store) open(ctx context.Context, readOnly bool) (*connTx, *opening, str
 		tx, pre, stage, err := s.begin(ctx, conn, readOnly)
 		var pe *pgconn.PgError
 		switch {
-		case err != nil && s.named != nil && errors.As(err, &pe) && pe.Code == "26000" && attempt == 0:
-			// A statement the lender said was prepared is not (invalid_sql_statement_name):
-			// nothing was read or written; send them unnamed.
-			s.named = nil
-			continue
-		case err != nil && s.borrowed && !errors.As(err, &pe) && attempt == 0:
-			// The server dropped the lent connection while it sat idle: the
-			// opening batch failed before anything was read or written.
-			_ = conn.PgConn().Conn().Close()
-			if conn, err = s.direct(ctx, false); err != nil {
-				return nil, nil, "connect", err
-			}
-			continue
 		case err != nil && attempt < 2 && (errors.Is(err, errSchemaVersion) || stage == "check schema" && errors.As(err, &pe) && pe.Code == "42P01"):
 			// An older schema, or a new database with none yet: migrate, then again.
 		case err != nil:
@@ -408,7 +336,7 @@ func (s *Store) open(ctx context.Context, readOnly bool) (*connTx, *opening, str
 		default:
 			return tx, pre, "", nil
 		}
-		if err := ensureSchema(ctx, conn); err != nil {
+		if err := ensureSchema(ctx, conn, rebuildViews[V, P]); err != nil {
 			return nil, nil, "migrate schema", err
 		}
 	}
@@ -416,20 +344,22 @@ func (s *Store) open(ctx context.Context, readOnly bool) (*connTx, *opening, str
 
 // queueNotify tells followers (LISTEN on the project's channel) that the log now
 // ends at seq. The payload is small and fixed-size: followers read the events.
-func (s *Store) queueNotify(b *pgx.Batch, seq int64) {
+func (s *Store[V, P]) queueNotify(b *pgx.Batch, seq int64) {
 	b.Queue(notifySQL, s.channel, notifyPayload(s.loop, seq))
 }
 
-// notifyPayload is what json.Marshal writes for {"loop": loop, "seq": seq},
-// without its reflection (a first use in every hook process).
+// notifyPayload is {"loop": loop, "seq": seq}.
 func notifyPayload(loop string, seq int64) string {
-	b := eventlog.AppendJSONString([]byte(`{"loop":`), loop, true)
-	return string(append(strconv.AppendInt(append(b, `,"seq":`...), seq, 10), '}'))
+	b, _ := json.Marshal(struct {
+		Loop string `json:"loop"`
+		Seq  int64  `json:"seq"`
+	}{loop, seq}) // a string and an integer: it cannot fail
+	return string(b)
 }
 
 // row returns the view row of session id, reading it on first use; nil when the
 // log has no such session.
-func (tx *Tx) row(id string) *viewRow {
+func (tx *Tx[V, P]) row(id string) *viewRow[V] {
 	if r, ok := tx.vs.sess[id]; ok {
 		return r
 	}
@@ -438,13 +368,13 @@ func (tx *Tx) row(id string) *viewRow {
 	}
 	ctx, done := tx.w.next(false)
 	defer done()
-	var r viewRow
+	var r viewRow[V]
 	var ok bool
 	var err error
 	if l := tx.pre.session(id); l != nil {
 		r, ok = l.row, l.ok
 	} else {
-		r, ok, err = loadRow(ctx, tx.tx, tx.s.project, tx.s.loop, id)
+		r, ok, err = loadRow[V, P](ctx, tx.tx, tx.s.project, tx.s.loop, id)
 	}
 	if err != nil {
 		tx.err = err
@@ -464,14 +394,14 @@ func (tx *Tx) row(id string) *viewRow {
 }
 
 // start reads the project view, folding again what it cannot vouch for.
-func (tx *Tx) start(ctx context.Context) error {
+func (tx *Tx[V, P]) start(ctx context.Context) error {
 	s := tx.s
-	var r viewRow
+	var r viewRow[V]
 	var ok bool
 	var err error
 	if tx.pre != nil {
 		r, ok = tx.pre.project, tx.pre.found
-	} else if r, ok, err = loadRow(ctx, tx.tx, s.project, s.loop, ""); err != nil {
+	} else if r, ok, err = loadRow[V, P](ctx, tx.tx, s.project, s.loop, ""); err != nil {
 		return err
 	}
 	if ok {
@@ -489,7 +419,7 @@ func (tx *Tx) start(ctx context.Context) error {
 
 // trust reports whether a stored view row may be believed: always while the
 // log has no key here, else when its MAC is right.
-func (tx *Tx) trust(id string, r *viewRow) bool {
+func (tx *Tx[V, P]) trust(id string, r *viewRow[V]) bool {
 	k := tx.s.key
 	if r.bad {
 		return false
@@ -497,20 +427,20 @@ func (tx *Tx) trust(id string, r *viewRow) bool {
 	if k == nil {
 		return true
 	}
-	want, err := rowMAC(k, tx.s.project, tx.s.loop, id, r)
+	want, err := rowMAC[V, P](k, tx.s.project, tx.s.loop, id, r)
 	return err == nil && want == r.mac
 }
 
 // rebuildSession folds session id's rows again into r (keeping its place in
 // the session order), because its stored view does not carry a right MAC.
-func (tx *Tx) rebuildSession(ctx context.Context, id string, r *viewRow) error {
+func (tx *Tx[V, P]) rebuildSession(ctx context.Context, id string, r *viewRow[V]) error {
 	all, err := readRows(ctx, tx.tx, `SELECT seq, session_id, line FROM hook_loop_events WHERE project = $1 AND loop = $2 AND session_id = $3 ORDER BY seq`, tx.s.project, tx.s.loop, id)
 	if err != nil {
 		return err
 	}
-	vs := newViews()
-	vs.sess[id] = &viewRow{ord: r.ord}
-	j := newJudge(ctx, tx.tx, tx.s, tx.s.key)
+	vs := newViews[V, P]()
+	vs.sess[id] = &viewRow[V]{ord: r.ord}
+	j := newJudge(ctx, tx.tx, tx.s.project, tx.s.loop, tx.s.key)
 	for _, x := range all {
 		tx.judgeRow(vs, j, x.seq, id, x.line)
 	}
@@ -522,7 +452,7 @@ func (tx *Tx) rebuildSession(ctx context.Context, id string, r *viewRow) error {
 
 // Tampered lists the rows of session id (and of no session) this call found
 // not honoured; they are reported once, when found (Verify lists them all).
-func (tx *Tx) Tampered(id string) []eventlog.TamperNote {
+func (tx *Tx[V, P]) Tampered(id string) []eventlog.TamperNote {
 	var out []eventlog.TamperNote
 	for _, n := range tx.tampered {
 		if n.Session == id || n.Session == "" {
@@ -533,22 +463,22 @@ func (tx *Tx) Tampered(id string) []eventlog.TamperNote {
 }
 
 // Session is the summary of session id, including events appended in this
-// transaction; the zero Summary when the log has none.
-func (tx *Tx) Session(id string) View {
-	if id == "" {
-		return View{}
+// transaction; the zero view when the log has none.
+func (tx *Tx[V, P]) Session(id string) V {
+	if id != "" {
+		if r := tx.row(id); r != nil {
+			return r.view
+		}
 	}
-	if r := tx.row(id); r != nil {
-		return r.view
-	}
-	return View{}
+	var zero V
+	return zero
 }
 
 // Project is the fold of every event of the log (for loop.scope "project").
-func (tx *Tx) Project() View { return tx.vs.project.view }
+func (tx *Tx[V, P]) Project() V { return tx.vs.project.view }
 
 // SessionIDs lists the log's sessions in first-seen order.
-func (tx *Tx) SessionIDs() []string {
+func (tx *Tx[V, P]) SessionIDs() []string {
 	var ids []string
 	if tx.err == nil {
 		ctx, done := tx.w.next(false)
@@ -568,7 +498,7 @@ func (tx *Tx) SessionIDs() []string {
 // of its session) when they are empty, exactly as eventlog does, and returns it as
 // it will be stored. It counts in Session and Project at once and is stored when
 // Update's fn returns nil.
-func (tx *Tx) Append(e eventlog.Event) (eventlog.Event, error) {
+func (tx *Tx[V, P]) Append(e eventlog.Event) (eventlog.Event, error) {
 	where := tx.s.where
 	if tx.readOnly {
 		return eventlog.Event{}, errors.New("eventlog: Append inside View (read-only)")
@@ -634,8 +564,7 @@ func (tx *Tx) Append(e eventlog.Event) (eventlog.Event, error) {
 // encodeLine is the JSONL log's line for e, without the newline, sealed under
 // key unless it is nil.
 func encodeLine(e *eventlog.Event, key *eventlog.LineKey) ([]byte, error) {
-	// The file's own encoder: what a json.Encoder with HTML escaping off
-	// writes, without its reflection (a first use in every hook process).
+	// The file's own encoder, so the lines are the file's.
 	line, err := eventlog.AppendEventLine(nil, e)
 	if err != nil {
 		return nil, fmt.Errorf("encode %s event: %w", e.EventType, err)

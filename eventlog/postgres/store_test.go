@@ -35,9 +35,16 @@ func newDB(t testing.TB, srv *pgtest.Server, name string) string {
 	return strings.Replace(srv.URL(), "/postgres?", "/"+name+"?", 1)
 }
 
-func openStore(t testing.TB, url, project string) *Store {
+// testStore and testTx are the store of the loop's own view, as the hooks
+// keep it.
+type (
+	testStore = Store[session.View, *session.View]
+	testTx    = Tx[session.View, *session.View]
+)
+
+func openStore(t testing.TB, url, project string) *testStore {
 	t.Helper()
-	s, err := Open(url, Options{Project: project})
+	s, err := Open[session.View](url, Options{Project: project})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +84,7 @@ func TestAppendWritesTheJSONLLinesAndViews(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Update(func(tx *Tx) error {
+		if err := s.Update(func(tx *testTx) error {
 			var err error
 			fromDB, err = tx.Append(e)
 			return err
@@ -124,7 +131,7 @@ func TestAppendWritesTheJSONLLinesAndViews(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.View(func(tx *Tx) error {
+	if err := s.View(func(tx *testTx) error {
 		gotTx = []any{tx.Project(), tx.SessionIDs(), tx.Session("a"), tx.Session("b\uFFFD"), tx.Session("zz")}
 		if _, err := tx.Append(eventlog.Event{SessionID: "a", EventType: "x"}); err == nil {
 			t.Error("Append inside View succeeded")
@@ -142,7 +149,7 @@ func TestAppendWritesTheJSONLLinesAndViews(t *testing.T) {
 	}
 
 	// A failing fn stores nothing.
-	if err := s.Update(func(tx *Tx) error {
+	if err := s.Update(func(tx *testTx) error {
 		if _, err := tx.Append(eventlog.Event{SessionID: "a", EventType: "x"}); err != nil {
 			return err
 		}
@@ -156,7 +163,7 @@ func TestAppendWritesTheJSONLLinesAndViews(t *testing.T) {
 
 	// Another project on the same database sees none of it.
 	other := openStore(t, srv.URL(), "github.com/o/other")
-	if err := other.View(func(tx *Tx) error {
+	if err := other.View(func(tx *testTx) error {
 		if p := tx.Project(); p.Events != 0 || len(tx.SessionIDs()) != 0 {
 			t.Errorf("other project sees %+v %v", p, tx.SessionIDs())
 		}
@@ -181,7 +188,7 @@ func TestVerifyFindsTampering(t *testing.T) {
 			url := newDB(t, srv, strings.ReplaceAll(tc.name, " ", "_"))
 			s := openStore(t, url, "p")
 			for _, e := range sampleEvents() {
-				if err := s.Update(func(tx *Tx) error { _, err := tx.Append(e); return err }); err != nil {
+				if err := s.Update(func(tx *testTx) error { _, err := tx.Append(e); return err }); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -210,7 +217,7 @@ func TestSchemaMigratesFromEveryVersion(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer conn.Close(ctx)
-			if err := migrateTo(ctx, conn, v); err != nil {
+			if err := migrateTo(ctx, conn, v, rebuildViews[session.View, *session.View]); err != nil {
 				t.Fatal(err)
 			}
 			// Events stored by that version's hook-loop (none before version 1).
@@ -242,7 +249,7 @@ func TestSchemaMigratesFromEveryVersion(t *testing.T) {
 				}
 			}
 			s := openStore(t, url, "p")
-			if err := s.Update(func(tx *Tx) error {
+			if err := s.Update(func(tx *testTx) error {
 				_, err := tx.Append(eventlog.Event{SessionID: "a", EventType: eventlog.TypeHookFired, State: "after"})
 				return err
 			}); err != nil {
@@ -260,7 +267,7 @@ func TestSchemaMigratesFromEveryVersion(t *testing.T) {
 			if err != nil || !r.OK() || r.Events != wantEvents {
 				t.Fatalf("Verify = %+v, %v; want %d events, intact", r, err, wantEvents)
 			}
-			if err := s.View(func(tx *Tx) error {
+			if err := s.View(func(tx *testTx) error {
 				a := tx.Session("a")
 				if a.Events != wantEvents-map[bool]int{true: 0, false: 1}[v == 0] || a.State != "after" {
 					t.Errorf("session a = %+v", a)
@@ -277,13 +284,13 @@ func TestSchemaMigratesFromEveryVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	if err := migrateTo(ctx, conn, len(migrations)); err != nil {
+	if err := migrateTo(ctx, conn, len(migrations), rebuildViews[session.View, *session.View]); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := conn.Exec(ctx, `INSERT INTO hook_loop_schema_migrations (version) VALUES ($1)`, len(migrations)+1); err != nil {
 		t.Fatal(err)
 	}
-	err = openStore(t, url, "p").View(func(*Tx) error { return nil })
+	err = openStore(t, url, "p").View(func(*testTx) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "upgrade hook-loop") {
 		t.Fatalf("newer schema: %v", err)
 	}
@@ -315,12 +322,12 @@ func TestForgedRowsAreNotHonoured(t *testing.T) {
 	url := newDB(t, srv, "forged")
 	s := openStore(t, url, "p")
 	for _, e := range sampleEvents() {
-		if err := s.Update(func(tx *Tx) error { _, err := tx.Append(e); return err }); err != nil {
+		if err := s.Update(func(tx *testTx) error { _, err := tx.Append(e); return err }); err != nil {
 			t.Fatal(err)
 		}
 	}
-	var before View
-	_ = s.View(func(tx *Tx) error { before = tx.Session("a"); return nil })
+	var before session.View
+	_ = s.View(func(tx *testTx) error { before = tx.Session("a"); return nil })
 
 	// A forged transition of session a after its last line: no MAC.
 	var last string
@@ -331,7 +338,7 @@ func TestForgedRowsAreNotHonoured(t *testing.T) {
 	if _, err := s.conn.Exec(ctx, `INSERT INTO hook_loop_events VALUES ('p', '', 7, 'a', 'state_transitioned', $1, $2)`, eventlog.LineHash([]byte(forged)), []byte(forged)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Update(func(tx *Tx) error {
+	if err := s.Update(func(tx *testTx) error {
 		if a := tx.Session("a"); a.State != before.State || a.Events != before.Events {
 			t.Errorf("forged row honoured: %+v, want %+v", a, before)
 		}
@@ -355,7 +362,7 @@ func TestForgedRowsAreNotHonoured(t *testing.T) {
 	if _, err := s.conn.Exec(ctx, `UPDATE hook_loop_views SET summary = jsonb_set(summary, '{evidence}', '99') WHERE project = 'p' AND session_id = 'a'`); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.View(func(tx *Tx) error {
+	if err := s.View(func(tx *testTx) error {
 		if a := tx.Session("a"); a.Evidence == 99 || a.Events != before.Events+1 {
 			t.Errorf("edited view believed: %+v", a)
 		}

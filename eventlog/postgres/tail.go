@@ -13,7 +13,7 @@ import (
 // position, and a wake-up when something is committed.
 
 // LastSeq is the sequence number of the log's last row, 0 when it has none.
-func (s *Store) LastSeq() (int64, error) {
+func (s *Store[V, P]) LastSeq() (int64, error) {
 	var n int64
 	err := s.query(func(ctx context.Context, conn *pgx.Conn) error {
 		return conn.QueryRow(ctx, `SELECT coalesce(max(seq), 0) FROM hook_loop_events WHERE project = $1 AND loop = $2`, s.project, s.loop).Scan(&n)
@@ -24,7 +24,7 @@ func (s *Store) LastSeq() (int64, error) {
 // ScanBack calls fn with the stored lines of the rows up to seq upTo, last
 // first, page by page, until fn returns false or the first row; it reports
 // whether it reached the first row. A line is valid only during the call.
-func (s *Store) ScanBack(upTo int64, fn func(seq int64, line []byte) bool) (bool, error) {
+func (s *Store[V, P]) ScanBack(upTo int64, fn func(seq int64, line []byte) bool) (bool, error) {
 	for {
 		n, stopped := 0, false
 		err := s.query(func(ctx context.Context, conn *pgx.Conn) error {
@@ -60,7 +60,7 @@ func (s *Store) ScanBack(upTo int64, fn func(seq int64, line []byte) bool) (bool
 
 // ScanType calls fn, first to last, with the stored lines of the rows up to
 // seq upTo of event type typ and one of sessions; fn returns false to stop.
-func (s *Store) ScanType(typ string, sessions []string, upTo int64, fn func(line []byte) bool) error {
+func (s *Store[V, P]) ScanType(typ string, sessions []string, upTo int64, fn func(line []byte) bool) error {
 	return s.query(func(ctx context.Context, conn *pgx.Conn) error {
 		rows, err := conn.Query(ctx, `SELECT line FROM hook_loop_events WHERE project = $1 AND loop = $2 AND event_type = $3 AND session_id = ANY($4) AND seq <= $5 ORDER BY seq`,
 			s.project, s.loop, typ, sessions, upTo)
@@ -83,14 +83,14 @@ func (s *Store) ScanType(typ string, sessions []string, upTo int64, fn func(line
 
 // ScanAfter calls fn with the stored lines of the rows after seq after, in
 // order, and returns the last seq read. A line is valid only during the call.
-func (s *Store) ScanAfter(after int64, fn func(seq int64, line []byte) error) (int64, error) {
+func (s *Store[V, P]) ScanAfter(after int64, fn func(seq int64, line []byte) error) (int64, error) {
 	return s.scanAfter(after, nil, func(r storedRow) error { return fn(r.seq, r.line) })
 }
 
 // Listen calls wake whenever events of this log are committed, until ctx
 // ends (it returns nil) or the connection fails. It LISTENs on a connection of
 // its own, so the store stays free for reads.
-func (s *Store) Listen(ctx context.Context, wake func()) error {
+func (s *Store[V, P]) Listen(ctx context.Context, wake func()) error {
 	cctx, cancel := context.WithTimeout(ctx, s.budget)
 	conn, err := pgx.ConnectConfig(cctx, s.cfg)
 	cancel()

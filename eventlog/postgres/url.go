@@ -100,6 +100,6 @@ func HasPassword(raw string) bool {
 // OpenProject opens the store at url for the project whose root is root, under
 // its identity (project.Identity: $HOOK_LOOP_PROJECT, else the git origin, else
 // the folder). getenv is os.Getenv outside tests.
-func OpenProject(url, root string, getenv func(string) string) (*Store, error) {
-	return Open(url, Options{Project: project.Identity(root, getenv)})
+func OpenProject[V any, P ViewOf[V]](url, root string, getenv func(string) string) (*Store[V, P], error) {
+	return Open[V, P](url, Options{Project: project.Identity(root, getenv)})
 }

@@ -23,7 +23,7 @@ func TestVerifyWhileHooksWrite(t *testing.T) {
 			defer wg.Done()
 			s := openStore(t, srv.URL(), "live")
 			for i := 0; !stop.Load(); i++ {
-				if err := s.Update(func(tx *Tx) error { return transition(tx, fmt.Sprintf("w%d", w)) }); err != nil {
+				if err := s.Update(func(tx *testTx) error { return transition(tx, fmt.Sprintf("w%d", w)) }); err != nil {
 					t.Error(err)
 					return
 				}

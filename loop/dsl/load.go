@@ -332,8 +332,6 @@ func (o obj) get(key string) (gjson.Result, bool) {
 	return o.vals[i], true
 }
 
-// kind names a JSON value's type for "expected X (got Y)" messages.
-
 // isIdent reports whether key matches ^[A-Za-z_$][A-Za-z0-9_$-]*$. By hand, not
 // a package-level regexp: compiling one at init costs every hook process.
 func isIdent(key string) bool {

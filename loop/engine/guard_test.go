@@ -79,9 +79,10 @@ func (g *guardProject) bash(cmd string) guard.Check {
 	return g.eng.CheckTool(&ev, "a")
 }
 
-// TestGuardIssue13: every command quoted in issue 13 is refused through the
-// engine, each with the rule that refuses it, and the allowed examples (and
-// reading every protected file) stay allowed.
+// TestGuardIssue13: known ways around the gate (deleting or replacing the
+// loop file, running hook-loop, holding its locks, risky commands) are refused
+// through the engine, each with the rule that refuses it, and the allowed
+// examples (and reading every protected file) stay allowed.
 func TestGuardIssue13(t *testing.T) {
 	g := newGuardProject(t, false)
 	blocked := []struct{ cmd, rule string }{

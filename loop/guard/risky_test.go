@@ -23,7 +23,7 @@ func TestRiskyCommandsBlocked(t *testing.T) {
 		"git reset --hard HEAD~1", "rm ~/.bashrc", "ls; rm -R x", "git clean -fdx",
 		"rm /etc/passwd", "rm .git/config", "dd if=x of=/dev/sda", "chmod -R 777 /", "mkfs.ext4 /dev/sdb",
 		"git checkout .", "git restore .",
-		// issue 13
+		// the same harm in other spellings and by other commands
 		`\rm -rf build`, "command rm -rf build",
 		"find . -name '*.o' -delete", "find . -type f -exec rm {} +", "find . -execdir rm -f {} ;",
 		"git checkout -f", "git checkout --force main",

@@ -59,19 +59,19 @@ func (m *memTx) Append(e eventlog.Event) (eventlog.Event, error) {
 func TestJudgePinsThenKeeps(t *testing.T) {
 	s := pin.Store{Dir: t.TempDir()}
 	tx := &memTx{}
-	file := pin.File{Path: "hook-loop.json", Data: []byte(loopA)}
+	file := &pin.File{Path: "hook-loop.json", Data: []byte(loopA)}
 	spec, notice, err := s.Judge(tx, "s", file)
 	if err != nil || spec.Definition.ID != "a" || notice != "" || tx.v.Pinned != pin.Hash([]byte(loopA)) {
 		t.Fatalf("first event: %v %q %v", spec, notice, err)
 	}
 	cases := []struct {
 		name   string
-		file   pin.File
+		file   *pin.File
 		noted  string
 		notice string
 	}{
-		{"changed", pin.File{Path: "hook-loop.json", Data: []byte(loopB)}, pin.Hash([]byte(loopB)), "changed"},
-		{"missing", pin.File{Path: "hook-loop.json", Err: os.ErrNotExist}, "missing", "gone"},
+		{"changed", &pin.File{Path: "hook-loop.json", Data: []byte(loopB)}, pin.Hash([]byte(loopB)), "changed"},
+		{"missing", &pin.File{Path: "hook-loop.json", Err: os.ErrNotExist}, "missing", "gone"},
 		{"restored", file, "", "pinned loop again"},
 	}
 	for _, c := range cases {
@@ -85,14 +85,14 @@ func TestJudgePinsThenKeeps(t *testing.T) {
 			}
 		}
 	}
-	if _, err := s.Reload(tx, "s", pin.File{Path: "hook-loop.json", Data: []byte(loopB)}); err != nil {
+	if _, err := s.Reload(tx, "s", &pin.File{Path: "hook-loop.json", Data: []byte(loopB)}); err != nil {
 		t.Fatal(err)
 	}
-	if spec, _, err := s.Judge(tx, "s", pin.File{Path: "hook-loop.json", Data: []byte(loopB)}); err != nil || spec.Definition.ID != "b" {
+	if spec, _, err := s.Judge(tx, "s", &pin.File{Path: "hook-loop.json", Data: []byte(loopB)}); err != nil || spec.Definition.ID != "b" {
 		t.Fatalf("after reload: %v %v", spec, err)
 	}
 	var gone *pin.GoneError
-	if _, _, err := s.Judge(&memTx{}, "t", pin.File{Path: "/p/hook-loop.json", Err: os.ErrNotExist}); !errors.As(err, &gone) || !strings.Contains(err.Error(), "git checkout hook-loop.json") {
+	if _, _, err := s.Judge(&memTx{}, "t", &pin.File{Path: "/p/hook-loop.json", Err: os.ErrNotExist}); !errors.As(err, &gone) || !strings.Contains(err.Error(), "git checkout hook-loop.json") {
 		t.Fatalf("first event with no file: %v", err)
 	}
 }

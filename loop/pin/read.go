@@ -2,6 +2,7 @@ package pin
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 
 	"github.com/hook-loop/hook-loop/project/regfile"
@@ -11,12 +12,12 @@ import (
 // only if it is a regular file (regfile: the open cannot wait on a FIFO, so
 // what it opened is looked at once, open, instead of by a stat before it).
 func readRegular(path string) ([]byte, error) {
-	f, size, err := regfile.Open(path)
+	f, _, err := regfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := readAllSized(f, size, maxLoopFile+1)
+	data, err := io.ReadAll(io.LimitReader(f, maxLoopFile+1))
 	if err != nil {
 		return data, &fs.PathError{Op: "read", Path: path, Err: err}
 	}

@@ -3,7 +3,6 @@ package pin
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path/filepath"
 
@@ -17,6 +16,24 @@ type File struct {
 	Path string
 	Data []byte
 	Err  error
+
+	// The loop Data holds, parsed once (Spec).
+	parsed   bool
+	spec     *dsl.Spec
+	parseErr error
+}
+
+// Spec is the loop the file holds, parsed and validated at its first call
+// only: a hook that needs the loop in several places reads it once.
+func (f *File) Spec() (*dsl.Spec, error) {
+	if f.Err != nil {
+		return nil, f.Err
+	}
+	if !f.parsed {
+		f.spec, _, f.parseErr = dsl.Parse(f.Path, f.Data)
+		f.parsed = true
+	}
+	return f.spec, f.parseErr
 }
 
 // maxLoopFile bounds what a hook reads of a loop file.
@@ -26,34 +43,9 @@ const maxLoopFile = 8 << 20
 // blocking on open and up to maxLoopFile bytes: a loop file swapped for a FIFO
 // or a link to /dev/zero must not hang the hook past its harness's timeout
 // (a killed hook lets the agent proceed); it reads as unreadable instead.
-func ReadFile(path string) File {
+func ReadFile(path string) *File {
 	data, err := readRegular(path)
-	return File{Path: path, Data: data, Err: err}
-}
-
-// readAllSized reads r to its end, at most limit bytes, into a buffer sized
-// for the size the file had when it was opened: one read and one allocation
-// where io.ReadAll's growing buffer took seven of each for a 5 KiB loop. The
-// size is a hint only: a file that grew or shrank since is read all the same.
-func readAllSized(r io.Reader, size, limit int64) ([]byte, error) {
-	// One byte more than the size, so that the read that finds the end needs
-	// no second buffer.
-	n := min(max(size, 0), limit) + 1
-	data := make([]byte, 0, n)
-	lr := &io.LimitedReader{R: r, N: limit}
-	for {
-		if len(data) == cap(data) {
-			data = append(data, 0)[:len(data)]
-		}
-		m, err := lr.Read(data[len(data):cap(data)])
-		data = data[:len(data)+m]
-		if err == io.EOF {
-			return data, nil
-		}
-		if err != nil {
-			return data, err
-		}
-	}
+	return &File{Path: path, Data: data, Err: err}
 }
 
 // Tx is what pinning needs of the log's transaction (session.Tx has it).
@@ -93,13 +85,13 @@ func (e *GoneError) Unwrap() error { return e.Err }
 // later events use the pinned loop whatever the file holds now, and a file that
 // went missing or changed is recorded once (loop_file_missing /
 // loop_file_changed). notice is the line to tell the person ("" = nothing new).
-func (s Store) Judge(tx Tx, sid string, f File) (spec *dsl.Spec, notice string, err error) {
+func (s Store) Judge(tx Tx, sid string, f *File) (spec *dsl.Spec, notice string, err error) {
 	v := tx.Session(sid)
 	if v.Pinned == "" {
 		if f.Err != nil {
 			return nil, "", &GoneError{Path: f.Path, Err: f.Err}
 		}
-		if spec, _, err = dsl.Parse(f.Path, f.Data); err != nil {
+		if spec, err = f.Spec(); err != nil {
 			return nil, "", err
 		}
 		hash, path, err := s.Put(f.Data)
@@ -141,7 +133,7 @@ func (s Store) Judge(tx Tx, sid string, f File) (spec *dsl.Spec, notice string, 
 
 // noteFile records what the loop file holds now that it differs from the pin
 // (or holds the pinned loop again).
-func (s Store) noteFile(tx Tx, sid string, v session.View, f File, observed, state string) (string, error) {
+func (s Store) noteFile(tx Tx, sid string, v session.View, f *File, observed, state string) (string, error) {
 	typ, payload := session.TypeLoopFileChanged, map[string]any{"hash": observed, "pinned": v.Pinned, "loop_file": f.Path}
 	notice := fmt.Sprintf("hook-loop: the loop file %s changed; session %s keeps its pinned loop %.12s (new sessions use the new file; `hook-loop reload --session %s` applies it to this one)", f.Path, sid, v.Pinned, sid)
 	switch {
@@ -157,11 +149,11 @@ func (s Store) noteFile(tx Tx, sid string, v session.View, f File, observed, sta
 
 // Reload re-pins session sid to the loop file's current content, as a person
 // asked (`hook-loop reload`); the file must hold a valid loop.
-func (s Store) Reload(tx Tx, sid string, f File) (hash string, err error) {
+func (s Store) Reload(tx Tx, sid string, f *File) (hash string, err error) {
 	if f.Err != nil {
 		return "", fmt.Errorf("reload: %w", f.Err)
 	}
-	spec, _, err := dsl.Parse(f.Path, f.Data)
+	spec, err := f.Spec()
 	if err != nil {
 		return "", fmt.Errorf("reload: %w", err)
 	}
@@ -179,7 +171,7 @@ func (s Store) Reload(tx Tx, sid string, f File) (hash string, err error) {
 // log: an unreadable file is a *GoneError when a hook was installed for it
 // (installed: the hook names the file explicitly), else the plain read error
 // (hook-loop is not set up here); an invalid loop is its *dsl.LoadError.
-func Check(f File, installed bool) error {
+func Check(f *File, installed bool) error {
 	if f.Err != nil {
 		if installed || !errors.Is(f.Err, fs.ErrNotExist) {
 			// A loop file that is there but cannot be read as one (a FIFO, a
@@ -189,6 +181,6 @@ func Check(f File, installed bool) error {
 		_, _, err := dsl.Load(f.Path)
 		return err
 	}
-	_, _, err := dsl.Parse(f.Path, f.Data)
+	_, err := f.Spec()
 	return err
 }

@@ -7,7 +7,7 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/hook-loop/hook-loop/internal/cmdutil"
+	"github.com/hook-loop/hook-loop/cli/cmdutil"
 	"github.com/hook-loop/hook-loop/scaffold"
 	"github.com/urfave/cli/v2"
 )

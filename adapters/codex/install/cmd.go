@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/hook-loop/hook-loop/internal/cmdutil"
+	"github.com/hook-loop/hook-loop/cli/cmdutil"
 	"github.com/urfave/cli/v2"
 )
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/hook-loop/hook-loop/adapters/codex"
-	"github.com/hook-loop/hook-loop/internal/cmdutil"
+	"github.com/hook-loop/hook-loop/cli/cmdutil"
 	"github.com/hook-loop/hook-loop/project"
 	"github.com/hook-loop/hook-loop/scaffold"
 	"github.com/tidwall/gjson"

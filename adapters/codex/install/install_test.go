@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hook-loop/hook-loop/adapters/setup"
+	"github.com/hook-loop/hook-loop/internal/testkit/need"
 	"github.com/hook-loop/hook-loop/loop/guard/shell"
 	"github.com/hook-loop/hook-loop/scaffold"
 	"github.com/tidwall/gjson"
@@ -121,10 +122,7 @@ trusted_hash = "sha256:x"
 // trusts the project and exactly hook-loop's handlers (not a foreign one), and
 // untrust removes exactly those entries again.
 func TestTrustAndUntrustWithRealCodex(t *testing.T) {
-	codex, _ := filepath.Abs(filepath.Join("..", ".cache", "harnesses", "codex", "node_modules", ".bin", "codex"))
-	if _, err := os.Stat(codex); err != nil {
-		t.Skip("codex not installed: run scripts/install-harnesses.sh codex")
-	}
+	codex := need.Harness(t, "codex")
 	root := t.TempDir()
 	dir, home := filepath.Join(root, "my repo"), filepath.Join(root, "codex home")
 	os.MkdirAll(filepath.Join(dir, ".git"), 0o755)

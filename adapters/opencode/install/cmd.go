@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/hook-loop/hook-loop/internal/cmdutil"
+	"github.com/hook-loop/hook-loop/cli/cmdutil"
 	"github.com/urfave/cli/v2"
 )
 

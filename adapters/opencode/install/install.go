@@ -11,7 +11,7 @@ import (
 
 	"github.com/hook-loop/hook-loop/adapters/opencode"
 	"github.com/hook-loop/hook-loop/adapters/setup"
-	"github.com/hook-loop/hook-loop/internal/cmdutil"
+	"github.com/hook-loop/hook-loop/cli/cmdutil"
 	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/project"
 	"github.com/hook-loop/hook-loop/scaffold"

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/hook-loop/hook-loop/adapters/pi"
-	"github.com/hook-loop/hook-loop/internal/cmdutil"
+	"github.com/hook-loop/hook-loop/cli/cmdutil"
 	"github.com/hook-loop/hook-loop/scaffold"
 	"github.com/urfave/cli/v2"
 )

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hook-loop/hook-loop/internal/testkit/need"
 )
 
 func TestRenderPiExtensionQuotesPaths(t *testing.T) {
@@ -45,32 +47,18 @@ func TestRenderPiExtensionQuotesPaths(t *testing.T) {
 	}
 }
 
-// piHarnessDir is where scripts/install-harnesses.sh puts pi.
-func piHarnessDir(t *testing.T) string {
+// piJiti is node and the jiti loader of the pi that scripts/install-harnesses.sh
+// installed; the test skips (fails under CI) without them.
+func piJiti(t *testing.T) (node, jiti string) {
 	t.Helper()
-	base := os.Getenv("HOOK_LOOP_HARNESS_DIR")
-	if base == "" {
-		base = filepath.Join("..", ".cache", "harnesses")
-	}
-	dir, err := filepath.Abs(filepath.Join(base, "pi"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return need.Node(t), need.HarnessFile(t, "pi", "node_modules", "jiti", "lib", "jiti.mjs")
 }
 
 // TestPiExtensionBehaviour loads the rendered extension with jiti, the loader pi
 // itself uses for .ts extensions (so a syntax error fails here), and drives its
 // handlers with a fake pi and a fake hook-loop (testdata/pi/driver.mjs).
 func TestPiExtensionBehaviour(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node not found: the pi extension is checked only where pi can run; run scripts/install-harnesses.sh pi")
-	}
-	jiti := filepath.Join(piHarnessDir(t), "node_modules", "jiti", "lib", "jiti.mjs")
-	if _, err := os.Stat(jiti); err != nil {
-		t.Skip("pi (and its jiti loader) is not installed: run scripts/install-harnesses.sh pi")
-	}
+	node, jiti := piJiti(t)
 	tmp := t.TempDir()
 	proj := filepath.Join(tmp, "proj dir")
 	fakeDir := filepath.Join(tmp, "calls")
@@ -119,11 +107,7 @@ func TestPiExtensionUserScopeIsInertOutsideLoops(t *testing.T) {
 	if !bytes.Contains(src, []byte(`const CONFIG: string = "";`)) {
 		t.Fatalf("user-scope render baked a config")
 	}
-	node, err := exec.LookPath("node")
-	jiti := filepath.Join(piHarnessDir(t), "node_modules", "jiti", "lib", "jiti.mjs")
-	if _, serr := os.Stat(jiti); err != nil || serr != nil {
-		t.Skip("node or pi's jiti missing: run scripts/install-harnesses.sh pi")
-	}
+	node, jiti := piJiti(t)
 	tmp := t.TempDir()
 	ext := filepath.Join(tmp, "hook_loop.ts")
 	marker := filepath.Join(tmp, "called")

@@ -7,7 +7,7 @@ import (
 	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/adapters/pi"
 	"github.com/hook-loop/hook-loop/adapters/setup"
-	"github.com/hook-loop/hook-loop/internal/cmdutil"
+	"github.com/hook-loop/hook-loop/cli/cmdutil"
 	"github.com/urfave/cli/v2"
 )
 

@@ -12,7 +12,7 @@ import (
 // list starts fast because none of them is in it.
 var heavy = []string{
 	"github.com/urfave/cli/v2",
-	"github.com/hook-loop/hook-loop/internal/cmdutil",
+	"github.com/hook-loop/hook-loop/cli/cmdutil",
 	"github.com/hook-loop/hook-loop/scaffold",
 	"github.com/hook-loop/hook-loop/templates",
 	"text/template",

@@ -6,7 +6,7 @@ import (
 )
 
 // BenchmarkAnalyze: deep nesting and expansion bombs must cost time linear in
-// the input (compare ns/op of the 1k and 10k forms: ~10x, not ~100x).
+// the input (a 10k form costs ten times its 1k form, not a hundred times).
 func BenchmarkAnalyze(b *testing.B) {
 	dir := b.TempDir()
 	env := Env{Dir: dir, Root: dir, Home: "/home/u"}
@@ -33,8 +33,7 @@ func BenchmarkAnalyze(b *testing.B) {
 	}
 }
 
-// BenchmarkParse is Parse of a typical command: a hook server parses each
-// one it gates, with a pooled parser.
+// BenchmarkParse is Parse of a typical command, with a pooled parser.
 func BenchmarkParse(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {

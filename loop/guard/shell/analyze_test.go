@@ -67,8 +67,9 @@ func verdict(an Analysis, env Env, protected []string) string {
 	return ""
 }
 
-// TestAnalyzeIssue13: each command of issue 13 touches the protected file it
-// aims at, and each allowed example touches none.
+// TestAnalyzeIssue13: each known way of writing the loop file around a plain
+// name match touches the protected file it aims at, and each allowed example
+// touches none.
 func TestAnalyzeIssue13(t *testing.T) {
 	env, protected := project(t)
 	cases := []struct {

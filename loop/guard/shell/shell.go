@@ -127,9 +127,9 @@ func parse(src string, depth int) []Call {
 	// inside `sh -c` strings: one stray byte must not hide what a command runs.
 	src = strings.ToValidUTF8(src, "\uFFFD")
 	if nestsDeeper(src, maxParseDepth) {
-		// The parser's time grows with the square of the nesting (100,000 "("
-		// took 14 s): past a depth no real command reaches, the blank-splitting
-		// fallback still sees every word, in linear time.
+		// The parser's time grows with the square of the nesting: past a depth
+		// no real command reaches, the blank-splitting fallback still sees
+		// every word, in linear time.
 		return fallback(src, depth)
 	}
 	f, err := parseSyntax(src)
@@ -326,9 +326,9 @@ func fallback(src string, depth int) []Call {
 	return calls
 }
 
-// parsers keeps syntax parsers between parses: a hook server parses every
-// command it gates, and each new parser allocated and cleared its buffers
-// again. A parser is reusable once Parse returns (its File owns its nodes).
+// parsers keeps syntax parsers between parses, so that a process gating many
+// commands (or the sh -c strings inside one) does not build a parser's buffers
+// for each. A parser is reusable once Parse returns (its File owns its nodes).
 var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.KeepComments(false)) }}
 
 // parseSyntax parses src as a shell program with a pooled parser.

@@ -1,9 +1,0 @@
-//go:build unix && !linux
-
-package main
-
-import "syscall"
-
-// execFull replaces this process with hook-loop: the harness's hook process
-// then is hook-loop, with its stdin unread.
-func execFull(path string, argv, envv []string) error { return syscall.Exec(path, argv, envv) }

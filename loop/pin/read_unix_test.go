@@ -1,0 +1,29 @@
+//go:build unix
+
+package pin
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// A loop file swapped for a FIFO or a link to a device reads as unreadable, at
+// once: neither the open nor the read waits or runs on.
+func TestReadFileRefusesFIFOAndDevice(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.json")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	dev := filepath.Join(dir, "zero.json")
+	if err := os.Symlink("/dev/zero", dev); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{fifo, dev} {
+		if f := ReadFile(p); f.Err == nil || len(f.Data) != 0 {
+			t.Errorf("%s: read %d bytes, err %v; want it refused", filepath.Base(p), len(f.Data), f.Err)
+		}
+	}
+}
