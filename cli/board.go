@@ -40,9 +40,9 @@ func NewCmdBoard(f *Factory, runF func(*BoardOptions) error) *cli.Command {
 		Description: "Listens on loopback only and prints a URL with a random token; every request\n" +
 			"must carry it. Runs until Ctrl-C.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "event-log", Usage: "event log `FILE` (default: <project>/.hook-loop/events.jsonl)", Destination: &opts.eventLog},
+			eventLogFlag(&opts.eventLog),
 			storeFlag(&opts.store),
-			&cli.StringFlag{Name: "config", Aliases: []string{"dsl"}, Usage: "loop `FILE` (default: <project>/hook-loop.json)", Destination: &opts.config},
+			loopFileFlag(&opts.config),
 			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:0", Usage: "loopback `HOST:PORT` to listen on (port 0: a free one)", Destination: &opts.addr},
 		},
 		Action: func(c *cli.Context) error {

@@ -37,7 +37,7 @@ func NewCmdLog(f *Factory, runF func(*LogOptions) error) *cli.Command {
 	opts := &LogOptions{}
 	vopts := &LogOptions{}
 	logFlag := func(dst *string) cli.Flag {
-		return &cli.StringFlag{Name: "event-log", Usage: "event log `FILE` (default: <project>/.hook-loop/events.jsonl)", Destination: dst}
+		return eventLogFlag(dst)
 	}
 	return &cli.Command{
 		Name:      "log",

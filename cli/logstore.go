@@ -119,6 +119,16 @@ func (d dbLog) Exists() (bool, error) { return true, nil }
 // storeFlag is --store for the commands a person runs on the hooks' log: the
 // store an install's --store wrote into the hook commands, which the
 // environment and the user config do not tell.
+// eventLogFlag is --event-log of the commands that read a project's log.
+func eventLogFlag(dst *string) cli.Flag {
+	return &cli.StringFlag{Name: "event-log", Usage: "event log `FILE` (default: <project>/.hook-loop/events.jsonl)", Destination: dst}
+}
+
+// loopFileFlag is --config (alias --dsl) of the commands that read a loop file.
+func loopFileFlag(dst *string) cli.Flag {
+	return &cli.StringFlag{Name: "config", Aliases: []string{"dsl"}, Usage: "loop `FILE` (default: <project>/hook-loop.json)", Destination: dst}
+}
+
 func storeFlag(dst *string) cli.Flag {
 	return &cli.StringFlag{Name: "store", Usage: "the hooks' PostgreSQL log, a postgres:// `URL` as given to install --store (default: $HOOK_LOOP_STORE, else \"store\" in the user config, else the JSONL file)", Destination: dst}
 }

@@ -47,9 +47,9 @@ func NewCmdOperator(f *Factory, action string, runF func(*OperatorOptions) error
 	flags := []cli.Flag{
 		&cli.StringFlag{Name: "session", Usage: "session `ID` (default: the only live session)", Destination: &opts.sessionID},
 		&cli.StringFlag{Name: "reason", Usage: "why, recorded in the log (and, for pause, told to the agent)", Destination: &opts.reason},
-		&cli.StringFlag{Name: "event-log", Usage: "event log `FILE` (default: <project>/.hook-loop/events.jsonl)", Destination: &opts.eventLog},
+		eventLogFlag(&opts.eventLog),
 		storeFlag(&opts.store),
-		&cli.StringFlag{Name: "config", Aliases: []string{"dsl"}, Usage: "loop `FILE` (default: <project>/hook-loop.json)", Destination: &opts.config},
+		loopFileFlag(&opts.config),
 	}
 	args := " "
 	if action == operator.Advance {

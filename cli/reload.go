@@ -29,9 +29,9 @@ func NewCmdReload(f *Factory, runF func(*ReloadOptions) error) *cli.Command {
 		Usage:     "judge a running session by the loop file as it is now (a session otherwise keeps the loop it started with)",
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "event-log", Usage: "event log `FILE` (default: <project>/.hook-loop/events.jsonl)", Destination: &opts.eventLog},
+			eventLogFlag(&opts.eventLog),
 			storeFlag(&opts.store),
-			&cli.StringFlag{Name: "config", Aliases: []string{"dsl"}, Usage: "loop `FILE` (default: <project>/hook-loop.json)", Destination: &opts.config},
+			loopFileFlag(&opts.config),
 			&cli.StringFlag{Name: "session", Usage: "the session `ID` (default: the only live session)", Destination: &opts.sessionID},
 		},
 		Action: func(c *cli.Context) error {

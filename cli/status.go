@@ -36,9 +36,9 @@ func NewCmdStatus(f *Factory, runF func(*StatusOptions) error) *cli.Command {
 		Usage:     "show each session's loop state, what would advance it, evidence, refused stops and outcome",
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "event-log", Usage: "event log `FILE` (default: <project>/.hook-loop/events.jsonl)", Destination: &opts.eventLog},
+			eventLogFlag(&opts.eventLog),
 			storeFlag(&opts.store),
-			&cli.StringFlag{Name: "config", Aliases: []string{"dsl"}, Usage: "loop `FILE` (default: <project>/hook-loop.json)", Destination: &opts.config},
+			loopFileFlag(&opts.config),
 			&cli.StringFlag{Name: "session", Usage: "only session `ID`", Destination: &opts.sessionID},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON", Destination: &opts.json},
 			&cli.BoolFlag{Name: "watch", Aliases: []string{"w"}, Usage: "keep showing every session, redrawn as events arrive, until Ctrl-C (append-only when not a terminal)", Destination: &opts.watch},

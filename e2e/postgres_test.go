@@ -13,6 +13,7 @@ import (
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/eventlog/postgres"
+	"github.com/hook-loop/hook-loop/loop/session"
 	"github.com/hook-loop/hook-loop/internal/testkit/mockmodel/messages"
 	"github.com/hook-loop/hook-loop/internal/testkit/mockmodel/responses"
 	"github.com/hook-loop/hook-loop/internal/testkit/pgtest"
@@ -67,7 +68,7 @@ func TestCodexAndClaudeShareOneLoopThroughPostgres(t *testing.T) {
 		t.Fatalf("claude exit %d, result %v", cr.exit, cr.result["result"])
 	}
 
-	s, err := postgres.Open(srv.URL(), postgres.Options{Project: "github.com/acme/team"})
+	s, err := postgres.Open[session.View](srv.URL(), postgres.Options{Project: "github.com/acme/team"})
 	if err != nil {
 		t.Fatal(err)
 	}

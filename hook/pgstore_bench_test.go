@@ -25,9 +25,8 @@ import (
 // PreToolUse, side by side on the JSONL log and on PostgreSQL (loopback TCP and
 // the unix socket), on a log of 10k events (and 1M with HOOK_BENCH_1M=1). It
 // reports the median wall time per hook (median-ms) and the hook process's
-// peak RSS (maxrss-KiB); the budget is +3 ms median over JSONL and 20 MiB.
-// The hooks use the connection keeper (internal/pgkeeper) as in use; run with
-// HOOK_LOOP_PG_KEEPER=off to time fresh connections. maxrss is inflated by the
+// peak RSS (maxrss-KiB); the budget is +5 ms median over JSONL and 12 MiB.
+// Each hook connects afresh, as in use. maxrss is inflated by the
 // test binary's own peak (a child's ru_maxrss starts at its parent's): the
 // bench script (scripts/bench.sh, PG=1) reports the hook's own.
 func BenchmarkHookProcessStores(b *testing.B) {
@@ -64,8 +63,7 @@ func BenchmarkHookProcessStores(b *testing.B) {
 					env = append(env, "HOOK_LOOP_STORE="+c.store)
 				}
 				// One untimed hook first: it keys the JSONL log (rebuilding its
-				// index, with a warning) or starts the PostgreSQL connection
-				// keeper, as the first hook of a project does once.
+				// index, with a warning), as the first hook of a project does once.
 				warm := exec.Command(bin, "codex-hook")
 				warm.Dir, warm.Env, warm.Stdin = dir, env, bytes.NewReader(in)
 				if out, err := warm.CombinedOutput(); err != nil {

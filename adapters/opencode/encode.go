@@ -22,12 +22,7 @@ const ExitBlock = 2
 //
 // systemMessage is for the person (the plugin logs it), never the model.
 type Answer struct {
-	Action        string `json:"action"`
-	Reason        string `json:"reason,omitempty"`
-	Context       string `json:"context,omitempty"`
-	SystemMessage string `json:"systemMessage,omitempty"`
-	State         string `json:"state,omitempty"`
-	Outcome       string `json:"outcome,omitempty"`
+	harness.PluginAnswer
 	Event         string `json:"event,omitempty"` // the canonical event it answers
 	StopBlocks    int    `json:"stopBlocks,omitempty"`
 	MaxStopBlocks int    `json:"maxStopBlocks,omitempty"`
@@ -36,12 +31,7 @@ type Answer struct {
 // Encode implements harness.Adapter.
 func (Adapter) Encode(ev loop.HookEvent, d loop.Decision) harness.Output {
 	a := Answer{
-		Action:        string(d.Action),
-		Reason:        d.Reason,
-		Context:       d.Context,
-		SystemMessage: d.SystemMessage,
-		State:         d.State,
-		Outcome:       d.Outcome,
+		PluginAnswer:  harness.NewPluginAnswer(d.Action, d),
 		Event:         ev.Name,
 		StopBlocks:    d.StopBlocks,
 		MaxStopBlocks: d.MaxStopBlocks,

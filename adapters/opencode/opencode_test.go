@@ -2,6 +2,7 @@ package opencode
 
 import (
 	"encoding/json"
+	"github.com/hook-loop/hook-loop/adapters/harness"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -251,13 +252,13 @@ func TestEncode(t *testing.T) {
 		exit int
 		want Answer
 	}{
-		{loop.Decision{Action: loop.Allow}, 0, Answer{Action: "allow", Event: "Stop"}},
-		{loop.Decision{Action: ""}, 0, Answer{Action: "allow", Event: "Stop"}},
+		{loop.Decision{Action: loop.Allow}, 0, Answer{PluginAnswer: harness.PluginAnswer{Action: "allow"}, Event: "Stop"}},
+		{loop.Decision{Action: ""}, 0, Answer{PluginAnswer: harness.PluginAnswer{Action: "allow"}, Event: "Stop"}},
 		{loop.Decision{Action: loop.Block, Reason: "run the tests first", StopBlocks: 2, MaxStopBlocks: 8, State: "building"}, 2,
-			Answer{Action: "block", Reason: "run the tests first", Event: "Stop", StopBlocks: 2, MaxStopBlocks: 8, State: "building"}},
-		{loop.Decision{Action: loop.Block}, 2, Answer{Action: "block", Reason: "hook-loop refused this (no reason given)", Event: "Stop"}},
+			Answer{PluginAnswer: harness.PluginAnswer{Action: "block", Reason: "run the tests first", State: "building"}, Event: "Stop", StopBlocks: 2, MaxStopBlocks: 8}},
+		{loop.Decision{Action: loop.Block}, 2, Answer{PluginAnswer: harness.PluginAnswer{Action: "block", Reason: "hook-loop refused this (no reason given)"}, Event: "Stop"}},
 		{loop.Decision{Action: loop.Steer, Context: "note", SystemMessage: "for you", Outcome: "completed"}, 0,
-			Answer{Action: "steer", Context: "note", SystemMessage: "for you", Outcome: "completed", Event: "Stop"}},
+			Answer{PluginAnswer: harness.PluginAnswer{Action: "steer", Context: "note", SystemMessage: "for you", Outcome: "completed"}, Event: "Stop"}},
 	}
 	for _, c := range cases {
 		out := New().Encode(ev, c.d)

@@ -311,17 +311,8 @@ func prefix(p string, err error) error {
 // Reply is what pi-hook prints; the extension acts on it. Field names are part of
 // the contract with templates/pi/hook_loop.ts.tmpl.
 type Reply struct {
-	// Action is "allow", "block" or "steer".
-	Action string `json:"action"`
-	// Reason is the model-facing text of a block: the tool_call refusal or the
-	// follow-up message after a refused stop.
-	Reason string `json:"reason,omitempty"`
-	// Context is text for the model (before_agent_start message, tool_result note).
-	Context string `json:"context,omitempty"`
-	// SystemMessage is shown to the person, never the model.
-	SystemMessage string `json:"systemMessage,omitempty"`
-	State         string `json:"state,omitempty"`
-	Outcome       string `json:"outcome,omitempty"`
+	// Context is the before_agent_start message or the tool_result note.
+	harness.PluginAnswer
 	// StopBlocks and MaxStopBlocks let the extension bound its own follow-ups.
 	StopBlocks    int `json:"stopBlocks"`
 	MaxStopBlocks int `json:"maxStopBlocks,omitempty"`
@@ -341,12 +332,7 @@ func (Adapter) Encode(ev loop.HookEvent, d loop.Decision) harness.Output {
 		action = loop.Allow
 	}
 	r := Reply{
-		Action:        string(action),
-		Reason:        d.Reason,
-		Context:       d.Context,
-		SystemMessage: d.SystemMessage,
-		State:         d.State,
-		Outcome:       d.Outcome,
+		PluginAnswer:  harness.NewPluginAnswer(action, d),
 		StopBlocks:    d.StopBlocks,
 		MaxStopBlocks: d.MaxStopBlocks,
 	}

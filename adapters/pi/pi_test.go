@@ -2,6 +2,7 @@ package pi
 
 import (
 	"encoding/json"
+	"github.com/hook-loop/hook-loop/adapters/harness"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -269,7 +270,7 @@ func TestEncode(t *testing.T) {
 	if err := json.Unmarshal(out.Stdout, &r); err != nil {
 		t.Fatalf("stdout %q: %v", out.Stdout, err)
 	}
-	want := Reply{Action: "block", Reason: "run the tests", StopBlocks: 2, MaxStopBlocks: 8, State: "executing"}
+	want := Reply{PluginAnswer: harness.PluginAnswer{Action: "block", Reason: "run the tests", State: "executing"}, StopBlocks: 2, MaxStopBlocks: 8}
 	if r != want {
 		t.Errorf("reply %+v, want %+v", r, want)
 	}

@@ -90,10 +90,3 @@ func (c *loopCache) put(k loopKey, spec *dsl.Spec) {
 	}
 	c.specs[k] = spec
 }
-
-// NewLoopJudge returns a hook run's Judge (hook.Options.Judge) that keeps
-// the loops it parsed, as the co-process does, for another long-lived
-// process that runs one hook at a time (the hook server, internal/hookd).
-func NewLoopJudge() func(tx pin.Tx, sid string, f *pin.File) (*dsl.Spec, string, error) {
-	return newLoopCache().Judge
-}

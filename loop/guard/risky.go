@@ -43,8 +43,8 @@ func killRisk(name string, args []string) string {
 		if strings.HasPrefix(a, "-") && name == "kill" {
 			continue
 		}
-		// hookd and pg-keeper: the hook server and the connection keeper
-		// run as `hook-loop __hookd …`, `hook-loop __pg-keeper …`.
+		// hookd and pg-keeper: the servers earlier versions ran as
+		// `hook-loop __hookd …` and `hook-loop __pg-keeper …`, which doctor --fix stops.
 		if strings.Contains(a, "hook-loop") || strings.Contains(a, "-hook") || strings.Contains(a, "hookd") || strings.Contains(a, "pg-keeper") {
 			return name + " " + a + " would kill hook-loop's own hooks"
 		}
