@@ -47,15 +47,6 @@ func NewCmdHooks(f *Factory, runF func(*HooksOptions) error) *cli.Command {
 		},
 		Subcommands: []*cli.Command{
 			{
-				// Started by a hook process for a keepAlive executor; not for people.
-				Name:            "keepalive-serve",
-				Hidden:          true,
-				SkipFlagParsing: true,
-				Action: func(c *cli.Context) error {
-					return lifecycle.ServeKeepAlive(c.Context, c.Args().First())
-				},
-			},
-			{
 				Name:      "points",
 				Usage:     "print the seven lifecycle points with their facts and decisions",
 				ArgsUsage: " ",

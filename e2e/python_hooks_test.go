@@ -3,7 +3,7 @@ package e2e
 // End-to-end tests of Python lifecycle hooks: the real hook-loop binary, run by
 // the real Claude Code (or fed a captured hook payload), calls executors written
 // with the Python SDK (sdk/python) — a `path` script and a `module` over stdio,
-// kept alive and not, and a HookServer over HTTP on loopback — and their
+// and a HookServer over HTTP on loopback — and their
 // decisions land in the event log. The SDK comes from hook-loop itself (it
 // ships the files): nothing is installed.
 
@@ -23,7 +23,6 @@ import (
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/internal/testkit/mockmodel/messages"
-	"github.com/hook-loop/hook-loop/internal/testkit/procs"
 )
 
 const pyHouse = `from hook_loop_hooks import LifecycleHooks, SessionStart, serve_stdio
@@ -105,9 +104,6 @@ func newPyHooks(t *testing.T) *pyHooks {
 	}
 	h := &pyHooks{dir: filepath.Join(root, "cfg"), state: filepath.Join(root, "st"), cache: filepath.Join(root, "ca")}
 	t.Cleanup(func() {
-		// Stop the kept-alive servers this test's hooks started, and wait
-		// for them (and their executors) to end.
-		procs.StopPIDFiles(filepath.Join(h.state, "hook-loop", "executors", "*.pid"), 5*time.Second)
 		os.RemoveAll(root)
 	})
 	for name, src := range map[string]string{
@@ -174,7 +170,7 @@ func records(evs []eventlog.Event, typ string) map[string][]map[string]any {
 }
 
 // The real Claude Code runs the loop to done; a fresh `path` script adds house
-// rules at session start, a kept-alive `module` silences the completion (its
+// rules at session start, a `module` silences the completion (its
 // unknown key is a warning), and a HookServer over HTTP words every phase change.
 func TestPythonHooksClaudeToDone(t *testing.T) {
 	t.Parallel()
@@ -269,7 +265,8 @@ func TestPythonHooksClaudeSessionStartRefusedEndsSession(t *testing.T) {
 }
 
 // Without a harness: the captured Claude SessionStart payload on the hook
-// command, with each executor form, fresh and kept alive.
+// command, with each executor form; an older config's keepAlive is read and
+// ignored (a new process per call).
 func TestPythonHooksHookCommand(t *testing.T) {
 	t.Parallel()
 	h := newPyHooks(t)
@@ -288,13 +285,12 @@ func TestPythonHooksHookCommand(t *testing.T) {
 			cfg := h.declare(t, "hooks:\n  - name: gate\n    "+tc.decl+"\n    on: [session_start]\n")
 			proj := t.TempDir()
 			writeFile(t, filepath.Join(proj, "hook-loop.json"), mustRead(t, filepath.Join(repoRoot(), "gallery", "plan_execute.json")))
-			for i := 0; i < 2; i++ { // the second call reuses a kept-alive executor
+			for i := 0; i < 2; i++ {
 				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 				cmd := exec.CommandContext(ctx, hookLoopBinary(t), "claude-hook")
 				cmd.Dir = proj
 				cmd.Env = append(os.Environ(), h.env(cfg, "CLAUDE_PROJECT_DIR="+proj)...)
-				// A new session each time, so the hook runs again (and a
-				// kept-alive executor is reused).
+				// A new session each time, so the hook runs again.
 				in, err := sjson.SetBytes(payload, "session_id", fmt.Sprintf("s-%d", i))
 				if err != nil {
 					t.Fatal(err)

@@ -33,9 +33,6 @@ const EnvConfig = userconfig.Env
 // DefaultTimeout is an entry's timeout when timeoutSeconds is absent.
 const DefaultTimeout = 10 * time.Second
 
-// DefaultIdle is how long a kept-alive executor waits for a call before it stops.
-const DefaultIdle = 10 * time.Minute
-
 // Entry is one declared hook. Exactly one of Command, Path, Module, URL and
 // Handler is set.
 type Entry struct {
@@ -48,10 +45,11 @@ type Entry struct {
 	Path string
 	// Module is pkg.mod[:Class], served by the Python SDK's runner.
 	Module string
-	// KeepAlive starts the executor once and reuses it from later hook
-	// processes (see keepalive.go); the default for a module entry.
+	// KeepAlive and Idle are what an older config asked for with keepAlive
+	// and idleSeconds. They are read and ignored: every call starts the
+	// executor afresh, so that nothing a hook starts outlives it.
 	KeepAlive bool
-	Idle      time.Duration // a kept-alive executor's idle stop; 0: DefaultIdle
+	Idle      time.Duration
 	// URL is the endpoint of an HTTP executor.
 	URL string
 	// Handler is an in-process executor: a value implementing some of the
@@ -141,13 +139,6 @@ func (e Entry) File() string {
 		}
 	}
 	return ""
-}
-
-func (e Entry) idle() time.Duration {
-	if e.Idle <= 0 {
-		return DefaultIdle
-	}
-	return e.Idle
 }
 
 // Points is the list of points the entry runs at.
@@ -390,7 +381,6 @@ func parseEntry(i int, item any, dir string) (Entry, error) {
 			return Entry{}, bad("module", "expected a Python module as pkg.mod or pkg.mod:Class, got %s", show(obj["module"]))
 		}
 		e.Module = s
-		e.KeepAlive = true
 	}
 	if !hasURL {
 		for _, k := range []string{"tokenEnv", "headers"} {

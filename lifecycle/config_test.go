@@ -224,8 +224,8 @@ func TestPathAndModuleForms(t *testing.T) {
 			t.Errorf("%s: argv %v, want %v", e.Name, e.Argv(), want[i])
 		}
 	}
-	if k := []bool{entries[0].KeepAlive, entries[1].KeepAlive, entries[3].KeepAlive, entries[4].KeepAlive}; !reflect.DeepEqual(k, []bool{false, true, true, false}) {
-		t.Errorf("keepAlive = %v (module defaults to true)", k)
+	if k := []bool{entries[0].KeepAlive, entries[1].KeepAlive, entries[3].KeepAlive, entries[4].KeepAlive}; !reflect.DeepEqual(k, []bool{false, true, false, false}) {
+		t.Errorf("keepAlive = %v (as written; ignored when run)", k)
 	}
 	if entries[1].Idle != 30*time.Second || entries[3].Kind() != "module" || entries[0].Kind() != "path" {
 		t.Errorf("entries = %+v", entries)

@@ -42,10 +42,8 @@ func Describe(w io.Writer, path string, entries []Entry) error {
 		default:
 			fmt.Fprintf(tw, "  runs\t%s (in %s)\n", strings.Join(e.Argv(), " "), e.Dir)
 			fmt.Fprintf(tw, "  file\t%s\n", fileState(e))
-			if e.KeepAlive {
-				fmt.Fprintf(tw, "  keepAlive\tyes: started once, stops after %s idle\n", e.idle())
-			} else {
-				fmt.Fprintf(tw, "  keepAlive\tno: a new process per call\n")
+			if e.KeepAlive || e.Idle > 0 {
+				fmt.Fprintf(tw, "  keepAlive\tignored: every call starts the executor, and nothing stays running after the hook\n")
 			}
 		}
 		timeout := e.timeout().String()

@@ -148,7 +148,7 @@ func (r *Runner) getenv() func(string) string {
 	return os.Getenv
 }
 
-// cacheDir and stateDir read XDG_* through getenv first: the runner's
+// cacheDir reads XDG_CACHE_HOME through getenv first: the runner's
 // environment, not necessarily the process's, which basedir reads.
 func (r *Runner) cacheDir() string {
 	if r.CacheDir != "" {
@@ -158,16 +158,6 @@ func (r *Runner) cacheDir() string {
 		return d
 	}
 	return basedir.CacheHome()
-}
-
-func (r *Runner) stateDir() string {
-	if r.StateDir != "" {
-		return r.StateDir
-	}
-	if d := r.getenv()("XDG_STATE_HOME"); filepath.IsAbs(d) {
-		return d
-	}
-	return basedir.StateHome()
 }
 
 func firstLine(s string) string {

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/hook-loop/hook-loop/internal/testkit/procs"
-	"github.com/hook-loop/hook-loop/lifecycle"
 	"github.com/hook-loop/hook-loop/sdk/hooks"
 )
 
@@ -30,14 +29,7 @@ func TestMain(m *testing.M) {
 	if len(os.Args) >= 3 && os.Args[1] == "executor" {
 		os.Exit(executor(os.Args[2]))
 	}
-	if len(os.Args) >= 3 && os.Args[1] == "keepalive-serve" {
-		if err := lifecycle.ServeKeepAlive(context.Background(), os.Args[2]); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-	// Every executor, kept-alive server and example server a test starts
+	// Every executor and example server a test starts
 	// inherits the mark; none may outlive the tests.
 	marker, err := procs.Mark()
 	if err != nil {

@@ -10,21 +10,12 @@ import (
 	"github.com/hook-loop/hook-loop/lifecycle"
 )
 
-// Per-call latency of a Python module executor, kept alive against started
-// afresh for every call. The first kept-alive call (which starts the server
-// and imports the module) is made before the timer.
-func BenchmarkPythonModuleKeptAlive(b *testing.B) {
-	benchPython(b, true)
-}
-
+// Per-call latency of a Python module executor, started afresh for every
+// call as every executor is.
 func BenchmarkPythonModuleFresh(b *testing.B) {
-	benchPython(b, false)
-}
-
-func benchPython(b *testing.B, keep bool) {
 	needPython(b)
 	dir := pyDir(b)
-	r := pyRunner(b, dir, lifecycle.Entry{Name: "bench", Module: "pidhook:Pid", KeepAlive: keep, Timeout: 30 * time.Second})
+	r := pyRunner(b, dir, lifecycle.Entry{Name: "bench", Module: "pidhook:Pid", Timeout: 30 * time.Second})
 	if _, err := callPid(b, r, "bench"); err != nil {
 		b.Fatal(err)
 	}

@@ -33,13 +33,8 @@ type Runner struct {
 	// Getenv reads tokenEnv variables and the XDG directories at call time;
 	// nil means os.Getenv.
 	Getenv func(string) string
-	// CacheDir and StateDir override $XDG_CACHE_HOME (where the Python SDK is
-	// extracted) and $XDG_STATE_HOME (kept-alive executors' sockets).
-	CacheDir, StateDir string
-	// Serve is the command that runs a kept-alive executor's server, to which
-	// ServeKeepAlive's spec argument is appended; nil means this executable's
-	// hidden `hooks keepalive-serve`.
-	Serve []string
+	// CacheDir overrides $XDG_CACHE_HOME (where the Python SDK is extracted).
+	CacheDir string
 }
 
 var _ engine.Lifecycle = (*Runner)(nil)
@@ -305,9 +300,6 @@ func (r *Runner) exec(ctx context.Context, e Entry, req []byte) ([]byte, error) 
 	env, err := r.procEnv(e)
 	if err != nil {
 		return nil, err
-	}
-	if e.KeepAlive && keepAliveSupported {
-		return r.callKept(ctx, e, env, req)
 	}
 	return runCommand(ctx, e, env, req)
 }

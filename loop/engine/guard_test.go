@@ -181,7 +181,7 @@ func TestGuardHookLoopCommands(t *testing.T) {
 		"hook-loop claude install --write", "hook-loop uninstall", "hook-loop reload --session s1",
 		"hook-loop pause", "hook-loop resume", "hook-loop cancel", "hook-loop approve", "hook-loop reject",
 		"hook-loop advance done", "hook-loop reset", "hook-loop init", "hook-loop store migrate --to x.jsonl",
-		"hook-loop codex-hook --event Stop", "hook-loop serve --stdio", "hook-loop hooks keepalive-serve",
+		"hook-loop codex-hook --event Stop", "hook-loop serve --stdio",
 		"hook-loop replay trace.jsonl", "hook-loop some-future-command",
 		"./bin/hook-loop pause", "/usr/local/bin/hook-loop claude uninstall",
 		g.self + " codex uninstall --write",
