@@ -8,9 +8,9 @@ import (
 	"github.com/hook-loop/hook-loop/hook"
 )
 
-// runHookDirect runs `<name>-hook FLAGS` without building the CLI: a hook runs
-// on every tool call, and building every command first costs it a third of a
-// millisecond. Flags it cannot read plainly (hook.Parse) — --help, an
+// runHookDirect runs `<name>-hook FLAGS` without building the CLI, which a
+// hook, run on every tool call, would pay for at every event. Flags it cannot
+// read plainly (hook.ParseFlags) — --help, an
 // unknown flag, an argument — return ok=false, and the caller hands them to
 // the full CLI, so help and usage errors are the CLI's.
 func runHookDirect(f *Factory, hs []setup.Harness, args []string) (code int, ok bool) {
