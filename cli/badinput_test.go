@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/hook-loop/hook-loop/eventlog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -164,10 +165,13 @@ func must(t *testing.T, err error) {
 // stop, a tool request and a tool result, with the loop failing open (default)
 // and closed. Always: no panic, exactly one line on stderr naming what went
 // wrong, an answer in the harness's own form that tells the person
-// (systemMessage), and an event log that is not touched. Fail-open: the agent
-// proceeds. Fail-closed (when the loop file could be read): the stop and the
-// tool request are refused; the tool result still proceeds.
+// (systemMessage), and an event log that is not touched. The stop is always
+// refused. Fail-open: other events proceed. Fail-closed (when the loop file
+// could be read): the tool request is refused too; the tool result still
+// proceeds.
 func TestHookBadInput(t *testing.T) {
+	// Refused stops are counted in the state directory: a temp one.
+	t.Setenv(eventlog.StateDirEnv, t.TempDir())
 	dsl, err := gallery.Get("plan_execute")
 	must(t, err)
 	for _, h := range hooksUnderTest {
@@ -232,8 +236,9 @@ func TestHookBadInput(t *testing.T) {
 						if msg, _ := answer["systemMessage"].(string); !strings.Contains(msg, c.want) {
 							t.Errorf("the person is not told: systemMessage %q", msg)
 						}
-						refusable := event == h.stop || event == h.pre
-						wantRefused := (c.gone || failClosed && c.readable) && refusable && c.event == ""
+						// A stop is refused on every failure; a tool request when
+						// the loop is gone or fail_closed.
+						wantRefused := c.event == "" && (event == h.stop || event == h.pre && (c.gone || failClosed && c.readable))
 						if got := h.refused(answer, code); got != wantRefused {
 							t.Fatalf("refused=%v, want %v (exit %d): %s", got, wantRefused, code, out.String())
 						}

@@ -14,15 +14,31 @@ import (
 )
 
 // failure turns an error into the harness's answer, one line on stderr
-// saying what failed.
-func (e *event) failure(err error) harness.Output {
+// saying what failed. A stop is refused (engine.Failure) until the failures
+// have refused as many in a row as the cap allows; then it is let through,
+// and the person is told loudly.
+func (r *Runner) failure(e *event, err error) harness.Output {
 	var d loop.Decision
 	var closed *closedError
-	if errors.As(err, &closed) {
+	var notSetUp *notSetUpError
+	switch {
+	case errors.As(err, &notSetUp):
+		d = loop.Decision{Action: loop.Allow, SystemMessage: engine.FailureMessage(err) + " (the agent proceeds)"}
+	case errors.As(err, &closed):
 		d = engine.Refusal(e.ev.Name, err, closed.why)
-	} else {
+	default:
 		failClosed, loaded := e.failClosed()
 		d = engine.Failure(e.ev.Name, err, failClosed, loaded)
+	}
+	if d.Action == loop.Block && engine.IsStop(e.ev.Name) {
+		msg := engine.FailureMessage(err)
+		var spec *dsl.Spec
+		if e.file != nil {
+			spec, _ = e.file.Spec()
+		}
+		if gaveWay, n := r.stops.refused(e.paths.root, engine.SessionKey(e.ev.SessionID), failureStopLimit(spec), msg); gaveWay {
+			d = loop.Decision{Action: loop.Allow, SystemMessage: fmt.Sprintf("hook-loop: THE GATE GAVE WAY: %d stops in a row were refused because hook-loop failed, and the cap lets the agent stop now. Last failure: %s. Fix it, then look at the session with `hook-loop status`.", n, msg)}
+		}
 	}
 	out := e.req.Adapter.Encode(e.ev, d)
 	out.Stderr = appendLine(out.Stderr, engine.FailureMessage(err))
@@ -62,6 +78,14 @@ func logError(paths resolved, err error) error {
 		return err // one line that names the lock and the wait
 	}
 	return fmt.Errorf("event log %s: %w", paths.log, err)
+}
+
+// notSetUpError is a hook run where hook-loop was never set up: no loop file,
+// none named by the hook, no log. Nothing is gated there.
+type notSetUpError struct{ path string }
+
+func (e *notSetUpError) Error() string {
+	return e.path + ": no loop file here, and no hook names one (hook-loop is not set up in this project)"
 }
 
 // closedError is a failure that refuses stops and tool calls even in a loop

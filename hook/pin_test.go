@@ -179,6 +179,7 @@ func TestHeldLockAnswersPerFailClosed(t *testing.T) {
 	}
 	t.Setenv(eventlog.LockTimeoutEnv, "200ms")
 	for _, failClosed := range []bool{false, true} {
+		// The stop is refused either way; the tool call as fail_closed says.
 		extra, want := "", "allow"
 		if failClosed {
 			extra, want = `, "fail_closed": true`, "block"
@@ -198,23 +199,28 @@ func TestHeldLockAnswersPerFailClosed(t *testing.T) {
 			if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
 				t.Fatal(err)
 			}
-			done := make(chan []byte, 2)
-			go func() {
-				out := run(t, root, root, "Stop", `{"session":"s"}`, false)
-				done <- out.Stdout
-				done <- out.Stderr
-			}()
-			select {
-			case out := <-done:
-				stderr := <-done
-				// plainAdapter prints the SystemMessage on stderr too; hookrun's own
-				// line is the last.
-				lines := strings.Split(strings.TrimSpace(string(stderr)), "\n")
-				if !strings.HasPrefix(string(out), want+":") || strings.Contains(string(out), "\n") || !strings.Contains(lines[len(lines)-1], "still held") {
-					t.Fatalf("stop with the lock held: %q / %q", out, stderr)
+			for _, c := range []struct{ event, input, want string }{
+				{"Stop", `{"session":"s"}`, "block"},
+				{"PreToolUse", `{"session":"s","command":"ls"}`, want},
+			} {
+				done := make(chan []byte, 2)
+				go func() {
+					out := run(t, root, root, c.event, c.input, false)
+					done <- out.Stdout
+					done <- out.Stderr
+				}()
+				select {
+				case out := <-done:
+					stderr := <-done
+					// plainAdapter prints the SystemMessage on stderr too; the
+					// runner's own line is the last.
+					lines := strings.Split(strings.TrimSpace(string(stderr)), "\n")
+					if !strings.HasPrefix(string(out), c.want+":") || strings.Contains(string(out), "\n") || !strings.Contains(lines[len(lines)-1], "still held") {
+						t.Fatalf("%s with the lock held: %q / %q", c.event, out, stderr)
+					}
+				case <-ctx.Done():
+					t.Fatal("the hook is still waiting on the lock")
 				}
-			case <-ctx.Done():
-				t.Fatal("the hook is still waiting on the lock")
 			}
 		})
 	}

@@ -84,12 +84,18 @@ func TestFindsProjectFromSubdirectory(t *testing.T) {
 	}
 }
 
-func TestBadInputFailsOpenWithOneLine(t *testing.T) {
+// Bad input refuses a stop (a failure must never open the gate) and lets
+// every other event of a fail-open loop proceed, saying why in one line.
+func TestBadInputRefusesTheStopWithOneLine(t *testing.T) {
+	t.Setenv(eventlog.StateDirEnv, t.TempDir())
 	root := project(t, "")
 	for name, in := range map[string]string{"empty": "", "blank": "  \n", "not json": "{nope", "truncated": `{"session":`} {
 		out := run(t, root, root, "Stop", in, false)
-		if !strings.HasPrefix(string(out.Stdout), "allow:") {
-			t.Errorf("%s: %q, want allow", name, out.Stdout)
+		if !strings.HasPrefix(string(out.Stdout), "block:") || !strings.Contains(string(out.Stdout), "hook-loop cancel") {
+			t.Errorf("%s: %q, want the stop refused, naming the way out", name, out.Stdout)
+		}
+		if out := run(t, root, root, "PreToolUse", in, false); !strings.HasPrefix(string(out.Stdout), "allow:") {
+			t.Errorf("%s: tool call %q, want allow (the loop is not fail_closed)", name, out.Stdout)
 		}
 		if lines := strings.Count(strings.TrimSpace(string(out.Stderr)), "\n"); lines > 1 || !strings.Contains(string(out.Stderr), "hook-loop:") {
 			t.Errorf("%s: stderr %q", name, out.Stderr)
@@ -108,9 +114,9 @@ func TestOversizedInputIsRefusedSayingSo(t *testing.T) {
 
 func TestFailClosedRefusesStopOnError(t *testing.T) {
 	root := project(t, `, "fail_closed": true`)
-	out := run(t, root, root, "Stop", "{nope", false)
+	out := run(t, root, root, "PreToolUse", "{nope", false)
 	if !strings.HasPrefix(string(out.Stdout), "block:") || !strings.Contains(string(out.Stdout), "fail_closed") {
-		t.Fatalf("fail_closed stop on bad input: %q", out.Stdout)
+		t.Fatalf("fail_closed tool call on bad input: %q", out.Stdout)
 	}
 	// A broken loop file that asks to fail closed still does.
 	os.WriteFile(filepath.Join(root, "hook-loop.json"), []byte(`{"loop": {"fail_closed": true, "id": 3}}`), 0o644)
@@ -125,6 +131,8 @@ func TestFailClosedRefusesStopOnError(t *testing.T) {
 	}
 }
 
+// Where hook-loop was never set up (no loop file, none named, no log), nothing
+// is gated: the stop proceeds.
 func TestMissingLoopFileFailsOpen(t *testing.T) {
 	root := t.TempDir()
 	out := run(t, root, root, "Stop", `{"session":"s"}`, false)

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -77,6 +78,7 @@ type Runner struct {
 	ownedPaths []string
 	getenv     func(string) string
 	deadline   time.Duration
+	stops      failedStops
 }
 
 // New builds a Runner from d.
@@ -98,6 +100,11 @@ func New(d Deps) *Runner {
 	if r.deadline <= 0 {
 		r.deadline = DefaultDeadline
 	}
+	stateDir := r.getenv(eventlog.StateDirEnv)
+	if stateDir == "" {
+		stateDir = eventlog.StateDir()
+	}
+	r.stops = newFailedStops(stateDir)
 	return r
 }
 
@@ -120,17 +127,17 @@ func (r *Runner) Run(ctx context.Context, req Request) (out harness.Output) {
 		// crash the hook into the harness's own error path, which lets the
 		// agent proceed: it answers like any other failure.
 		if p := recover(); p != nil {
-			out = e.failure(fmt.Errorf("internal error: %v", p))
+			out = r.failure(e, fmt.Errorf("internal error: %v", p))
 		}
 	}()
 	ctx, cancel := context.WithTimeout(ctx, r.deadline)
 	defer cancel()
 	if err := r.decode(e); err != nil {
-		return e.failure(err)
+		return r.failure(e, err)
 	}
 	d, notices, warnings, err := r.decide(ctx, e)
 	if err != nil {
-		return e.failure(err)
+		return r.failure(e, err)
 	}
 	out = req.Adapter.Encode(e.ev, d)
 	for _, line := range notices {
@@ -183,6 +190,9 @@ func (r *Runner) decide(ctx context.Context, e *event) (d loop.Decision, notices
 	if storeURL == "" && !exists(e.paths.log) {
 		// No log, so no session has pinned a loop: a bad file is reported
 		// without creating the log.
+		if e.req.ConfigPath == "" && errors.Is(e.file.Err, fs.ErrNotExist) {
+			return d, nil, nil, &notSetUpError{path: e.paths.config}
+		}
 		if err := pin.Check(e.file, e.req.ConfigPath != ""); err != nil {
 			return d, nil, nil, logError(e.paths, err)
 		}
@@ -217,6 +227,10 @@ func (r *Runner) decide(ctx context.Context, e *event) (d loop.Decision, notices
 		eng.Spec = spec
 		if notice != "" {
 			notices = append(notices, notice)
+		}
+		// The hook works again: a run of stops refused for failures ends here.
+		if err := r.stops.clear(tx, e.paths.root, sid, tx.Session(sid).State); err != nil {
+			return err
 		}
 		if eng.HooksLoadFailed != nil && !tx.Session(sid).HooksLoadFailed {
 			notices = append(notices, fmt.Sprintf("hook-loop: lifecycle hooks did not load: %v", eng.HooksLoadFailed.Payload["why"]))
