@@ -13,6 +13,7 @@ import (
 	"github.com/hook-loop/hook-loop/diag/suggest"
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/eventlog/follow"
+	"github.com/hook-loop/hook-loop/eventlog/logline"
 	"github.com/hook-loop/hook-loop/overview"
 	"github.com/urfave/cli/v2"
 )
@@ -252,7 +253,7 @@ func logFollow(o *LogOptions, l readLog, ids []string, match func(*eventlog.Even
 			// A checkpoint is the log's own bookkeeping, not an event.
 			return nil
 		}
-		e, err := eventlog.ParseLine(line)
+		e, err := logline.Parse(line)
 		if err != nil {
 			fmt.Fprintf(o.IO.ErrOut, "warning: %s:%d: skipped: %v\n", fl.Path(), n, err)
 			return nil

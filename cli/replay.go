@@ -48,7 +48,7 @@ func NewCmdReplay(f *Factory, hs []setup.Harness, runF func(*ReplayOptions) erro
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "dsl", Aliases: []string{"config"}, Usage: "loop `FILE` (default: <project>/hook-loop.json)", Destination: &o.dsl},
 			&cli.StringFlag{Name: "harness", Usage: "harness of lines that do not name one: " + strings.Join(harnessNames(hs), "|"), Value: "codex", Destination: &o.harness},
-			&cli.StringFlag{Name: "event-log", Usage: "write the replayed events to `FILE` (default: a temporary log)", Destination: &o.eventLog},
+			&cli.StringFlag{Name: "event-log", Usage: "write the replayed events to `FILE`, a new log or one of simulate's (default: a temporary log)", Destination: &o.eventLog},
 			&cli.StringFlag{Name: "rebase", Usage: "the recorded project `DIR`, replaced by this project's root in the inputs", Destination: &o.rebase},
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object per event", Destination: &o.json},
 		},

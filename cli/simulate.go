@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/hook-loop/hook-loop/cli/cmdutil"
+	"github.com/hook-loop/hook-loop/cli/replay"
 	"github.com/hook-loop/hook-loop/lifecycle"
 	"github.com/hook-loop/hook-loop/loop/engine"
 	"github.com/hook-loop/hook-loop/loop/session"
@@ -39,10 +40,11 @@ func NewCmdSimulate(f *Factory, runF func(*SimulateOptions) error) *cli.Command 
 		ArgsUsage: "[FILE | --profile NAME] (default: the project's hook-loop.json)",
 		Description: "Plays the file's simulation section (budget, agent_steps, verdicts) against the\n" +
 			"loop, with the user's lifecycle hooks as a hook runs them, records every step in\n" +
-			"a fresh event log and prints the final state. --event-log or --resume continue an\n" +
-			"earlier run's session instead. Exit 0 only when the final state is terminal.",
+			"a fresh temporary event log (removed afterwards) and prints the final state.\n" +
+			"--event-log or --resume continue an earlier run's session instead; a log that\n" +
+			"holds a harness's sessions is refused. Exit 0 only when the final state is terminal.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "event-log", Usage: "JSONL event log to append to; its session resumes where it stopped (default: a fresh temporary log)"},
+			&cli.StringFlag{Name: "event-log", Usage: "JSONL event log of earlier simulations to append to; its session resumes where it stopped (default: a fresh temporary log)"},
 			&cli.BoolFlag{Name: "resume", Usage: "continue the session in --event-log (default " + resumeLog + ") where an earlier run stopped"},
 			&cli.StringFlag{Name: "session-id", Value: sim.DefaultSimulationSession, Usage: "session to run"},
 			&cli.StringFlag{Name: "hooks-config", Usage: "lifecycle hooks declaration (default: the user's config.yaml or config.json)"},
@@ -79,17 +81,23 @@ func runSimulate(o *SimulateOptions) error {
 		return exitf(1, "")
 	}
 	logPath := o.EventLog
+	temp := false
 	switch {
 	case logPath == "" && o.Resume:
 		logPath = resumeLog
 	case logPath == "":
 		// A fresh log each run: an edited loop re-simulated must not pick up
-		// the last run's final state. It is kept, for hook-loop log.
+		// the last run's final state.
 		dir, err := os.MkdirTemp("", "hook-loop-simulate-")
 		if err != nil {
 			return fmt.Errorf("simulate: %w", err)
 		}
-		logPath = filepath.Join(dir, "events.jsonl")
+		logPath, temp = filepath.Join(dir, "events.jsonl"), true
+		defer replay.RemoveTempLog(logPath)
+	}
+	if err := replay.CheckOwnLog(cmdutil.Resolve(o.WorkDir, logPath)); err != nil {
+		fmt.Fprintf(s.ErrOut, "simulate: %s\n", err)
+		return exitf(1, "")
 	}
 	log := session.Open(cmdutil.Resolve(o.WorkDir, logPath))
 	lc, loadRecord := lifecycle.ForHook(cmdutil.Resolve(o.WorkDir, o.HooksConfig))
@@ -117,7 +125,9 @@ func runSimulate(o *SimulateOptions) error {
 		return exitf(1, "")
 	}
 	fmt.Fprintf(s.Out, "final_state: %s\n", final)
-	fmt.Fprintf(s.Out, "event_log: %s\n", logPath)
+	if !temp {
+		fmt.Fprintf(s.Out, "event_log: %s\n", logPath)
+	}
 	if !spec.Definition.IsTerminal(final) {
 		return exitf(1, "")
 	}

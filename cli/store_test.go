@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/eventlog/logline"
 	"github.com/hook-loop/hook-loop/internal/testkit/pgtest"
 	"github.com/hook-loop/hook-loop/loop/session"
 )
@@ -53,7 +54,7 @@ func TestStoreMigrateBothWays(t *testing.T) {
 	cores := func(path string) string {
 		var out []string
 		_ = session.Open(path).ScanRaw(nil, func(_ int, raw []byte, _ eventlog.Event) error {
-			out = append(out, string(eventlog.Core(raw)))
+			out = append(out, string(logline.Core(raw)))
 			return nil
 		})
 		return strings.Join(out, "\n")

@@ -22,6 +22,7 @@ import (
 
 	codexinstall "github.com/hook-loop/hook-loop/adapters/codex/install"
 	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/eventlog/logline"
 	"github.com/hook-loop/hook-loop/gallery"
 	"github.com/hook-loop/hook-loop/internal/testkit/mockmodel/responses"
 	"github.com/hook-loop/hook-loop/project/userconfig"
@@ -209,7 +210,7 @@ func logEvents(t *testing.T, dir string) []eventlog.Event {
 	}
 	var out []eventlog.Event
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		e, err := eventlog.ParseLine([]byte(line))
+		e, err := logline.Parse([]byte(line))
 		if err != nil {
 			t.Fatalf("log line does not parse: %v: %s", err, line)
 		}

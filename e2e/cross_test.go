@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/eventlog/logline"
 	"github.com/hook-loop/hook-loop/gallery"
 	"github.com/hook-loop/hook-loop/loop/session"
 )
@@ -42,7 +43,7 @@ func TestCrossHarnessOneLoopToDone(t *testing.T) {
 			refused := 0
 			var transitions []string
 			for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
-				e, err := eventlog.ParseLine(line)
+				e, err := logline.Parse(line)
 				if err != nil {
 					t.Fatalf("log line does not parse: %v", err)
 				}

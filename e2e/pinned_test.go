@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/eventlog/logline"
 	"github.com/hook-loop/hook-loop/internal/testkit/mockmodel/chat"
 	"github.com/hook-loop/hook-loop/internal/testkit/mockmodel/messages"
 	"github.com/hook-loop/hook-loop/internal/testkit/mockmodel/responses"
@@ -124,7 +125,7 @@ func logFileEvents(t *testing.T, path string) []eventlog.Event {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		if e, err := eventlog.ParseLine(sc.Bytes()); err == nil {
+		if e, err := logline.Parse(sc.Bytes()); err == nil {
 			out = append(out, e)
 		}
 	}

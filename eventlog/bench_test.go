@@ -201,22 +201,6 @@ func BenchmarkScan(b *testing.B) {
 	}
 }
 
-// BenchmarkParseLine is one typical line, fully and for the fold.
-func BenchmarkParseLine(b *testing.B) {
-	line := []byte(`{"schema_version":1,"event_id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","session_id":"019a2b6c-7f3e-7c21-9d55-2c1f0e8a4b10","run_id":"run-1","timestamp":"2026-03-01T10:00:00.123456+00:00","state":"building","event_type":"state_transitioned","actor":"codex","payload":{"from":"planning","event":"plan_ready","to":"building"},"prev_hash":"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"}`)
-	for _, full := range []bool{true, false} {
-		b.Run(map[bool]string{true: "full", false: "fold"}[full], func(b *testing.B) {
-			b.SetBytes(int64(len(line)))
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := parseLine(line, full); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
-
 // childOneHook is one hook process's log work on EL_LOG (BenchmarkUpdate's
 // loop body), for BenchmarkHookProcess.
 func childOneHook() int {

@@ -1,6 +1,7 @@
 package eventlog
 
 import (
+	"io/fs"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -106,8 +107,8 @@ type keptFold struct {
 	// fold, with its identity: the next Update takes it when the log's path
 	// still names that file (stillAt), and spares the open — the largest of
 	// a served hook's system calls, as it creates the file when missing.
-	file   *os.File
-	fileID openStat
+	file     *os.File
+	fileInfo fs.FileInfo
 }
 
 // closeFile closes the kept log file, if any.
@@ -120,17 +121,17 @@ func (k *keptFold) closeFile() {
 
 // takeFile returns the kept log file when path still names it; any other
 // kept file is closed. Either way k holds no file after.
-func (k *keptFold) takeFile(path string) (*os.File, openStat, bool) {
+func (k *keptFold) takeFile(path string) (*os.File, fs.FileInfo, bool) {
 	if k == nil || k.file == nil {
-		return nil, openStat{}, false
+		return nil, nil, false
 	}
 	f := k.file
 	k.file = nil
-	if now, ok := stillAt(path, k.fileID); ok {
+	if now, ok := stillAt(path, k.fileInfo); ok {
 		return f, now, true
 	}
 	f.Close()
-	return nil, openStat{}, false
+	return nil, nil, false
 }
 
 // acquire returns the entry of the log and Folder, locked, or nil when another
@@ -241,7 +242,7 @@ func (l *Log) reuse(k *keptFold, f *os.File) *state {
 // With keepFile (f was opened for an Update), f itself is kept for the next
 // Update, and keep reports whether it took it: the caller then must not
 // close it.
-func (e *cacheEntry) keep(l *Log, st *state, f *os.File, fid openStat, keepFile bool) bool {
+func (e *cacheEntry) keep(l *Log, st *state, f *os.File, fid fs.FileInfo, keepFile bool) bool {
 	if len(st.sess) > maxKeptSessions || l.key == nil {
 		return false
 	}
@@ -258,8 +259,8 @@ func (e *cacheEntry) keep(l *Log, st *state, f *os.File, fid openStat, keepFile 
 		return false
 	}
 	e.kept = k
-	if keepFile && fid.identified() {
-		k.file, k.fileID = f, fid
+	if keepFile && fileID(fid) != "" {
+		k.file, k.fileInfo = f, fid
 		return true
 	}
 	return false

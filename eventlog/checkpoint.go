@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hook-loop/hook-loop/eventlog/logline"
+
 	"github.com/tidwall/gjson"
 )
 
@@ -89,7 +91,7 @@ func (st *state) encodeCheckpoint(key *logKey) ([]byte, error) {
 		return nil, err
 	}
 	nl := bytes.IndexByte(body, '\n')
-	out := make([]byte, 0, len(body)+len(checkpointPrefix)+64+macSuffixLen)
+	out := make([]byte, 0, len(body)+len(checkpointPrefix)+64+logline.MACSuffixLen)
 	out = append(out, checkpointPrefix...)
 	out = fmt.Appendf(out, `%d,"header":`, checkpointVersion)
 	out = append(out, body[:nl]...)
@@ -103,7 +105,7 @@ func (st *state) encodeCheckpoint(key *logKey) ([]byte, error) {
 		rest = rest[n+1:]
 	}
 	out = append(out, ']', '}')
-	return key.seal(out), nil
+	return key.mac.Seal(out), nil
 }
 
 // otherFolderWhy starts checkpointState's answer for a checkpoint (with a right
@@ -118,7 +120,7 @@ func (l *Log) checkpointState(f *os.File, line []byte, start int64) (*state, str
 	if l.key == nil {
 		return nil, "the log has no key here"
 	}
-	if !macOK(l.key.newMAC(), line) {
+	if !l.key.mac.Check(line) {
 		return nil, "MAC does not match"
 	}
 	if v := gjson.GetBytes(line, "hook_loop_checkpoint"); v.Int() != checkpointVersion {
@@ -157,7 +159,7 @@ func (l *Log) checkpointState(f *os.File, line []byte, start int64) (*state, str
 	if why := checkIndex(f, start, "", st); why != "" {
 		return nil, why
 	}
-	st.addLine(line, LineHash(line), len(line)+1)
+	st.addLine(line, logline.Hash(line), len(line)+1)
 	st.hdr.NextCheckpoint = nextCheckpoint(st.hdr.Offset, len(line)+1)
 	return st, ""
 }
@@ -223,7 +225,7 @@ func (l *Log) newestCheckpoint(f *os.File, from, size int64, deadline time.Time)
 
 // lineAt reads the complete line of f starting at off (without its newline).
 func lineAt(f io.ReaderAt, off, size int64) ([]byte, bool) {
-	for n := int64(64 << 10); ; n = MaxLineBytes + 1 {
+	for n := int64(64 << 10); ; n = logline.MaxBytes + 1 {
 		b := make([]byte, min(n, size-off))
 		if _, err := f.ReadAt(b, off); err != nil && !errors.Is(err, io.EOF) {
 			return nil, false
@@ -231,7 +233,7 @@ func lineAt(f io.ReaderAt, off, size int64) ([]byte, bool) {
 		if i := bytes.IndexByte(b, '\n'); i >= 0 {
 			return b[:i], true
 		}
-		if int64(len(b)) < n || n > MaxLineBytes {
+		if int64(len(b)) < n || n > logline.MaxBytes {
 			return nil, false
 		}
 	}

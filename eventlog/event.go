@@ -36,28 +36,13 @@
 // files, and their directory must not be a symbolic link.
 package eventlog
 
+import "github.com/hook-loop/hook-loop/eventlog/logline"
+
 // SchemaVersion is written into every event, as the Python original did.
 const SchemaVersion = 1
 
-// Event is one line of the log. The first nine fields are the Python original's, so its
-// readers keep working; the rest are additions.
-type Event struct {
-	SchemaVersion int            `json:"schema_version"`
-	EventID       string         `json:"event_id"`
-	SessionID     string         `json:"session_id"`
-	RunID         string         `json:"run_id"`
-	Timestamp     string         `json:"timestamp"`
-	State         string         `json:"state"`
-	EventType     string         `json:"event_type"`
-	Actor         string         `json:"actor"`
-	Payload       map[string]any `json:"payload"`
-	// PrevHash is the hex SHA-256 of the previous line (bytes, without the newline)
-	// of the same session; "" for a session's first event.
-	PrevHash string `json:"prev_hash,omitempty"`
-	// MAC is the line's HMAC-SHA256 under the log's key (package doc); Append
-	// writes it last, and it is "" in lines from before keying.
-	MAC string `json:"mac,omitempty"`
-}
+// Event is one line of the log (package logline).
+type Event = logline.Event
 
 // Event types with a meaning for state recovery and summaries.
 const (

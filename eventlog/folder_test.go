@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/hook-loop/hook-loop/eventlog/logline"
 )
 
 // testFolder is the Folder of this package's tests: a small fold that reads
@@ -14,7 +16,7 @@ type testFolder struct{}
 
 func (testFolder) Name() string          { return "eventlog-test/1" }
 func (testFolder) NewView() View         { return &Summary{} }
-func (testFolder) PayloadKeys() []string { return summaryPayloadKeys[:] }
+func (testFolder) PayloadKeys() []string { return logline.LightKeys() }
 
 // Summary is testFolder's view, plus the session's chain head (LastHash), which
 // the log keeps itself.

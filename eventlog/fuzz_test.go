@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/hook-loop/hook-loop/eventlog/logline"
 )
 
 // FuzzScanLine feeds arbitrary bytes to the log-line parser. It must never panic;
@@ -35,8 +37,8 @@ func FuzzScanLine(f *testing.F) {
 		if bytes.IndexByte(line, '\n') >= 0 {
 			line = line[:bytes.IndexByte(line, '\n')]
 		}
-		full, ferr := parseLine(line, true)
-		light, lerr := parseLine(line, false)
+		full, ferr := logline.Decode(line, false, false)
+		light, lerr := logline.Decode(line, true, false)
 		if (ferr == nil) != (lerr == nil) {
 			t.Fatalf("full parse error %v, light parse error %v", ferr, lerr)
 		}
@@ -46,14 +48,14 @@ func FuzzScanLine(f *testing.F) {
 			}
 			return
 		}
-		for _, k := range summaryPayloadKeys {
+		for _, k := range logline.LightKeys() {
 			fv, fok := full.Payload[k]
 			lv, lok := light.Payload[k]
 			if fok != lok || !reflect.DeepEqual(fv, lv) {
 				t.Fatalf("payload.%s: full %#v, light %#v", k, fv, lv)
 			}
 		}
-		h := LineHash(line)
+		h := logline.Hash(line)
 		var sf, sl Summary
 		sf.Apply(&full, h)
 		sl.Apply(&light, h)
@@ -65,7 +67,7 @@ func FuzzScanLine(f *testing.F) {
 		if err != nil {
 			return // e.g. a number float64 cannot hold, kept as json.Number
 		}
-		again, err := ParseLine(b)
+		again, err := logline.Parse(b)
 		if err != nil {
 			t.Fatalf("re-parse of %s: %v", b, err)
 		}

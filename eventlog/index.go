@@ -222,7 +222,7 @@ func readIndex(path string, f Folder, key *logKey, unverified bool) (*state, str
 	var m hash.Hash
 	indexMAC := func(key *logKey) hash.Hash {
 		if m == nil {
-			m = key.newMAC()
+			m = key.mac.NewMAC()
 		}
 		return m
 	}
@@ -452,12 +452,12 @@ func writeIndex(path string, st *state, key *logKey) error {
 		return fmt.Errorf("encode index: %w", err)
 	}
 	tmp := path + ".tmp"
-	f, err := openFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, _, err := openFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		// Not a regular file (a link planted there): remove the name, not what
 		// it points to, and make our own.
 		_ = os.Remove(tmp)
-		f, err = openFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_EXCL, 0o644)
+		f, _, err = openFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_EXCL, 0o644)
 	}
 	if err == nil {
 		_, err = f.Write(data)
@@ -469,7 +469,7 @@ func writeIndex(path string, st *state, key *logKey) error {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("write index %s: %w", tmp, err)
 	}
-	if err := renameFile(tmp, path); err != nil {
+	if err := os.Rename(tmp, path); err != nil {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("replace index %s: %w", path, err)
 	}
@@ -489,14 +489,14 @@ func appendIndex(path string, st *state, key *logKey) (done bool, err error) {
 	if st.deltaBytes+len(rec) > max(st.baseBytes, compactMinBytes) {
 		return false, nil
 	}
-	f, fi, err := openFileInfo(path, os.O_WRONLY|os.O_APPEND, 0)
+	f, fi, err := openFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		return false, nil
 	}
 	defer f.Close()
 	// Still the file that was read (callers hold the lock; this catches a
 	// file replaced by hand meanwhile).
-	if fi.size != st.appendAt {
+	if fi.Size() != st.appendAt {
 		return false, nil
 	}
 	if _, err := f.Write(rec); err != nil {
@@ -511,12 +511,12 @@ func appendIndex(path string, st *state, key *logKey) (done bool, err error) {
 // readFile is os.ReadFile through openFile. It reads the size fstat gives and no
 // more: callers hold the lock, so the file does not change meanwhile.
 func readFile(path string) ([]byte, error) {
-	f, fi, err := openFileInfo(path, os.O_RDONLY, 0)
+	f, fi, err := openFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	data := make([]byte, fi.size)
+	data := make([]byte, fi.Size())
 	if _, err := io.ReadFull(f, data); err != nil {
 		return nil, err
 	}

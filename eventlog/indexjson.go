@@ -1,10 +1,11 @@
 package eventlog
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
+
+	"github.com/hook-loop/hook-loop/eventlog/logline"
 
 	"github.com/tidwall/gjson"
 )
@@ -47,7 +48,7 @@ func (fr *fieldReader) str(key string, v gjson.Result, dst *string) bool {
 	case gjson.Null:
 		return true
 	case gjson.String:
-		*dst = DecodeString(v)
+		*dst = logline.DecodeString(v)
 		return true
 	}
 	return fr.fail(key, "a string")
@@ -288,18 +289,6 @@ func decodeKey(data []byte, k *logKey) error {
 	return fr.err
 }
 
-// appendJSON appends v as a json.Encoder with HTML escaping off writes it,
-// without the newline: the index's lines and the log's event lines.
-func appendJSON(b []byte, v any) ([]byte, error) {
-	buf := bytes.NewBuffer(b)
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
-}
-
 // appendHeaderLine appends h's line, newline included; project is written as
 // its "project" value when not nil.
 func appendHeaderLine(b []byte, h *indexHeader, project View) ([]byte, error) {
@@ -308,7 +297,7 @@ func appendHeaderLine(b []byte, h *indexHeader, project View) ([]byte, error) {
 	if project != nil {
 		hdr.Project = project
 	}
-	b, err := appendJSON(b, &hdr)
+	b, err := logline.AppendJSON(b, &hdr)
 	if err != nil {
 		return nil, err
 	}
@@ -321,7 +310,7 @@ func appendSessionLine(b []byte, id string, head Head, view View) ([]byte, error
 	if view != nil {
 		is.View = view
 	}
-	b, err := appendJSON(b, &is)
+	b, err := logline.AppendJSON(b, &is)
 	if err != nil {
 		return nil, err
 	}
@@ -335,19 +324,4 @@ func appendStamp(b []byte, s indexStamp) []byte {
 		panic(err) // strings and integers only: it cannot fail
 	}
 	return append(b, out...)
-}
-
-// AppendEventLine is appendEventLine, for the PostgreSQL store, whose lines
-// are the file's.
-func AppendEventLine(b []byte, e *Event) ([]byte, error) { return appendEventLine(b, e) }
-
-// appendEventLine appends e's line as a json.Encoder with HTML escaping off
-// writes it, newline included; an error is a payload encoding/json cannot
-// write (a NaN, a channel).
-func appendEventLine(b []byte, e *Event) ([]byte, error) {
-	b, err := appendJSON(b, e)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '\n'), nil
 }

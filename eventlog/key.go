@@ -1,8 +1,6 @@
 package eventlog
 
 import (
-	"bytes"
-	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -15,20 +13,13 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/hook-loop/hook-loop/eventlog/logline"
 	"github.com/hook-loop/hook-loop/project/basedir"
 )
 
 // StateDirEnv overrides where hook-loop keeps per-user state (the log keys):
 // by default $XDG_STATE_HOME/hook-loop.
 const StateDirEnv = "HOOK_LOOP_STATE_DIR"
-
-// macField is how a keyed line ends: the line is body + macField + 64 hex digits
-// + `"}`, and the MAC is HMAC-SHA256(key, body). Fixing the field's place makes
-// "the line without its MAC" a prefix, so checking a line costs one HMAC and no
-// re-encoding.
-const macField = `,"mac":"`
-
-const macSuffixLen = len(macField) + 2*sha256.Size + 2
 
 // StateDir is the directory hook-loop keeps per-user state in.
 func StateDir() string {
@@ -47,7 +38,7 @@ type logKey struct {
 	LegacyBytes  int64  `json:"legacy_bytes"`
 	LegacySHA256 string `json:"legacy_sha256"`
 
-	raw  []byte
+	mac  *logline.Key
 	path string // the key file
 }
 
@@ -80,7 +71,11 @@ func readKey(path string) (*logKey, error) {
 	if err := decodeKey(data, k); err != nil {
 		return nil, fmt.Errorf("log key %s: %w", path, err)
 	}
-	if k.raw, err = hex.DecodeString(k.Key); err != nil || len(k.raw) != 32 {
+	raw, err := hex.DecodeString(k.Key)
+	if err == nil {
+		k.mac, err = logline.NewKey(raw)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("log key %s: key: expected 64 hex digits", path)
 	}
 	return k, nil
@@ -134,40 +129,6 @@ func writeKey(path string, k *logKey) (*logKey, error) {
 		err = fmt.Errorf("log key %s vanished after creation", path)
 	}
 	return k2, err
-}
-
-func (k *logKey) mac(body []byte) []byte {
-	m := hmac.New(sha256.New, k.raw)
-	m.Write(body)
-	return m.Sum(nil)
-}
-
-// newMAC is a reusable HMAC under the key, for checking many lines.
-func (k *logKey) newMAC() hash.Hash { return hmac.New(sha256.New, k.raw) }
-
-// seal appends the MAC field to an encoded event (line without its newline,
-// ending in '}'), in place.
-func (k *logKey) seal(line []byte) []byte {
-	body := line[:len(line)-1]
-	sum := k.mac(body)
-	out := append(body, macField...)
-	out = hex.AppendEncode(out, sum)
-	return append(out, '"', '}')
-}
-
-// macOK reports whether line carries a MAC where seal puts it and it is right;
-// m is from newMAC.
-func macOK(m hash.Hash, line []byte) bool {
-	if len(line) < macSuffixLen || !bytes.HasPrefix(line[len(line)-macSuffixLen:], []byte(macField)) || !bytes.HasSuffix(line, []byte(`"}`)) {
-		return false
-	}
-	var got, want [sha256.Size]byte
-	if _, err := hex.Decode(got[:], line[len(line)-macSuffixLen+len(macField):len(line)-2]); err != nil {
-		return false
-	}
-	m.Reset()
-	m.Write(line[:len(line)-macSuffixLen])
-	return hmac.Equal(got[:], m.Sum(want[:0]))
 }
 
 // TamperNote is one event line that is not honoured: its MAC is wrong or
@@ -252,10 +213,10 @@ func (j *judge) verdict(line []byte, e *Event, start int64, lastHash string, che
 	}
 	if checked == macUnchecked {
 		if j.m == nil {
-			j.m = j.key.newMAC()
+			j.m = j.key.mac.NewMAC()
 		}
 		checked = macBad
-		if macOK(j.m, line) {
+		if logline.CheckWith(j.m, line) {
 			checked = macGood
 		}
 	}
@@ -285,7 +246,7 @@ func legacyCheck(key *logKey, f io.ReaderAt, size int64) func() bool {
 // chainMAC is the MAC of an index record: the previous record's MAC (hex, ""
 // for the first) and then the body.
 func (k *logKey) chainMAC(prev string, body []byte) []byte {
-	m := hmac.New(sha256.New, k.raw)
+	m := k.mac.NewMAC()
 	m.Write([]byte(prev))
 	m.Write(body)
 	return m.Sum(nil)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hook-loop/hook-loop/project/regfile"
+
 	"github.com/gofrs/flock"
 )
 
@@ -79,9 +81,10 @@ func lockTimeoutFromEnv() (time.Duration, string) {
 	return d, ""
 }
 
-// newLock is the flock of path, opened as openFile opens the other files.
+// newLock is the flock of path, opened as openFile opens the other files;
+// lockWithin checks it is a regular file once it holds it.
 func newLock(path string) *flock.Flock {
-	return flock.New(path, flock.SetFlag(lockFlag), flock.SetPermissions(0o644))
+	return flock.New(path, flock.SetFlag(regfile.Flag(os.O_CREATE|os.O_RDONLY, true)), flock.SetPermissions(0o644))
 }
 
 // lockWithin takes the exclusive lock, polling for at most timeout. A blocking

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/hook-loop/hook-loop/eventlog/logline"
 )
 
 // TimestampLayout is how Append writes Event.Timestamp: what Python's
@@ -201,30 +203,30 @@ func (tx *Tx) Append(e Event) (Event, error) {
 		}
 		tx.l.key = k
 	}
-	enc, err := appendEventLine(nil, &e)
+	enc, err := logline.Append(nil, &e)
 	if err != nil {
 		return Event{}, fmt.Errorf("append to %s: encode %s event: %w", tx.l.path, e.EventType, err)
 	}
-	sealed := tx.l.key.seal(enc[:len(enc)-1])
+	sealed := tx.l.key.mac.Seal(enc[:len(enc)-1])
 	start := tx.pending.Len()
 	tx.pending.Write(sealed)
 	tx.pending.WriteByte('\n')
-	e.MAC = string(sealed[len(sealed)-macSuffixLen+len(macField) : len(sealed)-2])
+	e.MAC = logline.MACOf(sealed)
 	line := tx.pending.Bytes()[start:]
-	if len(line)-1 > MaxLineBytes {
+	if len(line)-1 > logline.MaxBytes {
 		tx.pending.Truncate(start)
-		return Event{}, fmt.Errorf("append to %s: %s event is %d bytes, over the %d-byte line limit", tx.l.path, e.EventType, len(line)-1, MaxLineBytes)
+		return Event{}, fmt.Errorf("append to %s: %s event is %d bytes, over the %d-byte line limit", tx.l.path, e.EventType, len(line)-1, logline.MaxBytes)
 	}
 	// Fold the line as a reader will see it, not the caller's values: a string of
 	// a named type, invalid UTF-8 or an int in the payload reads back differently,
 	// and the summaries must equal a fold of the file. A reader parses a line
 	// whose MAC holds without the JSON validator, and so does this.
-	stored, err := parseLineMAC(line[:len(line)-1], !tx.l.light, true)
+	stored, err := logline.Decode(line[:len(line)-1], tx.l.light, true)
 	if err != nil {
 		tx.pending.Truncate(start)
 		return Event{}, fmt.Errorf("append to %s: %s event does not read back: %w", tx.l.path, e.EventType, err)
 	}
-	hash := LineHash(line[:len(line)-1])
+	hash := logline.Hash(line[:len(line)-1])
 	tx.st.addLine(line[:len(line)-1], hash, len(line))
 	if tx.st.hdr.KeyedAt == 0 {
 		tx.st.hdr.KeyedAt = tx.st.hdr.Lines
@@ -351,22 +353,22 @@ func (l *Log) load(f *os.File, size int64, fid string, deadline time.Time) (*sta
 			return nil, nil, err
 		}
 	}
-	lr := newLineReader(io.NewSectionReader(f, st.hdr.Offset, size-st.hdr.Offset))
+	lr := logline.NewReader(io.NewSectionReader(f, st.hdr.Offset, size-st.hdr.Offset))
 	var torn *tornTail
 	checked := int64(0)
 	for i := 0; ; i++ {
 		// At least 1024 lines or 1 MiB a run, so runs out of budget still get
 		// somewhere; then a look at the clock every 256 lines or 256 KiB (lines
 		// may be long).
-		if (i%256 == 0 || lr.read-checked >= 256<<10) && (i >= 1024 || lr.read >= 1<<20) {
-			checked = lr.read
+		if (i%256 == 0 || lr.Consumed()-checked >= 256<<10) && (i >= 1024 || lr.Consumed() >= 1<<20) {
+			checked = lr.Consumed()
 			if expired(deadline) {
 				st.partial = true
-				l.tailRead += lr.read
+				l.tailRead += lr.Consumed()
 				return st, nil, nil
 			}
 		}
-		line, terminated, tooLong, n, err := lr.next()
+		line, terminated, tooLong, n, err := lr.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -382,12 +384,12 @@ func (l *Log) load(f *os.File, size int64, fid string, deadline time.Time) (*sta
 		}
 		if tooLong {
 			st.addLine(nil, "", n)
-			l.warnLine("%s:%d: skipped: line longer than %d bytes", l.path, st.hdr.Lines, MaxLineBytes)
+			l.warnLine("%s:%d: skipped: line longer than %d bytes", l.path, st.hdr.Lines, logline.MaxBytes)
 			continue
 		}
 		l.foldLine(st, line, n, true)
 	}
-	l.tailRead += lr.read
+	l.tailRead += lr.Consumed()
 	return st, torn, nil
 }
 
@@ -423,14 +425,14 @@ type preparedLine struct {
 // prepare hashes and parses p.line; m, when not nil, is a MAC under the log's
 // key to check the line with first.
 func (l *Log) prepare(p *preparedLine, m hash.Hash, light bool) {
-	p.hash = LineHash(p.line)
+	p.hash = logline.Hash(p.line)
 	if len(bytes.TrimSpace(p.line)) == 0 {
 		p.blank = true
 		return
 	}
 	if m != nil {
 		p.mac = macBad
-		if macOK(m, p.line) {
+		if logline.CheckWith(m, p.line) {
 			p.mac = macGood
 		}
 	}
@@ -438,14 +440,14 @@ func (l *Log) prepare(p *preparedLine, m hash.Hash, light bool) {
 		p.checkpoint = true // not an event: foldCheckpoint judges it
 		return
 	}
-	p.e, p.err = parseLineMAC(p.line, !(light && l.light), p.mac == macGood)
+	p.e, p.err = logline.Decode(p.line, light && l.light, p.mac == macGood)
 }
 
 // foldPrepared is foldLine's sequential part.
 func (l *Log) foldPrepared(st *state, p *preparedLine) {
 	if p.tooLong {
 		st.addLine(nil, "", p.size)
-		l.warnLine("%s:%d: skipped: line longer than %d bytes", l.path, st.hdr.Lines, MaxLineBytes)
+		l.warnLine("%s:%d: skipped: line longer than %d bytes", l.path, st.hdr.Lines, logline.MaxBytes)
 		return
 	}
 	line, hash := p.line, p.hash
@@ -513,13 +515,13 @@ func checkIndex(f *os.File, size int64, fid string, st *state) string {
 	}
 	if h.FirstLen >= 0 {
 		first, ok := lineAt(0, h.FirstLen)
-		if !ok || LineHash(first) != h.FirstHash {
+		if !ok || logline.Hash(first) != h.FirstHash {
 			return "the log's first line is not the one indexed (log rewritten)"
 		}
 	}
 	if h.LastLen >= 0 {
 		last, ok := lineAt(h.Offset-int64(h.LastLen)-1, h.LastLen)
-		if !ok || LineHash(last) != h.LastHash {
+		if !ok || logline.Hash(last) != h.LastHash {
 			return "the log's line at the indexed offset is not the one indexed (log rewritten)"
 		}
 	} else if _, ok := lineAt(h.Offset-1, 0); !ok {

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hook-loop/hook-loop/eventlog/logline"
 )
 
 func newLog(t testing.TB) *Log {
@@ -172,7 +174,7 @@ func TestAppendRoundTripPrototypeFields(t *testing.T) {
 			t.Errorf("timestamp is not RFC 3339: %v", err)
 		}
 	}
-	if written[1].PrevHash != LineHash([]byte(lines[0])) {
+	if written[1].PrevHash != logline.Hash([]byte(lines[0])) {
 		t.Errorf("prev_hash %q, want hash of line 1", written[1].PrevHash)
 	}
 	if written[0].EventID == "" || written[0].EventID == written[1].EventID {
@@ -193,7 +195,7 @@ func TestAppendRejectsBadEvents(t *testing.T) {
 		"no session": ev("", "x", "s", nil),
 		"no type":    ev("s", "", "s", nil),
 		"bad json":   ev("s", "x", "s", map[string]any{"f": func() {}}),
-		"too long":   ev("s", "x", "s", map[string]any{"big": strings.Repeat("a", MaxLineBytes)}),
+		"too long":   ev("s", "x", "s", map[string]any{"big": strings.Repeat("a", logline.MaxBytes)}),
 	} {
 		err := l.Update(func(tx *Tx) error { _, err := tx.Append(e); return err })
 		if err == nil {
@@ -284,7 +286,7 @@ func TestTornLastLine(t *testing.T) {
 			if len(lines) != 4 || lines[2] != tail {
 				t.Fatalf("lines %q", lines)
 			}
-			if e, err := ParseLine([]byte(lines[3])); err != nil || e.EventType != TypeEvidenceRegistered {
+			if e, err := logline.Parse([]byte(lines[3])); err != nil || e.EventType != TypeEvidenceRegistered {
 				t.Fatalf("new event on line 4: %v %+v", err, e)
 			}
 			if m, _, _ := viewAll(t, l); m["s"].Events != 3 || m["s"].LastType != TypeEvidenceRegistered {
@@ -565,7 +567,7 @@ func TestLongLineSkipped(t *testing.T) {
 	l := newLog(t)
 	appendAll(t, l, ev("s", TypeHookFired, "a", nil))
 	f, _ := os.OpenFile(l.Path(), os.O_APPEND|os.O_WRONLY, 0)
-	f.WriteString(`{"session_id":"s","event_type":"x","payload":{"p":"` + strings.Repeat("a", MaxLineBytes) + `"}}` + "\n")
+	f.WriteString(`{"session_id":"s","event_type":"x","payload":{"p":"` + strings.Repeat("a", logline.MaxBytes) + `"}}` + "\n")
 	f.Close()
 	appendAll(t, l, ev("s", TypeEvidenceRegistered, "a", nil))
 	if w := l.Warnings(); len(w) != 1 || !strings.Contains(w[0], ":2: skipped: line longer") {

@@ -6,29 +6,28 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hook-loop/hook-loop/eventlog/logline"
 )
 
-// TestOpenFileInfo: what openFileInfo returns of the open file is what a
-// second stat would say (the index compares the size and records the
-// identity).
-func TestOpenFileInfo(t *testing.T) {
+// TestOpenFile: the FileInfo openFile returns is of the file at path (the
+// index compares its size and records its identity), and only a regular file
+// is opened.
+func TestOpenFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "events.jsonl")
 	if err := os.WriteFile(path, []byte("0123456789\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f, got, err := openFileInfo(path, os.O_RDONLY, 0)
+	f, got, err := openFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		t.Fatal(err)
+	fi := mustStat(t, path)
+	if got.Size() != fi.Size() || !os.SameFile(got, fi) || fileID(got) != fileID(fi) {
+		t.Fatalf("openFile: size %d, id %q; Stat: size %d, id %q", got.Size(), fileID(got), fi.Size(), fileID(fi))
 	}
-	if got.size != fi.Size() || got.fileID() != fileID(fi) {
-		t.Fatalf("openFileInfo: size %d, id %q; Stat: size %d, id %q", got.size, got.fileID(), fi.Size(), fileID(fi))
-	}
-	if _, _, err := openFileInfo(filepath.Dir(path), os.O_RDONLY, 0); err == nil {
+	if _, _, err := openFile(filepath.Dir(path), os.O_RDONLY, 0); err == nil {
 		t.Fatal("a directory opened")
 	}
 }
@@ -36,8 +35,12 @@ func TestOpenFileInfo(t *testing.T) {
 // TestCheckMACReusesOneHMAC: checkMAC with one HMAC reset per record agrees
 // with chainMAC, and takes only its lower-case hex form, as before.
 func TestCheckMACReusesOneHMAC(t *testing.T) {
-	k := &logKey{raw: []byte("0123456789abcdef0123456789abcdef")}
-	m := k.newMAC()
+	mac, err := logline.NewKey([]byte("0123456789abcdef0123456789abcdef"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := &logKey{mac: mac}
+	m := k.mac.NewMAC()
 	prev := ""
 	for i, body := range []string{"snapshot\n", "delta one\n", "delta two\n"} {
 		mac := hex.EncodeToString(k.chainMAC(prev, []byte(body)))

@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"sync"
 	"time"
+
+	"github.com/hook-loop/hook-loop/eventlog/logline"
 )
 
 // A cold rebuild (a lost or stale index) folds the whole log. Hashing, checking
@@ -93,7 +95,7 @@ func splitLines(buf []byte) []preparedLine {
 	for len(buf) > 0 {
 		nl := bytes.IndexByte(buf, '\n')
 		p := preparedLine{line: buf[:nl], size: nl + 1}
-		if nl > MaxLineBytes {
+		if nl > logline.MaxBytes {
 			p.line, p.tooLong = nil, true
 		}
 		lines = append(lines, p)
@@ -107,5 +109,5 @@ func (l *Log) lineMAC() hash.Hash {
 	if l.key == nil {
 		return nil
 	}
-	return l.key.newMAC()
+	return l.key.mac.NewMAC()
 }

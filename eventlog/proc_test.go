@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hook-loop/hook-loop/eventlog/logline"
 )
 
 // The multi-process tests re-execute this test binary; EVENTLOG_CHILD names what
@@ -190,7 +192,7 @@ func checkHookLog(t *testing.T, l *Log, sessions []string, count int) {
 	pos := map[string]int{}
 	inits, trans := map[string]int{}, map[string]int{}
 	for n, line := range lines {
-		e, err := ParseLine([]byte(line))
+		e, err := logline.Parse([]byte(line))
 		if err != nil {
 			t.Fatalf("line %d: %v: %q", n+1, err, line)
 		}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/hook-loop/hook-loop/eventlog/logline"
+
 	"github.com/gofrs/flock"
 )
 
@@ -16,7 +18,7 @@ type held struct {
 	lock     *flock.Flock // nil: reading without the lock
 	ce       *cacheEntry
 	f        *os.File
-	fi       openStat
+	fi       fs.FileInfo
 	fileKept bool // ce took f: it stays open for the next Update
 }
 
@@ -56,7 +58,7 @@ func (l *Log) run(readOnly bool, fn func(tx *Tx) error) error {
 	if err != nil {
 		return err
 	}
-	tx := &Tx{l: l, st: st, readOnly: readOnly, f: h.f, size: h.fi.size}
+	tx := &Tx{l: l, st: st, readOnly: readOnly, f: h.f, size: h.fi.Size()}
 	if err := fn(tx); err != nil {
 		return err
 	}
@@ -122,7 +124,7 @@ func (l *Log) acquire(h *held, readOnly bool) error {
 	return l.openLog(h, readOnly)
 }
 
-// openLog opens the log into h. The stat is of the open file: openFile
+// openLog opens the log into h. The FileInfo is of the open file: openFile
 // refuses links and non-regular files, and this is the identity the index
 // records. The file the last Update kept open is that file still when the
 // path names it (not a link, the same regular file); only an Update has one
@@ -137,7 +139,7 @@ func (l *Log) openLog(h *held, readOnly bool) error {
 		flag = os.O_RDWR | os.O_CREATE | os.O_APPEND
 		logOpens.Add(1)
 	}
-	f, fi, err := openFileInfo(l.path, flag, 0o644)
+	f, fi, err := openFile(l.path, flag, 0o644)
 	if errors.Is(err, fs.ErrNotExist) && readOnly {
 		return errNoLog
 	}
@@ -154,8 +156,8 @@ func (l *Log) openLog(h *held, readOnly bool) error {
 // a fresh line; the fragment then is an ordinary line: folded if it happens
 // to be a complete event, skipped like any other bad line if not.
 func (l *Log) loadForTx(h *held, readOnly bool) (st *state, repair bool, err error) {
-	size := h.fi.size
-	st, torn, err := l.load(h.f, size, h.fi.fileID(), l.foldDeadline(readOnly))
+	size := h.fi.Size()
+	st, torn, err := l.load(h.f, size, fileID(h.fi), l.foldDeadline(readOnly))
 	if err != nil {
 		return nil, false, err
 	}
@@ -216,7 +218,7 @@ func (l *Log) commit(tx *Tx, repair bool) error {
 		return fmt.Errorf("append %d events to %s: %w", tx.staged, l.path, err)
 	}
 	if checkpoint != nil {
-		st.addLine(checkpoint, LineHash(checkpoint), len(checkpoint)+1)
+		st.addLine(checkpoint, logline.Hash(checkpoint), len(checkpoint)+1)
 		st.hdr.NextCheckpoint = nextCheckpoint(st.hdr.Offset, len(checkpoint)+1)
 	}
 	return nil
@@ -232,7 +234,7 @@ func (l *Log) stageCheckpoint(tx *Tx) []byte {
 	case err != nil:
 		l.warn("%s: checkpoint not written: %v", l.path, err)
 		return nil
-	case len(cp) > MaxLineBytes:
+	case len(cp) > logline.MaxBytes:
 		// Too many sessions for one line: none for a long while; a cold
 		// start then folds more, within its budget.
 		st.hdr.NextCheckpoint = nextCheckpoint(st.hdr.Offset, len(cp)+1)

@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/hook-loop/hook-loop/eventlog/logline"
+
 	"github.com/tidwall/gjson"
 )
 
@@ -42,7 +44,7 @@ func (l *Log) ScanRaw(warn func(string), fn func(line int, raw []byte, e Event) 
 // scannedLine is one complete line of the log.
 type scannedLine struct {
 	n     int    // 1-based line number
-	raw   []byte // without the newline; nil when over MaxLineBytes
+	raw   []byte // without the newline; nil when over logline.MaxBytes
 	hash  string // chain hash ("" when raw is nil)
 	start int64  // byte offset of the line
 	end   int64  // byte offset just after the newline
@@ -63,7 +65,7 @@ func (l *Log) scanFile(warn func(string), opened func(f *os.File), fn func(sl *s
 	if warn == nil {
 		warn = func(string) {}
 	}
-	f, err := openFile(l.path, os.O_RDONLY, 0)
+	f, _, err := openFile(l.path, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -72,9 +74,9 @@ func (l *Log) scanFile(warn func(string), opened func(f *os.File), fn func(sl *s
 	}
 	defer f.Close()
 	opened(f)
-	lr := newLineReader(f)
+	lr := logline.NewReader(f)
 	for n := 1; ; n++ {
-		line, terminated, tooLong, size, err := lr.next()
+		line, terminated, tooLong, size, err := lr.Next()
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
@@ -85,17 +87,17 @@ func (l *Log) scanFile(warn func(string), opened func(f *os.File), fn func(sl *s
 			warn(fmt.Sprintf("%s:%d: skipped: torn last line (%d bytes, no newline: a write was interrupted or is in progress)", l.path, n, size))
 			return nil
 		}
-		sl := scannedLine{n: n, start: lr.read - int64(size), end: lr.read}
+		sl := scannedLine{n: n, start: lr.Consumed() - int64(size), end: lr.Consumed()}
 		switch {
 		case tooLong:
-			warn(fmt.Sprintf("%s:%d: skipped: line longer than %d bytes", l.path, n, MaxLineBytes))
+			warn(fmt.Sprintf("%s:%d: skipped: line longer than %d bytes", l.path, n, logline.MaxBytes))
 		case len(bytes.TrimSpace(line)) == 0:
-			sl.raw, sl.hash, sl.blank = line, LineHash(line), true
+			sl.raw, sl.hash, sl.blank = line, logline.Hash(line), true
 		case IsCheckpoint(line):
-			sl.raw, sl.hash, sl.checkpoint = line, LineHash(line), true
+			sl.raw, sl.hash, sl.checkpoint = line, logline.Hash(line), true
 		default:
-			sl.raw, sl.hash = line, LineHash(line)
-			e, perr := ParseLine(line)
+			sl.raw, sl.hash = line, logline.Hash(line)
+			e, perr := logline.Parse(line)
 			if perr != nil {
 				warn(fmt.Sprintf("%s:%d: skipped: %v", l.path, n, perr))
 			} else {
@@ -288,9 +290,9 @@ func verifyCheckpoint(r *VerifyReport, path string, j *judge, heads map[string]*
 		}
 	}
 	if j.m == nil {
-		j.m = j.key.newMAC()
+		j.m = j.key.mac.NewMAC()
 	}
-	if !macOK(j.m, sl.raw) {
+	if !logline.CheckWith(j.m, sl.raw) {
 		if !json.Valid(sl.raw) {
 			r.Skipped++
 			r.Warnings = append(r.Warnings, fmt.Sprintf("%s:%d: skipped: checkpoint line is not valid JSON (a write was interrupted)", path, sl.n))

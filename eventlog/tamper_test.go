@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hook-loop/hook-loop/eventlog/logline"
 )
 
 // forge appends a line the way an agent with a shell would: a correctly
@@ -162,7 +164,7 @@ func legacyLog(t *testing.T, l *Log, n int) {
 		}
 		e.SchemaVersion, e.EventID, e.Timestamp, e.PrevHash = 1, "id", "2025-01-01T00:00:00.000000+00:00", last
 		b, _ := json.Marshal(e)
-		last = LineHash(b)
+		last = logline.Hash(b)
 		buf.Write(append(b, '\n'))
 	}
 	os.WriteFile(l.Path(), buf.Bytes(), 0o644)

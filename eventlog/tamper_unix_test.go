@@ -116,6 +116,44 @@ func TestOnlyRegularFilesAreOpened(t *testing.T) {
 			t.Fatal("hung")
 		}
 	})
+	t.Run("index and its temporary file are FIFOs", func(t *testing.T) {
+		l := executing(t)
+		for _, p := range []string{l.IndexPath(), l.IndexPath() + ".tmp"} {
+			os.Remove(p)
+			if err := syscall.Mkfifo(p, 0o644); err != nil {
+				t.Skip(err)
+			}
+		}
+		done := make(chan error, 1)
+		go func() {
+			done <- l.Update(func(tx *Tx) error { _, err := tx.Append(ev("s1", TypeHookFired, "x", nil)); return err })
+		}()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-ctx.Done():
+			t.Fatal("hung")
+		}
+		// The index is rebuilt in a file of hook-loop's own.
+		if fi, err := os.Lstat(l.IndexPath()); err != nil || !fi.Mode().IsRegular() {
+			t.Fatalf("index: %v %v", fi, err)
+		}
+	})
+	t.Run("key file is a FIFO", func(t *testing.T) {
+		t.Setenv(StateDirEnv, t.TempDir())
+		l := newLog(t)
+		keyPath, err := KeyPath(l.Path())
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.MkdirAll(filepath.Dir(keyPath), 0o700)
+		if err := syscall.Mkfifo(keyPath, 0o600); err != nil {
+			t.Skip(err)
+		}
+		try(t, l, "not a regular file")
+	})
 	t.Run("log directory is a symlink", func(t *testing.T) {
 		root := t.TempDir()
 		real := filepath.Join(root, "real")

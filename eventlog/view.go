@@ -1,5 +1,7 @@
 package eventlog
 
+import "github.com/hook-loop/hook-loop/eventlog/logline"
+
 // A View is what a reader of the log needs to know about one session (or about
 // the whole log) without re-reading it: a fold of its events, in log order. The
 // log keeps one per session and one for the project, brings them up to date
@@ -46,7 +48,7 @@ func lightCovers(f Folder) bool {
 	}
 	for _, k := range f.PayloadKeys() {
 		found := false
-		for _, have := range summaryPayloadKeys {
+		for _, have := range logline.LightKeys() {
 			found = found || have == k
 		}
 		if !found {

@@ -50,7 +50,7 @@ func (f failedStops) path(root, sid string) string {
 // outside the agent's reach, so a broken one is hook-loop's own failure.
 func (f failedStops) read(root, sid string) (failedStopsRecord, error) {
 	var rec failedStopsRecord
-	file, _, err := regfile.Open(f.path(root, sid))
+	file, _, err := regfile.Open(f.path(root, sid), os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return rec, nil
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/hook-loop/hook-loop/loop/session"
 
 	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/eventlog/logline"
 	"github.com/hook-loop/hook-loop/eventlog/postgres"
 	"github.com/tidwall/gjson"
 )
@@ -271,7 +272,7 @@ func (w *Watcher) applyLine(line []byte, backwards bool) {
 		}
 		return
 	}
-	e, err := eventlog.ParseLine(line)
+	e, err := logline.Parse(line)
 	if err != nil {
 		w.lineWarn = err.Error()
 		return

@@ -1,16 +1,26 @@
 #!/usr/bin/env bash
 # Side by side: times the release build of a base revision and of this tree as
-# Codex hooks, in interleaved rounds (each round runs scripts/benchrun once per
-# build, each build on its own scratch logs: the index formats of two versions
-# differ), pools each build's samples per cell and prints both medians, the
-# ratio and a verdict against a limit. Issue 13's rule: no hook cell more than
-# 10 % above the previous build at 10,000 and 1,000,000 events.
+# Codex hooks, one process per event, in interleaved rounds (each round runs
+# scripts/benchrun once per build, each build on its own scratch logs: the
+# index formats of two versions differ), pools each build's samples per cell
+# and prints both medians, the ratio, each one's multiple of the Go
+# hello-world run in its own rounds, and a verdict against a limit. Issue 13's
+# rule: no hook cell more than 10 % above the previous build at 10,000 and
+# 1,000,000 events.
 #
-# Each build's hook-loop-hook (the lean binary installs write into the hooks)
-# and hook-loop are built side by side and timed run by run alternately, as
+# Each build's hook-loop-hook (the lean one-shot hook installs write) and
+# hook-loop are built side by side and timed run by run alternately, as
 # scripts/bench.sh does. A base from before cmd/hook-loop-hook has only
 # hook-loop: then two tables, what installs write (hook-loop at the base,
 # hook-loop-hook here) and hook-loop against hook-loop.
+#
+# A base whose Linux hook-loop-hook is the hook server's client (ace9443 and
+# the revisions before it back to the server's introduction) has its one-shot
+# lean hook only for other systems: in the base's worktree the Linux-only
+# files of cmd/hook-loop-hook are removed and the !linux constraints dropped
+# before the build, so that its hook-loop-hook is that one-shot hook (the
+# script says so), and its runs have HOOK_LOOP_HOOKD=off and
+# HOOK_LOOP_PG_KEEPER=off, so that nothing of the base starts a server.
 #
 #   scripts/bench-compare.sh b904e47
 #   ROUNDS=5 RUNS=30 SIZES=10000 LIMIT=1.10 scripts/bench-compare.sh HEAD~1
@@ -37,6 +47,14 @@ mkdir -p "$tmp/base" "$tmp/new"
 (cd "$tmp/src-base" && go build "${flags[@]}" -o "$tmp/base/hook-loop" .)
 base_lean=0
 if git cat-file -e "$base:cmd/hook-loop-hook" 2>/dev/null; then
+  hookdir="$tmp/src-base/cmd/hook-loop-hook"
+  if [ "$(go env GOOS)" = linux ] && grep -lq '^//go:build.*!linux' "$hookdir"/*.go; then
+    # Open the build tags: the files for every system but Linux are the
+    # one-shot hook; the Linux ones are the hook server's client.
+    rm -f "$hookdir"/*_linux.go "$hookdir"/*_linux_test.go
+    sed -i -e '/^\/\/go:build !linux$/d' -e 's/^\(\/\/go:build .*\) && !linux$/\1/' "$hookdir"/*.go
+    echo "$base: cmd/hook-loop-hook on Linux is the hook server's client; built its one-shot lean hook instead (Linux-only files removed, !linux constraints dropped)" >&2
+  fi
   (cd "$tmp/src-base" && go build "${flags[@]}" -o "$tmp/base/hook-loop-hook" ./cmd/hook-loop-hook)
   base_lean=1
 else
@@ -59,8 +77,17 @@ for r in $(seq "${ROUNDS:-3}"); do
     if [ -e "$tmp/$b/hook-loop-hook" ]; then
       bin=(-bin "$tmp/$b/hook-loop-hook" -full "$tmp/$b/hook-loop")
     fi
-    "$tmp/benchrun" "${bin[@]}" -hello "$tmp/hello" -work "$tmp/work-$b" -runs "${RUNS:-40}" \
+    off=()
+    if [ "$b" = base ]; then
+      off=(HOOK_LOOP_HOOKD=off HOOK_LOOP_PG_KEEPER=off)
+    fi
+    env "${off[@]}" "$tmp/benchrun" "${bin[@]}" -hello "$tmp/hello" -work "$tmp/work-$b" -runs "${RUNS:-40}" \
       -sizes "${SIZES:-10000,1000000}" -json "$tmp/$b-$r.json" >/dev/null
+    # One process per event: none of the build's binaries may still run.
+    if left=$(pgrep -f "^$tmp/$b/" 2>/dev/null); then
+      echo "round $r: $b left processes running: $(echo $left)" >&2
+      kill $left 2>/dev/null || true
+    fi
   done
   as+=("$tmp/base-$r.json") bs+=("$tmp/new-$r.json")
 done

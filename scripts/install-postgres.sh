@@ -11,7 +11,7 @@ have_initdb() {
   command -v initdb >/dev/null 2>&1 && return 0
   compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null 2>&1
 }
-have_pgbouncer() { command -v pgbouncer >/dev/null 2>&1; }
+have_pgbouncer() { command -v pgbouncer >/dev/null 2>&1 || [ -x /usr/sbin/pgbouncer ]; }
 
 want=()
 have_initdb && echo "postgresql: initdb present" || want+=(postgresql)

@@ -3,6 +3,7 @@ package codex
 import (
 	"bytes"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -43,11 +44,12 @@ func (a *Adapter) rolloutExitCode(path, callID string) *int {
 func (a *Adapter) scanRollout(path, callID string) (code *int, retry bool) {
 	// Not waiting on the open, and only a regular file: a rollout path
 	// turned into a FIFO must not hold the hook (regfile).
-	f, size, err := regfile.Open(path)
+	f, fi, err := regfile.Open(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, false
 	}
 	defer f.Close()
+	size := fi.Size()
 	limit := a.RolloutTail
 	if limit <= 0 {
 		limit = 256 << 10

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,11 +14,13 @@ import (
 	"strings"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/hook"
 	"github.com/hook-loop/hook-loop/loop"
 	"github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/loop/engine"
 	"github.com/hook-loop/hook-loop/loop/session"
+	"github.com/hook-loop/hook-loop/loop/sim"
 )
 
 // Step is one replayed event and what hook-loop decided.
@@ -39,7 +42,7 @@ type Options struct {
 	Spec     *dsl.Spec
 	Adapters map[string]harness.Adapter // by harness name
 	Harness  string                     // default harness for lines that name none
-	LogPath  string                     // event log to write ("" = a fresh temp file)
+	LogPath  string                     // event log to write ("" = a fresh temp file); see CheckOwnLog
 	Root     string                     // project root the trace's paths are judged against
 	// Rebase maps the trace's recorded project directory to Root so that path
 	// rules and protections see the same relative paths as in the recorded run.
@@ -95,8 +98,10 @@ func Run(ctx context.Context, o Options, lines []hook.TraceLine, emit func(Step)
 		if err != nil {
 			return session.View{}, err
 		}
-		defer os.RemoveAll(dir)
 		logPath = filepath.Join(dir, "events.jsonl")
+		defer RemoveTempLog(logPath)
+	} else if err := CheckOwnLog(logPath); err != nil {
+		return session.View{}, err
 	}
 	log := session.Open(logPath)
 	eng := &engine.Engine{Spec: o.Spec, Root: o.Root, ConfigPath: o.Spec.Path, LogPath: logPath, OwnedPaths: o.OwnedPaths}
@@ -201,4 +206,45 @@ func Print(w io.Writer, s Step) {
 		first := strings.SplitN(s.Reason, "\n", 2)[0]
 		fmt.Fprintf(w, "     reason: %s\n", first)
 	}
+}
+
+// CheckOwnLog refuses a log that holds any session a simulation did not
+// start: simulate and replay write only logs of their own, never one whose
+// sessions a harness's hooks judge, where a simulated or replayed event would
+// move a real session (a replay's sessions look like a harness's, so a
+// replay's log is not written twice either). A missing or empty log is one's own.
+func CheckOwnLog(path string) error {
+	simulated := map[string]bool{}
+	foreign := ""
+	err := session.Open(path).Scan(nil, func(_ int, e eventlog.Event) error {
+		if e.EventType == eventlog.TypeLoopStarted {
+			if h, _ := e.Payload["harness"].(string); h == sim.Driver {
+				simulated[e.SessionID] = true
+				return nil
+			}
+		}
+		if !simulated[e.SessionID] {
+			foreign = e.SessionID
+			return errForeign
+		}
+		return nil
+	})
+	if errors.Is(err, errForeign) {
+		return fmt.Errorf("%s holds session %q, which no simulation started (a harness's, or a replay's): simulate and replay write only logs of their own; leave out --event-log for a temporary one", path, foreign)
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	return nil
+}
+
+var errForeign = errors.New("a session no simulation started")
+
+// RemoveTempLog removes a temporary log's folder and the key the event log
+// made for it in the user's state directory.
+func RemoveTempLog(logPath string) {
+	if key, err := eventlog.KeyPath(logPath); err == nil {
+		_ = os.Remove(key)
+	}
+	_ = os.RemoveAll(filepath.Dir(logPath))
 }

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/eventlog/logline"
 )
 
 // ViewOf is what the store needs of the view type V it keeps per session and
@@ -18,4 +19,4 @@ type ViewOf[V any] interface {
 
 // chainHash is the hash a session's next event records as prev_hash: the same as
 // the JSONL log's, so chains verify alike and Migrate copies lines unchanged.
-func chainHash(line []byte) string { return eventlog.LineHash(line) }
+func chainHash(line []byte) string { return logline.Hash(line) }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/eventlog/logline"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -60,7 +61,7 @@ func legacyDigest(ctx context.Context, q pgx.Tx, project, loop string, n int64) 
 		if err := rows.Scan(&line); err != nil {
 			return "", err
 		}
-		h.Write([]byte(eventlog.LineHash(line)))
+		h.Write([]byte(logline.Hash(line)))
 	}
 	return hex.EncodeToString(h.Sum(nil)), rows.Err()
 }
@@ -123,7 +124,7 @@ func (j *judge) verdict(seq int64, line []byte, e *eventlog.Event, lastHash stri
 	if j.key == nil {
 		return "" // not keyed here: shown unverified (the caller warns)
 	}
-	if !eventlog.HasMAC(line) {
+	if !logline.HasMAC(line) {
 		if seq > j.legacyN {
 			return fmt.Sprintf("no MAC: the log is keyed from event %d on, so this line was not written by hook-loop (forged, or by an older hook-loop)", j.legacyN+1)
 		}
@@ -180,7 +181,7 @@ func (tx *Tx[V, P]) rebuild(ctx context.Context) error {
 // judgeRow folds one stored row into vs when the judge honours it, and notes it
 // otherwise; either way the log's position moves past it.
 func (tx *Tx[V, P]) judgeRow(vs *views[V, P], j *judge, seq int64, session string, line []byte) {
-	e, perr := eventlog.ParseLine(line)
+	e, perr := logline.Parse(line)
 	r := vs.sess[session]
 	last := ""
 	if r != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gofrs/flock"
 	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/eventlog/logline"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -28,7 +29,7 @@ type MigrateReport struct {
 // verified under its key, and every line is sealed again under the
 // destination's, its prev_hash re-chained to the destination's lines (the MAC
 // covers prev_hash, so each line's hash changes with the key). Lines are
-// compared without MAC and prev_hash (eventlog.Core), so a copy is recognised
+// compared without MAC and prev_hash (logline.Core), so a copy is recognised
 // whichever key sealed it, and between two ends with one key the lines are
 // copied byte for byte. Both chains are verified: a broken source is refused, and so is a
 // destination whose events are not a prefix of the source's (diverged: writing
@@ -58,7 +59,7 @@ func Migrate[V any, P ViewOf[V]](ctx context.Context, from, to Target, opts Opti
 		err := src.lines(func(line []byte) error {
 			rep.Events++
 			if i < len(have) {
-				if sha256.Sum256(eventlog.Core(line)) != have[i] {
+				if sha256.Sum256(logline.Core(line)) != have[i] {
 					return refuse("migrate: %s has diverged from %s at event %d (a different event in the same place): refusing to overwrite it", rep.Dest, rep.Source, i+1)
 				}
 				i++
@@ -100,7 +101,7 @@ type end interface {
 	verify() (eventlog.VerifyReport, error)
 	// lines calls fn with every event line in order.
 	lines(fn func(line []byte) error) error
-	// appendAfter calls fn with the hashes of the cores (eventlog.Core) of the
+	// appendAfter calls fn with the hashes of the cores (logline.Core) of the
 	// events already there and a put that appends a line, sealed under the end's
 	// key and chained to its session's last line; with the end locked
 	// throughout, all-or-nothing.
@@ -154,8 +155,8 @@ func (f fileEnd) appendAfter(_ context.Context, fn func(have [][32]byte, put fun
 	var have [][32]byte
 	heads := map[string]string{}
 	if err := f.l.ScanRaw(nil, func(_ int, line []byte, e eventlog.Event) error {
-		have = append(have, sha256.Sum256(eventlog.Core(line)))
-		heads[e.SessionID] = eventlog.LineHash(line)
+		have = append(have, sha256.Sum256(logline.Core(line)))
+		heads[e.SessionID] = logline.Hash(line)
 		return nil
 	}); err != nil {
 		return err
@@ -171,7 +172,7 @@ func (f fileEnd) appendAfter(_ context.Context, fn func(have [][32]byte, put fun
 	}
 	w := bufio.NewWriterSize(file, 1<<20)
 	err = fn(have, func(line []byte) error {
-		e, err := eventlog.ParseLine(line)
+		e, err := logline.Parse(line)
 		if err != nil {
 			return err
 		}
@@ -179,7 +180,7 @@ func (f fileEnd) appendAfter(_ context.Context, fn func(have [][32]byte, put fun
 		if err != nil {
 			return err
 		}
-		heads[e.SessionID] = eventlog.LineHash(line)
+		heads[e.SessionID] = logline.Hash(line)
 		if _, err := w.Write(line); err != nil {
 			return err
 		}
@@ -254,7 +255,7 @@ func (d dbEnd[V, P]) appendAfter(ctx context.Context, fn func(have [][32]byte, p
 				rows.Close()
 				return err
 			}
-			have = append(have, sha256.Sum256(eventlog.Core(line)))
+			have = append(have, sha256.Sum256(logline.Core(line)))
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
@@ -272,7 +273,7 @@ func (d dbEnd[V, P]) appendAfter(ctx context.Context, fn func(have [][32]byte, p
 			return err
 		}
 		err = fn(have, func(line []byte) error {
-			e, err := eventlog.ParseLine(line)
+			e, err := logline.Parse(line)
 			if err != nil {
 				return fmt.Errorf("migrate: event %d does not read: %w", seq+1, err)
 			}
@@ -285,7 +286,7 @@ func (d dbEnd[V, P]) appendAfter(ctx context.Context, fn func(have [][32]byte, p
 			if line, err = rechain(s.key, line, prev); err != nil {
 				return err
 			}
-			if e, err = eventlog.ParseLine(line); err != nil {
+			if e, err = logline.Parse(line); err != nil {
 				return err
 			}
 			seq++
@@ -320,7 +321,7 @@ func (d dbEnd[V, P]) appendAfter(ctx context.Context, fn func(have [][32]byte, p
 // rechain is line sealed under key after prev, or a refusal when line is not
 // written the way hook-loop writes lines.
 func rechain(key *eventlog.LineKey, line []byte, prev string) ([]byte, error) {
-	out, ok := eventlog.Rechain(key, line, prev)
+	out, ok := logline.Rechain(key.Key, line, prev)
 	if !ok {
 		return nil, refuse("migrate: a line's prev_hash is not where hook-loop writes it (written by another program?); it cannot be sealed under the destination's key: %.80s", line)
 	}

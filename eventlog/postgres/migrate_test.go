@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/eventlog/logline"
 	"github.com/hook-loop/hook-loop/internal/testkit/pgtest"
 	"github.com/hook-loop/hook-loop/loop/session"
 )
@@ -64,7 +65,7 @@ func TestMigrateRoundTrip(t *testing.T) {
 	cores := func(path string) string {
 		var out []string
 		if err := session.Open(path).ScanRaw(nil, func(_ int, raw []byte, _ eventlog.Event) error {
-			out = append(out, string(eventlog.Core(raw)))
+			out = append(out, string(logline.Core(raw)))
 			return nil
 		}); err != nil {
 			t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/eventlog/logline"
 	"github.com/hook-loop/hook-loop/internal/testkit/pgtest"
 	"github.com/hook-loop/hook-loop/loop/session"
 )
@@ -30,7 +31,7 @@ func TestOpeningBatchCatchUpAndExpect(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.conn.Exec(ctx, `INSERT INTO hook_loop_events VALUES ('p', '', $1, $2, 'hook_fired', $3, $4)`, i, sid, eventlog.LineHash(line), line); err != nil {
+		if _, err := s.conn.Exec(ctx, `INSERT INTO hook_loop_events VALUES ('p', '', $1, $2, 'hook_fired', $3, $4)`, i, sid, logline.Hash(line), line); err != nil {
 			t.Fatal(err)
 		}
 	}

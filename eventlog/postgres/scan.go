@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/eventlog/logline"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -90,7 +91,7 @@ func (s *Store[V, P]) scanPage(ctx context.Context, q rowQuerier, after int64, w
 		}
 		n++
 		after = r.seq
-		if e, perr := eventlog.ParseLine(r.line); perr != nil {
+		if e, perr := logline.Parse(r.line); perr != nil {
 			warn(fmt.Sprintf("%s:%d: skipped: %v", s.where, r.seq, perr))
 		} else {
 			r.e = &e
@@ -223,9 +224,9 @@ func (s *Store[V, P]) verifyIn(ctx context.Context, tx pgx.Tx, r *eventlog.Verif
 				}
 			}
 		} else {
-			if eventlog.HasMAC(row.line) && r.KeyedAt == 0 {
+			if logline.HasMAC(row.line) && r.KeyedAt == 0 {
 				r.KeyedAt = n
-			} else if !eventlog.HasMAC(row.line) {
+			} else if !logline.HasMAC(row.line) {
 				r.Legacy++
 			}
 			honoured++

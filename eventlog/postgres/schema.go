@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/eventlog/logline"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -157,7 +158,7 @@ func rebuildViews[V any, P ViewOf[V]](ctx context.Context, tx pgx.Tx) error {
 			cur, vs = k, newViews[V, P]()
 			all, keys = append(all, vs), append(keys, k)
 		}
-		e, err := eventlog.ParseLine(line)
+		e, err := logline.Parse(line)
 		if err != nil {
 			e = eventlog.Event{SessionID: session}
 		}

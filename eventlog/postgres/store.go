@@ -2,7 +2,7 @@
 // several machines. It mirrors eventlog.Log: Update runs a read-decide-append in
 // one transaction under a per-(project, loop) advisory lock, View reads a
 // consistent snapshot, and each event is stored as the exact JSON line the JSONL
-// log would hold, chained per session with eventlog.LineHash, so `log verify`
+// log would hold, chained per session with logline.Hash, so `log verify`
 // means the same on both and Migrate copies between them line for line.
 package postgres
 
@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/eventlog/logline"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -550,7 +551,7 @@ func (tx *Tx[V, P]) Append(e eventlog.Event) (eventlog.Event, error) {
 	e.MAC = string(line[len(line)-2-64 : len(line)-2])
 	// Fold the line as a reader will see it, not the caller's values, so the
 	// views equal a fold of the stored lines.
-	stored, err := eventlog.ParseLine(line)
+	stored, err := logline.Parse(line)
 	if err != nil {
 		return eventlog.Event{}, fmt.Errorf("append to %s: %s event does not read back: %w", where, e.EventType, err)
 	}
@@ -565,7 +566,7 @@ func (tx *Tx[V, P]) Append(e eventlog.Event) (eventlog.Event, error) {
 // key unless it is nil.
 func encodeLine(e *eventlog.Event, key *eventlog.LineKey) ([]byte, error) {
 	// The file's own encoder, so the lines are the file's.
-	line, err := eventlog.AppendEventLine(nil, e)
+	line, err := logline.Append(nil, e)
 	if err != nil {
 		return nil, fmt.Errorf("encode %s event: %w", e.EventType, err)
 	}
@@ -573,8 +574,8 @@ func encodeLine(e *eventlog.Event, key *eventlog.LineKey) ([]byte, error) {
 	if key != nil {
 		line = key.Seal(line)
 	}
-	if len(line) > eventlog.MaxLineBytes {
-		return nil, fmt.Errorf("%s event is %d bytes, over the %d-byte line limit", e.EventType, len(line), eventlog.MaxLineBytes)
+	if len(line) > logline.MaxBytes {
+		return nil, fmt.Errorf("%s event is %d bytes, over the %d-byte line limit", e.EventType, len(line), logline.MaxBytes)
 	}
 	return line, nil
 }

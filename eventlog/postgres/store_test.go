@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/eventlog/logline"
 	"github.com/hook-loop/hook-loop/internal/testkit/pgtest"
 	"github.com/hook-loop/hook-loop/loop/session"
 	"github.com/jackc/pgx/v5"
@@ -102,7 +103,7 @@ func TestAppendWritesTheJSONLLinesAndViews(t *testing.T) {
 	}
 	var want []string
 	if err := l.ScanRaw(nil, func(_ int, raw []byte, _ eventlog.Event) error {
-		want = append(want, string(eventlog.Core(raw)))
+		want = append(want, string(logline.Core(raw)))
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -115,7 +116,7 @@ func TestAppendWritesTheJSONLLinesAndViews(t *testing.T) {
 		if !s.key.Check(raw) {
 			t.Errorf("line %d has no right MAC under the store's key: %s", n, raw)
 		}
-		got = append(got, string(eventlog.Core(raw)))
+		got = append(got, string(logline.Core(raw)))
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -234,7 +235,7 @@ func TestSchemaMigratesFromEveryVersion(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				h := eventlog.LineHash(line)
+				h := logline.Hash(line)
 				if e.SessionID == "a" {
 					prev = h
 				}
@@ -335,7 +336,7 @@ func TestForgedRowsAreNotHonoured(t *testing.T) {
 		t.Fatal(err)
 	}
 	forged := fmt.Sprintf(`{"schema_version":1,"event_id":"f","session_id":"a","run_id":"","timestamp":"t","state":"plan","event_type":"state_transitioned","actor":"","payload":{"to":"shipped"},"prev_hash":%q}`, last)
-	if _, err := s.conn.Exec(ctx, `INSERT INTO hook_loop_events VALUES ('p', '', 7, 'a', 'state_transitioned', $1, $2)`, eventlog.LineHash([]byte(forged)), []byte(forged)); err != nil {
+	if _, err := s.conn.Exec(ctx, `INSERT INTO hook_loop_events VALUES ('p', '', 7, 'a', 'state_transitioned', $1, $2)`, logline.Hash([]byte(forged)), []byte(forged)); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Update(func(tx *testTx) error {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hook-loop/hook-loop/loop"
+	"github.com/hook-loop/hook-loop/loop/guard/shell"
 
 	"github.com/tidwall/gjson"
 )
@@ -25,7 +26,7 @@ func (m *Matcher) Matches(ev *loop.HookEvent, targets []string, root string) boo
 	if m.ToolName != "" && ev.ToolName != m.ToolName {
 		return false
 	}
-	if m.CommandMatch != nil && !m.CommandMatch.MatchString(CommandText(ev)) {
+	if m.CommandMatch != nil && !m.commandMatches(ev) {
 		return false
 	}
 	if m.PromptMatch != nil && !m.PromptMatch.MatchString(ev.Prompt) {
@@ -55,6 +56,28 @@ func (m *Matcher) Matches(ev *loop.HookEvent, targets []string, root string) boo
 		}
 	}
 	return true
+}
+
+// commandMatches applies command_match. Beside an exit code condition it is
+// evidence about a program's result, so it must match a command whose own
+// exit status the shell line reports (see shell.StatusCalls), never text that
+// another command prints, searches or commits, nor a command whose status a
+// `| tail` or `|| true` replaced. Without one it searches the whole line, as
+// guardrails need.
+func (m *Matcher) commandMatches(ev *loop.HookEvent) bool {
+	if (m.ExitCode == nil && m.ExitCodeNot == nil) || ev.Command == "" {
+		return m.CommandMatch.MatchString(CommandText(ev))
+	}
+	if ev.Result == nil || ev.Result.ExitCode == nil {
+		return false // the exit code conditions refuse it anyway
+	}
+	re := m.CommandMatch.Regexp()
+	for _, c := range shell.StatusCalls(ev.Command, *ev.Result.ExitCode) {
+		if c.Matches(re) {
+			return true
+		}
+	}
+	return false
 }
 
 func anyPathMatches(m *Matcher, paths []string, root string) bool {

@@ -190,6 +190,10 @@ func (p *Policy) Check(ev *loop.HookEvent, c Call, state string) Check {
 					Reason: fmt.Sprintf("hook-loop blocked a risky command (%s). Find a safer way, or ask the person to run it.", why)}
 			}
 		}
+		if why := killByLookup(c.Calls); why != "" {
+			return Check{Blocked: true, Rule: "risky_command",
+				Reason: fmt.Sprintf("hook-loop blocked a risky command (%s). Ask the person to run it.", why)}
+		}
 		if dropsSQL(ev.Command) {
 			return Check{Blocked: true, Rule: "risky_command",
 				Reason: "hook-loop blocked a risky command (it drops a database object). Ask the person to run it."}

@@ -1,7 +1,9 @@
 package guard
 
 import (
+	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -12,7 +14,7 @@ import (
 type checker func(name string, args []string) string
 
 // riskyPrograms maps a program's base name to its checker. A program not listed
-// is never risky by itself (sudo and doas are judged before unwrapping).
+// is never risky by itself (sudo and doas are judged among the launchers).
 var riskyPrograms = map[string]checker{
 	"rm":        rmRisk,
 	"git":       gitRisk,
@@ -34,19 +36,121 @@ var riskyPrograms = map[string]checker{
 	"killall":   killRisk,
 }
 
-// killRisk refuses signalling hook-loop's own processes by name: a hook killed
-// before it answers lets the agent proceed, so a loop killing every hook would
-// open the gate. (A kill by pid names no process; no hook runs while the
-// agent's own command does.)
+// Killing hook-loop's hooks opens the gate: a hook killed or stopped before
+// it answers lets the agent proceed. The rule, for kill, pkill and killall
+// however they are launched:
+//
+//   - a pkill or killall name or pattern that is not literal, or that, read
+//     as a regular expression (as text when it is not one), matches a hook's
+//     command line (hookCommandLines) is refused;
+//   - kill -1 (every process of the user) is refused;
+//   - a kill whose pids are not literal numbers (a command substitution, a
+//     variable, pids xargs reads from a pipe) is refused when the command line
+//     names a hook process: a word of it matching a hook's command line the
+//     same way, or a process lookup (pgrep, pidof, grep) whose pattern is not
+//     literal.
+//
+// A kill of literal pids stays allowed: a number names no process, and the
+// pids of a lookup run in an earlier call are beyond a parser (state kept
+// outside the workspace and the harness's sandbox close that).
 func killRisk(name string, args []string) string {
+	if name == "kill" {
+		for _, t := range killTargets(args) {
+			if t == "-1" {
+				return "kill -1 would kill every process of the user, hook-loop's hooks included"
+			}
+		}
+		return ""
+	}
 	for _, a := range args {
-		if strings.HasPrefix(a, "-") && name == "kill" {
+		if strings.HasPrefix(a, "-") {
 			continue
 		}
-		// hookd and pg-keeper: the servers earlier versions ran as
-		// `hook-loop __hookd …` and `hook-loop __pg-keeper …`, which doctor --fix stops.
-		if strings.Contains(a, "hook-loop") || strings.Contains(a, "-hook") || strings.Contains(a, "hookd") || strings.Contains(a, "pg-keeper") {
+		if notLiteral(a) {
+			return name + " " + a + " could kill hook-loop's own hooks (its pattern is not known)"
+		}
+		if namesHook(a) {
 			return name + " " + a + " would kill hook-loop's own hooks"
+		}
+	}
+	return ""
+}
+
+// hookCommandLines are the command lines of hook-loop's hook processes (the
+// harnesses run `hook-loop-hook <harness>-hook` or `hook-loop <harness>-hook`)
+// and of the servers earlier versions ran (__hookd, __pg-keeper), which
+// doctor --fix stops.
+var hookCommandLines = []string{
+	"hook-loop-hook claude-hook", "hook-loop codex-hook", "hook-loop opencode-hook", "hook-loop pi-hook",
+	"hook-loop __hookd", "hook-loop __pg-keeper",
+}
+
+// namesHook reports whether word, read as a pattern, matches a hook's
+// command line.
+func namesHook(word string) bool {
+	re, err := regexp.Compile(word)
+	for _, l := range hookCommandLines {
+		if err == nil && re.MatchString(l) || err != nil && strings.Contains(l, word) {
+			return true
+		}
+	}
+	return false
+}
+
+// notLiteral: a word Parse kept as written because it expands.
+func notLiteral(word string) bool { return strings.ContainsAny(word, "$`") }
+
+// killTargets are kill's pid operands: after the signal (-9, -STOP, -s SIG,
+// -n NUM, --signal SIG) and "--"; none for -l and -L, which list signals.
+func killTargets(args []string) []string {
+	if len(args) > 0 {
+		switch a := args[0]; {
+		case a == "-l" || a == "-L" || a == "--list" || a == "--table":
+			return nil
+		case a == "-s" || a == "-n" || a == "--signal":
+			args = args[min(2, len(args)):]
+		case strings.HasPrefix(a, "-") && a != "--":
+			args = args[1:]
+		}
+	}
+	if len(args) > 0 && args[0] == "--" {
+		args = args[1:]
+	}
+	return args
+}
+
+// lookups find processes by a pattern (their operands that are not flags).
+var lookups = map[string]bool{"pgrep": true, "pidof": true, "grep": true, "egrep": true, "fgrep": true, "rg": true}
+
+// killByLookup applies the third part of the rule above to the simple
+// commands of one command line.
+func killByLookup(calls []shell.Call) string {
+	killer := ""
+	for _, c := range calls {
+		l := shell.Launch(c.Args)
+		args := c.Args[l.Start:]
+		if len(args) == 0 || strings.TrimPrefix(filepath.Base(args[0]), `\`) != "kill" {
+			continue
+		}
+		targets := killTargets(args[1:])
+		if l.More || slices.ContainsFunc(targets, notLiteral) {
+			killer = strings.Join(args, " ")
+			break
+		}
+	}
+	if killer == "" {
+		return ""
+	}
+	for _, c := range calls {
+		args := shell.Unwrap(c.Args)
+		lookup := len(args) > 0 && lookups[filepath.Base(args[0])]
+		for _, w := range args {
+			if strings.HasPrefix(w, "-") || len(w) < 2 {
+				continue
+			}
+			if namesHook(w) || lookup && notLiteral(w) {
+				return fmt.Sprintf("%s signals the processes a lookup found, and the command line names hook-loop's hooks (%s)", killer, w)
+			}
 		}
 	}
 	return ""
@@ -68,8 +172,11 @@ func RiskyCall(c shell.Call) string {
 	if len(c.Args) == 0 {
 		return ""
 	}
-	if b := filepath.Base(c.Args[0]); b == "sudo" || b == "doas" {
-		return b + " runs a command as another user"
+	l := shell.Launch(c.Args)
+	for _, b := range l.Via {
+		if b == "sudo" || b == "doas" {
+			return b + " runs a command as another user"
+		}
 	}
 	args := shell.Unwrap(c.Args)
 	if len(args) == 0 {

@@ -24,17 +24,23 @@ var readOnlyHooks = map[string]bool{"": true, "list": true, "points": true, "hel
 
 // SelfCommand reports the first hook-loop command of c that is not read-only,
 // as "sub [subsub]". hook-loop is recognised by its name or by the path of
-// the running binary (Self), behind wrappers (env, command, exec, xargs, sudo)
-// and inside sh -c strings; interpreter inline code that names hook-loop and
-// one of its writing commands counts too.
+// the running binary (Self), behind any launcher with its options (nice,
+// env, timeout, setsid, xargs, sudo, su -c, ...: see shell.Launch), inside
+// sh -c strings and as a program find runs; interpreter inline code that
+// names hook-loop and one of its writing commands counts too.
 func (p *Policy) SelfCommand(c Call) (string, bool) {
 	for _, sc := range c.Calls {
-		args := shell.Unwrap(sc.Args)
+		l := shell.Launch(sc.Args)
+		args := sc.Args[l.Start:]
 		if len(args) == 0 || !p.isSelf(args[0]) {
 			continue
 		}
 		if sub, ok := writingSubcommand(args[1:]); ok {
 			return sub, true
+		}
+		if l.More && firstWord(args[1:]) == "" {
+			// xargs hook-loop: its command comes from standard input.
+			return "<a command from standard input>", true
 		}
 	}
 	for _, in := range c.Analysis.Inline {
@@ -105,6 +111,12 @@ func writingSubcommand(args []string) (string, bool) {
 			return "", false
 		}
 		return sub + " " + next, true
+	case sub == "doctor" && hasFlag(args, "fix"):
+		return "doctor --fix", true
+	case sub == "simulate" && (hasFlag(args, "event-log") || hasFlag(args, "resume")):
+		// simulate writes the log it is given; bare, it writes only a
+		// temporary log of its own.
+		return "simulate with a log to write", true
 	case readOnlyCommands[sub]:
 		return "", false
 	}
@@ -112,6 +124,24 @@ func writingSubcommand(args []string) (string, bool) {
 		return sub + " " + next, true
 	}
 	return sub, true
+}
+
+// firstWord is the first of args that is not a flag, or "".
+func firstWord(args []string) string {
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			return a
+		}
+	}
+	return ""
+}
+
+// hasFlag reports --name or -name, with or without =value, among args.
+func hasFlag(args []string, name string) bool {
+	return slices.ContainsFunc(args, func(a string) bool {
+		a = strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+		return a == name || strings.HasPrefix(a, name+"=")
+	})
 }
 
 // lockers take a lock on the file named by their first operand.

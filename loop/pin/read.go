@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 
 	"github.com/hook-loop/hook-loop/project/regfile"
 )
@@ -12,7 +13,7 @@ import (
 // only if it is a regular file (regfile: the open cannot wait on a FIFO, so
 // what it opened is looked at once, open, instead of by a stat before it).
 func readRegular(path string) ([]byte, error) {
-	f, _, err := regfile.Open(path)
+	f, _, err := regfile.Open(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -14,9 +14,9 @@ func TestOpenReadsRegularFiles(t *testing.T) {
 	if err := os.WriteFile(p, []byte("hello, world"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f, size, err := Open(p)
-	if err != nil || size != 12 {
-		t.Fatalf("Open: size %d, %v", size, err)
+	f, fi, err := Open(p, os.O_RDONLY, 0)
+	if err != nil || fi.Size() != 12 {
+		t.Fatalf("Open: %v, %v", fi, err)
 	}
 	defer f.Close()
 	b := make([]byte, 5)
@@ -34,14 +34,55 @@ func TestOpenReadsRegularFiles(t *testing.T) {
 
 func TestOpenRefusesDirectoriesAndDevices(t *testing.T) {
 	dir := t.TempDir()
-	for path, want := range map[string]error{dir: ErrDir, os.DevNull: ErrNotRegular} {
-		_, _, err := Open(path)
-		var pe *fs.PathError
-		if !errors.Is(err, want) || !errors.As(err, &pe) || pe.Path != path {
-			t.Errorf("Open(%s): %v, want %v", path, err, want)
+	for _, open := range []func(string, int, fs.FileMode) (*os.File, fs.FileInfo, error){Open, OpenNoFollow} {
+		for path, want := range map[string]error{dir: ErrDir, os.DevNull: ErrNotRegular} {
+			_, _, err := open(path, os.O_RDONLY, 0)
+			var pe *fs.PathError
+			if !errors.Is(err, want) || !errors.As(err, &pe) || pe.Path != path {
+				t.Errorf("open(%s): %v, want %v", path, err, want)
+			}
+		}
+		if _, _, err := open(filepath.Join(dir, "missing"), os.O_RDONLY, 0); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("a missing file: %v", err)
 		}
 	}
-	if _, _, err := Open(filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("a missing file: %v", err)
+}
+
+// OpenNoFollow creates, writes and refuses a link, even one to a file it
+// may write or to nothing yet; Open goes through it.
+func TestOpenNoFollow(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "log")
+	f, fi, err := OpenNoFollow(p, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil || fi.Size() != 0 || !fi.Mode().IsRegular() {
+		t.Fatalf("create: %v, %v", fi, err)
 	}
+	if _, err := f.WriteString("x\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	target := filepath.Join(dir, "target")
+	if err := os.WriteFile(target, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link, dangling := filepath.Join(dir, "link"), filepath.Join(dir, "dangling")
+	if err := os.Symlink(target, link); err != nil {
+		t.Skip("no symbolic links here")
+	}
+	if err := os.Symlink(filepath.Join(dir, "nothing"), dangling); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{link, dangling} {
+		if _, _, err := OpenNoFollow(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644); !errors.Is(err, ErrSymlink) {
+			t.Errorf("OpenNoFollow(%s): %v, want %v", filepath.Base(path), err, ErrSymlink)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "nothing")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the dangling link's target was created (%v)", err)
+	}
+	f, fi, err = Open(link, os.O_RDONLY, 0)
+	if err != nil || fi.Size() != 4 {
+		t.Fatalf("Open through a link: %v, %v", fi, err)
+	}
+	f.Close()
 }

@@ -11,8 +11,9 @@ import (
 
 // compareOptions: `benchrun compare -a A1.json,A2.json -b B1.json,…` pools the
 // samples of each (event, size) cell over the rounds of each side (files that
-// `benchrun -json` wrote) and prints both medians and the ratio b/a, so two
-// builds measured in interleaved rounds on one machine read side by side.
+// `benchrun -json` wrote) and prints both medians, the ratio b/a and each
+// side's multiple of the Go hello-world run in its own rounds, so two builds
+// measured in interleaved rounds on one machine read side by side.
 //
 // Cells are matched by event, size, store and binary (hook-loop-hook and
 // hook-loop rows each against their own kind). -a-binary/-b-binary pick one
@@ -78,6 +79,7 @@ func pool(files []string, binary string) (map[string]*cell, []string, error) {
 				have.Wall = append(have.Wall, c.Wall...)
 				have.CPU = append(have.CPU, c.CPU...)
 				have.RSS = append(have.RSS, c.RSS...)
+				have.Hello = append(have.Hello, c.Hello...)
 				continue
 			}
 			cells[k] = c
@@ -96,8 +98,9 @@ func runCompare(o compareOptions, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "| event | binary | log events | %s wall ms | %s wall ms | ratio | %s CPU ms | %s CPU ms | ratio | samples |\n", o.aName, o.bName, o.aName, o.bName)
-	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	helloA, helloB := helloFloor(a), helloFloor(b)
+	fmt.Fprintf(w, "| event | binary | log events | %s wall ms | %s wall ms | ratio | %s ÷ hello-world | %s ÷ hello-world | %s CPU ms | %s CPU ms | ratio | samples |\n", o.aName, o.bName, o.aName, o.bName, o.aName, o.bName)
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	var sumA, sumB float64
 	worst := 0.0
 	for _, k := range order {
@@ -118,13 +121,33 @@ func runCompare(o compareOptions, w io.Writer) error {
 		if ca.Store != "" {
 			name += " (" + ca.Store + ")"
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %.2f | %.2f | %.3f | %.2f | %.2f | %.3f | %d/%d |\n", name, pairName(ca.Binary, cb.Binary), size, wa, wb, wb/wa, pa, pb, pb/pa, len(ca.Wall), len(cb.Wall))
+		fmt.Fprintf(w, "| %s | %s | %s | %.2f | %.2f | %.3f | %s | %s | %.2f | %.2f | %.3f | %d/%d |\n", name, pairName(ca.Binary, cb.Binary), size, wa, wb, wb/wa,
+			multiple(wa, ca.unit(helloA)), multiple(wb, cb.unit(helloB)), pa, pb, pb/pa, len(ca.Wall), len(cb.Wall))
 	}
 	if sumA > 0 {
 		fmt.Fprintf(w, "\nhook cells: sum of medians %.2f → %.2f ms (%.3f); worst cell ratio %.3f (limit %.2f: %s)\n",
 			sumA, sumB, sumB/sumA, worst, o.limit, verdict(worst <= o.limit))
 	}
 	return nil
+}
+
+// helloFloor is the median of a side's hello-world row, the unit of its
+// cells that carry no hello-world runs of their own rounds (0: none).
+func helloFloor(cells map[string]*cell) float64 {
+	for _, c := range cells {
+		if c.Event == helloEvent {
+			return median(c.Wall)
+		}
+	}
+	return 0
+}
+
+// multiple is ms in units of unit, "–" without one.
+func multiple(ms, unit float64) string {
+	if unit <= 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f×", ms/unit)
 }
 
 // pairName is the binary column of a compared row: the one binary both sides

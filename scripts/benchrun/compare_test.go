@@ -47,9 +47,9 @@ func TestCompareByBinary(t *testing.T) {
 	}
 	got := w.String()
 	for _, want := range []string{
-		"| event | binary | log events | base wall ms | tree wall ms |",
+		"| event | binary | log events | base wall ms | tree wall ms | ratio | base ÷ hello-world | tree ÷ hello-world |",
 		"| (Go hello-world reading stdin) | – | – | 2.00 | 2.00 | 1.000 |",
-		"| Stop | hook-loop | 10,000 | 5.00 | 6.00 | 1.200 | 1.00 | 1.00 | 1.000 | 2/4 |",
+		"| Stop | hook-loop | 10,000 | 5.00 | 6.00 | 1.200 | 2.50× | 3.00× | 1.00 | 1.00 | 1.000 | 2/4 |",
 		"worst cell ratio 1.200 (limit 1.10: MISSED)",
 	} {
 		if !strings.Contains(got, want) {
@@ -104,5 +104,35 @@ func TestCompareOldFiles(t *testing.T) {
 	}
 	if !strings.Contains(w.String(), "| Stop | – → hook-loop-hook | 10,000 | 5.00 | 2.50 | 0.500 |") {
 		t.Errorf("old file against the lean binary:\n%s", w.String())
+	}
+}
+
+// Each side's multiple of the hello-world is against the hello-world runs of
+// its cell's own rounds, pooled over the files, where the cell has them.
+func TestCompareHelloMultiples(t *testing.T) {
+	a1 := writeCells(t, "a1.json", []*cell{
+		{Event: helloEvent, Size: -1, Wall: flat(9, 2), CPU: flat(1, 2)},
+		{Event: "Stop", Size: 10000, Binary: "hook-loop-hook", Wall: flat(4, 2), CPU: flat(1, 2), Hello: flat(2, 2)},
+	})
+	a2 := writeCells(t, "a2.json", []*cell{
+		{Event: helloEvent, Size: -1, Wall: flat(9, 2), CPU: flat(1, 2)},
+		{Event: "Stop", Size: 10000, Binary: "hook-loop-hook", Wall: flat(4, 2), CPU: flat(1, 2), Hello: flat(2, 2)},
+	})
+	b := writeCells(t, "b.json", []*cell{
+		{Event: helloEvent, Size: -1, Wall: flat(2, 2), CPU: flat(1, 2)},
+		{Event: "Stop", Size: 10000, Binary: "hook-loop-hook", Wall: flat(3, 2), CPU: flat(1, 2)},
+	})
+	o, err := parseCompareFlags([]string{"-a", a1 + "," + a2, "-b", b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w bytes.Buffer
+	if err := runCompare(o, &w); err != nil {
+		t.Fatal(err)
+	}
+	// a: 4 ms over its own rounds' 2 ms, not the 9 ms floor row; b has no
+	// rounds' runs, so its floor row's 2 ms.
+	if want := "| Stop | hook-loop-hook | 10,000 | 4.00 | 3.00 | 0.750 | 2.00× | 1.50× | 1.00 | 1.00 | 1.000 | 4/2 |"; !strings.Contains(w.String(), want) {
+		t.Errorf("lacks %q:\n%s", want, w.String())
 	}
 }

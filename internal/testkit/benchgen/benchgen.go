@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/eventlog/logline"
 	"github.com/hook-loop/hook-loop/loop/session"
 )
 
@@ -94,7 +95,7 @@ func Write(path string, o Options) (int64, error) {
 			return 0, err
 		}
 		line := buf.Bytes()
-		s.last = eventlog.LineHash(line[:len(line)-1])
+		s.last = logline.Hash(line[:len(line)-1])
 		s.n++
 		n, err := w.Write(line)
 		written += int64(n)

@@ -15,7 +15,6 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -23,6 +22,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hook-loop/hook-loop/internal/testkit/need"
 )
 
 // Server is one running (or stopped) throwaway cluster.
@@ -46,13 +47,10 @@ type Options struct {
 
 // Start runs a new cluster or skips the test, saying why, when PostgreSQL's
 // server binaries are missing (scripts/install-postgres.sh installs them).
+// Under CI (CI=true) it fails the test instead.
 func Start(t testing.TB, o Options) *Server {
 	t.Helper()
-	bin, err := findBin()
-	if err != nil {
-		t.Skipf("PostgreSQL unavailable (%v); run scripts/install-postgres.sh", err)
-	}
-	s := &Server{t: t, bin: bin, fsync: o.Fsync}
+	s := &Server{t: t, bin: need.PostgresBin(t), fsync: o.Fsync}
 	if os.Geteuid() == 0 {
 		s.asUser = "postgres"
 		if _, err := user.Lookup(s.asUser); err != nil {
@@ -72,7 +70,7 @@ func Start(t testing.TB, o Options) *Server {
 	}
 	tmpl, err := s.template()
 	if err != nil {
-		t.Skipf("PostgreSQL unavailable: %v", err)
+		need.Skipf(t, "PostgreSQL unavailable: %v", err)
 	}
 	if out, err := exec.Command("cp", "-a", tmpl, s.dataDir()).CombinedOutput(); err != nil {
 		t.Fatalf("copy cluster template: %v\n%s", err, out)
@@ -223,28 +221,6 @@ func (s *Server) postmasterPID() int {
 	first, _, _ := strings.Cut(string(b), "\n")
 	pid, _ := strconv.Atoi(strings.TrimSpace(first))
 	return pid
-}
-
-// findBin returns the directory of initdb and postgres: the newest Debian
-// versioned install, else PATH's.
-func findBin() (string, error) {
-	m, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
-	if len(m) == 0 {
-		p, err := exec.LookPath("initdb")
-		if err != nil {
-			return "", fmt.Errorf("no initdb in /usr/lib/postgresql/*/bin or PATH")
-		}
-		if _, err := os.Stat(filepath.Join(filepath.Dir(p), "postgres")); err != nil {
-			return "", fmt.Errorf("no postgres beside %s", p)
-		}
-		return filepath.Dir(p), nil
-	}
-	sort.Slice(m, func(i, j int) bool {
-		vi, _ := strconv.Atoi(filepath.Base(filepath.Dir(filepath.Dir(m[i]))))
-		vj, _ := strconv.Atoi(filepath.Base(filepath.Dir(filepath.Dir(m[j]))))
-		return vi < vj
-	})
-	return filepath.Dir(m[len(m)-1]), nil
 }
 
 func freePort(t testing.TB) int {

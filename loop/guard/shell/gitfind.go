@@ -91,7 +91,7 @@ func (a *analyzer) execWrites(cmd []arg, st *state, depth int) bool {
 	}
 	a.out.Writes = kept
 	// sh -c '... "$1"' {} and the like: a shell handed the matches.
-	if name := baseName(Unwrap(vals(cmd))[0]); isShell(name) || name == "xargs" {
+	if inner := Unwrap(vals(cmd)); len(inner) > 0 && (isShell(inner[0]) || Launch(vals(cmd)).More) {
 		for _, c := range cmd {
 			if strings.Contains(c.val, "{}") {
 				hit = true

@@ -114,8 +114,9 @@ const maxNesting = 4
 
 // Parse returns every simple command in src, including those inside pipelines,
 // lists (&&, ||, ;), subshells, command substitutions, and the string of
-// `sh -c`/`bash -c`. Wrappers such as sudo, env, nohup, time, command and exec are
-// kept as their own first word; Unwrap strips them. When src does not parse (an
+// `sh -c`/`bash -c` and the commands find runs (-exec). Launchers such as
+// nice, env, timeout and sudo are kept as their own first word; Unwrap strips
+// them. When src does not parse (an
 // unterminated quote), it falls back to splitting on blanks and shell operators so
 // a policy still sees the words.
 func Parse(src string) []Call {
@@ -167,16 +168,8 @@ func parse(src string, depth int) []Call {
 		if len(c.Args) > 0 || len(c.Writes) > 0 {
 			calls = append(calls, c)
 		}
-		if isCall && depth < maxNesting {
-			inner := Unwrap(c.Args)
-			if len(inner) >= 3 && isShell(inner[0]) {
-				for i := 1; i < len(inner)-1; i++ {
-					if isCommandFlag(inner[i]) {
-						calls = append(calls, parse(inner[i+1], depth+1)...)
-						break
-					}
-				}
-			}
+		if isCall {
+			calls = append(calls, nested(c.Args, depth, false)...)
 		}
 		return true
 	})
@@ -240,50 +233,6 @@ func baseName(p string) string {
 	return p
 }
 
-// Unwrap strips command wrappers that run their arguments as the real command
-// (sudo, env with assignments, nohup, time, command, exec, nice, timeout, xargs),
-// returning the words of the command that actually runs.
-func Unwrap(args []string) []string {
-	for len(args) > 0 {
-		switch baseName(args[0]) {
-		case "sudo", "doas":
-			args = args[1:]
-			for len(args) > 0 && strings.HasPrefix(args[0], "-") {
-				flag := args[0]
-				args = args[1:]
-				if (flag == "-u" || flag == "-g" || flag == "-C") && len(args) > 0 {
-					args = args[1:]
-				}
-			}
-		case "env":
-			args = args[1:]
-			for len(args) > 0 && (strings.Contains(args[0], "=") || strings.HasPrefix(args[0], "-")) {
-				args = args[1:]
-			}
-		case "nohup", "command", "exec", "builtin", "time", "nice", "stdbuf", "xargs":
-			args = args[1:]
-			for len(args) > 0 && strings.HasPrefix(args[0], "-") {
-				args = args[1:]
-			}
-		case "busybox", "toybox":
-			// A multi-call binary runs the applet named next: `busybox rm f`
-			// is `rm f`.
-			args = args[1:]
-		case "timeout":
-			args = args[1:]
-			for len(args) > 0 && strings.HasPrefix(args[0], "-") {
-				args = args[1:]
-			}
-			if len(args) > 0 {
-				args = args[1:] // the duration
-			}
-		default:
-			return args
-		}
-	}
-	return args
-}
-
 func fallback(src string, depth int) []Call {
 	var calls []Call
 	repl := strings.NewReplacer("&&", "\n", "||", "\n", ";", "\n", "|", "\n", "(", " ", ")", " ", "`", "\n", "$(", "\n")
@@ -314,14 +263,7 @@ func fallback(src string, depth int) []Call {
 			calls = append(calls, c)
 		}
 		// The quotes are gone, so the words after `sh -c` are the inner command's.
-		if inner := Unwrap(c.Args); depth < maxNesting && len(inner) >= 3 && isShell(inner[0]) {
-			for i := 1; i < len(inner)-1; i++ {
-				if isCommandFlag(inner[i]) {
-					calls = append(calls, fallback(strings.Join(inner[i+1:], " "), depth+1)...)
-					break
-				}
-			}
-		}
+		calls = append(calls, nested(c.Args, depth, true)...)
 	}
 	return calls
 }
@@ -336,4 +278,37 @@ func parseSyntax(src string) (*syntax.File, error) {
 	p := parsers.Get().(*syntax.Parser)
 	defer parsers.Put(p)
 	return p.Parse(strings.NewReader(src), "")
+}
+
+// nested are the commands a call runs inside its words, launchers peeled:
+// the string of sh -c (or of su -c, watch, ...) and the programs of find
+// -exec. In the fallback (split) the words after -c are the string.
+func nested(args []string, depth int, split bool) []Call {
+	if depth >= maxNesting {
+		return nil
+	}
+	inner := Unwrap(args)
+	if len(inner) == 0 {
+		return nil
+	}
+	var calls []Call
+	switch {
+	case isShell(inner[0]):
+		for i := 1; i < len(inner)-1; i++ {
+			if isCommandFlag(inner[i]) {
+				if split {
+					calls = append(calls, fallback(strings.Join(inner[i+1:], " "), depth+1)...)
+				} else {
+					calls = append(calls, parse(inner[i+1], depth+1)...)
+				}
+				break
+			}
+		}
+	case baseName(inner[0]) == "find":
+		for _, cmd := range ExecCommands(inner[1:]) {
+			calls = append(calls, Call{Args: cmd})
+			calls = append(calls, nested(cmd, depth+1, split)...)
+		}
+	}
+	return calls
 }

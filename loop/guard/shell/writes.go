@@ -12,10 +12,32 @@ func (a *analyzer) command(all []arg, st *state, heredoc string, depth int) {
 	if len(all) == 0 {
 		return
 	}
-	args := all[len(all)-len(Unwrap(vals(all))):]
-	viaXargs := slices.ContainsFunc(all[:len(all)-len(args)], func(x arg) bool { return baseName(x.val) == "xargs" })
+	l := Launch(vals(all))
+	args := all[l.Start:]
+	if l.HasScript {
+		// su -c, watch, env -S: the program is a shell command line.
+		unknown := slices.ContainsFunc(all, func(x arg) bool { return x.unknown })
+		args = []arg{{val: "sh", raw: "sh"}, {val: "-c", raw: "-c"}, {val: l.Script, raw: l.Script, unknown: unknown}}
+		if l.More {
+			// parallel: the words it reads from its input reach every program
+			// of the line.
+			for _, c := range Parse(l.Script) {
+				if in := Unwrap(c.Args); len(in) > 0 && writers[baseName(in[0])] {
+					a.uncertain(strings.Join(l.Via, " ") + " passes " + baseName(in[0]) + " operands from its input")
+				}
+			}
+		}
+	}
+	viaXargs := l.More
 	if len(args) == 0 {
 		return
+	}
+	if len(l.Dirs) > 0 {
+		// env -C dir: the program starts there; the caller's directory stays.
+		st = st.sub()
+		for _, d := range l.Dirs {
+			a.chdir("cd", []arg{{val: d, raw: d, unknown: a.unknownVals[d]}}, st)
+		}
 	}
 	if args[0].unknown {
 		a.uncertain("command name not known: " + clip(args[0].raw))

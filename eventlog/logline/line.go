@@ -1,14 +1,18 @@
-package eventlog
+// Package logline is one line of hook-loop's event log: its encoding and
+// decoding, its hash (the per-session chain's link) and its MAC (the line
+// ends in `,"mac":"<hex>"}`, HMAC-SHA256 under the log's key of the bytes
+// before that suffix, prev_hash included, so the chain is keyed too). It is
+// the same line in every store (the file, eventlog/postgres); which lines a
+// store honours, and where keys live, is the store's.
+package logline
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -18,45 +22,65 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// MaxLineBytes caps one log line. Append refuses a bigger event and readers skip a
+// Event is one line of the log. The first nine fields are the Python original's, so its
+// readers keep working; the rest are additions.
+type Event struct {
+	SchemaVersion int            `json:"schema_version"`
+	EventID       string         `json:"event_id"`
+	SessionID     string         `json:"session_id"`
+	RunID         string         `json:"run_id"`
+	Timestamp     string         `json:"timestamp"`
+	State         string         `json:"state"`
+	EventType     string         `json:"event_type"`
+	Actor         string         `json:"actor"`
+	Payload       map[string]any `json:"payload"`
+	// PrevHash is the hex SHA-256 of the previous line (bytes, without the newline)
+	// of the same session; "" for a session's first event.
+	PrevHash string `json:"prev_hash,omitempty"`
+	// MAC is the line's HMAC-SHA256 under the log's key (package doc); Seal
+	// writes it last, and it is "" in lines from before keying.
+	MAC string `json:"mac,omitempty"`
+}
+
+// MaxBytes caps one log line. A store refuses a bigger event and readers skip a
 // bigger line without holding it in memory, so a damaged log (or a runaway payload)
 // cannot push a hook past its memory budget.
-const MaxLineBytes = 4 << 20
+const MaxBytes = 4 << 20
 
-// LineHash is the chain hash of one log line: hex SHA-256 of its bytes without the
+// Hash is the chain hash of one log line: hex SHA-256 of its bytes without the
 // trailing newline.
-func LineHash(line []byte) string {
+func Hash(line []byte) string {
 	sum := sha256.Sum256(line)
 	return hex.EncodeToString(sum[:])
 }
 
-// summaryPayloadKeys are the payload keys the light parse decodes: those the
-// loop's session views read (a Folder that reads others gets whole payloads).
-var summaryPayloadKeys = [...]string{"initial_state", "to", "outcome", "forced_by_harness", "reason", "session_refused", "hash"}
+// lightKeys are the payload keys the light parse decodes: those the loop's
+// session views read (a Folder that reads others gets whole payloads).
+var lightKeys = [...]string{"initial_state", "to", "outcome", "forced_by_harness", "reason", "session_refused", "hash"}
 
-// ParseLine decodes one log line (without its newline) into an Event. A line is an
+// LightKeys are the payload keys Decode's light parse decodes.
+func LightKeys() []string { return append([]string(nil), lightKeys[:]...) }
+
+// Parse decodes one log line (without its newline) into an Event. A line is an
 // event when it is a JSON object whose session_id and event_type are strings;
 // every known field must have its documented type, unknown fields are ignored and a
 // duplicated key takes its last value. The error says why a line is not an event.
-func ParseLine(line []byte) (Event, error) { return parseLine(line, true) }
+func Parse(line []byte) (Event, error) { return Decode(line, false, false) }
 
-// parseLine with full=false decodes only summaryPayloadKeys from the payload,
+// Decode is Parse that, when light, decodes only LightKeys from the payload,
 // which is what folding a large log costs. Both modes share one code path and
 // decoding a value of a valid document cannot fail, so they accept exactly the
-// same lines (FuzzScanLine checks that).
-func parseLine(line []byte, full bool) (Event, error) { return parseLineMAC(line, full, false) }
-
-// parseLineMAC is parseLine for a line whose MAC was checked when macOK: a line
-// hook-loop wrote, so valid JSON (encoding/json wrote it), and the validator —
-// a quarter of a cold rebuild — is skipped.
-func parseLineMAC(line []byte, full, macOK bool) (Event, error) {
+// same lines (FuzzScanLine checks that). sealed is for a line whose MAC was
+// checked: a line hook-loop wrote, so valid JSON (encoding/json wrote it), and
+// the validator — a quarter of a cold rebuild — is skipped.
+func Decode(line []byte, light, sealed bool) (Event, error) {
 	var e Event
 	if len(bytes.TrimSpace(line)) == 0 {
 		return e, errors.New("empty line")
 	}
 	// encoding/json's validator, not gjson's: what it accepts, json.Unmarshal can
 	// decode, so the string and payload decoding below never fails.
-	if !macOK && !json.Valid(line) {
+	if !sealed && !json.Valid(line) {
 		return e, errors.New("not valid JSON")
 	}
 	root := gjson.ParseBytes(line)
@@ -123,12 +147,12 @@ func parseLineMAC(line []byte, full, macOK bool) (Event, error) {
 		return Event{}, errors.New("no event_type")
 	}
 	if payload.IsObject() {
-		if full {
+		if !light {
 			m, _ := decodeValue(payload.Raw).(map[string]any)
 			e.Payload = m
 		} else {
 			payload.ForEach(func(k, v gjson.Result) bool {
-				for _, want := range summaryPayloadKeys {
+				for _, want := range lightKeys {
 					if k.Str == want {
 						if e.Payload == nil {
 							e.Payload = make(map[string]any, 2)
@@ -208,59 +232,26 @@ func floatNumbers(v any) any {
 	return v
 }
 
-// lineReader splits a byte stream into lines. It keeps memory bounded: a line
-// longer than MaxLineBytes is consumed without being held.
-type lineReader struct {
-	r    *bufio.Reader
-	buf  []byte
-	read int64 // bytes consumed so far
-}
-
-func newLineReader(r io.Reader) *lineReader {
-	return &lineReader{r: bufio.NewReaderSize(r, 64<<10)}
-}
-
-// next returns the next line without its newline; terminated is false for the
-// final bytes of the stream when they do not end with '\n' (a torn tail); tooLong
-// marks a line over MaxLineBytes (line is then nil). size counts the consumed bytes
-// including the newline. At the end of the stream it returns io.EOF.
-func (lr *lineReader) next() (line []byte, terminated, tooLong bool, size int, err error) {
-	lr.buf = lr.buf[:0]
-	for {
-		chunk, rerr := lr.r.ReadSlice('\n')
-		size += len(chunk)
-		if !tooLong {
-			if len(lr.buf)+len(chunk) > MaxLineBytes+1 {
-				tooLong = true
-				lr.buf = lr.buf[:0]
-			} else if rerr == nil && len(lr.buf) == 0 {
-				// Common case: the whole line is in the reader's buffer.
-				lr.read += int64(size)
-				return chunk[:len(chunk)-1], true, false, size, nil
-			} else {
-				lr.buf = append(lr.buf, chunk...)
-			}
-		}
-		switch {
-		case rerr == nil:
-			lr.read += int64(size)
-			if tooLong {
-				return nil, true, true, size, nil
-			}
-			return lr.buf[:len(lr.buf)-1], true, false, size, nil
-		case errors.Is(rerr, bufio.ErrBufferFull):
-			continue
-		case errors.Is(rerr, io.EOF):
-			lr.read += int64(size)
-			if size == 0 {
-				return nil, false, false, 0, io.EOF
-			}
-			if tooLong {
-				return nil, false, true, size, nil
-			}
-			return lr.buf, false, false, size, nil
-		default:
-			return nil, false, false, size, rerr
-		}
+// Append appends e's line as a json.Encoder with HTML escaping off writes it,
+// newline included, without a MAC (Key.Seal adds it); an error is a payload
+// encoding/json cannot write (a NaN, a channel).
+func Append(b []byte, e *Event) ([]byte, error) {
+	b, err := AppendJSON(b, e)
+	if err != nil {
+		return nil, err
 	}
+	return append(b, '\n'), nil
+}
+
+// AppendJSON appends v as a json.Encoder with HTML escaping off writes it,
+// without the newline: how every line hook-loop writes (events, checkpoints,
+// the index's records) is encoded.
+func AppendJSON(b []byte, v any) ([]byte, error) {
+	buf := bytes.NewBuffer(b)
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
 }
