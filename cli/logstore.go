@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"github.com/hook-loop/hook-loop/project/identity"
 	"os"
 
 	"github.com/hook-loop/hook-loop/eventlog"
@@ -63,7 +64,7 @@ func openProjectLog(root, logFlag, storeFlag string, getenv func(string) string)
 				return nil, err
 			}
 			if t.IsDB() {
-				s, err := postgres.Open[session.View](t.URL, postgres.Options{Project: project.Identity(root, getenv)})
+				s, err := postgres.Open[session.View](t.URL, postgres.Options{Project: identity.Of(root, getenv)})
 				if err != nil {
 					return nil, err
 				}

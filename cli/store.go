@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hook-loop/hook-loop/project/identity"
 	"os"
 
 	"github.com/hook-loop/hook-loop/eventlog/postgres"
@@ -96,7 +97,7 @@ func runStoreMigrate(o *StoreMigrateOptions) error {
 			return exitf(1, "store migrate: no event log at %s", src.Path)
 		}
 	}
-	opts := postgres.Options{Project: project.Identity(root, o.Getenv)}
+	opts := postgres.Options{Project: identity.Of(root, o.Getenv)}
 	rep, err := postgres.Migrate[session.View](ctx, src, to, opts)
 	var refusal *postgres.Refusal
 	if errors.As(err, &refusal) {

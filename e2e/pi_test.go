@@ -96,6 +96,11 @@ func newPiProject(t *testing.T, steps []chat.Step) *piProject {
 	if err := os.WriteFile(filepath.Join(p.dir, "hook-loop.json"), p.loop, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The project's "tests": evidence comes from the command that ran them
+	// (`sh run-tests`), never from text another program prints.
+	if err := os.WriteFile(filepath.Join(p.dir, "run-tests"), []byte("echo \"run-tests $*\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	var env []string
 	for _, kv := range os.Environ() {
 		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "PI_") || strings.HasPrefix(k, "XDG_") || k == "HOME" || k == "HOOK_LOOP_PI_TIMEOUT_MS" {
@@ -223,7 +228,7 @@ func TestPiRefusesRiskyCommandAndLoopFileWrite(t *testing.T) {
 	p := newPiProject(t, []chat.Step{
 		chat.ToolCall("bash", map[string]any{"command": "git push --force origin main"}),
 		chat.ToolCall("write", map[string]any{"path": "hook-loop.json", "content": "{}"}),
-		chat.ToolCall("bash", map[string]any{"command": "echo run-tests ok"}),
+		chat.ToolCall("bash", map[string]any{"command": "sh run-tests ok"}),
 		chat.Text("ALL DONE"),
 	})
 	stdout, stderr, code := p.print("ship it")
@@ -260,10 +265,10 @@ func TestPiExitCodes(t *testing.T) {
 	var p *piProject
 	var afterExit3, afterExit0 []string
 	p = newPiProject(t, []chat.Step{
-		chat.ToolCall("bash", map[string]any{"command": "echo run-tests failing; exit 3"}),
+		chat.ToolCall("bash", map[string]any{"command": "sh run-tests failing; exit 3"}),
 		chat.Func(func(r *chat.Request) chat.Reply {
 			afterExit3 = p.transitions()
-			return chat.Reply{ToolCalls: []chat.Call{chat.NewCall("bash", map[string]any{"command": "echo run-tests passing"})}}
+			return chat.Reply{ToolCalls: []chat.Call{chat.NewCall("bash", map[string]any{"command": "sh run-tests passing"})}}
 		}),
 		chat.Func(func(r *chat.Request) chat.Reply {
 			afterExit0 = p.transitions()
@@ -294,7 +299,7 @@ func TestPiExitCodes(t *testing.T) {
 func piKeepWorkingSteps() []chat.Step {
 	return []chat.Step{
 		chat.Text("I am finished."),
-		chat.ToolCall("bash", map[string]any{"command": "echo run-tests passing"}),
+		chat.ToolCall("bash", map[string]any{"command": "sh run-tests passing"}),
 		chat.Text("ALL DONE"),
 	}
 }

@@ -1,9 +1,11 @@
 package eventlog
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/hook-loop/hook-loop/eventlog/logline"
 
@@ -14,9 +16,10 @@ import (
 // with gjson instead of encoding/json: a hook reads them once per process,
 // and encoding/json's first decode of each struct type (its field cache,
 // built by reflection) costs a hook more than the reading (docs/bench.md).
-// They are written by encoding/json; TestIndexJSONReadsWhatEncodingJSONWrites
-// keeps the two in step, so a field added to a struct without a line here
-// fails it.
+// They are written by hand for the same reason, as encoding/json writes them;
+// TestIndexJSONReadsWhatEncodingJSONWrites and
+// TestIndexJSONWritesWhatEncodingJSONWrites keep the codecs in step with the
+// structs, so a field added without a line here fails them.
 
 // jsonObject parses line as one JSON object.
 func jsonObject(line []byte, what string) (gjson.Result, error) {
@@ -289,39 +292,140 @@ func decodeKey(data []byte, k *logKey) error {
 	return fr.err
 }
 
+// appendView appends a Folder's view: by its own codec when it has one.
+func appendView(b []byte, v View) ([]byte, error) {
+	if m, ok := v.(json.Marshaler); ok {
+		out, err := m.MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		return append(b, out...), nil
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})...), nil
+}
+
+func appendKey(b []byte, key string, first bool) []byte {
+	if !first {
+		b = append(b, ',')
+	}
+	b = append(b, '"')
+	b = append(b, key...)
+	return append(b, '"', ':')
+}
+
 // appendHeaderLine appends h's line, newline included; project is written as
 // its "project" value when not nil.
 func appendHeaderLine(b []byte, h *indexHeader, project View) ([]byte, error) {
-	hdr := *h
-	hdr.Project = nil
+	b = append(b, '{')
+	b = appendKey(b, "offset", true)
+	b = strconv.AppendInt(b, h.Offset, 10)
+	b = appendKey(b, "lines", false)
+	b = strconv.AppendInt(b, int64(h.Lines), 10)
+	b = appendKey(b, "first_len", false)
+	b = strconv.AppendInt(b, int64(h.FirstLen), 10)
+	b = appendKey(b, "first_hash", false)
+	b = logline.AppendJSONString(b, h.FirstHash, false)
+	b = appendKey(b, "last_len", false)
+	b = strconv.AppendInt(b, int64(h.LastLen), 10)
+	b = appendKey(b, "last_hash", false)
+	b = logline.AppendJSONString(b, h.LastHash, false)
+	if h.FileID != "" {
+		b = appendKey(b, "file_id", false)
+		b = logline.AppendJSONString(b, h.FileID, false)
+	}
+	b = appendKey(b, "sessions", false)
+	b = strconv.AppendInt(b, int64(h.Sessions), 10)
+	b = appendKey(b, "folder", false)
+	b = logline.AppendJSONString(b, h.Folder, false)
 	if project != nil {
-		hdr.Project = project
+		b = appendKey(b, "project", false)
+		var err error
+		if b, err = appendView(b, project); err != nil {
+			return nil, err
+		}
 	}
-	b, err := logline.AppendJSON(b, &hdr)
-	if err != nil {
-		return nil, err
+	for _, n := range []struct {
+		key string
+		v   int
+	}{{"keyed_at", h.KeyedAt}, {"legacy", h.Legacy}, {"tampered", h.Tampered}} {
+		if n.v != 0 {
+			b = appendKey(b, n.key, false)
+			b = strconv.AppendInt(b, int64(n.v), 10)
+		}
 	}
-	return append(b, '\n'), nil
+	if len(h.Tamper) > 0 {
+		b = appendKey(b, "tamper", false)
+		b = append(b, '[')
+		for i, n := range h.Tamper {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"line":`...)
+			b = strconv.AppendInt(b, int64(n.Line), 10)
+			b = append(b, `,"session":`...)
+			b = logline.AppendJSONString(b, n.Session, false)
+			b = append(b, `,"reason":`...)
+			b = logline.AppendJSONString(b, n.Reason, false)
+			if n.Pending {
+				b = append(b, `,"pending":true`...)
+			}
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	if h.NextCheckpoint != 0 {
+		b = appendKey(b, "next_checkpoint", false)
+		b = strconv.AppendInt(b, h.NextCheckpoint, 10)
+	}
+	return append(b, '}', '\n'), nil
 }
 
 // appendSessionLine appends a session's index line, newline included.
 func appendSessionLine(b []byte, id string, head Head, view View) ([]byte, error) {
-	is := indexSession{ID: id, Head: head}
+	b = append(b, `{"id":`...)
+	b = logline.AppendJSONString(b, id, false)
+	b = append(b, `,"head":{"events":`...)
+	b = strconv.AppendInt(b, int64(head.Events), 10)
+	b = append(b, `,"last_hash":`...)
+	b = logline.AppendJSONString(b, head.LastHash, false)
+	b = append(b, '}')
 	if view != nil {
-		is.View = view
+		b = append(b, `,"view":`...)
+		var err error
+		if b, err = appendView(b, view); err != nil {
+			return nil, err
+		}
 	}
-	b, err := logline.AppendJSON(b, &is)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '\n'), nil
+	return append(b, '}', '\n'), nil
 }
 
-// appendStamp appends a record's stamp line (no newline), as json.Marshal writes it.
+// appendStamp appends a record's stamp line (no newline), as json.Marshal wrote it.
 func appendStamp(b []byte, s indexStamp) []byte {
-	out, err := json.Marshal(s)
-	if err != nil {
-		panic(err) // strings and integers only: it cannot fail
+	b = append(b, '{')
+	first := true
+	if s.Format != "" {
+		b = appendKey(b, "format", first)
+		b = logline.AppendJSONString(b, s.Format, true)
+		first = false
 	}
-	return append(b, out...)
+	if s.Version != 0 {
+		b = appendKey(b, "version", first)
+		b = strconv.AppendInt(b, int64(s.Version), 10)
+		first = false
+	}
+	b = appendKey(b, "len", first)
+	b = strconv.AppendInt(b, int64(s.Len), 10)
+	b = appendKey(b, "crc32", false)
+	b = strconv.AppendUint(b, uint64(s.CRC), 10)
+	if s.MAC != "" {
+		b = appendKey(b, "mac", false)
+		b = logline.AppendJSONString(b, s.MAC, true)
+	}
+	return append(b, '}')
 }

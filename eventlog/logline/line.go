@@ -235,13 +235,7 @@ func floatNumbers(v any) any {
 // Append appends e's line as a json.Encoder with HTML escaping off writes it,
 // newline included, without a MAC (Key.Seal adds it); an error is a payload
 // encoding/json cannot write (a NaN, a channel).
-func Append(b []byte, e *Event) ([]byte, error) {
-	b, err := AppendJSON(b, e)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '\n'), nil
-}
+func Append(b []byte, e *Event) ([]byte, error) { return appendEvent(b, e) }
 
 // AppendJSON appends v as a json.Encoder with HTML escaping off writes it,
 // without the newline: how every line hook-loop writes (events, checkpoints,

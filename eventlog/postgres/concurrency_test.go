@@ -5,6 +5,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"github.com/hook-loop/hook-loop/project/identity"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -18,7 +19,6 @@ import (
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/internal/testkit/pgtest"
 	"github.com/hook-loop/hook-loop/loop/session"
-	"github.com/hook-loop/hook-loop/project"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -93,7 +93,7 @@ func TestConcurrentUpdatesFromTwoCheckouts(t *testing.T) {
 		checkout(t, "git@github.com:acme/widget.git"),
 		checkout(t, "https://ci:token@github.com/acme/widget"),
 	}
-	ids := []string{project.Identity(dirs[0], noEnv), project.Identity(dirs[1], noEnv)}
+	ids := []string{identity.Of(dirs[0], noEnv), identity.Of(dirs[1], noEnv)}
 	if ids[0] != ids[1] || ids[0] != "github.com/acme/widget" {
 		t.Fatalf("checkouts of one repository are projects %q and %q", ids[0], ids[1])
 	}
@@ -104,7 +104,7 @@ func TestConcurrentUpdatesFromTwoCheckouts(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s, err := Open[session.View](srv.URL(), Options{Project: project.Identity(dirs[i%2], noEnv)})
+			s, err := Open[session.View](srv.URL(), Options{Project: identity.Of(dirs[i%2], noEnv)})
 			if err != nil {
 				errs <- err
 				return

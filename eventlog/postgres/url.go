@@ -2,10 +2,9 @@ package postgres
 
 import (
 	"fmt"
+	"github.com/hook-loop/hook-loop/project/identity"
 	"net/url"
 	"strings"
-
-	"github.com/hook-loop/hook-loop/project"
 )
 
 // Target is where an event log lives: a PostgreSQL database or a JSONL file.
@@ -101,5 +100,5 @@ func HasPassword(raw string) bool {
 // its identity (project.Identity: $HOOK_LOOP_PROJECT, else the git origin, else
 // the folder). getenv is os.Getenv outside tests.
 func OpenProject[V any, P ViewOf[V]](url, root string, getenv func(string) string) (*Store[V, P], error) {
-	return Open[V, P](url, Options{Project: project.Identity(root, getenv)})
+	return Open[V, P](url, Options{Project: identity.Of(root, getenv)})
 }

@@ -7,6 +7,7 @@ package full
 
 import (
 	"fmt"
+	"github.com/hook-loop/hook-loop/project/identity"
 	"os"
 	"strings"
 	"time"
@@ -17,7 +18,6 @@ import (
 	"github.com/hook-loop/hook-loop/lifecycle"
 	"github.com/hook-loop/hook-loop/loop/engine"
 	"github.com/hook-loop/hook-loop/loop/session"
-	"github.com/hook-loop/hook-loop/project"
 )
 
 // Deps fills in what d leaves to the binary: the stores (the user config's
@@ -86,7 +86,7 @@ func OpenDB(url, root string, getenv func(string) string, budget time.Duration) 
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	s, err := postgres.Open[session.View](t.URL, postgres.Options{Project: project.Identity(root, getenv), Budget: budget})
+	s, err := postgres.Open[session.View](t.URL, postgres.Options{Project: identity.Of(root, getenv), Budget: budget})
 	if err != nil {
 		return nil, err
 	}

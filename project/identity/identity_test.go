@@ -1,4 +1,4 @@
-package project
+package identity
 
 import (
 	"os"
@@ -29,17 +29,17 @@ func TestNormalizeRemote(t *testing.T) {
 func TestIdentity(t *testing.T) {
 	noEnv := func(string) string { return "" }
 	plain := t.TempDir()
-	if got := Identity(plain, noEnv); got != plain {
+	if got := Of(plain, noEnv); got != plain {
 		t.Errorf("no repository: %q, want the folder %q", got, plain)
 	}
 	env := func(k string) string {
-		if k == IdentityEnv {
+		if k == Env {
 			return "team/one"
 		}
 		return ""
 	}
-	if got := Identity(plain, env); got != "team/one" {
-		t.Errorf("%s set: %q", IdentityEnv, got)
+	if got := Of(plain, env); got != "team/one" {
+		t.Errorf("%s set: %q", Env, got)
 	}
 
 	repo := t.TempDir()
@@ -57,20 +57,20 @@ func TestIdentity(t *testing.T) {
 	if err := os.MkdirAll(sub, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if got := Identity(sub, noEnv); got != "github.com/acme/widget" {
+	if got := Of(sub, noEnv); got != "github.com/acme/widget" {
 		t.Errorf("subdirectory of a clone: %q", got)
 	}
 	// A linked worktree: .git is a file pointing into the main repository.
 	wt := t.TempDir()
 	write(filepath.Join(repo, ".git", "worktrees", "wt", "commondir"), "../..\n")
 	write(filepath.Join(wt, ".git"), "gitdir: "+filepath.Join(repo, ".git", "worktrees", "wt")+"\n")
-	if got := Identity(wt, noEnv); got != "github.com/acme/widget" {
+	if got := Of(wt, noEnv); got != "github.com/acme/widget" {
 		t.Errorf("worktree: %q", got)
 	}
 	// A repository without an origin is its folder.
 	bare := t.TempDir()
 	write(filepath.Join(bare, ".git", "config"), "[core]\n\tbare = false\n")
-	if got := Identity(bare, noEnv); got != bare {
+	if got := Of(bare, noEnv); got != bare {
 		t.Errorf("no origin: %q", got)
 	}
 }

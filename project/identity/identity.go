@@ -1,4 +1,6 @@
-package project
+// Package identity names a project in a shared event store, apart from
+// package project so that the hook path does not link net/url for it.
+package identity
 
 import (
 	"bufio"
@@ -8,16 +10,16 @@ import (
 	"strings"
 )
 
-// IdentityEnv overrides a project's identity in a shared event store.
-const IdentityEnv = "HOOK_LOOP_PROJECT"
+// Env overrides a project's identity in a shared event store.
+const Env = "HOOK_LOOP_PROJECT"
 
-// Identity names the project at root in a shared event store, so checkouts of
+// Of names the project at root in a shared event store, so checkouts of
 // one repository on several machines join the same loop and unrelated projects
 // on one database never mix: $HOOK_LOOP_PROJECT when set, else the git origin
 // remote normalised (NormalizeRemote), else root's absolute path. getenv is
 // os.Getenv outside tests.
-func Identity(root string, getenv func(string) string) string {
-	if v := strings.TrimSpace(getenv(IdentityEnv)); v != "" {
+func Of(root string, getenv func(string) string) string {
+	if v := strings.TrimSpace(getenv(Env)); v != "" {
 		return v
 	}
 	abs, err := filepath.Abs(root)
