@@ -15,8 +15,8 @@ import (
 
 	"github.com/hook-loop/hook-loop/board"
 	"github.com/hook-loop/hook-loop/gallery"
-	"github.com/hook-loop/hook-loop/internal/testkit/benchgen"
 	"github.com/hook-loop/hook-loop/overview"
+	"github.com/hook-loop/hook-loop/testkit/benchgen"
 )
 
 // BenchmarkBoardLoad is what a person waits for when opening the board on a

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/hook-loop/hook-loop/internal/testkit/need"
 	"github.com/hook-loop/hook-loop/overview"
+	"github.com/hook-loop/hook-loop/testkit/need"
 )
 
 var update = flag.Bool("update", false, "write the board's screenshot to docs/board.png")

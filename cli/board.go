@@ -18,13 +18,11 @@ import (
 
 // BoardOptions are the flags of board.
 type BoardOptions struct {
-	IO       *IOStreams
-	WorkDir  string
-	Getenv   func(string) string // nil: os.Getenv
-	eventLog string
-	store    string
-	config   string
-	addr     string
+	IO      *IOStreams
+	WorkDir string
+	Getenv  func(string) string // nil: os.Getenv
+	projectLog
+	addr string
 	// ctx ends the server; nil: until Ctrl-C. ready, when set, receives the URL.
 	ctx   context.Context
 	ready func(url string)
@@ -39,12 +37,9 @@ func NewCmdBoard(f *Factory, runF func(*BoardOptions) error) *cli.Command {
 		ArgsUsage: " ",
 		Description: "Listens on loopback only and prints a URL with a random token; every request\n" +
 			"must carry it. Runs until Ctrl-C.",
-		Flags: []cli.Flag{
-			eventLogFlag(&opts.eventLog),
-			storeFlag(&opts.store),
-			loopFileFlag(&opts.config),
+		Flags: append(opts.projectLog.flags(),
 			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:0", Usage: "loopback `HOST:PORT` to listen on (port 0: a free one)", Destination: &opts.addr},
-		},
+		),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return exitf(2, "usage: board takes no arguments (got %q)", c.Args().First())

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/hook-loop/hook-loop/gallery"
-	"github.com/hook-loop/hook-loop/internal/testkit/benchgen"
+	"github.com/hook-loop/hook-loop/testkit/benchgen"
 )
 
 // BenchmarkCodexHookInProcess runs `hook-loop codex-hook` in-process on a

@@ -120,6 +120,19 @@ func (d dbLog) Exists() (bool, error) { return true, nil }
 // storeFlag is --store for the commands a person runs on the hooks' log: the
 // store an install's --store wrote into the hook commands, which the
 // environment and the user config do not tell.
+// projectLog is where a command finds a project's log and loop, when the
+// defaults (the project's root, the hooks' store) are not it.
+type projectLog struct {
+	eventLog string
+	store    string
+	config   string
+}
+
+// flags are --event-log, --store and --config.
+func (p *projectLog) flags() []cli.Flag {
+	return []cli.Flag{eventLogFlag(&p.eventLog), storeFlag(&p.store), loopFileFlag(&p.config)}
+}
+
 // eventLogFlag is --event-log of the commands that read a project's log.
 func eventLogFlag(dst *string) cli.Flag {
 	return &cli.StringFlag{Name: "event-log", Usage: "event log `FILE` (default: <project>/.hook-loop/events.jsonl)", Destination: dst}

@@ -15,14 +15,12 @@ import (
 // OperatorOptions are the flags of the person's controls (pause, resume,
 // cancel, approve, reject, advance, reset).
 type OperatorOptions struct {
-	IO        *IOStreams
-	WorkDir   string
-	Getenv    func(string) string // nil: os.Getenv
-	Action    string
-	Event     string // advance's loop event
-	eventLog  string
-	store     string
-	config    string
+	IO      *IOStreams
+	WorkDir string
+	Getenv  func(string) string // nil: os.Getenv
+	Action  string
+	Event   string // advance's loop event
+	projectLog
 	sessionID string
 	reason    string
 	force     bool
@@ -47,10 +45,8 @@ func NewCmdOperator(f *Factory, action string, runF func(*OperatorOptions) error
 	flags := []cli.Flag{
 		&cli.StringFlag{Name: "session", Usage: "session `ID` (default: the only live session)", Destination: &opts.sessionID},
 		&cli.StringFlag{Name: "reason", Usage: "why, recorded in the log (and, for pause, told to the agent)", Destination: &opts.reason},
-		eventLogFlag(&opts.eventLog),
-		storeFlag(&opts.store),
-		loopFileFlag(&opts.config),
 	}
+	flags = append(flags, opts.projectLog.flags()...)
 	args := " "
 	if action == operator.Advance {
 		flags = append(flags, &cli.BoolFlag{Name: "force", Usage: "apply the event even when its guards are not met (recorded as forced)", Destination: &opts.force})

@@ -11,9 +11,9 @@ import (
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/eventlog/postgres"
 	"github.com/hook-loop/hook-loop/gallery"
-	"github.com/hook-loop/hook-loop/internal/testkit/pgtest"
 	"github.com/hook-loop/hook-loop/loop/session"
 	"github.com/hook-loop/hook-loop/project"
+	"github.com/hook-loop/hook-loop/testkit/pgtest"
 )
 
 // pgProject is a project whose hooks keep the log in a throwaway PostgreSQL

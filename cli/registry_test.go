@@ -13,7 +13,7 @@ import (
 	"github.com/hook-loop/hook-loop/adapters/setup"
 	"github.com/hook-loop/hook-loop/cli/cmdutil"
 	"github.com/hook-loop/hook-loop/gallery"
-	"github.com/hook-loop/hook-loop/internal/testkit/toyharness"
+	"github.com/hook-loop/hook-loop/testkit/toyharness"
 	"github.com/urfave/cli/v2"
 )
 

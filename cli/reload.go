@@ -12,12 +12,10 @@ import (
 
 // ReloadOptions are reload's flags.
 type ReloadOptions struct {
-	IO        *IOStreams
-	WorkDir   string
-	Getenv    func(string) string // nil: os.Getenv
-	eventLog  string
-	store     string
-	config    string
+	IO      *IOStreams
+	WorkDir string
+	Getenv  func(string) string // nil: os.Getenv
+	projectLog
 	sessionID string
 }
 
@@ -28,12 +26,9 @@ func NewCmdReload(f *Factory, runF func(*ReloadOptions) error) *cli.Command {
 		Name:      "reload",
 		Usage:     "judge a running session by the loop file as it is now (a session otherwise keeps the loop it started with)",
 		ArgsUsage: " ",
-		Flags: []cli.Flag{
-			eventLogFlag(&opts.eventLog),
-			storeFlag(&opts.store),
-			loopFileFlag(&opts.config),
+		Flags: append(opts.projectLog.flags(),
 			&cli.StringFlag{Name: "session", Usage: "the session `ID` (default: the only live session)", Destination: &opts.sessionID},
-		},
+		),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return exitf(2, "usage: reload takes no arguments (got %q)", c.Args().First())

@@ -15,12 +15,10 @@ import (
 
 // StatusOptions are status's flags.
 type StatusOptions struct {
-	IO        *IOStreams
-	WorkDir   string
-	Getenv    func(string) string // nil: os.Getenv
-	eventLog  string
-	store     string
-	config    string
+	IO      *IOStreams
+	WorkDir string
+	Getenv  func(string) string // nil: os.Getenv
+	projectLog
 	sessionID string
 	json      bool
 	watch     bool
@@ -35,14 +33,11 @@ func NewCmdStatus(f *Factory, runF func(*StatusOptions) error) *cli.Command {
 		Name:      "status",
 		Usage:     "show each session's loop state, what would advance it, evidence, refused stops and outcome",
 		ArgsUsage: " ",
-		Flags: []cli.Flag{
-			eventLogFlag(&opts.eventLog),
-			storeFlag(&opts.store),
-			loopFileFlag(&opts.config),
+		Flags: append(opts.projectLog.flags(),
 			&cli.StringFlag{Name: "session", Usage: "only session `ID`", Destination: &opts.sessionID},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON", Destination: &opts.json},
 			&cli.BoolFlag{Name: "watch", Aliases: []string{"w"}, Usage: "keep showing every session, redrawn as events arrive, until Ctrl-C (append-only when not a terminal)", Destination: &opts.watch},
-		},
+		),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return exitf(2, "usage: status takes no arguments (got %q)", c.Args().First())

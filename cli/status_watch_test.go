@@ -32,7 +32,7 @@ func TestStatusWatchPlainOutput(t *testing.T) {
 	defer cancel()
 	runCtx, stop := context.WithCancel(ctx)
 	out, errOut := &syncBuffer{}, &syncBuffer{}
-	opts := &StatusOptions{IO: &IOStreams{Out: out, ErrOut: errOut}, eventLog: path, config: cfg, watch: true, ctx: runCtx}
+	opts := &StatusOptions{IO: &IOStreams{Out: out, ErrOut: errOut}, projectLog: projectLog{eventLog: path, config: cfg}, watch: true, ctx: runCtx}
 	done := make(chan error, 1)
 	go func() { done <- runStatus(opts) }()
 

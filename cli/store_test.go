@@ -10,8 +10,8 @@ import (
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/eventlog/logline"
-	"github.com/hook-loop/hook-loop/internal/testkit/pgtest"
 	"github.com/hook-loop/hook-loop/loop/session"
+	"github.com/hook-loop/hook-loop/testkit/pgtest"
 )
 
 func TestStoreMigrateBothWays(t *testing.T) {

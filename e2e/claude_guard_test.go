@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hook-loop/hook-loop/internal/testkit/mockmodel/messages"
 	"github.com/hook-loop/hook-loop/scaffold"
+	"github.com/hook-loop/hook-loop/testkit/mockmodel/messages"
 )
 
 // TestClaudeAgentCannotUninstallOrDeleteTheLoop: the agent running hook-loop

@@ -22,7 +22,7 @@ import (
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/gallery"
-	"github.com/hook-loop/hook-loop/internal/testkit/mockmodel/messages"
+	"github.com/hook-loop/hook-loop/testkit/mockmodel/messages"
 )
 
 // claudeLoop is the loop every scenario runs: the embedded gallery plan_execute,

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hook-loop/hook-loop/internal/testkit/mockmodel/responses"
+	"github.com/hook-loop/hook-loop/testkit/mockmodel/responses"
 )
 
 // TestCodexAgentCannotUninstallOrDeleteTheLoop: the agent running hook-loop

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hook-loop/hook-loop/internal/testkit/mockmodel/responses"
+	"github.com/hook-loop/hook-loop/testkit/mockmodel/responses"
 )
 
 // hookLoopExit runs the built hook-loop in the project and returns its

@@ -24,8 +24,8 @@ import (
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/eventlog/logline"
 	"github.com/hook-loop/hook-loop/gallery"
-	"github.com/hook-loop/hook-loop/internal/testkit/mockmodel/responses"
 	"github.com/hook-loop/hook-loop/project/userconfig"
+	"github.com/hook-loop/hook-loop/testkit/mockmodel/responses"
 	"github.com/tidwall/sjson"
 )
 

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hook-loop/hook-loop/internal/testkit/need"
-	"github.com/hook-loop/hook-loop/internal/testkit/procs"
+	"github.com/hook-loop/hook-loop/testkit/need"
+	"github.com/hook-loop/hook-loop/testkit/procs"
 )
 
 // builtHookLoop is the hook-loop binary TestMain built for this run, with the

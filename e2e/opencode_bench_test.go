@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	opencodeinstall "github.com/hook-loop/hook-loop/adapters/opencode/install"
-	"github.com/hook-loop/hook-loop/internal/testkit/need"
+	"github.com/hook-loop/hook-loop/testkit/need"
 )
 
 // ocBenchDriver loads the generated plugin and times its two hooks around each of

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hook-loop/hook-loop/internal/testkit/mockmodel/chat"
+	"github.com/hook-loop/hook-loop/testkit/mockmodel/chat"
 )
 
 // guardSteps are an agent trying to reconfigure hook-loop and to remove the

@@ -21,7 +21,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hook-loop/hook-loop/internal/testkit/mockmodel/chat"
+	"github.com/hook-loop/hook-loop/testkit/mockmodel/chat"
 )
 
 // ocLoop is the loop the scenarios run: bash exiting 0 with "verify" in the

@@ -3,7 +3,7 @@ package e2e
 import (
 	"testing"
 
-	"github.com/hook-loop/hook-loop/internal/testkit/need"
+	"github.com/hook-loop/hook-loop/testkit/need"
 )
 
 // piHookLoopBin is the hook-loop built by TestMain (its directory has a space:

@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/hook-loop/hook-loop/eventlog"
-	"github.com/hook-loop/hook-loop/internal/testkit/mockmodel/chat"
+	"github.com/hook-loop/hook-loop/testkit/mockmodel/chat"
 )
 
 // piLoop: a bash command with "run-tests" in it that exits 0 passes the tests;

@@ -16,10 +16,10 @@ import (
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/eventlog/logline"
-	"github.com/hook-loop/hook-loop/internal/testkit/mockmodel/chat"
-	"github.com/hook-loop/hook-loop/internal/testkit/mockmodel/messages"
-	"github.com/hook-loop/hook-loop/internal/testkit/mockmodel/responses"
 	"github.com/hook-loop/hook-loop/loop/session"
+	"github.com/hook-loop/hook-loop/testkit/mockmodel/chat"
+	"github.com/hook-loop/hook-loop/testkit/mockmodel/messages"
+	"github.com/hook-loop/hook-loop/testkit/mockmodel/responses"
 )
 
 // capAtOne makes the loop let the agent go after one refused stop.

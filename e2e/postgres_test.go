@@ -13,10 +13,10 @@ import (
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/eventlog/postgres"
-	"github.com/hook-loop/hook-loop/internal/testkit/mockmodel/messages"
-	"github.com/hook-loop/hook-loop/internal/testkit/mockmodel/responses"
-	"github.com/hook-loop/hook-loop/internal/testkit/pgtest"
 	"github.com/hook-loop/hook-loop/loop/session"
+	"github.com/hook-loop/hook-loop/testkit/mockmodel/messages"
+	"github.com/hook-loop/hook-loop/testkit/mockmodel/responses"
+	"github.com/hook-loop/hook-loop/testkit/pgtest"
 	"github.com/tidwall/sjson"
 )
 

@@ -22,7 +22,7 @@ import (
 	"github.com/tidwall/sjson"
 
 	"github.com/hook-loop/hook-loop/eventlog"
-	"github.com/hook-loop/hook-loop/internal/testkit/mockmodel/messages"
+	"github.com/hook-loop/hook-loop/testkit/mockmodel/messages"
 )
 
 const pyHouse = `from hook_loop_hooks import LifecycleHooks, SessionStart, serve_stdio

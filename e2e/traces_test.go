@@ -30,9 +30,9 @@ import (
 	"time"
 
 	"github.com/hook-loop/hook-loop/gallery"
-	"github.com/hook-loop/hook-loop/internal/testkit/mockmodel/chat"
-	"github.com/hook-loop/hook-loop/internal/testkit/mockmodel/messages"
-	"github.com/hook-loop/hook-loop/internal/testkit/mockmodel/responses"
+	"github.com/hook-loop/hook-loop/testkit/mockmodel/chat"
+	"github.com/hook-loop/hook-loop/testkit/mockmodel/messages"
+	"github.com/hook-loop/hook-loop/testkit/mockmodel/responses"
 )
 
 var recordTraces = flag.Bool("record-traces", false, "record testdata/traces from the real harnesses (also HOOK_LOOP_RECORD_TRACES=1)")

@@ -310,41 +310,32 @@ func appendView(b []byte, v View) ([]byte, error) {
 	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})...), nil
 }
 
-func appendKey(b []byte, key string, first bool) []byte {
-	if !first {
-		b = append(b, ',')
-	}
-	b = append(b, '"')
-	b = append(b, key...)
-	return append(b, '"', ':')
-}
-
 // appendHeaderLine appends h's line, newline included; project is written as
 // its "project" value when not nil.
 func appendHeaderLine(b []byte, h *indexHeader, project View) ([]byte, error) {
 	b = append(b, '{')
-	b = appendKey(b, "offset", true)
+	b = logline.AppendKey(b, "offset", true)
 	b = strconv.AppendInt(b, h.Offset, 10)
-	b = appendKey(b, "lines", false)
+	b = logline.AppendKey(b, "lines", false)
 	b = strconv.AppendInt(b, int64(h.Lines), 10)
-	b = appendKey(b, "first_len", false)
+	b = logline.AppendKey(b, "first_len", false)
 	b = strconv.AppendInt(b, int64(h.FirstLen), 10)
-	b = appendKey(b, "first_hash", false)
+	b = logline.AppendKey(b, "first_hash", false)
 	b = logline.AppendJSONString(b, h.FirstHash, false)
-	b = appendKey(b, "last_len", false)
+	b = logline.AppendKey(b, "last_len", false)
 	b = strconv.AppendInt(b, int64(h.LastLen), 10)
-	b = appendKey(b, "last_hash", false)
+	b = logline.AppendKey(b, "last_hash", false)
 	b = logline.AppendJSONString(b, h.LastHash, false)
 	if h.FileID != "" {
-		b = appendKey(b, "file_id", false)
+		b = logline.AppendKey(b, "file_id", false)
 		b = logline.AppendJSONString(b, h.FileID, false)
 	}
-	b = appendKey(b, "sessions", false)
+	b = logline.AppendKey(b, "sessions", false)
 	b = strconv.AppendInt(b, int64(h.Sessions), 10)
-	b = appendKey(b, "folder", false)
+	b = logline.AppendKey(b, "folder", false)
 	b = logline.AppendJSONString(b, h.Folder, false)
 	if project != nil {
-		b = appendKey(b, "project", false)
+		b = logline.AppendKey(b, "project", false)
 		var err error
 		if b, err = appendView(b, project); err != nil {
 			return nil, err
@@ -355,12 +346,12 @@ func appendHeaderLine(b []byte, h *indexHeader, project View) ([]byte, error) {
 		v   int
 	}{{"keyed_at", h.KeyedAt}, {"legacy", h.Legacy}, {"tampered", h.Tampered}} {
 		if n.v != 0 {
-			b = appendKey(b, n.key, false)
+			b = logline.AppendKey(b, n.key, false)
 			b = strconv.AppendInt(b, int64(n.v), 10)
 		}
 	}
 	if len(h.Tamper) > 0 {
-		b = appendKey(b, "tamper", false)
+		b = logline.AppendKey(b, "tamper", false)
 		b = append(b, '[')
 		for i, n := range h.Tamper {
 			if i > 0 {
@@ -380,7 +371,7 @@ func appendHeaderLine(b []byte, h *indexHeader, project View) ([]byte, error) {
 		b = append(b, ']')
 	}
 	if h.NextCheckpoint != 0 {
-		b = appendKey(b, "next_checkpoint", false)
+		b = logline.AppendKey(b, "next_checkpoint", false)
 		b = strconv.AppendInt(b, h.NextCheckpoint, 10)
 	}
 	return append(b, '}', '\n'), nil
@@ -410,21 +401,21 @@ func appendStamp(b []byte, s indexStamp) []byte {
 	b = append(b, '{')
 	first := true
 	if s.Format != "" {
-		b = appendKey(b, "format", first)
+		b = logline.AppendKey(b, "format", first)
 		b = logline.AppendJSONString(b, s.Format, true)
 		first = false
 	}
 	if s.Version != 0 {
-		b = appendKey(b, "version", first)
+		b = logline.AppendKey(b, "version", first)
 		b = strconv.AppendInt(b, int64(s.Version), 10)
 		first = false
 	}
-	b = appendKey(b, "len", first)
+	b = logline.AppendKey(b, "len", first)
 	b = strconv.AppendInt(b, int64(s.Len), 10)
-	b = appendKey(b, "crc32", false)
+	b = logline.AppendKey(b, "crc32", false)
 	b = strconv.AppendUint(b, uint64(s.CRC), 10)
 	if s.MAC != "" {
-		b = appendKey(b, "mac", false)
+		b = logline.AppendKey(b, "mac", false)
 		b = logline.AppendJSONString(b, s.MAC, true)
 	}
 	return append(b, '}')

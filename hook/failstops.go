@@ -72,19 +72,7 @@ func (f failedStops) write(root, sid string, rec failedStopsRecord) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(f.dir, ".stops-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), f.path(root, sid))
+	return regfile.WriteAtomic(f.path(root, sid), data, 0o600)
 }
 
 // refused notes one more stop refused for failure why and says whether the

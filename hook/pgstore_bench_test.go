@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/hook-loop/hook-loop/eventlog"
-	"github.com/hook-loop/hook-loop/internal/testkit/benchgen"
-	"github.com/hook-loop/hook-loop/internal/testkit/pgtest"
 	"github.com/hook-loop/hook-loop/loop/session"
+	"github.com/hook-loop/hook-loop/testkit/benchgen"
+	"github.com/hook-loop/hook-loop/testkit/pgtest"
 )
 
 // BenchmarkHookProcessStores runs the real `hook-loop codex-hook` process on a

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hook-loop/hook-loop/internal/testkit/procs"
 	"github.com/hook-loop/hook-loop/sdk/hooks"
+	"github.com/hook-loop/hook-loop/testkit/procs"
 )
 
 // The test binary doubles as a command executor: run as `<test binary> executor

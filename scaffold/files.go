@@ -3,6 +3,7 @@ package scaffold
 import (
 	"errors"
 	"fmt"
+	"github.com/hook-loop/hook-loop/project/regfile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -32,23 +33,7 @@ func WriteFileAtomic(path string, data []byte) error {
 	if st, err := os.Stat(path); err == nil {
 		mode = st.Mode().Perm()
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".hook-loop-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return regfile.WriteAtomic(path, data, mode)
 }
 
 // maxLinkHops bounds a chain of symlinks, as Linux does.

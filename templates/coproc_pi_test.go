@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hook-loop/hook-loop/internal/testkit/need"
+	"github.com/hook-loop/hook-loop/testkit/need"
 )
 
 // piCoproc renders the pi extension around the fake hook-loop and runs body in

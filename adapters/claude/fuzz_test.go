@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hook-loop/hook-loop/internal/testkit/fuzzseed"
-	"github.com/hook-loop/hook-loop/internal/testkit/fuzzseed/adaptercheck"
+	"github.com/hook-loop/hook-loop/testkit/fuzzseed"
+	"github.com/hook-loop/hook-loop/testkit/fuzzseed/adaptercheck"
 )
 
 // FuzzDecode feeds any bytes as any event to the Claude Code adapter: it never

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hook-loop/hook-loop/internal/testkit/fuzzseed/adaptercheck"
+	"github.com/hook-loop/hook-loop/testkit/fuzzseed/adaptercheck"
 )
 
 // FuzzDecode feeds any bytes as any event to the opencode adapter: it never

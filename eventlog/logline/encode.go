@@ -105,88 +105,71 @@ func appendPlain(b []byte, v any, escapeHTML bool, depth int) (out []byte, ok bo
 	if depth > 32 {
 		return b, false
 	}
+	str := func(b []byte, s string) ([]byte, bool) { return AppendJSONString(b, s, escapeHTML), true }
+	num := func(b []byte, n int) ([]byte, bool) { return strconv.AppendInt(b, int64(n), 10), true }
+	val := func(b []byte, e any) ([]byte, bool) { return appendPlain(b, e, escapeHTML, depth+1) }
 	switch v := v.(type) {
 	case nil:
 		return append(b, "null"...), true
 	case string:
-		return AppendJSONString(b, v, escapeHTML), true
+		return str(b, v)
 	case bool:
 		return strconv.AppendBool(b, v), true
 	case int:
-		return strconv.AppendInt(b, int64(v), 10), true
+		return num(b, v)
 	case int64:
 		return strconv.AppendInt(b, v, 10), true
 	case []string:
-		if v == nil {
-			return append(b, "null"...), true
-		}
-		b = append(b, '[')
-		for i, s := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = AppendJSONString(b, s, escapeHTML)
-		}
-		return append(b, ']'), true
+		return appendList(b, v, str)
 	case []int:
-		if v == nil {
-			return append(b, "null"...), true
-		}
-		b = append(b, '[')
-		for i, n := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = strconv.AppendInt(b, int64(n), 10)
-		}
-		return append(b, ']'), true
+		return appendList(b, v, num)
 	case []any:
-		if v == nil {
-			return append(b, "null"...), true
-		}
-		b = append(b, '[')
-		for i, e := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, ok = appendPlain(b, e, escapeHTML, depth+1); !ok {
-				return b, false
-			}
-		}
-		return append(b, ']'), true
+		return appendList(b, v, val)
 	case map[string]string:
-		if v == nil {
-			return append(b, "null"...), true
-		}
-		b = append(b, '{')
-		for i, k := range slices.Sorted(maps.Keys(v)) {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = AppendJSONString(b, k, escapeHTML)
-			b = append(b, ':')
-			b = AppendJSONString(b, v[k], escapeHTML)
-		}
-		return append(b, '}'), true
+		return appendMap(b, v, escapeHTML, str)
 	case map[string]any:
-		if v == nil {
-			return append(b, "null"...), true
-		}
-		b = append(b, '{')
-		// encoding/json orders a map's keys as strings compare.
-		for i, k := range slices.Sorted(maps.Keys(v)) {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = AppendJSONString(b, k, escapeHTML)
-			b = append(b, ':')
-			if b, ok = appendPlain(b, v[k], escapeHTML, depth+1); !ok {
-				return b, false
-			}
-		}
-		return append(b, '}'), true
+		return appendMap(b, v, escapeHTML, val)
 	}
 	return b, false
+}
+
+// appendList appends a slice as encoding/json writes it (nil is null).
+func appendList[E any](b []byte, list []E, elem func([]byte, E) ([]byte, bool)) ([]byte, bool) {
+	if list == nil {
+		return append(b, "null"...), true
+	}
+	b = append(b, '[')
+	for i, e := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var ok bool
+		if b, ok = elem(b, e); !ok {
+			return b, false
+		}
+	}
+	return append(b, ']'), true
+}
+
+// appendMap appends a map as encoding/json writes it: keys in the order
+// strings compare, nil as null.
+func appendMap[V any](b []byte, m map[string]V, escapeHTML bool, value func([]byte, V) ([]byte, bool)) ([]byte, bool) {
+	if m == nil {
+		return append(b, "null"...), true
+	}
+	b = append(b, '{')
+	for i, k := range slices.Sorted(maps.Keys(m)) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = AppendJSONString(b, k, escapeHTML)
+		b = append(b, ':')
+		var ok bool
+		if b, ok = value(b, m[k]); !ok {
+			return b, false
+		}
+	}
+	return append(b, '}'), true
 }
 
 // appendEncoded appends v as a json.Encoder writes it.
@@ -200,7 +183,8 @@ func appendEncoded(b []byte, v any, escapeHTML bool) ([]byte, error) {
 	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})...), nil
 }
 
-func appendKey(b []byte, key string, first bool) []byte {
+// AppendKey appends `"key":`, after a comma unless first.
+func AppendKey(b []byte, key string, first bool) []byte {
 	if !first {
 		b = append(b, ',')
 	}
@@ -219,20 +203,20 @@ func appendEvent(b []byte, e *Event) ([]byte, error) {
 		{"event_id", e.EventID}, {"session_id", e.SessionID}, {"run_id", e.RunID}, {"timestamp", e.Timestamp},
 		{"state", e.State}, {"event_type", e.EventType}, {"actor", e.Actor},
 	} {
-		b = appendKey(b, f.key, false)
+		b = AppendKey(b, f.key, false)
 		b = AppendJSONString(b, f.v, false)
 	}
-	b = appendKey(b, "payload", false)
+	b = AppendKey(b, "payload", false)
 	b, err := AppendValue(b, e.Payload, false)
 	if err != nil {
 		return nil, err
 	}
 	if e.PrevHash != "" {
-		b = appendKey(b, "prev_hash", false)
+		b = AppendKey(b, "prev_hash", false)
 		b = AppendJSONString(b, e.PrevHash, false)
 	}
 	if e.MAC != "" {
-		b = appendKey(b, "mac", false)
+		b = AppendKey(b, "mac", false)
 		b = AppendJSONString(b, e.MAC, false)
 	}
 	return append(b, '}', '\n'), nil

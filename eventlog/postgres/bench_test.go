@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/hook-loop/hook-loop/eventlog"
-	"github.com/hook-loop/hook-loop/internal/testkit/benchgen"
-	"github.com/hook-loop/hook-loop/internal/testkit/pgtest"
 	"github.com/hook-loop/hook-loop/loop/session"
+	"github.com/hook-loop/hook-loop/testkit/benchgen"
+	"github.com/hook-loop/hook-loop/testkit/pgtest"
 	"github.com/jackc/pgx/v5"
 )
 

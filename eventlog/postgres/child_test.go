@@ -9,8 +9,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/hook-loop/hook-loop/internal/testkit/pgtest"
 	"github.com/hook-loop/hook-loop/loop/session"
+	"github.com/hook-loop/hook-loop/testkit/pgtest"
 )
 
 // childEnv makes the test binary a hook-like child process (see TestKill9);

@@ -10,7 +10,7 @@ import (
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/eventlog/postgres"
-	"github.com/hook-loop/hook-loop/internal/testkit/pgtest"
+	"github.com/hook-loop/hook-loop/testkit/pgtest"
 )
 
 // bouncerSettings are the [pgbouncer] settings docs/pgbouncer.md gives a fleet

@@ -14,8 +14,8 @@ import (
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/eventlog/logline"
-	"github.com/hook-loop/hook-loop/internal/testkit/pgtest"
 	"github.com/hook-loop/hook-loop/loop/session"
+	"github.com/hook-loop/hook-loop/testkit/pgtest"
 	"github.com/jackc/pgx/v5"
 )
 

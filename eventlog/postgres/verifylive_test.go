@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/hook-loop/hook-loop/internal/testkit/pgtest"
+	"github.com/hook-loop/hook-loop/testkit/pgtest"
 )
 
 // TestVerifyWhileHooksWrite: `log verify` on a store that hooks are writing to

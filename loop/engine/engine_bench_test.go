@@ -8,11 +8,11 @@ import (
 	"testing"
 
 	"github.com/hook-loop/hook-loop/gallery"
-	"github.com/hook-loop/hook-loop/internal/testkit/benchgen"
 	"github.com/hook-loop/hook-loop/loop"
 	"github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/loop/engine"
 	"github.com/hook-loop/hook-loop/loop/session"
+	"github.com/hook-loop/hook-loop/testkit/benchgen"
 )
 
 // benchSessions is how many sessions the fixtures interleave: a project log

@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/hook-loop/hook-loop/project/regfile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -44,19 +45,7 @@ func (s Store) Put(data []byte) (hash, path string, err error) {
 	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
 		return "", "", fmt.Errorf("pin loop: %w", err)
 	}
-	tmp, err := os.CreateTemp(s.Dir, ".pin-*")
-	if err != nil {
-		return "", "", fmt.Errorf("pin loop: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return "", "", fmt.Errorf("pin loop: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return "", "", fmt.Errorf("pin loop: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := regfile.WriteAtomic(path, data, 0o600); err != nil {
 		return "", "", fmt.Errorf("pin loop: %w", err)
 	}
 	return hash, path, nil

@@ -30,7 +30,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hook-loop/hook-loop/internal/testkit/benchgen"
+	"github.com/hook-loop/hook-loop/testkit/benchgen"
 	"github.com/tidwall/sjson"
 )
 

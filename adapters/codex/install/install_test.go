@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/hook-loop/hook-loop/adapters/setup"
-	"github.com/hook-loop/hook-loop/internal/testkit/need"
 	"github.com/hook-loop/hook-loop/loop/guard/shell"
 	"github.com/hook-loop/hook-loop/scaffold"
+	"github.com/hook-loop/hook-loop/testkit/need"
 	"github.com/tidwall/gjson"
 )
 

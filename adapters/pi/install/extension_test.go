@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hook-loop/hook-loop/internal/testkit/need"
+	"github.com/hook-loop/hook-loop/testkit/need"
 )
 
 func TestRenderPiExtensionQuotesPaths(t *testing.T) {

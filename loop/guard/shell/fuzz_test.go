@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/hook-loop/hook-loop/internal/testkit/fuzzseed"
+	"github.com/hook-loop/hook-loop/testkit/fuzzseed"
 )
 
 // FuzzShellParse checks two things on any input: Parse never panics (a hook must

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
-	"github.com/hook-loop/hook-loop/internal/testkit/fuzzseed"
 	"github.com/hook-loop/hook-loop/loop"
+	"github.com/hook-loop/hook-loop/testkit/fuzzseed"
 )
 
 // decisions are the answers every adapter must be able to encode for any event

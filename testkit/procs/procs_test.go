@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hook-loop/hook-loop/internal/testkit/procs"
+	"github.com/hook-loop/hook-loop/testkit/procs"
 )
 
 const modeEnv = "PROCS_TEST_MODE"

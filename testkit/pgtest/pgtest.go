@@ -23,7 +23,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/hook-loop/hook-loop/internal/testkit/need"
+	"github.com/hook-loop/hook-loop/testkit/need"
 )
 
 // Server is one running (or stopped) throwaway cluster.
