@@ -3,6 +3,7 @@ package hook
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/hook-loop/hook-loop/project/regfile"
 	"os"
 	"path/filepath"
 	"time"
@@ -45,7 +46,9 @@ func recordTrace(root, harnessName, event string, input []byte, ev *loop.HookEve
 	if err != nil {
 		return fmt.Errorf("record trace: %w", err)
 	}
-	f, err := os.OpenFile(filepath.Join(dir, "trace.jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	// Opened without waiting and only as a regular file: a FIFO put in its
+	// place must not hold the hook past the harness's timeout.
+	f, _, err := regfile.Open(filepath.Join(dir, "trace.jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return fmt.Errorf("record trace: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hook-loop/hook-loop/project/regfile"
 	"io/fs"
 	"net"
 	"net/url"
@@ -220,9 +221,14 @@ func Load(path string) (*Runner, error) {
 	return NewRunner(entries...)
 }
 
+// maxConfig bounds what a hook reads of a hooks config.
+const maxConfig = 4 << 20
+
 // ParseFile reads and validates the hooks config at path.
 func ParseFile(path string) ([]Entry, error) {
-	data, err := os.ReadFile(path)
+	// The user's config may sit where the agent's tools can write: read it
+	// without waiting on what is put there.
+	data, err := regfile.ReadFile(path, maxConfig)
 	if err != nil {
 		return nil, fmt.Errorf("hooks config: %w", err)
 	}
@@ -614,7 +620,7 @@ func show(v any) string {
 // the key is absent. The error names the file and the key.
 func UserStore(getenv func(string) string) (string, error) {
 	path, _ := ConfigPath("", getenv)
-	data, err := os.ReadFile(path)
+	data, err := regfile.ReadFile(path, maxConfig)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}

@@ -60,7 +60,8 @@ var ErrMissing = errors.New("pinned loop not available")
 // Get returns the definition pinned under hash. A file whose content no longer
 // hashes to its name is not returned: a pin is trusted for its content alone.
 func (s Store) Get(hash string) ([]byte, error) {
-	data, err := os.ReadFile(s.Path(hash))
+	// Read without waiting: a pin swapped for a FIFO is missing, not a hang.
+	data, err := regfile.ReadFile(s.Path(hash), maxLoopFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s", ErrMissing, s.Path(hash))
 	}

@@ -1,0 +1,28 @@
+package regfile
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// ReadFile reads the regular file at path whole, up to limit bytes, opened
+// as Open does: a FIFO or a device put where a file the hook reads should be
+// is an error at once, never a wait. A larger file is an error naming the
+// limit.
+func ReadFile(path string, limit int64) ([]byte, error) {
+	f, _, err := Open(path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return data, &fs.PathError{Op: "read", Path: path, Err: err}
+	}
+	if int64(len(data)) > limit {
+		return data, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("larger than %d MiB", limit>>20)}
+	}
+	return data, nil
+}
