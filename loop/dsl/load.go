@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hook-loop/hook-loop/project/regfile"
 	"io/fs"
-	"os"
 	"strconv"
 	"strings"
 
@@ -15,11 +15,15 @@ import (
 	"github.com/tidwall/gjson"
 )
 
+// maxFile bounds what is read of a loop file, which lives where the agent
+// can write (read without waiting on a FIFO, too).
+const maxFile = 8 << 20
+
 // Load reads and validates the DSL file at path. It returns every diagnostic
 // (warnings included); when any of them is an error the Spec is nil and the error
 // is a *LoadError naming the file, the JSON path and the first problem.
 func Load(path string) (*Spec, Diagnostics, error) {
-	data, err := os.ReadFile(path)
+	data, err := regfile.ReadFile(path, maxFile)
 	if err != nil {
 		reason := err
 		var pe *fs.PathError

@@ -4,6 +4,7 @@ package identity
 
 import (
 	"bufio"
+	"github.com/hook-loop/hook-loop/project/regfile"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -101,6 +102,9 @@ func originURL(dir string) string {
 	}
 }
 
+// maxGitFile bounds the small git files read on the way to the config.
+const maxGitFile = 64 << 10
+
 // gitConfigPath finds the config file of a .git directory, or of a .git file
 // (a worktree or submodule: "gitdir: <path>", whose commondir holds the config).
 func gitConfigPath(dotGit string) string {
@@ -110,7 +114,7 @@ func gitConfigPath(dotGit string) string {
 	}
 	gitDir := dotGit
 	if !fi.IsDir() {
-		b, err := os.ReadFile(dotGit)
+		b, err := regfile.ReadFile(dotGit, maxGitFile)
 		if err != nil {
 			return ""
 		}
@@ -122,7 +126,7 @@ func gitConfigPath(dotGit string) string {
 		if !filepath.IsAbs(gitDir) {
 			gitDir = filepath.Join(filepath.Dir(dotGit), gitDir)
 		}
-		if c, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+		if c, err := regfile.ReadFile(filepath.Join(gitDir, "commondir"), maxGitFile); err == nil {
 			common := strings.TrimSpace(string(c))
 			if !filepath.IsAbs(common) {
 				common = filepath.Join(gitDir, common)
@@ -136,7 +140,9 @@ func gitConfigPath(dotGit string) string {
 // remoteURL returns the url of [remote "name"] in a git config file: the subset
 // of git's config syntax that git itself writes for remotes.
 func remoteURL(path, name string) string {
-	f, err := os.Open(path)
+	// The project's git files are the agent's to write: a FIFO there must not
+	// hold a hook.
+	f, _, err := regfile.Open(path, os.O_RDONLY, 0)
 	if err != nil {
 		return ""
 	}
