@@ -8,6 +8,7 @@ package claude
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/hook-loop/hook-loop/loop/guard/shell"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -155,13 +156,12 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 			return loop.HookEvent{}, fmt.Errorf("$.tool_input is %s: expected an object", kind(ti))
 		}
 		ev.ToolInput = json.RawMessage(ti.Raw)
-		if ev.Command, err = str(root, "tool_input.command"); err != nil {
-			return loop.HookEvent{}, err
-		}
-		if ev.ToolName != "Bash" {
+		var odd []string
+		ev.Command, odd = command(ti.Get("command"))
+		if ev.ToolName != "Bash" && !strings.HasPrefix(ev.ToolName, "mcp__") {
 			ev.Command = ""
 		}
-		ev.TargetPaths = targetPaths(ev.ToolName, ti, ev.Cwd)
+		ev.TargetPaths = targetPaths(ev.ToolName, ti, ev.Cwd, odd)
 	}
 	if IsToolEvent(native) && ev.ToolName == "" {
 		return loop.HookEvent{}, fmt.Errorf("$.tool_name is missing: expected the tool's name for %s", native)
@@ -242,7 +242,10 @@ func joinOutput(stdout, stderr string) string {
 // in file_path, NotebookEdit in notebook_path; Claude already resolves them
 // against cwd, but a relative one is resolved here too. What a Bash command
 // writes is the engine's to read from the command, as for every harness.
-func targetPaths(tool string, input gjson.Result, cwd string) []string {
+//
+// odd are the strings of fields that did not decode as expected: each is
+// judged as a path written, since what such a field does is unknown.
+func targetPaths(tool string, input gjson.Result, cwd string, odd []string) []string {
 	var out []string
 	add := func(p string) {
 		if p == "" {
@@ -252,6 +255,9 @@ func targetPaths(tool string, input gjson.Result, cwd string) []string {
 			p = filepath.Join(cwd, p)
 		}
 		out = append(out, filepath.Clean(p))
+	}
+	for _, s := range odd {
+		add(s)
 	}
 	switch tool {
 	case "Write", "Edit", "MultiEdit":
@@ -280,6 +286,12 @@ var mcpPathKeys = map[string]bool{
 func mcpPaths(obj gjson.Result, depth int, add func(string)) {
 	obj.ForEach(func(k, v gjson.Result) bool {
 		switch {
+		case mcpPathKeys[k.Str] && (v.IsObject() || v.IsArray() && !allStr(v)):
+			// Not the string or list of strings a path argument is: every
+			// string in it may be a path.
+			for _, s := range stringsIn(v, 0) {
+				add(s)
+			}
 		case v.IsObject() && depth == 0:
 			mcpPaths(v, 1, add)
 		case v.IsArray() && depth == 0 && !mcpPathKeys[k.Str]:
@@ -314,6 +326,48 @@ func str(obj gjson.Result, path string) (string, error) {
 		return "", fmt.Errorf("$.%s is %s: expected a string", path, kind(v))
 	}
 	return v.Str, nil
+}
+
+// command reads a tool input's command: a string as it is, a list of
+// strings as the argv it is (quoted into one command line), nothing when
+// absent. Anything else is no command hook-loop can read, so every string in
+// it comes back as odd, to be judged as a path written.
+func command(v gjson.Result) (cmd string, odd []string) {
+	switch {
+	case !v.Exists() || v.Type == gjson.Null:
+		return "", nil
+	case v.Type == gjson.String:
+		return v.Str, nil
+	case v.IsArray() && allStr(v):
+		var argv []string
+		v.ForEach(func(_, w gjson.Result) bool { argv = append(argv, w.Str); return true })
+		return shell.JoinArgv(argv), nil
+	}
+	return "", stringsIn(v, 0)
+}
+
+// allStr reports whether every item of the array v is a string.
+func allStr(v gjson.Result) bool {
+	ok := true
+	v.ForEach(func(_, w gjson.Result) bool { ok = w.Type == gjson.String; return ok })
+	return ok
+}
+
+// stringsIn are the strings in v, at any depth up to a bound (input nesting
+// is capped before decoding; this bound only keeps the walk short).
+func stringsIn(v gjson.Result, depth int) []string {
+	if v.Type == gjson.String {
+		return []string{v.Str}
+	}
+	if depth > 64 || !v.IsObject() && !v.IsArray() {
+		return nil
+	}
+	var out []string
+	v.ForEach(func(_, w gjson.Result) bool {
+		out = append(out, stringsIn(w, depth+1)...)
+		return true
+	})
+	return out
 }
 
 // kind says "missing" for an absent value: Claude's errors read "$.x is missing".

@@ -66,3 +66,44 @@ func TestMCPWritePaths(t *testing.T) {
 		t.Errorf("mcp__server__write_file of hook-loop.json: %+v", chk)
 	}
 }
+
+// A tool input whose command or path field is not the shape expected is
+// judged on what it holds, never let through: a list is the argv it is, and
+// anything else has every string in it judged as a path written.
+func TestOddToolInputsAreJudgedOnWhatTheyHold(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "hook-loop.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec, _, err := dsl.Parse("hook-loop.json", []byte(`{"loop": {"id": "x", "initial_state": "a", "states": ["a", "done"], "events": ["go"],
+		"transitions": [{"from": "a", "event": "go", "to": "done"}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := &engine.Engine{Spec: spec, Root: root, ConfigPath: filepath.Join(root, "hook-loop.json")}
+	for _, c := range []struct {
+		tool, input string
+		blocked     bool
+	}{
+		{"Bash", `{"command":["rm","hook-loop.json"]}`, true},
+		{"Bash", `{"command":{"argv":["rm","hook-loop.json"]}}`, true},
+		{"Bash", `{"command":7}`, false},
+		{"mcp__shell__exec", `{"command":["rm","-f","hook-loop.json"]}`, true},
+		{"mcp__shell__exec", `{"command":"rm -f hook-loop.json"}`, true},
+		{"mcp__shell__exec", `{"command":{"run":"x","file":"hook-loop.json"}}`, true},
+		{"mcp__fs__write", `{"path":{"nested":{"p":"hook-loop.json"}}}`, true},
+		{"mcp__shell__exec", `{"command":["ls","-la"]}`, false},
+		{"Bash", `{"command":["go","test","./..."]}`, false},
+	} {
+		in := `{"session_id":"s1","transcript_path":"/tmp/t.jsonl","cwd":"` + root + `","permission_mode":"default",
+			"hook_event_name":"PreToolUse","tool_name":"` + c.tool + `","tool_input":` + c.input + `}`
+		ev, err := New().Decode("PreToolUse", []byte(in))
+		if err != nil {
+			t.Errorf("%s %s: not decoded (%v): a hook that cannot read a tool call must not let it through unjudged", c.tool, c.input, err)
+			continue
+		}
+		if chk := eng.CheckTool(&ev, "a"); chk.Blocked != c.blocked {
+			t.Errorf("%s %s: blocked=%v (%s), want %v", c.tool, c.input, chk.Blocked, chk.Reason, c.blocked)
+		}
+	}
+}

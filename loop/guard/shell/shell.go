@@ -312,3 +312,19 @@ func nested(args []string, depth int, split bool) []Call {
 	}
 	return calls
 }
+
+// JoinArgv is argv as one command line that Words splits back into argv:
+// each word quoted where bash would otherwise read it differently.
+func JoinArgv(argv []string) string {
+	words := make([]string, len(argv))
+	for i, a := range argv {
+		q, err := syntax.Quote(a, syntax.LangBash)
+		if err != nil {
+			// A word bash cannot quote (a NUL byte) stays as it is: the
+			// analysis then reads something other than the argv, never less.
+			q = a
+		}
+		words[i] = q
+	}
+	return strings.Join(words, " ")
+}
