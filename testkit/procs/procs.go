@@ -14,7 +14,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -116,52 +115,6 @@ func Kill(ps []Proc) {
 			_ = proc.Kill()
 		}
 	}
-}
-
-// StopPIDFiles stops the processes whose pids the files matching pattern
-// hold (servers that write one, such as kept-alive executors): SIGTERM, so
-// each can clean up, then SIGKILL for what still runs after grace. It returns
-// when all of them have ended or been killed.
-func StopPIDFiles(pattern string, grace time.Duration) {
-	files, _ := filepath.Glob(pattern)
-	var pids []int
-	for _, f := range files {
-		b, _ := os.ReadFile(f)
-		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-		if err != nil {
-			continue
-		}
-		if p, err := os.FindProcess(pid); err == nil && p.Signal(syscall.SIGTERM) == nil {
-			pids = append(pids, pid)
-		}
-	}
-	deadline := time.Now().Add(grace)
-	for _, pid := range pids {
-		for running(pid) && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if running(pid) {
-			if p, err := os.FindProcess(pid); err == nil {
-				_ = p.Kill()
-			}
-		}
-	}
-}
-
-// running reports whether pid is a live process (a zombie is not).
-func running(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		if exists("/proc/self/stat") {
-			return false
-		}
-		p, err := os.FindProcess(pid)
-		return err == nil && p.Signal(syscall.Signal(0)) == nil
-	}
-	// The state follows the command name, which is in parentheses and may
-	// itself hold ")".
-	i := strings.LastIndexByte(string(b), ')')
-	return i > 0 && i+2 < len(b) && b[i+2] != 'Z' && b[i+2] != 'X'
 }
 
 // Check is what a TestMain runs after m.Run: it waits up to grace for the

@@ -3,13 +3,10 @@
 package procs_test
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -37,10 +34,6 @@ func TestMain(m *testing.M) {
 		}
 		fmt.Println(cmd.Process.Pid)
 		os.Exit(0)
-	case "stubborn":
-		signal.Ignore(syscall.SIGTERM)
-		fmt.Println("ignoring SIGTERM")
-		fallthrough
 	case "sleep":
 		d, _ := time.ParseDuration(os.Args[len(os.Args)-1])
 		time.Sleep(d)
@@ -146,45 +139,5 @@ func TestCheckWaitsOutTheGraceAndIgnoresZombies(t *testing.T) {
 	}
 	if got, _ := procs.Find(m); len(got) != 0 {
 		t.Errorf("Find = %v (pids %v), want the zombie %d passed over", got, pids(got), zombie.Process.Pid)
-	}
-}
-
-// A server that ends on SIGTERM is given the chance; one that ignores it is
-// killed after the grace.
-func TestStopPIDFiles(t *testing.T) {
-	m := mark(t)
-	dir := t.TempDir()
-	var waits []chan error
-	for i, mode := range []string{"sleep", "stubborn"} {
-		cmd := exec.Command(os.Args[0], "60s")
-		cmd.Env = append(os.Environ(), modeEnv+"="+mode)
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		if mode == "stubborn" { // SIGTERM must not come before it is ignored
-			if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
-				t.Fatal(err)
-			}
-		}
-		t.Cleanup(func() { _ = cmd.Process.Kill() })
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		waits = append(waits, done)
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.pid", i)), []byte(strconv.Itoa(cmd.Process.Pid)), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	procs.StopPIDFiles(filepath.Join(dir, "*.pid"), 500*time.Millisecond)
-	if left, err := procs.Find(m); err == nil && len(left) != 0 {
-		t.Errorf("still running after StopPIDFiles: %v", left)
-	}
-	for i, want := range []string{"signal: terminated", "signal: killed"} {
-		if err := <-waits[i]; err == nil || err.Error() != want {
-			t.Errorf("child %d ended with %v, want %s", i, err, want)
-		}
 	}
 }
