@@ -8,7 +8,7 @@ package claude
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/hook-loop/hook-loop/loop/guard/shell"
+	"github.com/hook-loop/hook-loop/adapters/harness"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -157,7 +157,7 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 		}
 		ev.ToolInput = json.RawMessage(ti.Raw)
 		var odd []string
-		ev.Command, odd = command(ti.Get("command"))
+		ev.Command, odd = harness.Command(ti.Get("command"))
 		if ev.ToolName != "Bash" && !strings.HasPrefix(ev.ToolName, "mcp__") {
 			ev.Command = ""
 		}
@@ -286,10 +286,10 @@ var mcpPathKeys = map[string]bool{
 func mcpPaths(obj gjson.Result, depth int, add func(string)) {
 	obj.ForEach(func(k, v gjson.Result) bool {
 		switch {
-		case mcpPathKeys[k.Str] && (v.IsObject() || v.IsArray() && !allStr(v)):
+		case mcpPathKeys[k.Str] && (v.IsObject() || v.IsArray() && !harness.AllStrings(v)):
 			// Not the string or list of strings a path argument is: every
 			// string in it may be a path.
-			for _, s := range stringsIn(v, 0) {
+			for _, s := range harness.Strings(v) {
 				add(s)
 			}
 		case v.IsObject() && depth == 0:
@@ -326,48 +326,6 @@ func str(obj gjson.Result, path string) (string, error) {
 		return "", fmt.Errorf("$.%s is %s: expected a string", path, kind(v))
 	}
 	return v.Str, nil
-}
-
-// command reads a tool input's command: a string as it is, a list of
-// strings as the argv it is (quoted into one command line), nothing when
-// absent. Anything else is no command hook-loop can read, so every string in
-// it comes back as odd, to be judged as a path written.
-func command(v gjson.Result) (cmd string, odd []string) {
-	switch {
-	case !v.Exists() || v.Type == gjson.Null:
-		return "", nil
-	case v.Type == gjson.String:
-		return v.Str, nil
-	case v.IsArray() && allStr(v):
-		var argv []string
-		v.ForEach(func(_, w gjson.Result) bool { argv = append(argv, w.Str); return true })
-		return shell.JoinArgv(argv), nil
-	}
-	return "", stringsIn(v, 0)
-}
-
-// allStr reports whether every item of the array v is a string.
-func allStr(v gjson.Result) bool {
-	ok := true
-	v.ForEach(func(_, w gjson.Result) bool { ok = w.Type == gjson.String; return ok })
-	return ok
-}
-
-// stringsIn are the strings in v, at any depth up to a bound (input nesting
-// is capped before decoding; this bound only keeps the walk short).
-func stringsIn(v gjson.Result, depth int) []string {
-	if v.Type == gjson.String {
-		return []string{v.Str}
-	}
-	if depth > 64 || !v.IsObject() && !v.IsArray() {
-		return nil
-	}
-	var out []string
-	v.ForEach(func(_, w gjson.Result) bool {
-		out = append(out, stringsIn(w, depth+1)...)
-		return true
-	})
-	return out
 }
 
 // kind says "missing" for an absent value: Claude's errors read "$.x is missing".

@@ -141,7 +141,7 @@ func (a *Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 		}
 		ev.ToolInput = json.RawMessage(input2.Raw)
 	}
-	cmdText := commandOf(input2)
+	cmdText, odd := commandOf(input2)
 	if ev.ToolName == "Bash" {
 		ev.Command = cmdText
 	}
@@ -158,6 +158,7 @@ func (a *Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 			}
 		}
 	}
+	ev.TargetPaths = append(ev.TargetPaths, patch.Resolve(ev.Cwd, odd)...)
 
 	if ev.Name == loop.EventPostToolUse {
 		ev.Result = a.result(root, &ev)
@@ -228,26 +229,21 @@ func patchExitCode(out string) (int, bool) {
 	return n, true
 }
 
-func commandOf(input gjson.Result) string {
+// odd are the strings of a command of any other shape (harness.Command),
+// judged as paths written.
+func commandOf(input gjson.Result) (cmd string, odd []string) {
 	for _, k := range []string{"command", "cmd"} {
 		v := input.Get(k)
-		switch {
-		case v.Type == gjson.String:
-			return v.Str
-		case v.IsArray():
-			// The legacy shell tool: ["bash", "-lc", "<script>"].
-			parts := v.Array()
-			if len(parts) >= 3 && (parts[1].Str == "-lc" || parts[1].Str == "-c") {
-				return parts[len(parts)-1].Str
-			}
-			words := make([]string, 0, len(parts))
-			for _, p := range parts {
-				words = append(words, p.String())
-			}
-			return strings.Join(words, " ")
+		if !v.Exists() || v.Type == gjson.Null {
+			continue
 		}
+		if parts := v.Array(); v.IsArray() && len(parts) >= 3 && (parts[1].Str == "-lc" || parts[1].Str == "-c") && parts[len(parts)-1].Type == gjson.String {
+			// The legacy shell tool: ["bash", "-lc", "<script>"].
+			return parts[len(parts)-1].Str, nil
+		}
+		return harness.Command(v)
 	}
-	return ""
+	return "", nil
 }
 
 // canonicalTool maps Codex's tool names to the canonical ones. Codex already

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -315,5 +316,21 @@ func TestPatchExitCode(t *testing.T) {
 		if _, ok := patchExitCode(in); ok {
 			t.Errorf("%q parsed", in)
 		}
+	}
+}
+
+// A command of an odd shape is read for what it holds: a list as its argv
+// (each word quoted), anything else as paths the call may write.
+func TestDecodeOddCommand(t *testing.T) {
+	in := func(cmd string) string {
+		return `{"session_id":"s1","cwd":"/p","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":` + cmd + `}}`
+	}
+	ev, err := New().Decode("PreToolUse", []byte(in(`["rm","-f","my file"]`)))
+	if err != nil || ev.Command != "rm -f 'my file'" {
+		t.Fatalf("list command: %q, %v", ev.Command, err)
+	}
+	ev, err = New().Decode("PreToolUse", []byte(in(`{"x":"hook-loop.json"}`)))
+	if err != nil || !slices.Contains(ev.TargetPaths, "/p/hook-loop.json") {
+		t.Fatalf("object command: targets %v, %v", ev.TargetPaths, err)
 	}
 }

@@ -211,10 +211,11 @@ func decodeTool(root gjson.Result, ev *loop.HookEvent) error {
 	} else {
 		ev.ToolInput = json.RawMessage("{}")
 	}
+	var odd []string
 	if ev.ToolName == "Bash" {
-		ev.Command = args.Get("command").String()
+		ev.Command, odd = harness.Command(args.Get("command"))
 	}
-	ev.TargetPaths = targetPaths(ev.ToolName, args, ev.Cwd)
+	ev.TargetPaths = targetPaths(ev.ToolName, args, ev.Cwd, odd)
 	if ev.Name == loop.EventPostToolUse {
 		ev.Result = result(root)
 	}
@@ -223,8 +224,11 @@ func decodeTool(root gjson.Result, ev *loop.HookEvent) error {
 
 // targetPaths lists the files a call writes, resolved against the session's
 // directory (opencode passes filePath exactly as the model wrote it).
-func targetPaths(tool string, args gjson.Result, cwd string) []string {
-	var raw []string
+//
+// odd are the strings of a command that is not one (harness.Command): each
+// is judged as a path written.
+func targetPaths(tool string, args gjson.Result, cwd string, odd []string) []string {
+	raw := append([]string(nil), odd...)
 	switch tool {
 	case "Write", "Edit", "MultiEdit":
 		for _, k := range []string{"filePath", "file_path", "path"} {
@@ -241,8 +245,8 @@ func targetPaths(tool string, args gjson.Result, cwd string) []string {
 			}
 		}
 	case "Bash":
-		if c := args.Get("command").String(); strings.Contains(c, "*** Begin Patch") {
-			raw = append(raw, patch.Paths(c)...)
+		if c := args.Get("command"); c.Type == gjson.String && strings.Contains(c.Str, "*** Begin Patch") {
+			raw = append(raw, patch.Paths(c.Str)...)
 		}
 	}
 	var out []string

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -289,5 +290,21 @@ func TestDecodeSubagentCallUsesParentSession(t *testing.T) {
 		`"input":{"tool":"bash","sessionID":"ses_child","callID":"c"},"output":{"args":{"command":"go test ./..."}}}`))
 	if ev.SessionID != "ses_parent" || ev.Command != "go test ./..." {
 		t.Fatalf("subagent call: session %q command %q", ev.SessionID, ev.Command)
+	}
+}
+
+// A bash command that is not a string is read for what it holds: a list as
+// its argv, anything else as paths the call may write.
+func TestDecodeOddCommand(t *testing.T) {
+	in := func(cmd string) string {
+		return `{"hook":"tool.execute.before","directory":"/p","input":{"tool":"bash","sessionID":"s","callID":"c"},"output":{"args":{"command":` + cmd + `}}}`
+	}
+	ev, err := New().Decode("tool.execute.before", []byte(in(`["rm","-f","hook-loop.json"]`)))
+	if err != nil || ev.Command != "rm -f hook-loop.json" {
+		t.Fatalf("list command: %q, %v", ev.Command, err)
+	}
+	ev, err = New().Decode("tool.execute.before", []byte(in(`{"x":"hook-loop.json"}`)))
+	if err != nil || !slices.Contains(ev.TargetPaths, "/p/hook-loop.json") {
+		t.Fatalf("object command: targets %v, %v", ev.TargetPaths, err)
 	}
 }

@@ -197,11 +197,13 @@ func decodeTool(ev *loop.HookEvent, payload gjson.Result) error {
 	}
 	switch tool {
 	case "bash":
-		cmd := in.Get("command")
-		if cmd.Type != gjson.String {
-			return fmt.Errorf("$.payload.input.command: expected the bash command string, got %s", jsonkind.Of(cmd))
+		// A command that is not a string is judged on what it holds
+		// (harness.Command), never refused as undecodable and let through.
+		var odd []string
+		ev.Command, odd = harness.Command(in.Get("command"))
+		for _, s := range odd {
+			ev.TargetPaths = append(ev.TargetPaths, resolve(ev.Cwd, s))
 		}
-		ev.Command = cmd.String()
 	case "write", "edit":
 		p := in.Get("path")
 		if p.Type != gjson.String || p.String() == "" {

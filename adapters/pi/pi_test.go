@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -247,7 +248,6 @@ func TestDecodeErrorsNameThePath(t *testing.T) {
 		{"input", `{"session_id":"s","cwd":"/p","payload":"x"}`, "$.payload: expected the input event object, got a string"},
 		{"input", `{"session_id":"s","cwd":"/p","payload":{"text":3}}`, "$.payload.text: expected the prompt string, got a number"},
 		{"tool_call", `{"session_id":"s","cwd":"/p","payload":{"input":{}}}`, "$.payload.toolName: missing"},
-		{"tool_call", `{"session_id":"s","cwd":"/p","payload":{"toolName":"bash","input":{"command":["x"]}}}`, "$.payload.input.command: expected the bash command string, got an array"},
 		{"tool_call", `{"session_id":"s","cwd":"/p","payload":{"toolName":"write","input":{"content":"x"}}}`, "$.payload.input.path: expected the write target path, got nothing"},
 		{"tool_result", `{"session_id":"s","cwd":"/p","payload":{"toolName":"bash","input":{"command":"x"},"content":[],"isError":"no"}}`, "$.payload.isError: expected a boolean, got a string"},
 		{"message_end", `{"session_id":"s","cwd":"/p","payload":{"message":{"role":"user"}}}`, `$.payload.message.role: expected "assistant"`},
@@ -289,5 +289,22 @@ func TestEncode(t *testing.T) {
 	out = New().Encode(loop.HookEvent{Name: loop.EventPreToolUse}, loop.Decision{Action: loop.Block})
 	if !strings.Contains(string(out.Stdout), `"reason":"hook-loop refused this tool call"`) {
 		t.Errorf("empty reason: %s", out.Stdout)
+	}
+}
+
+// A bash command that is not a string is read for what it holds: a list as
+// its argv, anything else as paths the call may write (never an error that
+// lets the call through unjudged).
+func TestDecodeOddCommand(t *testing.T) {
+	in := func(cmd string) string {
+		return `{"session_id":"s","cwd":"/p","payload":{"toolName":"bash","input":{"command":` + cmd + `}}}`
+	}
+	ev, err := New().Decode("tool_call", []byte(in(`["rm","-f","hook-loop.json"]`)))
+	if err != nil || ev.Command != "rm -f hook-loop.json" {
+		t.Fatalf("list command: %q, %v", ev.Command, err)
+	}
+	ev, err = New().Decode("tool_call", []byte(in(`{"x":["hook-loop.json"]}`)))
+	if err != nil || !slices.Contains(ev.TargetPaths, "/p/hook-loop.json") {
+		t.Fatalf("object command: targets %v, %v", ev.TargetPaths, err)
 	}
 }

@@ -1,0 +1,54 @@
+package harness
+
+import (
+	"github.com/hook-loop/hook-loop/loop/guard/shell"
+	"github.com/tidwall/gjson"
+)
+
+// Tool inputs are judged on what they hold, whatever their shape: every
+// adapter reads a command and odd-shaped fields the same way.
+
+// Command reads a tool input's command: a string as it is, a list of
+// strings as the argv it is (quoted into one command line), nothing when
+// absent. Anything else is no command hook-loop can read, so every string in
+// it comes back as odd, to be judged as a path written.
+func Command(v gjson.Result) (cmd string, odd []string) {
+	switch {
+	case !v.Exists() || v.Type == gjson.Null:
+		return "", nil
+	case v.Type == gjson.String:
+		return v.Str, nil
+	case v.IsArray() && AllStrings(v):
+		var argv []string
+		v.ForEach(func(_, w gjson.Result) bool { argv = append(argv, w.Str); return true })
+		return shell.JoinArgv(argv), nil
+	}
+	return "", Strings(v)
+}
+
+// AllStrings reports whether every item of the array v is a string.
+func AllStrings(v gjson.Result) bool {
+	ok := true
+	v.ForEach(func(_, w gjson.Result) bool { ok = w.Type == gjson.String; return ok })
+	return ok
+}
+
+// Strings are the strings in v, at any depth.
+func Strings(v gjson.Result) []string { return stringsIn(v, 0) }
+
+// stringsIn is Strings to a bound (input nesting is capped before decoding;
+// this bound only keeps the walk short).
+func stringsIn(v gjson.Result, depth int) []string {
+	if v.Type == gjson.String {
+		return []string{v.Str}
+	}
+	if depth > 64 || !v.IsObject() && !v.IsArray() {
+		return nil
+	}
+	var out []string
+	v.ForEach(func(_, w gjson.Result) bool {
+		out = append(out, stringsIn(w, depth+1)...)
+		return true
+	})
+	return out
+}
