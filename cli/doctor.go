@@ -6,6 +6,7 @@ import (
 	"github.com/hook-loop/hook-loop/cli/cmdutil"
 	"github.com/hook-loop/hook-loop/project"
 	"github.com/urfave/cli/v2"
+	"os"
 )
 
 // DoctorOptions are doctor's flags.
@@ -57,7 +58,11 @@ func runDoctor(c *cli.Context, hs []setup.Harness, o *DoctorOptions) error {
 	}
 	env := &setup.DoctorEnv{Ctx: c.Context, Dir: abs, CodexHome: o.CodexHome, CodexBin: o.CodexBin}
 	findings := append(registry.Doctor(hs, env, o.Harnesses...), sessionFindings(abs, o.Getenv)...)
-	findings = append(findings, leftoverFindings(stateDir(o.Getenv), o.Fix)...)
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	findings = append(findings, leftoverFindings(project.UserStateDir(getenv), o.Fix)...)
 	fails, warns := setup.PrintFindings(o.IO.Out, findings)
 	if fails > 0 {
 		return exitf(1, "doctor: %d problem(s), %d warning(s)", fails, warns)

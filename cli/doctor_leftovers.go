@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 
 	"github.com/hook-loop/hook-loop/adapters/setup"
-	"github.com/hook-loop/hook-loop/eventlog"
 )
 
 // leftoverDirs are the folders of the user's state directory that the hook
@@ -60,14 +59,4 @@ func leftoverFindings(stateDir string, fix bool) []setup.Finding {
 type leftoverServer struct {
 	pid int
 	cmd string
-}
-
-// stateDir is eventlog.StateDir as getenv sees the environment.
-func stateDir(getenv func(string) string) string {
-	if getenv != nil {
-		if d := getenv(eventlog.StateDirEnv); d != "" {
-			return d
-		}
-	}
-	return eventlog.StateDir()
 }

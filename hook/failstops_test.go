@@ -97,3 +97,27 @@ func mustRead(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+// The record of a gate that gave way carries the loop's state: in a
+// project-scoped loop, the project's, never the session's own, which the
+// fold would take as the loop's and so move the shared loop back.
+func TestGateGaveWayRecordKeepsTheProjectState(t *testing.T) {
+	isolate(t)
+	root := project(t, `, "scope": "project"`)
+	run(t, root, root, "UserPromptSubmit", `{"session":"s1","prompt":"go"}`, false)
+	restore := breakLog(t, root)
+	for i := 0; i < 8; i++ {
+		run(t, root, root, "Stop", `{"session":"s1"}`, false)
+	}
+	restore()
+	// Another session moves the project's loop to done; then s1's next event
+	// writes its gate_gave_way record.
+	run(t, root, root, "PostToolUse", `{"session":"s2","command":"make","exit":0}`, false)
+	run(t, root, root, "UserPromptSubmit", `{"session":"s1","prompt":"again"}`, false)
+	if n := count(logTypes(t, root), hook.TypeGateGaveWay); n != 1 {
+		t.Fatalf("%d %s records, want 1", n, hook.TypeGateGaveWay)
+	}
+	if out := run(t, root, root, "Stop", `{"session":"s2"}`, false); strings.HasPrefix(string(out.Stdout), "block:") {
+		t.Fatalf("the project's loop went back from done: %q", out.Stdout)
+	}
+}

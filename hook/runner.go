@@ -22,6 +22,8 @@ import (
 	"github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/loop/engine"
 	"github.com/hook-loop/hook-loop/loop/pin"
+	"github.com/hook-loop/hook-loop/loop/session"
+	"github.com/hook-loop/hook-loop/project"
 )
 
 // DefaultDeadline bounds one hook invocation, lifecycle hooks included, so that
@@ -100,11 +102,7 @@ func New(d Deps) *Runner {
 	if r.deadline <= 0 {
 		r.deadline = DefaultDeadline
 	}
-	stateDir := r.getenv(eventlog.StateDirEnv)
-	if stateDir == "" {
-		stateDir = eventlog.StateDir()
-	}
-	r.stops = newFailedStops(stateDir)
+	r.stops = newFailedStops(project.UserStateDir(r.getenv))
 	return r
 }
 
@@ -229,7 +227,10 @@ func (r *Runner) decide(ctx context.Context, e *event) (d loop.Decision, notices
 			notices = append(notices, notice)
 		}
 		// The hook works again: a run of stops refused for failures ends here.
-		if err := r.stops.clear(tx, e.paths.root, sid, tx.Session(sid).State); err != nil {
+		// Its record carries the loop's state, as every record does (the
+		// project's, for a project-scoped loop).
+		state := session.Scoped(tx, sid, spec.Definition.Scope == dsl.ScopeProject).State
+		if err := r.stops.clear(tx, e.paths.root, sid, state); err != nil {
 			return err
 		}
 		if eng.HooksLoadFailed != nil && !tx.Session(sid).HooksLoadFailed {
