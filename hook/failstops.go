@@ -45,20 +45,17 @@ func (f failedStops) path(root, sid string) string {
 	return filepath.Join(f.dir, hex.EncodeToString(sum[:16])+".json")
 }
 
-// read is the record of root's session sid (zero when there is none). A
-// record that cannot be read counts as the cap already reached: it lives
-// outside the agent's reach, so a broken one is hook-loop's own failure.
+// read is the record of root's session sid (zero when there is none).
 func (f failedStops) read(root, sid string) (failedStopsRecord, error) {
 	var rec failedStopsRecord
-	file, _, err := regfile.Open(f.path(root, sid), os.O_RDONLY, 0)
+	data, err := regfile.ReadFile(f.path(root, sid), 64<<10)
 	if errors.Is(err, fs.ErrNotExist) {
 		return rec, nil
 	}
 	if err != nil {
 		return rec, err
 	}
-	defer file.Close()
-	if err := json.NewDecoder(file).Decode(&rec); err != nil {
+	if err := json.Unmarshal(data, &rec); err != nil {
 		return rec, fmt.Errorf("%s: %w", f.path(root, sid), err)
 	}
 	return rec, nil
@@ -99,24 +96,25 @@ func (f failedStops) refused(root, sid string, limit int, why string) (gaveWay b
 }
 
 // clear ends root's session sid's run of failed stops, now that its hook
-// worked: a gate that gave way is recorded in the log first.
+// worked: a gate that gave way is recorded in the log first. A record that
+// cannot be read is removed, never a failure of the event: that would turn
+// every later hook of the session into a failure, which lets tool calls of a
+// fail-open loop through unchecked.
 func (f failedStops) clear(tx interface {
 	Append(eventlog.Event) (eventlog.Event, error)
 }, root, sid, state string) error {
 	rec, err := f.read(root, sid)
-	if err != nil || rec.Refused == 0 {
-		return err
+	if errors.Is(err, fs.ErrNotExist) || err == nil && rec.Refused == 0 {
+		return nil
 	}
-	if rec.GaveWay != "" {
-		if _, err := tx.Append(eventlog.Event{SessionID: sid, State: state, EventType: TypeGateGaveWay, Actor: "hook-loop",
-			Payload: map[string]any{"refused": rec.Refused, "since": rec.Since, "why": rec.GaveWay}}); err != nil {
-			return err
-		}
+	// Removed first, so that a record kept by a failed removal is not
+	// written to the log twice.
+	if rerr := os.Remove(f.path(root, sid)); rerr != nil || err != nil || rec.GaveWay == "" {
+		return nil
 	}
-	if err := os.Remove(f.path(root, sid)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	return nil
+	_, err = tx.Append(eventlog.Event{SessionID: sid, State: state, EventType: TypeGateGaveWay, Actor: "hook-loop",
+		Payload: map[string]any{"refused": rec.Refused, "since": rec.Since, "why": rec.GaveWay}})
+	return err
 }
 
 // failureStopLimit is how many stops in a row a failure may refuse before the

@@ -3,6 +3,9 @@
 package hook_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"github.com/hook-loop/hook-loop/eventlog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -119,5 +122,26 @@ func TestGateGaveWayRecordKeepsTheProjectState(t *testing.T) {
 	}
 	if out := run(t, root, root, "Stop", `{"session":"s2"}`, false); strings.HasPrefix(string(out.Stdout), "block:") {
 		t.Fatalf("the project's loop went back from done: %q", out.Stdout)
+	}
+}
+
+// A failed-stop record that cannot be read is removed, never a failure of
+// every later event: that would let a fail-open loop's tool calls through
+// unchecked.
+func TestBrokenFailedStopRecordDoesNotOpenToolCalls(t *testing.T) {
+	isolate(t)
+	root := project(t, "")
+	run(t, root, root, "UserPromptSubmit", `{"session":"s1","prompt":"go"}`, false)
+	sum := sha256.Sum256([]byte(root + "\x00s1"))
+	dir := filepath.Join(os.Getenv(eventlog.StateDirEnv), "failed-stops")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, hex.EncodeToString(sum[:16])+".json"), []byte("not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := run(t, root, root, "PreToolUse", `{"session":"s1","command":"echo {} > hook-loop.json"}`, false)
+	if !strings.HasPrefix(string(out.Stdout), "block:") {
+		t.Fatalf("a write to the loop file with a broken failed-stop record: %q / %q", out.Stdout, out.Stderr)
 	}
 }
