@@ -105,36 +105,43 @@ func appendPlain(b []byte, v any, escapeHTML bool, depth int) (out []byte, ok bo
 	if depth > 32 {
 		return b, false
 	}
-	str := func(b []byte, s string) ([]byte, bool) { return AppendJSONString(b, s, escapeHTML), true }
-	num := func(b []byte, n int) ([]byte, bool) { return strconv.AppendInt(b, int64(n), 10), true }
-	val := func(b []byte, e any) ([]byte, bool) { return appendPlain(b, e, escapeHTML, depth+1) }
 	switch v := v.(type) {
 	case nil:
 		return append(b, "null"...), true
 	case string:
-		return str(b, v)
+		return AppendJSONString(b, v, escapeHTML), true
 	case bool:
 		return strconv.AppendBool(b, v), true
 	case int:
-		return num(b, v)
+		return strconv.AppendInt(b, int64(v), 10), true
 	case int64:
 		return strconv.AppendInt(b, v, 10), true
 	case []string:
-		return appendList(b, v, str)
+		return appendList(b, v, escapeHTML, depth, appendStringValue)
 	case []int:
-		return appendList(b, v, num)
+		return appendList(b, v, escapeHTML, depth, appendIntValue)
 	case []any:
-		return appendList(b, v, val)
+		return appendList(b, v, escapeHTML, depth, appendPlain)
 	case map[string]string:
-		return appendMap(b, v, escapeHTML, str)
+		return appendMap(b, v, escapeHTML, depth, appendStringValue)
 	case map[string]any:
-		return appendMap(b, v, escapeHTML, val)
+		return appendMap(b, v, escapeHTML, depth, appendPlain)
 	}
 	return b, false
 }
 
+// appendStringValue and appendIntValue are appendPlain for one kind, in the
+// shape appendList and appendMap take.
+func appendStringValue(b []byte, s string, escapeHTML bool, _ int) ([]byte, bool) {
+	return AppendJSONString(b, s, escapeHTML), true
+}
+
+func appendIntValue(b []byte, n int, _ bool, _ int) ([]byte, bool) {
+	return strconv.AppendInt(b, int64(n), 10), true
+}
+
 // appendList appends a slice as encoding/json writes it (nil is null).
-func appendList[E any](b []byte, list []E, elem func([]byte, E) ([]byte, bool)) ([]byte, bool) {
+func appendList[E any](b []byte, list []E, escapeHTML bool, depth int, elem func([]byte, E, bool, int) ([]byte, bool)) ([]byte, bool) {
 	if list == nil {
 		return append(b, "null"...), true
 	}
@@ -144,7 +151,7 @@ func appendList[E any](b []byte, list []E, elem func([]byte, E) ([]byte, bool)) 
 			b = append(b, ',')
 		}
 		var ok bool
-		if b, ok = elem(b, e); !ok {
+		if b, ok = elem(b, e, escapeHTML, depth+1); !ok {
 			return b, false
 		}
 	}
@@ -153,7 +160,7 @@ func appendList[E any](b []byte, list []E, elem func([]byte, E) ([]byte, bool)) 
 
 // appendMap appends a map as encoding/json writes it: keys in the order
 // strings compare, nil as null.
-func appendMap[V any](b []byte, m map[string]V, escapeHTML bool, value func([]byte, V) ([]byte, bool)) ([]byte, bool) {
+func appendMap[V any](b []byte, m map[string]V, escapeHTML bool, depth int, value func([]byte, V, bool, int) ([]byte, bool)) ([]byte, bool) {
 	if m == nil {
 		return append(b, "null"...), true
 	}
@@ -165,7 +172,7 @@ func appendMap[V any](b []byte, m map[string]V, escapeHTML bool, value func([]by
 		b = AppendJSONString(b, k, escapeHTML)
 		b = append(b, ':')
 		var ok bool
-		if b, ok = value(b, m[k]); !ok {
+		if b, ok = value(b, m[k], escapeHTML, depth+1); !ok {
 			return b, false
 		}
 	}

@@ -236,16 +236,3 @@ func floatNumbers(v any) any {
 // newline included, without a MAC (Key.Seal adds it); an error is a payload
 // encoding/json cannot write (a NaN, a channel).
 func Append(b []byte, e *Event) ([]byte, error) { return appendEvent(b, e) }
-
-// AppendJSON appends v as a json.Encoder with HTML escaping off writes it,
-// without the newline: how every line hook-loop writes (events, checkpoints,
-// the index's records) is encoded.
-func AppendJSON(b []byte, v any) ([]byte, error) {
-	buf := bytes.NewBuffer(b)
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
-}

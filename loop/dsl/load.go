@@ -15,15 +15,15 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// maxFile bounds what is read of a loop file, which lives where the agent
-// can write (read without waiting on a FIFO, too).
-const maxFile = 8 << 20
+// MaxFileSize bounds what is read of a loop file, which lives where the
+// agent can write (read without waiting on a FIFO, too).
+const MaxFileSize = 8 << 20
 
 // Load reads and validates the DSL file at path. It returns every diagnostic
 // (warnings included); when any of them is an error the Spec is nil and the error
 // is a *LoadError naming the file, the JSON path and the first problem.
 func Load(path string) (*Spec, Diagnostics, error) {
-	data, err := regfile.ReadFile(path, maxFile)
+	data, err := regfile.ReadFile(path, MaxFileSize)
 	if err != nil {
 		reason := err
 		var pe *fs.PathError

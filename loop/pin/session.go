@@ -36,8 +36,8 @@ func (f *File) Spec() (*dsl.Spec, error) {
 	return f.spec, f.parseErr
 }
 
-// maxLoopFile bounds what a hook reads of a loop file.
-const maxLoopFile = 8 << 20
+// maxLoopFile bounds what a hook reads of a loop file (or a pin of one).
+const maxLoopFile = dsl.MaxFileSize
 
 // ReadFile reads the loop file at path. Only a regular file is read, without
 // blocking on open and up to maxLoopFile bytes: a loop file swapped for a FIFO
