@@ -39,7 +39,12 @@ func agentEnv(eng *engine.Engine, hooksConfig string) {
 	}
 	// The user's state: the logs' keys, and the logs an install --state user
 	// keeps there.
-	eng.OwnedPaths = append(eng.OwnedPaths, filepath.Clean(eventlog.StateDir())+string(filepath.Separator))
+	state := filepath.Clean(eventlog.StateDir())
+	eng.OwnedPaths = append(eng.OwnedPaths, state+string(filepath.Separator))
+	// With the key a script could append lines the MAC chain accepts; with a
+	// pin it could learn what the loop checks before the person sees it.
+	eng.SecretPaths = []string{filepath.Join(state, "keys") + string(filepath.Separator),
+		filepath.Join(state, "pins") + string(filepath.Separator)}
 }
 
 // selfPath is the running binary, symbolic links resolved ("" when unknown),

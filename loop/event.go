@@ -55,6 +55,9 @@ type HookEvent struct {
 	// heredoc patches in Bash). The engine owns the list it judges: it adds the
 	// shell command's writes and resolves relative paths against Cwd.
 	TargetPaths []string
+	// ReadPaths are the files and folders a read tool (Read, Grep, Glob, ...)
+	// names: the engine refuses hook-loop's secrets to them.
+	ReadPaths []string
 
 	Result *ToolResult // PostToolUse only
 

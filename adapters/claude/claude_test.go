@@ -196,6 +196,21 @@ func TestDecodeTargetPaths(t *testing.T) {
 	}
 }
 
+// TestDecodeReadPaths: what read tools name reaches the engine, which
+// refuses hook-loop's secrets to them.
+func TestDecodeReadPaths(t *testing.T) {
+	for tool, tt := range map[string]struct{ input, want string }{
+		"Read": {`{"file_path":"/abs/k.key"}`, "/abs/k.key"},
+		"Grep": {`{"pattern":"x","path":"state"}`, "/proj/state"},
+		"Glob": {`{"pattern":"*","path":"/s"}`, "/s"},
+	} {
+		in := `{"session_id":"s","cwd":"/proj","hook_event_name":"PreToolUse","tool_name":"` + tool + `","tool_input":` + tt.input + `}`
+		if ev := decode(t, "", []byte(in)); !reflect.DeepEqual(ev.ReadPaths, []string{tt.want}) {
+			t.Errorf("%s: ReadPaths = %q, want [%s]", tool, ev.ReadPaths, tt.want)
+		}
+	}
+}
+
 func TestDecodeErrors(t *testing.T) {
 	tests := []struct {
 		event, input, want string

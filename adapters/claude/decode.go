@@ -162,6 +162,9 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 			ev.Command = ""
 		}
 		ev.TargetPaths = targetPaths(ev.ToolName, ti, ev.Cwd, odd)
+		if ev.Command == "" && len(ev.TargetPaths) == 0 {
+			ev.ReadPaths = harness.ReadPaths(ti, ev.Cwd)
+		}
 	}
 	if IsToolEvent(native) && ev.ToolName == "" {
 		return loop.HookEvent{}, fmt.Errorf("$.tool_name is missing: expected the tool's name for %s", native)

@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"path/filepath"
+
 	"github.com/hook-loop/hook-loop/loop/guard/shell"
 	"github.com/tidwall/gjson"
 )
@@ -50,5 +52,28 @@ func stringsIn(v gjson.Result, depth int) []string {
 		out = append(out, stringsIn(w, depth+1)...)
 		return true
 	})
+	return out
+}
+
+// readPathKeys are the arguments read tools (Read, Grep, Glob, LS and their
+// kin in every harness) name their file or folder with.
+var readPathKeys = []string{"file_path", "filePath", "path", "notebook_path", "notebookPath", "pattern_path", "dir", "directory"}
+
+// ReadPaths are the files and folders a tool that is not a shell or a writer
+// names in input, absolute against cwd: the engine refuses hook-loop's
+// secrets to them as it does to cat.
+func ReadPaths(input gjson.Result, cwd string) []string {
+	var out []string
+	for _, k := range readPathKeys {
+		for _, s := range Strings(input.Get(k)) {
+			if s == "" {
+				continue
+			}
+			if !filepath.IsAbs(s) && cwd != "" {
+				s = filepath.Join(cwd, s)
+			}
+			out = append(out, filepath.Clean(s))
+		}
+	}
 	return out
 }

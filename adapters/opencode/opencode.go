@@ -216,6 +216,9 @@ func decodeTool(root gjson.Result, ev *loop.HookEvent) error {
 		ev.Command, odd = harness.Command(args.Get("command"))
 	}
 	ev.TargetPaths = targetPaths(ev.ToolName, args, ev.Cwd, odd)
+	if ev.Command == "" && len(ev.TargetPaths) == 0 {
+		ev.ReadPaths = harness.ReadPaths(args, ev.Cwd)
+	}
 	if ev.Name == loop.EventPostToolUse {
 		ev.Result = result(root)
 	}

@@ -210,6 +210,8 @@ func decodeTool(ev *loop.HookEvent, payload gjson.Result) error {
 			return fmt.Errorf("$.payload.input.path: expected the %s target path, got %s", tool, jsonkind.Of(p))
 		}
 		ev.TargetPaths = []string{resolve(ev.Cwd, p.String())}
+	default:
+		ev.ReadPaths = harness.ReadPaths(in, ev.Cwd)
 	}
 	return nil
 }

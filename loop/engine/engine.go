@@ -40,6 +40,9 @@ type Engine struct {
 	// the folder and everything under it. The engine does not know harnesses; its
 	// caller says which files they own.
 	OwnedPaths []string
+	// SecretPaths are paths the agent may not even read (the log's keys, the
+	// pinned loops): absolute, a trailing "/" meaning the folder.
+	SecretPaths []string
 	// Home and Vars are the environment the agent's commands run in ($HOME,
 	// $CODEX_HOME, ...): the guard reads a command's write targets with them.
 	Home string
@@ -668,7 +671,7 @@ func nilIfEmpty(s string) any {
 // policy is the loop's built-in tool policy in this project.
 func (e *Engine) policy() *guard.Policy {
 	return &guard.Policy{Def: e.Spec.Definition, Root: e.Root, ConfigPath: e.ConfigPath, LogPath: e.LogPath,
-		OwnedPaths: e.OwnedPaths, Home: e.Home, Vars: e.Vars, Self: e.Self}
+		OwnedPaths: e.OwnedPaths, SecretPaths: e.SecretPaths, Home: e.Home, Vars: e.Vars, Self: e.Self}
 }
 
 // CheckTool applies the built-in guardrails and the state's policy to a tool

@@ -36,6 +36,9 @@ type Policy struct {
 	// change (see LoopFiles).
 	ConfigPath, LogPath string
 	OwnedPaths          []string
+	// SecretPaths are refused to readers too (the log's keys, pinned loops):
+	// absolute, a trailing "/" meaning the folder and everything under it.
+	SecretPaths []string
 	// Home and Vars are the environment a command runs in ($HOME, $PWD,
 	// $CODEX_HOME, ...): the shell analysis expands ~ and variables with them.
 	Home string
@@ -147,6 +150,11 @@ func (p *Policy) Read(ev *loop.HookEvent) Call {
 			c.Analysis.Writes = append(c.Analysis.Writes, shell.Target{Path: r, Op: ev.ToolName, Word: d})
 		}
 	}
+	for _, d := range ev.ReadPaths {
+		for _, r := range shell.Resolve(d, env) {
+			c.Analysis.Named = append(c.Analysis.Named, shell.Name{Path: r, Prog: ev.ToolName, Word: d, Reader: true, Tree: true})
+		}
+	}
 	seen := make(map[string]bool, len(c.Analysis.Writes))
 	for _, t := range c.Analysis.Writes {
 		if !seen[t.Path] {
@@ -240,16 +248,24 @@ func (p *Policy) checkLoopFiles(c Call) Check {
 			Reason: fmt.Sprintf("hook-loop blocked `hook-loop %s`: hook-loop's writing commands are the person's to run, not the agent's (read-only ones such as status, log, validate and doctor stay allowed). Ask the person if the loop needs changing.", sub)}
 	}
 	an := c.Analysis
-	if len(an.Writes) == 0 && len(an.Inline) == 0 && len(an.Uncertain) == 0 && !takesLock(c) {
-		// Nothing written, no inline code, no lock taken: no protected file can
-		// be touched, and resolving every protected path (symlinks and all) is
-		// the costliest part of a tool check.
+	if len(an.Writes) == 0 && len(an.Inline) == 0 && len(an.Uncertain) == 0 && len(an.Named) == 0 && !takesLock(c) {
+		// Nothing written or named, no inline code, no lock taken: no
+		// protected file can be touched, and resolving every protected path
+		// (symlinks and all) is the costliest part of a tool check.
 		return Check{}
+	}
+	if f, ok := p.readsSecret(c); ok {
+		return Check{Blocked: true, Rule: "loop_file",
+			Reason: fmt.Sprintf("hook-loop blocked reading %s: the event log's keys and the pinned loops are hook-loop's alone, not the agent's to read or write. Work on the task instead.", f)}
 	}
 	protected := p.Protected(c)
 	if f, ok := locksOwnFiles(c, protected); ok {
 		return Check{Blocked: true, Rule: "loop_lock",
 			Reason: fmt.Sprintf("hook-loop blocked a lock on %s: hook-loop's own locks are not the agent's to take (a held lock would stall every hook). Work on the task instead.", p.display(f))}
+	}
+	if n, f, ok := namesProtected(an.Named, protected); ok {
+		return Check{Blocked: true, Rule: "loop_file",
+			Reason: fmt.Sprintf("hook-loop blocked `%s` on %s: only programs that just read (cat, grep, jq, git diff, hook-loop status, ...) may name the loop's own files (its definition, log, state and hook configuration). Work on the task instead.", n.Prog, p.display(strings.TrimSuffix(f, string(filepath.Separator))))}
 	}
 	hit := ""
 	if t, f, ok := an.Hit(protected); ok {
@@ -257,12 +273,15 @@ func (p *Policy) checkLoopFiles(c Call) Check {
 		if strings.HasPrefix(f, t.Path+string(filepath.Separator)) || t.Path == string(filepath.Separator) {
 			hit = f // a folder move or tree write: name the loop file it takes along
 		}
-	} else {
-		for _, in := range an.Inline {
-			if f, ok := shell.NamesPath(in, protected); ok {
-				hit = f
-				break
-			}
+	}
+	for _, t := range an.Writes {
+		if hit == "" {
+			hit = sameFileAs(t.Path, protected)
+		}
+	}
+	for _, in := range an.Inline {
+		if hit == "" {
+			hit, _ = shell.NamesPath(in, protected)
 		}
 	}
 	if hit != "" {

@@ -159,8 +159,18 @@ func TestEverydayCommandsAllowed(t *testing.T) {
 		"git ls-files | xargs wc -l", "find . -name '*.go' | xargs grep -l TODO", "watch -n 5 go test ./...",
 		"taskset -c 0 go test -bench .", "chrt --idle 0 make", "setsid npm start", "exec go run .",
 		"find . -type f -name '*.go' -execdir go vet \\;", "parallel gofmt -l ::: main.go", "env -i PATH=/usr/bin go env",
+		"go fmt ./...", "goimports -w .", "golangci-lint run ./...", "npm ci", "npx prettier --check .", "npx tsc --noEmit",
+		"bun install", "bun test", "uv run pytest", "poetry run pytest -x", "mvn -q test", "./gradlew build",
+		"gradle test", "dotnet test", "bundle exec rspec", "composer install", "clang-format -i src/main.c",
+		"cmake -S . -B build && cmake --build build", "git fetch origin", "git stash list", "git stash show -p",
+		"git checkout -b feature", "git merge main", "git tag v1.0.0", "git blame main.go", "git rebase main",
+		"curl -s http://localhost:3000/health", "tar czf dist.tgz dist", "unzip -l x.zip", "diff -u a.txt b.txt",
+		"cat hook-loop.json", "jq .loop.states hook-loop.json", "head -n 20 .hook-loop/events.jsonl",
+		"wc -l .hook-loop/events.jsonl", "grep -n initial_state hook-loop.json", "git diff hook-loop.json",
+		"cp hook-loop.json /tmp/loop-copy.json", "ls -la .hook-loop", "hook-loop validate hook-loop.json",
+		"sort a.txt | uniq -c", "tail -f server.log", "cargo clippy -- -D warnings", "deno fmt", "zig build test",
 	}
-	if len(cmds) < 40 {
+	if len(cmds) < 100 {
 		t.Fatalf("only %d everyday commands", len(cmds))
 	}
 	for _, failClosed := range []bool{false, true} {

@@ -72,6 +72,9 @@ type Analysis struct {
 	Writes    []Target
 	Inline    []Inline
 	Uncertain []string // why some target could not be known statically
+	// Named are the words every program is handed that could be paths,
+	// whatever the program does with them.
+	Named []Name
 }
 
 // Analyze reports the files command writes when run from env.

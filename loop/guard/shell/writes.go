@@ -43,6 +43,7 @@ func (a *analyzer) command(all []arg, st *state, heredoc string, depth int) {
 		a.uncertain("command name not known: " + clip(args[0].raw))
 	}
 	name := baseName(args[0].val)
+	a.names(args, st)
 	ops, opts := options(args[1:], "", nil)
 	if viaXargs && writers[name] {
 		a.uncertain("xargs passes " + name + " operands from standard input")
@@ -52,8 +53,33 @@ func (a *analyzer) command(all []arg, st *state, heredoc string, depth int) {
 	case "cd", "pushd", "popd":
 		a.chdir(name, ops, st)
 	case "eval":
+		if slices.ContainsFunc(args[1:], func(x arg) bool { return x.unknown }) {
+			a.uncertain("eval runs text made as the command runs: " + clip(args[1].raw))
+		}
 		if depth < maxNesting {
 			a.script(strings.Join(vals(args[1:]), " "), st, depth+1)
+		}
+	case "trap", "alias":
+		// Their text runs later (on a signal, or in place of a word): judge
+		// it now, as if it ran.
+		for _, o := range ops {
+			code := o.val
+			if name == "alias" {
+				_, code, _ = strings.Cut(code, "=")
+			}
+			if o.unknown {
+				a.uncertain(name + " of text made as the command runs: " + clip(o.raw))
+			}
+			if depth < maxNesting && code != "" {
+				a.script(code, st.sub(), depth+1)
+			}
+			if name == "trap" {
+				break // the rest are signal names
+			}
+		}
+	case "source", ".":
+		if len(ops) > 0 && (ops[0].unknown || strings.HasPrefix(ops[0].val, "/dev/fd/")) {
+			a.uncertain(name + " runs text made as the command runs: " + clip(ops[0].raw))
 		}
 	case "rm", "rmdir", "unlink", "shred", "tee", "mkdir", "mkfifo":
 		ops, _ = options(args[1:], "m", []string{"mode"})
@@ -114,6 +140,9 @@ func (a *analyzer) command(all []arg, st *state, heredoc string, depth int) {
 			}
 		}
 	case "tar", "unzip", "patch", "cpio", "bsdtar":
+		if name == "unzip" && unzipOnlyReads(args[1:]) {
+			break
+		}
 		if name != "tar" && name != "bsdtar" || tarExtracts(args[1:]) {
 			a.uncertain(name + " writes the paths its input names")
 		}
@@ -127,6 +156,16 @@ func (a *analyzer) command(all []arg, st *state, heredoc string, depth int) {
 			a.python(args[1:], st, heredoc)
 		}
 	}
+}
+
+// unzipOnlyReads: -l, -t, -v, -Z list or test, -p prints to standard output.
+func unzipOnlyReads(args []arg) bool {
+	for _, x := range args {
+		if len(x.val) > 1 && x.val[0] == '-' && strings.ContainsAny(x.val[1:2], "ltvZp") {
+			return true
+		}
+	}
+	return false
 }
 
 // tarExtracts: -x, --extract, --get, or x in the old-style first cluster.

@@ -1,0 +1,60 @@
+package guard
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/hook-loop/hook-loop/loop/guard/shell"
+)
+
+// namesProtected finds a program that is not a known reader naming one of
+// the protected paths (or a path under a protected folder): protected files
+// by allowlist of readers, since no list of writers is ever complete.
+func namesProtected(named []shell.Name, protected []string) (shell.Name, string, bool) {
+	for _, n := range named {
+		if n.Reader {
+			continue
+		}
+		if f := underAny(n.Path, protected); f != "" {
+			return n, f, true
+		}
+		if f := sameFileAs(n.Path, protected); f != "" {
+			return n, f, true
+		}
+	}
+	return shell.Name{}, "", false
+}
+
+// readsSecret finds a name, by any program, of a secret path: the path
+// itself, one under a secret folder, or a folder a recursive reader reads
+// that holds one.
+func (p *Policy) readsSecret(c Call) (string, bool) {
+	if len(p.SecretPaths) == 0 {
+		return "", false
+	}
+	var secrets []string
+	for _, s := range p.SecretPaths {
+		folder := strings.HasSuffix(s, string(filepath.Separator))
+		for _, r := range shell.Resolve(filepath.Clean(s), c.env) {
+			if folder {
+				r += string(filepath.Separator)
+			}
+			secrets = append(secrets, r)
+		}
+	}
+	for _, n := range c.Analysis.Named {
+		if f := underAny(n.Path, secrets); f != "" {
+			return strings.TrimSuffix(f, string(filepath.Separator)), true
+		}
+		if !n.Tree {
+			continue
+		}
+		dir := strings.TrimSuffix(n.Path, string(filepath.Separator)) + string(filepath.Separator)
+		for _, s := range secrets {
+			if strings.HasPrefix(s, dir) {
+				return strings.TrimSuffix(s, string(filepath.Separator)), true
+			}
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,172 @@
+package shell
+
+import (
+	"slices"
+	"strings"
+)
+
+// Name is one word a command hands its program that could be a path. The
+// guard refuses a program that names one of hook-loop's files unless the
+// program is a known reader: a list of writers can never be complete, a list
+// of readers can.
+type Name struct {
+	Path string // resolved as Target.Path is
+	Prog string // the program, launchers peeled off
+	Word string // the word as written
+	// Reader: Prog only reads what it names, used without any option that
+	// writes (sort -o, git diff --output) or runs a program (rg --pre).
+	Reader bool
+	// Tree: Prog reads everything under Path (grep -r, rg, diff -r).
+	Tree bool
+}
+
+// maxNameLen: no longer word is a path any system opens (PATH_MAX).
+const maxNameLen = 4096
+
+// names records every word of a simple command (after its launchers) that
+// could name a path, with whether its program only reads.
+func (a *analyzer) names(args []arg, st *state) {
+	if len(args) < 2 {
+		return
+	}
+	prog := baseName(args[0].val)
+	reader, tree := readerUse(prog, args[1:])
+	for _, x := range args[1:] {
+		for _, v := range nameForms(x.val) {
+			a.name(st, v, prog, x.raw, reader, tree)
+		}
+	}
+	if tree && prog == "rg" && !slices.ContainsFunc(args[1:], func(x arg) bool { return !strings.HasPrefix(x.val, "-") }) {
+		a.name(st, ".", prog, ".", reader, tree) // rg with only a pattern searches its directory
+	}
+}
+
+// nameForms are the paths a word may stand for: itself, an option's
+// attached value (--output=F, -oF).
+func nameForms(w string) []string {
+	if w == "" || w == "-" || len(w) > maxNameLen {
+		return nil
+	}
+	if !strings.HasPrefix(w, "-") {
+		return []string{w}
+	}
+	if _, v, ok := strings.Cut(w, "="); ok {
+		return []string{v}
+	}
+	if !strings.HasPrefix(w, "--") && len(w) > 2 {
+		return []string{w[2:]}
+	}
+	return nil
+}
+
+func (a *analyzer) name(st *state, p, prog, raw string, reader, tree bool) {
+	if strings.HasPrefix(p, "~/") || p == "~" {
+		p = a.env.Home + p[1:]
+	}
+	if !strings.HasPrefix(p, "/") {
+		if st.lostDir {
+			return // after a cd to an unknown place a relative word names nothing known
+		}
+		p = st.dir + "/" + p
+	}
+	if strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/self/fd/") {
+		return
+	}
+	r, ok := a.resolved[p]
+	if !ok {
+		r[0], r[1] = a.resolve(p)
+		a.resolved[p] = r
+	}
+	for i, path := range r {
+		if i == 1 && path == r[0] {
+			break
+		}
+		a.out.Named = append(a.out.Named, Name{Path: path, Prog: prog, Word: raw, Reader: reader, Tree: tree})
+	}
+	if hasMeta(p) {
+		// A glob left as it is (a reader's, or one that matched nothing)
+		// stands for everything under its fixed prefix (cat ~/.state/k*/*).
+		prefix := globPrefix(p)
+		a.out.Named = append(a.out.Named, Name{Path: a.resolveAll(prefix), Prog: prog, Word: raw, Reader: reader, Tree: true})
+	}
+}
+
+// plainReaders read what they name and have no option that writes a file or
+// runs a program.
+var plainReaders = map[string]bool{
+	"cat": true, "less": true, "more": true, "head": true, "tail": true, "wc": true, "cmp": true,
+	"ls": true, "stat": true, "file": true, "du": true, "md5sum": true, "sha1sum": true, "sha256sum": true,
+	"sha512sum": true, "b2sum": true, "cksum": true, "od": true, "hexdump": true, "nl": true, "cut": true,
+	"basename": true, "dirname": true, "realpath": true, "readlink": true, "test": true, "[": true,
+	"echo": true, "printf": true, "bat": true, "jq": true, "cd": true, "pushd": true, "popd": true,
+	"hook-loop": true, "hook-loop-hook": true, "true": true, "false": true, ":": true,
+	"grep": true, "egrep": true, "fgrep": true, "zcat": true, "column": true, "strings": true, "tac": true,
+}
+
+// gitReaders are git's subcommands that only read the files they name.
+var gitReaders = map[string]bool{
+	"status": true, "diff": true, "log": true, "show": true, "blame": true, "ls-files": true,
+	"grep": true, "rev-parse": true, "check-ignore": true, "annotate": true, "shortlog": true,
+}
+
+// readerUse says whether prog, given args, only reads what it names, and
+// whether it reads folders whole.
+func readerUse(prog string, args []arg) (reader, tree bool) {
+	has := func(opts ...string) bool {
+		return slices.ContainsFunc(args, func(x arg) bool {
+			for _, o := range opts {
+				if x.val == o || strings.HasPrefix(x.val, o+"=") || (len(o) == 2 && o[0] == '-' && isShortIn(x.val, o[1])) {
+					return true
+				}
+			}
+			return false
+		})
+	}
+	operands := 0
+	for _, x := range args {
+		if !strings.HasPrefix(x.val, "-") {
+			operands++
+		}
+	}
+	switch prog {
+	case "grep", "egrep", "fgrep":
+		return true, has("-r", "-R", "--recursive", "--dereference-recursive")
+	case "diff":
+		return true, has("-r", "--recursive")
+	case "rg":
+		return !has("--pre"), true
+	case "cp":
+		// A copy reads its sources; its destination is judged as a write.
+		return !has("-l", "-s", "--link", "--symbolic-link", "--remove-destination"), false
+	case "sort":
+		return !has("-o", "--output"), false
+	case "tree":
+		return !has("-o"), false
+	case "uniq":
+		return operands <= 1, false // uniq IN OUT writes OUT
+	case "xxd":
+		return operands <= 1 && !has("-r", "-revert"), false
+	case "find":
+		return !has("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"), false
+	case "git":
+		sub := ""
+		for i := 0; i < len(args); i++ {
+			v := args[i].val
+			if v == "-C" || v == "-c" || v == "--git-dir" || v == "--work-tree" {
+				i++
+				continue
+			}
+			if !strings.HasPrefix(v, "-") {
+				sub = v
+				break
+			}
+		}
+		return gitReaders[sub] && !has("--output", "--ext-diff", "--textconv"), false
+	}
+	return plainReaders[prog], false
+}
+
+// isShortIn: w is a cluster of short options (-rn) holding c.
+func isShortIn(w string, c byte) bool {
+	return len(w) > 1 && w[0] == '-' && w[1] != '-' && strings.IndexByte(w[1:], c) >= 0 && !strings.Contains(w, "=")
+}
