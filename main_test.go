@@ -34,6 +34,8 @@ func TestScripts(t *testing.T) {
 			e.Setenv("README", readme)
 			e.Setenv("XDG_CONFIG_HOME", filepath.Join(e.WorkDir, ".config"))
 			e.Setenv("HOME", e.WorkDir)
+			// Installs keep each project's log under the user's state folder.
+			e.Setenv("HOOK_LOOP_STATE_DIR", filepath.Join(e.WorkDir, ".state"))
 			return nil
 		},
 		Condition: func(cond string) (bool, error) {

@@ -71,7 +71,7 @@ func openProjectLog(root, logFlag, storeFlag string, getenv func(string) string)
 				return dbLog{s}, nil
 			}
 		}
-		logFlag = project.LogPath(root)
+		logFlag = project.FindLog(root, getenv)
 	}
 	return fileLog{session.Open(logFlag)}, nil
 }
@@ -135,7 +135,7 @@ func (p *projectLog) flags() []cli.Flag {
 
 // eventLogFlag is --event-log of the commands that read a project's log.
 func eventLogFlag(dst *string) cli.Flag {
-	return &cli.StringFlag{Name: "event-log", Usage: "event log `FILE` (default: <project>/.hook-loop/events.jsonl)", Destination: dst}
+	return &cli.StringFlag{Name: "event-log", Usage: "event log `FILE` (default: the project's, in the user's state directory or <project>/.hook-loop)", Destination: dst}
 }
 
 // loopFileFlag is --config (alias --dsl) of the commands that read a loop file.

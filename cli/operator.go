@@ -79,7 +79,7 @@ func NewCmdOperator(f *Factory, action string, runF func(*OperatorOptions) error
 }
 
 func runOperator(o *OperatorOptions) error {
-	root, _, cfg := projectFiles(o.WorkDir, o.eventLog, o.config)
+	root, _, cfg := projectFiles(o.WorkDir, o.eventLog, o.config, o.Getenv)
 	// The log the hooks write (the store when one is configured), so the
 	// person's action takes the lock the hooks take.
 	log, err := openProjectLog(root, o.eventLog, o.store, o.Getenv)

@@ -262,11 +262,11 @@ func orNone(s string) string {
 // projectFiles are the project root around cwd and the event log and loop file
 // the commands that read a project use: the flags' when given, else the
 // project's defaults.
-func projectFiles(cwd, logFlag, configFlag string) (root, logPath, configPath string) {
+func projectFiles(cwd, logFlag, configFlag string, getenv func(string) string) (root, logPath, configPath string) {
 	root = project.Root(cwd)
 	logPath, configPath = logFlag, configFlag
 	if logPath == "" {
-		logPath = project.LogPath(root)
+		logPath = project.FindLog(root, getenv)
 	}
 	if configPath == "" {
 		configPath = project.ConfigPath(root)

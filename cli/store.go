@@ -47,7 +47,7 @@ func NewCmdStore(f *Factory, runF func(*StoreMigrateOptions) error) *cli.Command
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "to", Usage: "destination: a postgres:// `URL` or a JSONL FILE", Required: true, Destination: &o.to},
 				&cli.StringFlag{Name: "from", Usage: "source `URL` or FILE (default: the project's log file for --to URL, the hooks' store for --to FILE: $HOOK_LOOP_STORE or the user config's \"store\")", Destination: &o.from},
-				&cli.StringFlag{Name: "event-log", Usage: "the project's log `FILE` (default: <project>/.hook-loop/events.jsonl)", Destination: &o.eventLog},
+				&cli.StringFlag{Name: "event-log", Usage: "the project's log `FILE` (default: the project's, in the user's state directory or <project>/.hook-loop)", Destination: &o.eventLog},
 			},
 			Action: func(c *cli.Context) error {
 				if c.NArg() > 0 {
@@ -76,7 +76,7 @@ func runStoreMigrate(o *StoreMigrateOptions) error {
 	case to.IsDB() && o.eventLog != "":
 		from = o.eventLog
 	case to.IsDB():
-		from = project.LogPath(root)
+		from = project.FindLog(root, o.Getenv)
 	default:
 		if from, err = full.StoreURL("", o.Getenv); err != nil {
 			return err

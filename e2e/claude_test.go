@@ -139,7 +139,7 @@ func (p *claudeProject) run(t *testing.T, script messages.Script, prompt string,
 // events reads the project's event log.
 func (p *claudeProject) events(t *testing.T) []eventlog.Event {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(p.dir, ".hook-loop", "events.jsonl"))
+	data, err := os.ReadFile(projectLog(p.dir))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -204,7 +204,7 @@ func (p *codexProject) events(t *testing.T) []eventlog.Event {
 // logEvents reads the project's event log.
 func logEvents(t *testing.T, dir string) []eventlog.Event {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, ".hook-loop", "events.jsonl"))
+	data, err := os.ReadFile(projectLog(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -572,7 +572,7 @@ func TestCodexRecordDemo(t *testing.T) {
 	if r.exit != 0 {
 		t.Fatalf("codex exec exit %d", r.exit)
 	}
-	trace, err := os.ReadFile(filepath.Join(p.dir, ".hook-loop", "trace.jsonl"))
+	trace, err := os.ReadFile(filepath.Join(filepath.Dir(projectLog(p.dir)), "trace.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,7 @@ func TestCrossHarnessOneLoopToDone(t *testing.T) {
 			if err != nil || !bytes.Equal(got, want) {
 				t.Fatalf("%s's hook-loop.json is not the gallery %s (%v)", h.name, crossLoop, err)
 			}
-			logPath := filepath.Join(dir, ".hook-loop", "events.jsonl")
+			logPath := projectLog(dir)
 			data, err := os.ReadFile(logPath)
 			if err != nil {
 				t.Fatal(err)

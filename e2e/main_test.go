@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hook-loop/hook-loop/project"
 	"github.com/hook-loop/hook-loop/testkit/need"
 	"github.com/hook-loop/hook-loop/testkit/procs"
 )
@@ -34,6 +35,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	builtHookLoop = filepath.Join(dir, "hook-loop")
+	if os.Getenv("HOOK_LOOP_STATE_DIR") == "" {
+		// Installs keep each project's log in the user's state folder: the
+		// tests' own, not the person's running them.
+		os.Setenv("HOOK_LOOP_STATE_DIR", filepath.Join(dir, "state"))
+	}
 	// `go test` runs with the toolchain's GOROOT in the environment; fall back
 	// to PATH when it is not there.
 	goBin := filepath.Join(os.Getenv("GOROOT"), "bin", "go")
@@ -65,6 +71,10 @@ func TestMain(m *testing.M) {
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
+
+// projectLog is the event log of the project at dir, where its installed
+// hooks write it (the user's state folder by default, else .hook-loop).
+func projectLog(dir string) string { return project.FindLog(dir, nil) }
 
 // repoRoot is the module root (the parent of this directory).
 func repoRoot() string {

@@ -50,7 +50,7 @@ func BenchmarkOpencodePluginToolCall(b *testing.B) {
 		b.Fatal(err)
 	}
 	plugin, err := opencodeinstall.RenderOpencodePlugin(opencodeinstall.OpencodePluginData{Bin: bin, Config: filepath.Join(dir, "hook-loop.json"),
-		EventLog: filepath.Join(dir, ".hook-loop", "events.jsonl")})
+		EventLog: projectLog(dir)})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -122,7 +122,7 @@ func newOCProject(t *testing.T, steps []chat.Step) *ocProject {
 	if out, err := install.CombinedOutput(); err != nil {
 		t.Fatalf("hook-loop opencode install: %v\n%s", err, out)
 	}
-	p.logPath = filepath.Join(p.dir, ".hook-loop", "events.jsonl")
+	p.logPath = projectLog(p.dir)
 	return p
 }
 

@@ -124,7 +124,7 @@ func newPiProject(t *testing.T, steps []chat.Step) *piProject {
 	if _, err := os.Stat(filepath.Join(p.dir, ".pi", "extensions", "hook_loop.ts")); err != nil {
 		t.Fatalf("pi install wrote no extension: %v", err)
 	}
-	p.logPath = filepath.Join(p.dir, ".hook-loop", "events.jsonl")
+	p.logPath = projectLog(p.dir)
 	return p
 }
 

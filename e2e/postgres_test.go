@@ -51,7 +51,7 @@ func TestCodexAndClaudeShareOneLoopThroughPostgres(t *testing.T) {
 		r.dump(t)
 		t.Fatalf("codex exec exit %d", r.exit)
 	}
-	if _, err := os.Stat(filepath.Join(cx.dir, ".hook-loop", "events.jsonl")); err == nil {
+	if _, err := os.Stat(projectLog(cx.dir)); err == nil {
 		t.Errorf("codex's hooks wrote the JSONL log although the store is PostgreSQL")
 	}
 

@@ -229,7 +229,7 @@ func TestPythonHooksClaudeToDone(t *testing.T) {
 	if len(ph) < 3 || !strings.Contains(fmt.Sprint(ph[0]["fields"]), "(via http)") {
 		t.Errorf("phases decisions = %v, want one per transition from the HTTP hook", ph)
 	}
-	if strings.Contains(string(mustRead(t, filepath.Join(p.dir, ".hook-loop", "events.jsonl"))), token) {
+	if strings.Contains(string(mustRead(t, projectLog(p.dir))), token) {
 		t.Error("the bearer token reached the event log")
 	}
 }
@@ -305,7 +305,7 @@ func TestPythonHooksHookCommand(t *testing.T) {
 					t.Fatalf("claude-hook answered %s, want continue:false with the reason", out)
 				}
 			}
-			log := string(mustRead(t, filepath.Join(proj, ".hook-loop", "events.jsonl")))
+			log := string(mustRead(t, projectLog(proj)))
 			if strings.Count(log, `"event_type":"hooks.refused"`) != 2 || strings.Contains(log, "hooks.failed") {
 				t.Errorf("event log:\n%s", log)
 			}

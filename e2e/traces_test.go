@@ -345,7 +345,7 @@ func runHookLoop(t *testing.T, dir string, env []string, args ...string) string 
 
 func readTrace(t *testing.T, dir string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, ".hook-loop", "trace.jsonl"))
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(projectLog(dir)), "trace.jsonl"))
 	if err != nil {
 		t.Fatalf("no trace recorded: %v", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/hook-loop/hook-loop/project"
 	"github.com/hook-loop/hook-loop/project/userconfig"
 )
 
@@ -20,6 +21,10 @@ type Flags struct {
 	Store       string // --store: a postgres:// URL for the loop's log
 	Record      bool
 	Mode        string
+	// State is where the log lives when --event-log does not say: "user" (the
+	// user's state directory, what user-wide installs write) or "" / "project"
+	// (<root>/.hook-loop, what hooks written before --state did expect).
+	State string
 }
 
 // ParseFlags reads a hook's flags with the standard flag package, which reads
@@ -37,7 +42,8 @@ func ParseFlags(args []string) (f Flags, ok bool) {
 	fs.StringVar(&f.Store, "store", "", "")
 	fs.StringVar(&f.Mode, "mode", "", "")
 	fs.BoolVar(&f.Record, "record", false, "")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+	fs.StringVar(&f.State, "state", "", "")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 || (f.State != "" && f.State != project.StateProject && f.State != project.StateUser) {
 		return Flags{}, false
 	}
 	return f, true

@@ -40,7 +40,7 @@ type resolved struct{ root, config, log string }
 
 // resolvePaths finds the project's root, loop file and log from the flags
 // and the hook's working directory.
-func resolvePaths(f Flags, cwd string) resolved {
+func resolvePaths(f Flags, cwd string, getenv func(string) string) resolved {
 	if cwd == "" {
 		cwd, _ = os.Getwd()
 	}
@@ -59,6 +59,9 @@ func resolvePaths(f Flags, cwd string) resolved {
 	default:
 		r.root = project.Root(cwd)
 		r.config = project.ConfigPath(r.root)
+	}
+	if r.log == "" && f.State == project.StateUser {
+		r.log = project.UserLogPath(r.root, getenv)
 	}
 	if r.log == "" {
 		r.log = project.LogPath(r.root)

@@ -13,6 +13,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -119,7 +120,7 @@ type event struct {
 // decision (stops refused; tool calls too when the loop is fail_closed) that
 // the adapter encodes in the harness's own form, plus one line on stderr.
 func (r *Runner) Run(ctx context.Context, req Request) (out harness.Output) {
-	e := &event{req: req, paths: resolvePaths(req.Flags, req.Cwd)}
+	e := &event{req: req, paths: resolvePaths(req.Flags, req.Cwd, r.getenv)}
 	defer func() {
 		// A bug reached by what the agent wrote (a command, a patch) must not
 		// crash the hook into the harness's own error path, which lets the
@@ -167,7 +168,7 @@ func (r *Runner) decode(e *event) error {
 		}
 	}
 	if e.req.Record && len(input) > 0 {
-		if rerr := recordTrace(e.paths.root, a.Harness(), e.req.Event, input, &e.ev); rerr != nil && err == nil {
+		if rerr := recordTrace(filepath.Dir(e.paths.log), a.Harness(), e.req.Event, input, &e.ev); rerr != nil && err == nil {
 			err = rerr
 		}
 	}

@@ -21,10 +21,9 @@ type TraceLine struct {
 	ExitCode *int            `json:"exit_code,omitempty"`
 }
 
-// recordTrace appends the raw input to <root>/.hook-loop/trace.jsonl so that
-// `hook-loop replay` can feed a real session through an edited loop.
-func recordTrace(root, harnessName, event string, input []byte, ev *loop.HookEvent) error {
-	dir := filepath.Join(root, ".hook-loop")
+// recordTrace appends the raw input to trace.jsonl in dir, the log's folder,
+// so that `hook-loop replay` can feed a real session through an edited loop.
+func recordTrace(dir, harnessName, event string, input []byte, ev *loop.HookEvent) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("record trace: %w", err)
 	}

@@ -64,3 +64,23 @@ func LogPathFor(root, state string, getenv func(string) string) (string, error) 
 	}
 	return "", fmt.Errorf("--state %q: expected %s or %s", state, StateProject, StateUser)
 }
+
+// FindLog is the event log of the project at root for the commands that read
+// it (status, log, board, reload, the person's controls, doctor) when no flag
+// names one: the log in the user's state directory where hooks have written
+// one, else the project's own .hook-loop log where one exists (installs with
+// --state project, and those from before the user directory was the
+// default), else the user directory's, where a new install's hooks will write.
+func FindLog(root string, getenv func(string) string) string {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	user := UserLogPath(root, getenv)
+	if _, err := os.Lstat(user); err == nil {
+		return user
+	}
+	if _, err := os.Lstat(LogPath(root)); err == nil {
+		return LogPath(root)
+	}
+	return user
+}

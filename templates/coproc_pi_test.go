@@ -38,7 +38,7 @@ func newPiCoproc(t *testing.T, answer string) *piCoproc {
 		}
 	}
 	src, err := Render("pi/hook_loop.ts.tmpl", map[string]any{"Version": "test", "HookLoop": bin,
-		"Config": filepath.Join(proj, "hook-loop.json"), "EventLog": filepath.Join(proj, "events.jsonl"), "HooksConfig": "", "Store": "", "Mode": "",
+		"Config": filepath.Join(proj, "hook-loop.json"), "EventLog": filepath.Join(proj, "events.jsonl"), "HooksConfig": "", "Store": "", "Mode": "", "State": "",
 		"Record": false, "TimeoutMS": 5000, "FailClosed": false, "MaxStopBlocks": 8})
 	if err != nil {
 		t.Fatal(err)

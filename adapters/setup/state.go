@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hook-loop/hook-loop/project"
 	"github.com/hook-loop/hook-loop/scaffold"
 )
 
@@ -29,7 +30,9 @@ func AnyCommand(cmds map[string][]string) string {
 // harness's install command for the fix.
 func StateFinding(args []string, dir, sandbox, install string) Finding {
 	log := scaffold.FlagValue(args, "--event-log")
-	if log == "" {
+	if log == "" && scaffold.FlagValue(args, "--state") == project.StateUser {
+		log = project.UserLogPath(dir, os.Getenv)
+	} else if log == "" {
 		log = filepath.Join(dir, ".hook-loop", "events.jsonl")
 	} else if !filepath.IsAbs(log) {
 		log = filepath.Join(dir, log)
@@ -52,7 +55,7 @@ func StateFinding(args []string, dir, sandbox, install string) Finding {
 			Fix:  "turn the harness's write sandbox on, so that no command of the agent can write outside the workspace"}
 	}
 	return Finding{Level: LevelOK,
-		What: fmt.Sprintf("state (the event log) lives in %s, outside the workspace, covered by the sandbox (%s)", state, sandbox)}
+		What: fmt.Sprintf("state (the event log) lives in %s, outside the workspace: writes covered by the sandbox (%s); reads are not, so the log's keys and pinned loops are kept from the agent's readers by hook-loop's guard alone", state, sandbox)}
 }
 
 // underTemp reports whether p lies under /tmp or $TMPDIR, which Codex's

@@ -17,7 +17,8 @@ func TestStateFinding(t *testing.T) {
 		{[]string{"hook-loop", "claude-hook"}, "", LevelOK, "lives in /home/u/proj/.hook-loop, inside the workspace: not covered"},
 		{[]string{"hook-loop", "claude-hook", "--event-log", ".hook-loop/events.jsonl"}, "Claude Code sandbox.enabled", LevelOK, "inside the workspace: not covered"},
 		{[]string{"hook-loop", "codex-hook", "--event-log", user}, "", LevelWarn, "outside the workspace, but no write sandbox is on: not covered"},
-		{[]string{"hook-loop", "codex-hook", "--event-log", user}, "Codex sandbox_mode = workspace-write", LevelOK, "outside the workspace, covered by the sandbox (Codex sandbox_mode = workspace-write)"},
+		{[]string{"hook-loop", "codex-hook", "--event-log", user}, "Codex sandbox_mode = workspace-write", LevelOK, "outside the workspace: writes covered by the sandbox (Codex sandbox_mode = workspace-write); reads are not"},
+		{[]string{"hook-loop", "claude-hook", "--state", "user"}, "Claude Code sandbox.enabled", LevelOK, "/projects/proj-"},
 		{[]string{"hook-loop", "codex-hook", "--event-log", "/tmp/state/events.jsonl"}, "Codex sandbox_mode = workspace-write", LevelWarn, "under the temporary directory"},
 	}
 	for _, c := range cases {

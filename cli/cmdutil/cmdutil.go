@@ -90,7 +90,7 @@ func DryRunWriteFlags(dryRun, write *bool) []cli.Flag {
 // pinned loops) in the user's state directory, outside the workspace, where
 // a harness's write sandbox keeps every command of the agent away from it.
 func StateFlag(state *string) cli.Flag {
-	return &cli.StringFlag{Name: "state", Value: "project", Usage: "where the event log lives: project (<project>/.hook-loop) or user (the user's state directory, outside the workspace: a harness sandbox then protects it)", Destination: state}
+	return &cli.StringFlag{Name: "state", Value: "user", Usage: "where the event log lives: user (the user's state directory, outside the workspace, where a harness's write sandbox keeps the agent from it) or project (<project>/.hook-loop, as installs before this default did)", Destination: state}
 }
 
 // DryRunNote is the first line of every install's and uninstall's dry run, the

@@ -31,6 +31,9 @@ type Loop struct {
 	LogPath  string // the project's event log (--state)
 	Store    string // --store without its password, "" for the JSONL file
 	UserWide bool   // --scope user: the hooks serve every project
+	// State is "user" when user-wide hooks keep each project's log in the
+	// user's state directory (they pass --state user), else "".
+	State string
 	// Config and Log are the loop file and log the hooks name: "" where each
 	// project finds its own (user scope: both, unless --dsl names one loop).
 	Config, Log string
@@ -38,8 +41,8 @@ type Loop struct {
 
 // ResolveLoop resolves the binary, loop and log an install named cmd ("claude
 // install") writes into the hooks for projectDir; scopes names the --scope
-// values that keep a project's log with --state user.
-func (c *Common) ResolveLoop(cmd, projectDir, scopes string) (*Loop, error) {
+// values of a project's install.
+func (c *Common) ResolveLoop(cmd, projectDir string) (*Loop, error) {
 	if c.DSL != "" && c.Profile != "" {
 		return nil, Exitf(2, "%s: --dsl and --profile both given: pick one", cmd)
 	}
@@ -55,7 +58,7 @@ func (c *Common) ResolveLoop(cmd, projectDir, scopes string) (*Loop, error) {
 		return nil, Exitf(2, "%s: %v", cmd, err)
 	}
 	if l.UserWide && c.State == project.StateUser {
-		return nil, Exitf(2, "%s: --state user keeps one project's log outside it; give it with --scope %s", cmd, scopes)
+		l.State = project.StateUser
 	}
 	store, note, err := SafeStoreURL(c.Store)
 	if err != nil {

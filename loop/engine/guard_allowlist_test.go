@@ -132,3 +132,15 @@ func TestGuardRefusesSecretsToReadTools(t *testing.T) {
 		t.Error("a read tool was refused an ordinary read")
 	}
 }
+
+// TestGuardGeneratedShellText: a shell handed text made as the command runs
+// cannot be judged: a note, and a refusal under fail_closed.
+func TestGuardGeneratedShellText(t *testing.T) {
+	cmd := `sh -c "$(printf 'mkfifo hook-loop.js%s' on)"`
+	if got := newGuardProject(t, false).bash(cmd); got.Blocked || got.Note == "" {
+		t.Errorf("%s: %+v, want allowed with a note", cmd, got)
+	}
+	if got := newGuardProject(t, true).bash(cmd); !got.Blocked {
+		t.Errorf("%s under fail_closed: allowed, want refused", cmd)
+	}
+}

@@ -53,7 +53,7 @@ func runInstall(ctx context.Context, o *cmdutil.Common) error {
 	if err != nil {
 		return fmt.Errorf("claude install: %w", err)
 	}
-	l, err := o.ResolveLoop("claude install", projectDir, "project or local")
+	l, err := o.ResolveLoop("claude install", projectDir)
 	if err != nil {
 		return err
 	}
@@ -64,7 +64,7 @@ func runInstall(ctx context.Context, o *cmdutil.Common) error {
 			fmt.Fprintln(o.IO.Out, why)
 		}
 	}
-	hooks := installHooks{Binary: l.Binary, Matcher: toolMatcher(l.Spec), Record: o.Record, Store: cmdutil.StoreArgOf(l.Store), Mode: o.Mode}
+	hooks := installHooks{Binary: l.Binary, Matcher: toolMatcher(l.Spec), Record: o.Record, Store: cmdutil.StoreArgOf(l.Store), Mode: o.Mode, State: l.State}
 	switch {
 	case !l.UserWide:
 		hooks.Config = pathArg(l.Config, projectDir, true)

@@ -70,6 +70,9 @@ type installHooks struct {
 	Store string
 	// Mode is the install's --mode, passed to every hook ("": the loop's).
 	Mode string
+	// State is "user" when user-wide hooks keep each project's log in the
+	// user's state directory, else "".
+	State string
 }
 
 // pathArg renders path for a hook command: relative to
@@ -92,6 +95,9 @@ func (h installHooks) Command(event string) string {
 	}
 	if h.Log != "" {
 		parts = append(parts, "--event-log", h.Log)
+	}
+	if h.State != "" {
+		parts = append(parts, "--state", h.State)
 	}
 	if h.Record {
 		parts = append(parts, "--record")

@@ -127,9 +127,6 @@ func (o *planOptions) resolve() (*installPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if target == targetUser && o.State == project.StateUser {
-		return nil, fmt.Errorf("--state user keeps one project's log outside it; give it with --target project or directory")
-	}
 	logPath, err := project.LogPathFor(dest, o.State, o.Getenv)
 	if err != nil {
 		return nil, err

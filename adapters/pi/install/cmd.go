@@ -59,7 +59,7 @@ func runInstall(ctx context.Context, o *cmdutil.Common) error {
 	if err != nil {
 		return fmt.Errorf("pi install: %w", err)
 	}
-	l, err := o.ResolveLoop("pi install", projectDir, "project")
+	l, err := o.ResolveLoop("pi install", projectDir)
 	if err != nil {
 		return err
 	}
@@ -68,7 +68,7 @@ func runInstall(ctx context.Context, o *cmdutil.Common) error {
 		return err
 	}
 	x := PiExtension{Version: o.Version, HookLoop: l.Binary, HooksConfig: hooksConfig, Record: o.Record, Store: l.Store, Mode: o.Mode,
-		Config: l.Config, EventLog: l.Log}
+		Config: l.Config, EventLog: l.Log, State: l.State}
 	plan, err := planInstall(extPath, x, l.Spec)
 	if err != nil {
 		return fmt.Errorf("pi install: %w", err)
@@ -93,6 +93,9 @@ func runInstall(ctx context.Context, o *cmdutil.Common) error {
 	}
 	if x.EventLog != "" {
 		fmt.Fprintf(s.Out, " --event-log %s", scaffold.ShellQuote(x.EventLog))
+	}
+	if x.State != "" {
+		fmt.Fprintf(s.Out, " --state %s", x.State)
 	}
 	if x.Record {
 		fmt.Fprint(s.Out, " --record")

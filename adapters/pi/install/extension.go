@@ -28,6 +28,7 @@ type PiExtension struct {
 	Record      bool   // pass --record: pi-hook keeps each raw input in .hook-loop/trace.jsonl
 	Store       string // pass --store: the loop's log in PostgreSQL (the URL without its password)
 	Mode        string // pass --mode ("": the loop's)
+	State       string // pass --state: "user" when user-wide hooks keep each project's log in the user's state directory
 	TimeoutMS   int
 	// FailClosed and MaxStopBlocks are fallbacks for when neither hook-loop nor
 	// the loop file can be read; the extension prefers the live values.

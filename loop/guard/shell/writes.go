@@ -570,6 +570,9 @@ func (a *analyzer) shellCode(args []arg, st *state, heredoc string, depth int) {
 		s := args[i].val
 		if isCommandFlag(s) && i+1 < len(args) {
 			code := args[i+1].val
+			if args[i+1].unknown {
+				a.uncertain("sh -c runs text made as the command runs: " + clip(args[i+1].raw))
+			}
 			a.out.Inline = append(a.out.Inline, a.inlineOf("sh", code, st))
 			if depth < maxNesting {
 				a.script(code, st.sub(), depth+1)
