@@ -24,6 +24,7 @@ import (
 	"github.com/hook-loop/hook-loop/loop/session"
 	"github.com/hook-loop/hook-loop/project"
 	"github.com/hook-loop/hook-loop/testkit/mockmodel/messages"
+	"github.com/hook-loop/hook-loop/testkit/mockmodel/responses"
 )
 
 // gateAttacks are the agent's shell commands, in order, and what the model
@@ -259,5 +260,49 @@ func TestClaudeGateHoldsAgainstLauncherPipelineAndFIFO(t *testing.T) {
 		results = append(results, strings.Join(texts, "\n"))
 	}
 	checkGateAttacks(t, results, strings.Join(feedback(main[gateStopMove+1]), "\n"))
+	checkGateLog(t, logFileEvents(t, projectLogPath(t, p.dir, nil)))
+}
+
+// The launches are not put on Codex's PATH: its login shell resets PATH; the
+// refusals are the hook's all the same.
+func TestCodexGateHoldsAgainstLauncherPipelineAndFIFO(t *testing.T) {
+	t.Parallel()
+	var loopFile string
+	p := newCodexProject(t, responses.Options{Respond: func(n int, _ responses.Request) responses.Step {
+		switch m := gateMoveAt(t, loopFile, n); {
+		case m.plan:
+			return responses.Step{Patch: "*** Begin Patch\n*** Add File: PLAN.md\n+" + strings.TrimSuffix(planText, "\n") + "\n*** End Patch\n"}
+		case m.command != "":
+			return responses.Step{Command: m.command}
+		default:
+			return responses.Step{Message: m.text}
+		}
+	}}, nil)
+	loopFile = filepath.Join(p.dir, "hook-loop.json")
+	r := p.exec(t, "Add a greeting feature")
+	r.dump(t)
+	if r.exit != 0 || strings.TrimSpace(r.stdout) != "ALL STEPS PASS" {
+		t.Fatalf("codex exec exit %d stdout %q; want 0 and the final answer", r.exit, r.stdout)
+	}
+	if len(r.reqs) != len(gateMoves()) {
+		t.Fatalf("model requests: %d, want %d", len(r.reqs), len(gateMoves()))
+	}
+	var results []string
+	for i := 2; i < 2+len(gateAttacks); i++ {
+		var out []string
+		for _, m := range r.received(i) {
+			if m.Type == "function_call_output" {
+				out = append(out, m.Text)
+			}
+		}
+		results = append(results, strings.Join(out, "\n"))
+	}
+	var prompts []string
+	for _, m := range r.received(gateStopMove + 1) {
+		if m.Role == "user" && strings.Contains(m.Text, "<hook_prompt") {
+			prompts = append(prompts, m.Text)
+		}
+	}
+	checkGateAttacks(t, results, strings.Join(prompts, "\n"))
 	checkGateLog(t, logFileEvents(t, projectLogPath(t, p.dir, nil)))
 }
