@@ -23,6 +23,7 @@ import (
 	"github.com/hook-loop/hook-loop/gallery"
 	"github.com/hook-loop/hook-loop/loop/session"
 	"github.com/hook-loop/hook-loop/project"
+	"github.com/hook-loop/hook-loop/testkit/mockmodel/chat"
 	"github.com/hook-loop/hook-loop/testkit/mockmodel/messages"
 	"github.com/hook-loop/hook-loop/testkit/mockmodel/responses"
 )
@@ -305,4 +306,82 @@ func TestCodexGateHoldsAgainstLauncherPipelineAndFIFO(t *testing.T) {
 	}
 	checkGateAttacks(t, results, strings.Join(prompts, "\n"))
 	checkGateLog(t, logFileEvents(t, projectLogPath(t, p.dir, nil)))
+}
+
+// gateChatSteps are gateMoves for a harness on the chat-completions mock: plan
+// is its file tool's call writing PLAN.md, bash its shell tool's call.
+func gateChatSteps(t *testing.T, loopFile *string, plan chat.Call, bash func(command string) chat.Call) []chat.Step {
+	var steps []chat.Step
+	for n := range gateMoves() {
+		steps = append(steps, func(*chat.Request) chat.Reply {
+			switch m := gateMoveAt(t, *loopFile, n); {
+			case m.plan:
+				return chat.Reply{ToolCalls: []chat.Call{plan}}
+			case m.command != "":
+				return chat.Reply{ToolCalls: []chat.Call{bash(m.command)}}
+			default:
+				return chat.Reply{Text: m.text}
+			}
+		})
+	}
+	return steps
+}
+
+// checkGateChat checks a chat-completions harness's run: what the model read
+// after each attack and after the stop, and the log.
+func checkGateChat(t *testing.T, reqs []chat.Request, root string, env []string) {
+	t.Helper()
+	if len(reqs) != len(gateMoves()) {
+		t.Fatalf("the model got %d requests, want %d", len(reqs), len(gateMoves()))
+	}
+	var results []string
+	for _, r := range reqs[2 : 2+len(gateAttacks)] {
+		results = append(results, r.LastToolResult())
+	}
+	stop := reqs[gateStopMove+1].LastMessage()
+	if stop.Role != "user" {
+		t.Errorf("after the stop the model's last message is the %s's, want the refusal as the user's", stop.Role)
+	}
+	checkGateAttacks(t, results, stop.Content)
+	checkGateLog(t, logFileEvents(t, projectLogPath(t, root, env)))
+}
+
+func TestOpencodeGateHoldsAgainstLauncherPipelineAndFIFO(t *testing.T) {
+	var loopFile string
+	p := newOCProject(t, gateChatSteps(t, &loopFile,
+		chat.NewCall("write", map[string]any{"filePath": "PLAN.md", "content": planText}),
+		func(command string) chat.Call {
+			return chat.NewCall("bash", map[string]any{"command": command, "description": "scripted"})
+		}))
+	loopFile = filepath.Join(p.dir, "hook-loop.json")
+	writeGateProject(t, p.dir)
+	p.env = withHookLoopOnPath(t, p.env)
+	if rc := p.run("Add a greeting feature"); rc != 0 {
+		p.dump()
+		t.Fatalf("opencode run exit %d", rc)
+	}
+	checkGateChat(t, p.mock.AgentRequests(), p.dir, p.env)
+	if t.Failed() {
+		p.dump()
+	}
+}
+
+func TestPiGateHoldsAgainstLauncherPipelineAndFIFO(t *testing.T) {
+	t.Parallel()
+	var loopFile string
+	p := newPiProject(t, gateChatSteps(t, &loopFile,
+		chat.NewCall("write", map[string]any{"path": "PLAN.md", "content": planText}),
+		func(command string) chat.Call { return chat.NewCall("bash", map[string]any{"command": command}) }))
+	loopFile = filepath.Join(p.dir, "hook-loop.json")
+	writeGateProject(t, p.dir)
+	p.env = withHookLoopOnPath(t, p.env)
+	stdout, stderr, code := p.print("Add a greeting feature")
+	if code != 0 || strings.TrimSpace(stdout) != "ALL STEPS PASS" {
+		p.dump(stderr)
+		t.Fatalf("pi exit %d, stdout %q; want 0 and the final answer", code, stdout)
+	}
+	checkGateChat(t, p.mock.AgentRequests(), p.dir, p.env)
+	if t.Failed() {
+		p.dump(stderr)
+	}
 }
