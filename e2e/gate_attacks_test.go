@@ -13,6 +13,7 @@ package e2e
 // finishes. Assertions are on the event log and on what the model read.
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,35 +49,96 @@ type gateMove struct {
 	plan    bool   // write PLAN.md with the harness's file tool
 	command string // run a shell command
 	text    string // a final answer: a stop
-	fifo    bool   // before answering, the test swaps the loop file for a FIFO
+	swap    gateSwap
 }
 
-// gateMoves: the plan, the attacks, the stop with the loop file a FIFO, then
-// the real verification and the final answer.
+// gateSwap is what the test does to hook-loop's files before a move, as a
+// route no parser sees (a copied binary, an interpreter's string) would.
+type gateSwap int
+
+const (
+	noSwap         gateSwap = iota
+	fifoLoopFile            // the loop file becomes a FIFO (it stays one)
+	fifoPinnedLoop          // the session's pinned loop becomes a FIFO
+	restorePin              // the pinned loop is put back, as the person would
+)
+
+// gateMoves: the plan, the attacks, a stop with the loop file a FIFO, a stop
+// with the pinned loop a FIFO too, then the real verification and the final
+// answer.
 func gateMoves() []gateMove {
 	moves := []gateMove{{plan: true}}
 	for _, a := range gateAttacks {
 		moves = append(moves, gateMove{command: a.command})
 	}
-	return append(moves, gateMove{text: "I am done.", fifo: true}, gateMove{command: "make test"}, gateMove{text: "ALL STEPS PASS"})
+	return append(moves,
+		gateMove{text: "I am done.", swap: fifoLoopFile},
+		gateMove{text: "I am done now.", swap: fifoPinnedLoop},
+		gateMove{command: "make test", swap: restorePin},
+		gateMove{text: "ALL STEPS PASS"})
 }
 
-// gateStopMove is the index of the stop in gateMoves: the model's request
-// right after it carries the refusal.
+// gateStopMove is the index of the first stop in gateMoves (the second
+// follows it): the model's request right after a stop carries its refusal.
 var gateStopMove = 1 + len(gateAttacks)
 
-// gateMove returns the model's answer to its n-th request (0-based); at the
-// stop it first swaps the loop file for a FIFO. Past the script it repeats the
-// final answer.
-func gateMoveAt(t *testing.T, loopFile string, n int) gateMove {
+// gateRun drives gateMoves in one harness's project.
+type gateRun struct {
+	t       *testing.T
+	root    string   // the project
+	env     []string // the harness's environment
+	pin     string   // the pinned loop the test swapped for a FIFO
+	pinData []byte
+	pinMode os.FileMode
+}
+
+// move returns the model's answer to its n-th request (0-based), after
+// swapping what the move says. Past the script it repeats the final answer.
+// It runs in the mock's goroutine: failures are t.Errorf.
+func (g *gateRun) move(n int) gateMove {
 	moves := gateMoves()
 	if n >= len(moves) {
 		return moves[len(moves)-1]
 	}
-	if moves[n].fifo {
-		swapForFIFO(t, loopFile)
+	switch moves[n].swap {
+	case fifoLoopFile:
+		swapForFIFO(g.t, filepath.Join(g.root, "hook-loop.json"))
+	case fifoPinnedLoop:
+		g.pin = pinnedLoopPath(g.t, g.root, g.env)
+		fi, err := os.Stat(g.pin)
+		if err == nil {
+			g.pinMode = fi.Mode().Perm()
+			g.pinData, err = os.ReadFile(g.pin)
+		}
+		if err != nil {
+			g.t.Errorf("the pinned loop: %v", err)
+		}
+		swapForFIFO(g.t, g.pin)
+	case restorePin:
+		if err := os.Remove(g.pin); err != nil {
+			g.t.Errorf("remove the FIFO: %v", err)
+		}
+		if err := os.WriteFile(g.pin, g.pinData, g.pinMode); err != nil {
+			g.t.Errorf("restore the pinned loop: %v", err)
+		}
 	}
 	return moves[n]
+}
+
+// pinnedLoopPath is the pinned loop the project's log names (loop_pinned).
+func pinnedLoopPath(t *testing.T, root string, env []string) string {
+	path, err := findProjectLog(root, env)
+	if err != nil {
+		t.Error(err)
+		return ""
+	}
+	for _, e := range logFileEvents(t, path) {
+		if p, _ := e.Payload["path"].(string); e.EventType == session.TypeLoopPinned && p != "" {
+			return p
+		}
+	}
+	t.Errorf("%s records no pinned loop", path)
+	return ""
 }
 
 // swapForFIFO replaces path with a FIFO nobody writes to: a hook that opens it
@@ -126,25 +188,33 @@ func envValue(env []string, key string) (string, bool) {
 	return v, ok
 }
 
-// projectLogPath is the event log of the project at root: in the project
+// findProjectLog is the event log of the project at root: in the project
 // (.hook-loop/events.jsonl) or in the user's state directory, as the test's
 // environment or the harness's (env) names it — wherever install put it.
-func projectLogPath(t *testing.T, root string, env []string) string {
-	t.Helper()
+func findProjectLog(root string, env []string) (string, error) {
 	fromEnv := func(k string) string { v, _ := envValue(env, k); return v }
 	candidates := []string{project.LogPath(root), project.UserLogPath(root, os.Getenv), project.UserLogPath(root, fromEnv)}
 	for _, c := range candidates {
 		if _, err := os.Stat(c); err == nil {
-			return c
+			return c, nil
 		}
 	}
-	t.Fatalf("no event log for %s; looked at %s", root, strings.Join(candidates, ", "))
-	return ""
+	return "", fmt.Errorf("no event log for %s; looked at %s", root, strings.Join(candidates, ", "))
+}
+
+// projectLogPath is findProjectLog or the test's end.
+func projectLogPath(t *testing.T, root string, env []string) string {
+	t.Helper()
+	path, err := findProjectLog(root, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // checkGateAttacks checks what the model read: results[i] is the tool result
-// of gateAttacks[i], stopReply what it read after the stop.
-func checkGateAttacks(t *testing.T, results []string, stopReply string) {
+// of gateAttacks[i], stops[i] what it read after the i-th stop.
+func checkGateAttacks(t *testing.T, results []string, stops [2]string) {
 	t.Helper()
 	if len(results) != len(gateAttacks) {
 		t.Fatalf("the model read %d tool results for the attacks, want %d: %q", len(results), len(gateAttacks), results)
@@ -159,10 +229,16 @@ func checkGateAttacks(t *testing.T, results []string, stopReply string) {
 			t.Errorf("%q was refused; it must run (and earn nothing): %q", a.command, got)
 		}
 	}
-	t.Logf("after the stop with the loop file a FIFO:\n  -> %s", stopReply)
+	t.Logf("after the stop with the loop file a FIFO:\n  -> %s", stops[0])
 	for _, want := range []string{"you cannot stop yet", `state "executing"`, "step_done → verifying"} {
-		if !strings.Contains(stopReply, want) {
-			t.Errorf("after the stop the model read %q, want the loop's reason with %q", stopReply, want)
+		if !strings.Contains(stops[0], want) {
+			t.Errorf("after the first stop the model read %q, want the loop's reason with %q", stops[0], want)
+		}
+	}
+	t.Logf("after the stop with the pinned loop a FIFO too:\n  -> %s", stops[1])
+	for _, want := range []string{"pinned loop", "not a regular file"} {
+		if !strings.Contains(stops[1], want) {
+			t.Errorf("after the second stop the model read %q, want a refusal naming the FIFO with %q", stops[1], want)
 		}
 	}
 }
@@ -234,9 +310,9 @@ func checkGateLog(t *testing.T, evs []eventlog.Event) {
 func TestClaudeGateHoldsAgainstLauncherPipelineAndFIFO(t *testing.T) {
 	t.Parallel()
 	p := newClaudeProject(t, nil)
-	loopFile := filepath.Join(p.dir, "hook-loop.json")
+	g := &gateRun{t: t, root: p.dir}
 	r := p.run(t, messages.Script{Next: func(_ *messages.Request, n int) messages.Step {
-		switch m := gateMoveAt(t, loopFile, n); {
+		switch m := g.move(n); {
 		case m.plan:
 			return messages.Step{Tool: "Write", Input: map[string]any{"file_path": "PLAN.md", "content": planText}}
 		case m.command != "":
@@ -260,7 +336,11 @@ func TestClaudeGateHoldsAgainstLauncherPipelineAndFIFO(t *testing.T) {
 		}
 		results = append(results, strings.Join(texts, "\n"))
 	}
-	checkGateAttacks(t, results, strings.Join(feedback(main[gateStopMove+1]), "\n"))
+	var stops [2]string
+	for i := range stops {
+		stops[i] = strings.Join(feedback(main[gateStopMove+1+i]), "\n")
+	}
+	checkGateAttacks(t, results, stops)
 	checkGateLog(t, logFileEvents(t, projectLogPath(t, p.dir, nil)))
 }
 
@@ -268,9 +348,9 @@ func TestClaudeGateHoldsAgainstLauncherPipelineAndFIFO(t *testing.T) {
 // refusals are the hook's all the same.
 func TestCodexGateHoldsAgainstLauncherPipelineAndFIFO(t *testing.T) {
 	t.Parallel()
-	var loopFile string
+	g := &gateRun{t: t}
 	p := newCodexProject(t, responses.Options{Respond: func(n int, _ responses.Request) responses.Step {
-		switch m := gateMoveAt(t, loopFile, n); {
+		switch m := g.move(n); {
 		case m.plan:
 			return responses.Step{Patch: "*** Begin Patch\n*** Add File: PLAN.md\n+" + strings.TrimSuffix(planText, "\n") + "\n*** End Patch\n"}
 		case m.command != "":
@@ -279,7 +359,7 @@ func TestCodexGateHoldsAgainstLauncherPipelineAndFIFO(t *testing.T) {
 			return responses.Step{Message: m.text}
 		}
 	}}, nil)
-	loopFile = filepath.Join(p.dir, "hook-loop.json")
+	g.root = p.dir
 	r := p.exec(t, "Add a greeting feature")
 	r.dump(t)
 	if r.exit != 0 || strings.TrimSpace(r.stdout) != "ALL STEPS PASS" {
@@ -288,33 +368,35 @@ func TestCodexGateHoldsAgainstLauncherPipelineAndFIFO(t *testing.T) {
 	if len(r.reqs) != len(gateMoves()) {
 		t.Fatalf("model requests: %d, want %d", len(r.reqs), len(gateMoves()))
 	}
-	var results []string
-	for i := 2; i < 2+len(gateAttacks); i++ {
+	// what request i carried of type typ (and role, for messages)
+	got := func(i int, typ, role string) string {
 		var out []string
 		for _, m := range r.received(i) {
-			if m.Type == "function_call_output" {
+			if m.Type == typ && m.Role == role {
 				out = append(out, m.Text)
 			}
 		}
-		results = append(results, strings.Join(out, "\n"))
+		return strings.Join(out, "\n")
 	}
-	var prompts []string
-	for _, m := range r.received(gateStopMove + 1) {
-		if m.Role == "user" && strings.Contains(m.Text, "<hook_prompt") {
-			prompts = append(prompts, m.Text)
-		}
+	var results []string
+	for i := 2; i < 2+len(gateAttacks); i++ {
+		results = append(results, got(i, "function_call_output", ""))
 	}
-	checkGateAttacks(t, results, strings.Join(prompts, "\n"))
+	var stops [2]string
+	for i := range stops {
+		stops[i] = got(gateStopMove+1+i, "message", "user")
+	}
+	checkGateAttacks(t, results, stops)
 	checkGateLog(t, logFileEvents(t, projectLogPath(t, p.dir, nil)))
 }
 
 // gateChatSteps are gateMoves for a harness on the chat-completions mock: plan
 // is its file tool's call writing PLAN.md, bash its shell tool's call.
-func gateChatSteps(t *testing.T, loopFile *string, plan chat.Call, bash func(command string) chat.Call) []chat.Step {
+func gateChatSteps(g *gateRun, plan chat.Call, bash func(command string) chat.Call) []chat.Step {
 	var steps []chat.Step
 	for n := range gateMoves() {
 		steps = append(steps, func(*chat.Request) chat.Reply {
-			switch m := gateMoveAt(t, *loopFile, n); {
+			switch m := g.move(n); {
 			case m.plan:
 				return chat.Reply{ToolCalls: []chat.Call{plan}}
 			case m.command != "":
@@ -328,7 +410,7 @@ func gateChatSteps(t *testing.T, loopFile *string, plan chat.Call, bash func(com
 }
 
 // checkGateChat checks a chat-completions harness's run: what the model read
-// after each attack and after the stop, and the log.
+// after each attack and after each stop, and the log.
 func checkGateChat(t *testing.T, reqs []chat.Request, root string, env []string) {
 	t.Helper()
 	if len(reqs) != len(gateMoves()) {
@@ -338,24 +420,28 @@ func checkGateChat(t *testing.T, reqs []chat.Request, root string, env []string)
 	for _, r := range reqs[2 : 2+len(gateAttacks)] {
 		results = append(results, r.LastToolResult())
 	}
-	stop := reqs[gateStopMove+1].LastMessage()
-	if stop.Role != "user" {
-		t.Errorf("after the stop the model's last message is the %s's, want the refusal as the user's", stop.Role)
+	var stops [2]string
+	for i := range stops {
+		m := reqs[gateStopMove+1+i].LastMessage()
+		if m.Role != "user" {
+			t.Errorf("after stop %d the model's last message is the %s's, want the refusal as the user's", i+1, m.Role)
+		}
+		stops[i] = m.Content
 	}
-	checkGateAttacks(t, results, stop.Content)
+	checkGateAttacks(t, results, stops)
 	checkGateLog(t, logFileEvents(t, projectLogPath(t, root, env)))
 }
 
 func TestOpencodeGateHoldsAgainstLauncherPipelineAndFIFO(t *testing.T) {
-	var loopFile string
-	p := newOCProject(t, gateChatSteps(t, &loopFile,
+	g := &gateRun{t: t}
+	p := newOCProject(t, gateChatSteps(g,
 		chat.NewCall("write", map[string]any{"filePath": "PLAN.md", "content": planText}),
 		func(command string) chat.Call {
 			return chat.NewCall("bash", map[string]any{"command": command, "description": "scripted"})
 		}))
-	loopFile = filepath.Join(p.dir, "hook-loop.json")
 	writeGateProject(t, p.dir)
 	p.env = withHookLoopOnPath(t, p.env)
+	g.root, g.env = p.dir, p.env
 	if rc := p.run("Add a greeting feature"); rc != 0 {
 		p.dump()
 		t.Fatalf("opencode run exit %d", rc)
@@ -368,13 +454,13 @@ func TestOpencodeGateHoldsAgainstLauncherPipelineAndFIFO(t *testing.T) {
 
 func TestPiGateHoldsAgainstLauncherPipelineAndFIFO(t *testing.T) {
 	t.Parallel()
-	var loopFile string
-	p := newPiProject(t, gateChatSteps(t, &loopFile,
+	g := &gateRun{t: t}
+	p := newPiProject(t, gateChatSteps(g,
 		chat.NewCall("write", map[string]any{"path": "PLAN.md", "content": planText}),
 		func(command string) chat.Call { return chat.NewCall("bash", map[string]any{"command": command}) }))
-	loopFile = filepath.Join(p.dir, "hook-loop.json")
 	writeGateProject(t, p.dir)
 	p.env = withHookLoopOnPath(t, p.env)
+	g.root, g.env = p.dir, p.env
 	stdout, stderr, code := p.print("Add a greeting feature")
 	if code != 0 || strings.TrimSpace(stdout) != "ALL STEPS PASS" {
 		p.dump(stderr)
