@@ -192,7 +192,13 @@ func envValue(env []string, key string) (string, bool) {
 // (.hook-loop/events.jsonl) or in the user's state directory, as the test's
 // environment or the harness's (env) names it — wherever install put it.
 func findProjectLog(root string, env []string) (string, error) {
-	fromEnv := func(k string) string { v, _ := envValue(env, k); return v }
+	fromEnv := func(k string) string {
+		v, ok := envValue(env, k)
+		if home, _ := envValue(env, "HOME"); k == "XDG_STATE_HOME" && !ok && home != "" {
+			return filepath.Join(home, ".local", "state") // XDG's default under env's HOME
+		}
+		return v
+	}
 	candidates := []string{project.LogPath(root), project.UserLogPath(root, os.Getenv), project.UserLogPath(root, fromEnv)}
 	for _, c := range candidates {
 		if _, err := os.Stat(c); err == nil {
@@ -310,7 +316,8 @@ func checkGateLog(t *testing.T, evs []eventlog.Event) {
 func TestClaudeGateHoldsAgainstLauncherPipelineAndFIFO(t *testing.T) {
 	t.Parallel()
 	p := newClaudeProject(t, nil)
-	g := &gateRun{t: t, root: p.dir}
+	// claude runs with HOME in the project's temp dir (p.run)
+	g := &gateRun{t: t, root: p.dir, env: []string{"HOME=" + p.home}}
 	r := p.run(t, messages.Script{Next: func(_ *messages.Request, n int) messages.Step {
 		switch m := g.move(n); {
 		case m.plan:
@@ -341,7 +348,7 @@ func TestClaudeGateHoldsAgainstLauncherPipelineAndFIFO(t *testing.T) {
 		stops[i] = strings.Join(feedback(main[gateStopMove+1+i]), "\n")
 	}
 	checkGateAttacks(t, results, stops)
-	checkGateLog(t, logFileEvents(t, projectLogPath(t, p.dir, nil)))
+	checkGateLog(t, logFileEvents(t, projectLogPath(t, p.dir, g.env)))
 }
 
 // The launches are not put on Codex's PATH: its login shell resets PATH; the
@@ -359,7 +366,8 @@ func TestCodexGateHoldsAgainstLauncherPipelineAndFIFO(t *testing.T) {
 			return responses.Step{Message: m.text}
 		}
 	}}, nil)
-	g.root = p.dir
+	// codex runs with HOME beside CODEX_HOME (p.exec)
+	g.root, g.env = p.dir, []string{"HOME=" + filepath.Dir(p.home)}
 	r := p.exec(t, "Add a greeting feature")
 	r.dump(t)
 	if r.exit != 0 || strings.TrimSpace(r.stdout) != "ALL STEPS PASS" {
@@ -387,7 +395,7 @@ func TestCodexGateHoldsAgainstLauncherPipelineAndFIFO(t *testing.T) {
 		stops[i] = got(gateStopMove+1+i, "message", "user")
 	}
 	checkGateAttacks(t, results, stops)
-	checkGateLog(t, logFileEvents(t, projectLogPath(t, p.dir, nil)))
+	checkGateLog(t, logFileEvents(t, projectLogPath(t, p.dir, g.env)))
 }
 
 // gateChatSteps are gateMoves for a harness on the chat-completions mock: plan
