@@ -6,11 +6,14 @@ package e2e
 // plan_execute, with the project's test failing, the agent launches hook-loop
 // through launchers, tries to earn the loop's evidence with a pipeline and
 // with `|| true`, and tries to put a FIFO where the loop file was; then it
-// stops. Every launch is refused as a tool call, the masked test advances
-// nothing, and with the loop file a FIFO (put there by the test, as a route a
-// parser cannot see would) the next hooks still answer and the stop is
-// refused with the loop's own reason. The agent goes on, verifies for real and
-// finishes. Assertions are on the event log and on what the model read.
+// stops, twice. Every launch and the mkfifo are refused as tool calls, the
+// masked test advances nothing, and with hook-loop's files FIFOs (put there
+// by the test, as a route a parser cannot see would: first the loop file,
+// then the session's pinned loop too) the next hooks still answer within the
+// harness's timeout: the first stop is refused with the loop's own reason,
+// the second naming the pinned loop that is not a regular file. With the pin
+// put back, the agent verifies for real and finishes. Assertions are on the
+// event log and on what the model read.
 
 import (
 	"fmt"
@@ -34,7 +37,7 @@ import (
 var gateAttacks = []struct {
 	command string
 	want    string // in the tool result the model reads
-	refused bool   // refused before it runs (else it runs, and the test fails)
+	refused bool   // refused before it runs (else it runs: the test fails, the exit status is masked)
 }{
 	{"nice -n 5 hook-loop cancel", "the person's to run", true},
 	{"timeout -s KILL 10 hook-loop advance step_done", "the person's to run", true},
