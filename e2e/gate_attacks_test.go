@@ -16,7 +16,6 @@ package e2e
 // event log and on what the model read.
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,7 +25,6 @@ import (
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/gallery"
 	"github.com/hook-loop/hook-loop/loop/session"
-	"github.com/hook-loop/hook-loop/project"
 	"github.com/hook-loop/hook-loop/testkit/mockmodel/chat"
 	"github.com/hook-loop/hook-loop/testkit/mockmodel/messages"
 	"github.com/hook-loop/hook-loop/testkit/mockmodel/responses"
@@ -178,47 +176,6 @@ func withHookLoopOnPath(t *testing.T, env []string) []string {
 		path = v
 	}
 	return append(env, "PATH="+filepath.Dir(hookLoopBinary(t))+string(os.PathListSeparator)+path)
-}
-
-// envValue is the last value env gives key, as exec would pass it.
-func envValue(env []string, key string) (string, bool) {
-	v, ok := "", false
-	for _, kv := range env {
-		if k, val, found := strings.Cut(kv, "="); found && k == key {
-			v, ok = val, true
-		}
-	}
-	return v, ok
-}
-
-// findProjectLog is the event log of the project at root: in the project
-// (.hook-loop/events.jsonl) or in the user's state directory, as the test's
-// environment or the harness's (env) names it — wherever install put it.
-func findProjectLog(root string, env []string) (string, error) {
-	fromEnv := func(k string) string {
-		v, ok := envValue(env, k)
-		if home, _ := envValue(env, "HOME"); k == "XDG_STATE_HOME" && !ok && home != "" {
-			return filepath.Join(home, ".local", "state") // XDG's default under env's HOME
-		}
-		return v
-	}
-	candidates := []string{project.LogPath(root), project.UserLogPath(root, os.Getenv), project.UserLogPath(root, fromEnv)}
-	for _, c := range candidates {
-		if _, err := os.Stat(c); err == nil {
-			return c, nil
-		}
-	}
-	return "", fmt.Errorf("no event log for %s; looked at %s", root, strings.Join(candidates, ", "))
-}
-
-// projectLogPath is findProjectLog or the test's end.
-func projectLogPath(t *testing.T, root string, env []string) string {
-	t.Helper()
-	path, err := findProjectLog(root, env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return path
 }
 
 // checkGateAttacks checks what the model read: results[i] is the tool result
