@@ -1,12 +1,14 @@
 package templates
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hook-loop/hook-loop/testkit/need"
 )
@@ -69,10 +71,17 @@ console.log(JSON.stringify(out))
 	if err := os.WriteFile(f, []byte(driver), 0o644); err != nil {
 		p.t.Fatal(err)
 	}
-	cmd := exec.Command(p.node, f)
+	// Bounded: an extension that waits forever must fail the test, not hang it.
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, p.node, f)
 	cmd.Dir = p.proj
 	cmd.Env = append(os.Environ(), p.env...)
+	cmd.WaitDelay = 5 * time.Second
 	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		p.t.Fatalf("the driver did not finish within 60 s\n%s", out)
+	}
 	if err != nil {
 		p.t.Fatalf("driver: %v\n%s", err, out)
 	}
