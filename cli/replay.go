@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -40,8 +41,8 @@ func NewCmdReplay(f *Factory, hs []setup.Harness, runF func(*ReplayOptions) erro
 	o := &ReplayOptions{}
 	return &cli.Command{
 		Name:      "replay",
-		Usage:     "feed a recorded trace (.hook-loop/trace.jsonl) through a loop file and print each decision",
-		ArgsUsage: "TRACE",
+		Usage:     "feed a recorded trace (trace.jsonl beside the project's log) through a loop file and print each decision",
+		ArgsUsage: "[TRACE]",
 		Description: "Record a real session by installing the hooks with --record, then replay it against an\n" +
 			"edited loop without spending a token. Each line shows the event, the rules that matched,\n" +
 			"the decision and the state. Nothing is written unless --event-log is given.",
@@ -53,10 +54,15 @@ func NewCmdReplay(f *Factory, hs []setup.Harness, runF func(*ReplayOptions) erro
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object per event", Destination: &o.json},
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return exitf(2, "usage: replay needs exactly one TRACE file (see 'hook-loop replay --help')")
+			switch c.NArg() {
+			case 0:
+				// What hooks installed with --record keep, beside the project's log.
+				o.trace = filepath.Join(filepath.Dir(project.FindLog(project.Root(f.Cwd()), f.Getenv)), "trace.jsonl")
+			case 1:
+				o.trace = c.Args().First()
+			default:
+				return exitf(2, "usage: replay takes one TRACE file (see 'hook-loop replay --help')")
 			}
-			o.trace = c.Args().First()
 			o.IO, o.WorkDir, o.Adapters = f.IOStreams, f.Cwd(), hooks.Adapters(registry.Hooks(hs))
 			o.OwnedPaths = hooks.OwnedPaths(registry.Hooks(hs), f.Home(), f.Getenv)
 			return run(runF, func(o *ReplayOptions) error { return runReplay(c.Context, o) }, o)
