@@ -113,8 +113,18 @@ type Call struct {
 	// Targets are the absolute paths of Analysis.Writes, each once: path_match
 	// rules, protected_paths and the state's policy judge this list.
 	Targets []string
-	// env is the shell environment the call runs in.
+	// env is the shell environment the call runs in; res resolves paths in
+	// it, sharing what it learns across the call's checks.
 	env shell.Env
+	res *shell.Resolver
+}
+
+// resolver is c's, or a new one for a Call not made by Read.
+func (c Call) resolver() *shell.Resolver {
+	if c.res == nil {
+		return shell.NewResolver(c.env)
+	}
+	return c.res
 }
 
 // env is the shell environment a tool call of ev runs in.
@@ -136,7 +146,7 @@ func (p *Policy) env(ev *loop.HookEvent) shell.Env {
 // its targets (symlinks on existing prefixes followed).
 func (p *Policy) Read(ev *loop.HookEvent) Call {
 	env := p.env(ev)
-	c := Call{env: env}
+	c := Call{env: env, res: shell.NewResolver(env)}
 	if ev.Command != "" {
 		c.Calls = shell.Parse(ev.Command)
 		c.Analysis = shell.Analyze(ev.Command, env)
@@ -146,12 +156,12 @@ func (p *Policy) Read(ev *loop.HookEvent) Call {
 		if d == "" || strings.HasPrefix(d, "/dev/") {
 			continue
 		}
-		for _, r := range shell.Resolve(d, env) {
+		for _, r := range c.res.Resolve(d) {
 			c.Analysis.Writes = append(c.Analysis.Writes, shell.Target{Path: r, Op: ev.ToolName, Word: d})
 		}
 	}
 	for _, d := range ev.ReadPaths {
-		for _, r := range shell.Resolve(d, env) {
+		for _, r := range c.res.Resolve(d) {
 			c.Analysis.Named = append(c.Analysis.Named, shell.Name{Path: r, Prog: ev.ToolName, Word: d, Reader: true, Tree: true})
 		}
 	}
@@ -169,11 +179,10 @@ func (p *Policy) Read(ev *loop.HookEvent) Call {
 // the call c reports paths: each resolved through its symlinks, a symlinked
 // file protected both as the link and as its target, folders ending in "/".
 func (p *Policy) Protected(c Call) []string {
-	env := c.env
 	var out []string
 	for _, f := range LoopFiles(p.Root, p.ConfigPath, p.LogPath, p.OwnedPaths) {
 		folder := strings.HasSuffix(f, string(filepath.Separator))
-		for _, r := range shell.Resolve(filepath.Clean(f), env) {
+		for _, r := range c.resolver().Resolve(filepath.Clean(f)) {
 			if folder {
 				r += string(filepath.Separator)
 			}

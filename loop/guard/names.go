@@ -35,7 +35,7 @@ func (p *Policy) readsSecret(c Call) (string, bool) {
 	var secrets []string
 	for _, s := range p.SecretPaths {
 		folder := strings.HasSuffix(s, string(filepath.Separator))
-		for _, r := range shell.Resolve(filepath.Clean(s), c.env) {
+		for _, r := range c.resolver().Resolve(filepath.Clean(s)) {
 			if folder {
 				r += string(filepath.Separator)
 			}

@@ -171,7 +171,7 @@ func locksOwnFiles(c Call, protected []string) (string, bool) {
 			if strings.HasPrefix(a, "-") {
 				continue
 			}
-			for _, r := range shell.Resolve(a, c.env) {
+			for _, r := range c.resolver().Resolve(a) {
 				if f := underAny(r, protected); f != "" {
 					return r, true
 				}

@@ -849,8 +849,21 @@ func splitPath(p string) []string {
 // targets: symlinks on its existing prefix resolved, and when its last part is
 // itself a symlink, the link's own path as a second entry. A guard resolves
 // its protected paths with it so that both sides compare alike.
-func Resolve(p string, env Env) []string {
-	a := newAnalyzer(env)
+func Resolve(p string, env Env) []string { return NewResolver(env).Resolve(p) }
+
+// Resolver resolves many paths in one environment as Resolve does, sharing
+// what it learns of their directories: a guard resolves a score of protected
+// paths per tool call, most under the same few folders.
+type Resolver struct{ a *analyzer }
+
+// NewResolver is a Resolver for paths relative to env.Dir.
+func NewResolver(env Env) *Resolver { return &Resolver{a: newAnalyzer(env)} }
+
+// Resolve is the package's Resolve with the resolver's caches.
+func (r *Resolver) Resolve(p string) []string {
+	a := r.a
+	a.out.Writes = a.out.Writes[:0]
+	clear(a.seen)
 	a.write(&state{dir: a.env.Dir, vars: &scope{}}, p, "", p, false)
 	out := make([]string, len(a.out.Writes))
 	for i, t := range a.out.Writes {
