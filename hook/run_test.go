@@ -212,3 +212,24 @@ func TestHookProtectsTheLifecycleExecutors(t *testing.T) {
 		t.Errorf("a file the declaration does not name was refused: %q", got)
 	}
 }
+
+// TestHookProtectsTheHookBinaries: the binary answering the hook and its
+// sibling are protected files: replaced by `exit 0`, every hook would allow.
+func TestHookProtectsTheHookBinaries(t *testing.T) {
+	t.Setenv(eventlog.StateDirEnv, t.TempDir())
+	root := project(t, "")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	dir := filepath.Dir(exe)
+	for _, cmd := range []string{
+		"cp /bin/true " + filepath.Join(dir, "hook-loop-hook"), "chmod 000 " + exe,
+		"printf '#!/bin/sh\\nexit 0\\n' > " + filepath.Join(dir, "hook-loop"), "ln -sf /bin/true " + filepath.Join(dir, "hook-loop-hook"),
+	} {
+		in, _ := json.Marshal(map[string]string{"session": "s", "command": cmd})
+		if got := string(run(t, root, root, "PreToolUse", string(in), false).Stdout); !strings.HasPrefix(got, "block:") {
+			t.Errorf("%s: %q, want a refusal", cmd, got)
+		}
+	}
+}

@@ -91,6 +91,8 @@ func TestOddToolInputsAreJudgedOnWhatTheyHold(t *testing.T) {
 		{"mcp__shell__exec", `{"command":["rm","-f","hook-loop.json"]}`, true},
 		{"mcp__shell__exec", `{"command":"rm -f hook-loop.json"}`, true},
 		{"mcp__shell__exec", `{"command":{"run":"x","file":"hook-loop.json"}}`, true},
+		{"mcp__shell__exec", `{"command":{"argv":["sh","-c","rm -f hook-loop.json"]}}`, true},
+		{"mcp__shell__exec", `{"command":{"cmd":"rm -f *.json","cwd":"."}}`, true},
 		{"mcp__fs__write", `{"path":{"nested":{"p":"hook-loop.json"}}}`, true},
 		{"mcp__shell__exec", `{"command":["ls","-la"]}`, false},
 		{"Bash", `{"command":["go","test","./..."]}`, false},

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"path/filepath"
+	"strings"
 
 	"github.com/hook-loop/hook-loop/loop/guard/shell"
 	"github.com/tidwall/gjson"
@@ -25,7 +26,14 @@ func Command(v gjson.Result) (cmd string, odd []string) {
 		v.ForEach(func(_, w gjson.Result) bool { argv = append(argv, w.Str); return true })
 		return shell.JoinArgv(argv), nil
 	}
-	return "", Strings(v)
+	// Any other shape is judged on what it holds both ways: its strings as one
+	// argv ({"argv": ["sh", "-c", "rm x"]}) and each as a command line of its
+	// own ({"cmd": "rm x", "cwd": "/"}), and each again as a path written.
+	odd = Strings(v)
+	if len(odd) == 0 {
+		return "", nil
+	}
+	return shell.JoinArgv(odd) + "\n" + strings.Join(odd, "\n"), odd
 }
 
 // AllStrings reports whether every item of the array v is a string.

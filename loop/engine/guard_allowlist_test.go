@@ -22,7 +22,8 @@ func TestGuardProtectsByAllowlist(t *testing.T) {
 		"zip -m x.zip hook-loop.json", "rename s/json/bak/ hook-loop.json", "ex -sc 'wq' hook-loop.json",
 		"vim -es -c '%d' -c wq hook-loop.json", "ed hook-loop.json < script.ed",
 		"python3 -m zipfile -e x.zip .hook-loop", "git checkout-index -f hook-loop.json",
-		"git read-tree -u --reset HEAD -- hook-loop.json", "sort --output=hook-loop.json a.txt",
+		"git read-tree -u --reset HEAD -- hook-loop.json", "git read-tree -u --reset HEAD~0 && git checkout-index -fa",
+		"git checkout-index --all --force", "sort --output=hook-loop.json a.txt",
 		"yq -i .x=1 hook-loop.json", "xxd a.txt hook-loop.json", "truncate -s0 cfg.json",
 		// Shell text that runs later or is made as it runs.
 		"trap 'rm hook-loop.json' EXIT", "alias ll='rm hook-loop.json'; ll",

@@ -267,6 +267,10 @@ func (p *Policy) checkLoopFiles(c Call) Check {
 		return Check{Blocked: true, Rule: "loop_file",
 			Reason: fmt.Sprintf("hook-loop blocked reading %s: the event log's keys and the pinned loops are hook-loop's alone, not the agent's to read or write. Work on the task instead.", f)}
 	}
+	if len(an.Writes) == 0 && len(an.Inline) == 0 && len(an.Uncertain) == 0 && !takesLock(c) &&
+		!slices.ContainsFunc(an.Named, func(n shell.Name) bool { return !n.Reader }) {
+		return Check{} // only readers: nothing but the secrets is theirs to miss
+	}
 	protected := p.Protected(c)
 	if f, ok := locksOwnFiles(c, protected); ok {
 		return Check{Blocked: true, Rule: "loop_lock",

@@ -230,6 +230,17 @@ func (a *analyzer) git(args []arg, st *state) {
 		if has(opts, "f", "force", "discard-changes") {
 			tree("git switch -f")
 		}
+	case "read-tree":
+		// -u writes the work tree to match the index it reads.
+		if _, opts := options(rest, "", []string{"prefix", "index-output", "exclude-per-directory"}); has(opts, "u") {
+			tree("git read-tree -u")
+		}
+	case "checkout-index":
+		ops, opts := options(rest, "", []string{"prefix", "stage"})
+		if has(opts, "a", "all", "stdin") {
+			tree("git checkout-index -a")
+		}
+		a.gitPaths(&gst, ops, "git checkout-index")
 	}
 }
 
