@@ -343,9 +343,11 @@ func runHookLoop(t *testing.T, dir string, env []string, args ...string) string 
 	return string(out)
 }
 
-func readTrace(t *testing.T, dir string) []byte {
+// readTrace reads the trace beside the project's log, found as the hooks
+// found it with the harness's environment env.
+func readTrace(t *testing.T, dir string, env []string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(filepath.Dir(projectLog(dir)), "trace.jsonl"))
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(projectLogPath(t, dir, env)), "trace.jsonl"))
 	if err != nil {
 		t.Fatalf("no trace recorded: %v", err)
 	}
@@ -516,7 +518,7 @@ wire_api = "responses"
 	if st.used() < len(st.acts) {
 		t.Errorf("the model used %d of its %d scripted actions", st.used(), len(st.acts))
 	}
-	return readTrace(t, dir), dir, home
+	return readTrace(t, dir, env), dir, home
 }
 
 // ---------------------------------------------------------------- Claude Code
@@ -598,7 +600,7 @@ func recordClaude(t *testing.T, loopName string, sc traceScenario) ([]byte, stri
 	if st.used() < len(st.acts) {
 		t.Errorf("the model used %d of its %d scripted actions", st.used(), len(st.acts))
 	}
-	return readTrace(t, dir), dir, home
+	return readTrace(t, dir, env), dir, home
 }
 
 // ---------------------------------------------------------------- opencode and pi
@@ -720,7 +722,7 @@ func recordOpencode(t *testing.T, loopName string, sc traceScenario) ([]byte, st
 	if st.used() < len(st.acts) {
 		t.Errorf("the model used %d of its %d scripted actions", st.used(), len(st.acts))
 	}
-	return readTrace(t, dir), dir, home
+	return readTrace(t, dir, env), dir, home
 }
 
 func recordPi(t *testing.T, loopName string, sc traceScenario) ([]byte, string, string) {
@@ -787,5 +789,5 @@ func recordPi(t *testing.T, loopName string, sc traceScenario) ([]byte, string, 
 	if st.used() < len(st.acts) {
 		t.Errorf("the model used %d of its %d scripted actions", st.used(), len(st.acts))
 	}
-	return readTrace(t, dir), dir, home
+	return readTrace(t, dir, env), dir, home
 }

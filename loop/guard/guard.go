@@ -278,7 +278,7 @@ func (p *Policy) checkLoopFiles(c Call) Check {
 	}
 	if n, f, ok := namesProtected(an.Named, protected); ok {
 		return Check{Blocked: true, Rule: "loop_file",
-			Reason: fmt.Sprintf("hook-loop blocked `%s` on %s: only programs that just read (cat, grep, jq, git diff, hook-loop status, ...) may name the loop's own files (its definition, log, state and hook configuration). Work on the task instead.", n.Prog, p.display(strings.TrimSuffix(f, string(filepath.Separator))))}
+			Reason: fmt.Sprintf("hook-loop blocked a change to %s: the loop's own files (its definition, log, state and hook configuration) are not the agent's to edit, and `%s` is not a program that only reads them (cat, grep, jq, git diff, hook-loop status, ...). Work on the task instead.", p.display(strings.TrimSuffix(f, string(filepath.Separator))), n.Prog)}
 	}
 	hit := ""
 	if t, f, ok := an.Hit(protected); ok {

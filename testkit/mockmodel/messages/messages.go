@@ -15,6 +15,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -111,9 +112,11 @@ func (s *Server) MainRequests() []Request {
 
 // Env is the environment that runs `claude -p` against this mock and nothing
 // else (harness/claude/mock/README.md: with it, strace shows exactly one TCP
-// connection, to the mock). home isolates Claude Code's config and state.
+// connection, to the mock). home isolates Claude Code's config and state;
+// hook-loop's state directory, when the test set one, is passed on so that
+// the hooks and the test's own reads of the log agree on where it lives.
 func (s *Server) Env(home string) []string {
-	return []string{
+	env := []string{
 		"PATH=/usr/local/bin:/usr/bin:/bin",
 		"HOME=" + home,
 		"TERM=dumb",
@@ -125,6 +128,10 @@ func (s *Server) Env(home string) []string {
 		"DISABLE_TELEMETRY=1",
 		"DISABLE_ERROR_REPORTING=1",
 	}
+	if d := os.Getenv("HOOK_LOOP_STATE_DIR"); d != "" {
+		env = append(env, "HOOK_LOOP_STATE_DIR="+d)
+	}
+	return env
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
