@@ -67,6 +67,7 @@ func commands(f *Factory, hs []setup.Harness) []*cli.Command {
 		NewCmdServe(f, hs, nil),
 		NewCmdDoctor(f, hs, nil),
 		NewCmdCompletion(f, nil),
+		NewCmdVersion(f, nil),
 	)
 }
 
