@@ -112,8 +112,11 @@ func (o *planOptions) resolve() (*installPlan, error) {
 	for _, t := range CodexTargets {
 		valid = valid || t == target
 	}
+	if target == "local" {
+		return nil, fmt.Errorf("--scope local: Codex reads no per-person project file (.codex/hooks.json is shared); expected one of %s", strings.Join(CodexTargets, ", "))
+	}
 	if !valid {
-		return nil, fmt.Errorf("--target %q: expected one of %s", target, strings.Join(CodexTargets, ", "))
+		return nil, fmt.Errorf("--scope %q: expected one of %s", target, strings.Join(CodexTargets, ", "))
 	}
 	dest, missing, err := scaffold.Destination(o.Destination)
 	if err != nil {
