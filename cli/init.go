@@ -22,7 +22,7 @@ import (
 // SchemaFile is where init writes the JSON Schema, beside the loop: the
 // loop's "$schema" names it relatively, so editors find it in every checkout
 // (it is committed with the loop, unlike .hook-loop/).
-const SchemaFile = "hook-loop.schema.json"
+const SchemaFile = project.SchemaName
 
 // InitOptions are init's arguments.
 type InitOptions struct {

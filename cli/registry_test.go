@@ -140,7 +140,7 @@ func TestRunFSeesParsedFlags(t *testing.T) {
 	var got *toyharness.InstallOptions
 	cmd := toyharness.NewCmdInstall(f, func(o *toyharness.InstallOptions) error { got = o; return nil })
 	app := NewApp(f, nil)
-	app.Commands = append(app.Commands, cmd)
+	app.Commands = []*cli.Command{cmd}
 	if err := app.Run([]string{"hook-loop", "install", "--write", "--destination", "sub"}); err != nil {
 		t.Fatal(err)
 	}

@@ -415,8 +415,12 @@ func planUninstall(o planOptions) (*installPlan, error) {
 			p.Changes = append(p.Changes, scaffold.Change{Path: p.HooksPath, Before: before, After: after, Note: note})
 		}
 	}
-	changes, notes := scaffold.Purge(o.Purge, p.ConfigPath, p.LogPath)
+	changes, notes := scaffold.Purge(o.Purge, p.ConfigPath, scaffold.StateDirs(p.Dest, p.LogPath, o.Getenv)...)
 	p.Changes, p.Notes = append(p.Changes, changes...), append(p.Notes, notes...)
+	if p.Changes, notes, err = scaffold.Tidy(p.Dest, p.Changes, p.Target != targetUser); err != nil {
+		return nil, err
+	}
+	p.Notes = append(p.Notes, notes...)
 	return p, nil
 }
 
