@@ -63,8 +63,11 @@ answer_hook() {
 
 echo "== npm install -g of the tarballs (offline)"
 prefix="$work/npm-global"
+# ./ makes npm read a path, not a GitHub owner/repo. Offline, the optional
+# dependencies the registry would bring are skipped; the launcher finds the
+# platform package installed beside it.
 npm install -g --prefix "$prefix" --offline --no-audit --no-fund --loglevel=error \
-  "dist/npm/hook-loop-$version.tgz" "dist/npm/hook-loop-$os-$arch-$version.tgz"
+  "./dist/npm/hook-loop-$version.tgz" "./dist/npm/hook-loop-$os-$arch-$version.tgz"
 got=$("$prefix/bin/hook-loop" --version)
 [ "$got" = "hook-loop version $version" ] || fail "$prefix/bin/hook-loop --version printed '$got', want the stamped $version"
 "$prefix/bin/hook-loop" version | grep -q "^hook-loop $version (commit $commit, built " || fail "hook-loop version: $("$prefix/bin/hook-loop" version)"
