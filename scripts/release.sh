@@ -34,9 +34,8 @@ export PATH="$bin:$PATH"
 # GoReleaser leaves its own empty in a snapshot of a clone with no remote.
 HOOK_LOOP_COMMIT=$(git rev-parse HEAD)
 HOOK_LOOP_SHORT=$(git rev-parse --short=7 HEAD)
-HOOK_LOOP_DATE=$(git log -1 --format=%cI HEAD)
 HOOK_LOOP_COMMIT_TIME=$(git log -1 --format=%ct HEAD)
-export HOOK_LOOP_COMMIT HOOK_LOOP_SHORT HOOK_LOOP_DATE HOOK_LOOP_COMMIT_TIME
+export HOOK_LOOP_COMMIT HOOK_LOOP_SHORT HOOK_LOOP_COMMIT_TIME
 
 args=(release --clean)
 if [ "${1:-}" = "--snapshot" ]; then
