@@ -116,7 +116,11 @@ func Purge(purge bool, configPath string, stateDirs ...string) (changes []Change
 				kept = append(kept, d)
 			}
 		}
-		return nil, []string{fmt.Sprintf("kept %s (add --purge to remove them)", strings.Join(kept, " and "))}
+		them := "them"
+		if len(kept) == 1 {
+			them = "it"
+		}
+		return nil, []string{fmt.Sprintf("kept %s (add --purge to remove %s)", strings.Join(kept, " and "), them)}
 	}
 	if b, err := os.ReadFile(configPath); err == nil {
 		changes = append(changes, Change{Path: configPath, Before: b, Note: "the loop file (--purge)"})
