@@ -37,6 +37,9 @@ func NewCmdHarnessVerb(f *Factory, hs []setup.Harness, verb string) *cli.Command
 				return cli.ShowSubcommandHelp(c)
 			}
 			name := args[0]
+			if strings.HasPrefix(name, "-") {
+				return exitf(2, "usage: name the harness before the flags: hook-loop %s %s %s", verb, list, strings.Join(args, " "))
+			}
 			for _, h := range hs {
 				if h.Name() == name {
 					code := Run(f, hs, append([]string{"hook-loop", name, verb}, args[1:]...))

@@ -126,6 +126,10 @@ func TestTopLevelInstallReachesEveryHarness(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "name the harness: hook-loop uninstall codex|opencode|pi|claude|toy") {
 		t.Errorf("uninstall without a harness: exit %d, %q", code, stderr)
 	}
+	code, _, stderr = w.run(t, "", "install", "--write", "claude")
+	if code != 2 || !strings.Contains(stderr, "name the harness before the flags: hook-loop install codex|opencode|pi|claude|toy --write claude") {
+		t.Errorf("install --write claude: exit %d, %q", code, stderr)
+	}
 	// The harness's own flag errors come through, named after its command.
 	code, _, stderr = w.run(t, "", "install", "claude", "--scop", "user")
 	if code != 2 || !strings.Contains(stderr, "did you mean --scope?) (see 'hook-loop claude install --help')") {
