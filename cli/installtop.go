@@ -28,6 +28,7 @@ func NewCmdHarnessVerb(f *Factory, hs []setup.Harness, verb string) *cli.Command
 		Usage:           usage,
 		UsageText:       fmt.Sprintf("hook-loop %s %s [flags] (see 'hook-loop %s HARNESS --help')", verb, list, verb),
 		SkipFlagParsing: true,
+		HideHelpCommand: true,
 		Action: func(c *cli.Context) error {
 			args := c.Args().Slice()
 			if len(args) == 0 || args[0] == "--help" || args[0] == "-h" {
