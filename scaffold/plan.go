@@ -131,6 +131,10 @@ func Purge(purge bool, configPath string, stateDirs ...string) (changes []Change
 	}
 	seen := map[string]bool{}
 	for _, dir := range stateDirs {
+		if st, err := os.Stat(dir); err == nil && st.Mode().IsRegular() {
+			// A log's path, as Purge took before StateDirs: its directory.
+			dir = filepath.Dir(dir)
+		}
 		if _, err := os.Stat(dir); err == nil && !seen[dir] {
 			seen[dir] = true
 			changes = append(changes, Change{Path: dir, Dir: true, Before: []byte{}, Note: "the project's state: its event log (--purge)"})

@@ -104,6 +104,12 @@ func TestPurgeTakesTheSchemaAndEveryStateDir(t *testing.T) {
 			t.Errorf("%s is still there after --purge (%v)", p, err)
 		}
 	}
+	// A log's path (Purge's third argument before StateDirs) stands for its directory.
+	log := filepath.Join(dest, ".hook-loop", "events.jsonl")
+	write(t, log, "")
+	if changes, _ := Purge(true, config, log); len(changes) != 1 || changes[0].Path != filepath.Dir(log) || !changes[0].Dir {
+		t.Errorf("purge given the log's path: %+v", changes)
+	}
 	if _, notes := Purge(false, config); len(notes) != 1 || !strings.HasSuffix(notes[0], "(add --purge to remove it)") {
 		t.Errorf("one file kept: %q", notes)
 	}
