@@ -39,7 +39,10 @@ func interspersed(app *cli.App, args []string) []string {
 		out = append(out, a)
 		i++
 	}
-	if cmd == nil || cmd.SkipFlagParsing {
+	// A command with subcommands stopped at a word that names none of them:
+	// left in place, urfave/cli reports that word as the unknown command
+	// (`claude instal --write`) instead of the parent refusing the flag.
+	if cmd == nil || cmd.SkipFlagParsing || len(cmd.Subcommands) > 0 {
 		return append(out, args[i:]...)
 	}
 	var flags, positional []string

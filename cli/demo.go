@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"fmt"
+	"os/exec"
 
 	"github.com/hook-loop/hook-loop/cli/demo"
 	"github.com/urfave/cli/v2"
@@ -11,6 +13,8 @@ import (
 type DemoOptions struct {
 	IO   *IOStreams
 	Keep bool
+	// LookPath finds hook-loop on PATH for the closing hint (nil: exec.LookPath).
+	LookPath func(string) (string, error)
 }
 
 // NewCmdDemo builds `demo`; runF replaces the run function in tests.
@@ -35,6 +39,16 @@ func runDemo(ctx context.Context, o *DemoOptions) error {
 	if err != nil {
 		return err
 	}
+	lookPath := o.LookPath
+	if lookPath == nil {
+		lookPath = exec.LookPath
+	}
+	_, notOnPath := lookPath("hook-loop")
+	dir := ""
+	if o.Keep {
+		dir = res.Dir
+	}
+	fmt.Fprint(o.IO.Out, demo.Hint(dir, notOnPath == nil))
 	if res.State != "done" {
 		return exitf(1, "demo ended in state %q, not done", res.State)
 	}

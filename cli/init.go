@@ -22,7 +22,7 @@ import (
 // SchemaFile is where init writes the JSON Schema, beside the loop: the
 // loop's "$schema" names it relatively, so editors find it in every checkout
 // (it is committed with the loop, unlike .hook-loop/).
-const SchemaFile = "hook-loop.schema.json"
+const SchemaFile = project.SchemaName
 
 // InitOptions are init's arguments.
 type InitOptions struct {
@@ -43,7 +43,7 @@ func NewCmdInit(f *Factory, runF func(*InitOptions) error) *cli.Command {
 			"then install it into a harness: hook-loop codex|claude|opencode|pi install --write.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "profile", Value: gallery.Default, Usage: "the gallery loop `NAME` to start from (see hook-loop gallery)"},
-			&cli.StringFlag{Name: "destination", Usage: "project directory (default: the current directory)"},
+			&cli.StringFlag{Name: "destination", Usage: "project directory (default: the project the current directory is in: the nearest directory up holding hook-loop.json, .hook-loop or .git)"},
 			&cli.BoolFlag{Name: "force", Usage: "replace an existing hook-loop.json"},
 		},
 		Action: func(c *cli.Context) error {
@@ -61,6 +61,7 @@ func runInit(o *InitOptions) error {
 	if err != nil {
 		return err
 	}
+	cmdutil.RootNote(o.IO.Out, o.WorkDir, o.Destination, dir)
 	data, err := gallery.Get(o.Profile)
 	if err != nil {
 		return exitf(2, "usage: --profile: %s", err)

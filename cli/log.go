@@ -308,7 +308,7 @@ func runLogVerify(o *LogOptions) error {
 	if !r.OK() {
 		return exitf(1, "")
 	}
-	fmt.Fprintf(o.IO.Out, "ok: %d events in %d sessions, chain intact\n", r.Events, r.Sessions)
+	fmt.Fprintf(o.IO.Out, "ok: %s in %s, chain intact\n", count(r.Events, "event"), count(r.Sessions, "session"))
 	return nil
 }
 

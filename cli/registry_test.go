@@ -108,6 +108,35 @@ func TestNewHarnessInOneFolder(t *testing.T) {
 	})
 }
 
+// TestTopLevelInstallReachesEveryHarness: `hook-loop install NAME` runs NAME's
+// own install for any harness in the registry, one added later included.
+func TestTopLevelInstallReachesEveryHarness(t *testing.T) {
+	w := newToyWorld(t)
+	if code, out, stderr := w.run(t, "", "install", "toy", "--write"); code != 0 {
+		t.Fatalf("install toy: exit %d\n%s%s", code, out, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(w.dir, toyharness.HooksFile)); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := w.run(t, "", "install", "toi")
+	if code != 2 || !strings.Contains(stderr, `unknown harness "toi" (did you mean toy?)`) {
+		t.Errorf("install toi: exit %d, %q", code, stderr)
+	}
+	code, _, stderr = w.run(t, "", "uninstall")
+	if code != 2 || !strings.Contains(stderr, "name the harness: hook-loop uninstall codex|opencode|pi|claude|toy") {
+		t.Errorf("uninstall without a harness: exit %d, %q", code, stderr)
+	}
+	code, _, stderr = w.run(t, "", "install", "--write", "claude")
+	if code != 2 || !strings.Contains(stderr, "name the harness before the flags: hook-loop install codex|opencode|pi|claude|toy --write claude") {
+		t.Errorf("install --write claude: exit %d, %q", code, stderr)
+	}
+	// The harness's own flag errors come through, named after its command.
+	code, _, stderr = w.run(t, "", "install", "claude", "--scop", "user")
+	if code != 2 || !strings.Contains(stderr, "did you mean --scope?) (see 'hook-loop claude install --help')") {
+		t.Errorf("install claude --scop: exit %d, %q", code, stderr)
+	}
+}
+
 // TestRunFSeesParsedFlags checks flag parsing through the runF seam: nothing runs.
 func TestRunFSeesParsedFlags(t *testing.T) {
 	w := newToyWorld(t)
@@ -115,7 +144,7 @@ func TestRunFSeesParsedFlags(t *testing.T) {
 	var got *toyharness.InstallOptions
 	cmd := toyharness.NewCmdInstall(f, func(o *toyharness.InstallOptions) error { got = o; return nil })
 	app := NewApp(f, nil)
-	app.Commands = append(app.Commands, cmd)
+	app.Commands = []*cli.Command{cmd}
 	if err := app.Run([]string{"hook-loop", "install", "--write", "--destination", "sub"}); err != nil {
 		t.Fatal(err)
 	}

@@ -41,6 +41,8 @@ func exitf(code int, format string, args ...any) *ExitError {
 func commands(f *Factory, hs []setup.Harness) []*cli.Command {
 	cmds := []*cli.Command{
 		NewCmdInit(f, nil),
+		NewCmdHarnessVerb(f, hs, "install"),
+		NewCmdHarnessVerb(f, hs, "uninstall"),
 		NewCmdGallery(f, nil),
 		NewCmdValidate(f, nil),
 		NewCmdGraph(f, nil),
@@ -67,6 +69,7 @@ func commands(f *Factory, hs []setup.Harness) []*cli.Command {
 		NewCmdServe(f, hs, nil),
 		NewCmdDoctor(f, hs, nil),
 		NewCmdCompletion(f, nil),
+		NewCmdVersion(f, nil),
 	)
 }
 

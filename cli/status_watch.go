@@ -38,7 +38,7 @@ func statusWatch(o *StatusOptions) error {
 		}
 		if tty {
 			b.WriteString("\x1b[H\x1b[2J")
-			fmt.Fprintf(&b, "hook-loop status --watch · %d sessions · %s (Ctrl-C to stop)\n\n", len(sessions), time.Now().Format("15:04:05"))
+			b.WriteString(watchHeader(len(sessions), time.Now()))
 		}
 		printed := 0
 		for _, s := range sessions {
@@ -70,4 +70,9 @@ func only(sessions []overview.Session, id string) []overview.Session {
 		}
 	}
 	return nil
+}
+
+// watchHeader is the first line of the terminal view of status --watch.
+func watchHeader(sessions int, now time.Time) string {
+	return fmt.Sprintf("hook-loop status --watch · %s · %s (Ctrl-C to stop)\n\n", count(sessions, "session"), now.Format("15:04:05"))
 }

@@ -60,3 +60,12 @@ func TestStatusWatchPlainOutput(t *testing.T) {
 		t.Errorf("the redraw should show only the changed session under a time line:\n%s", later)
 	}
 }
+
+func TestWatchHeaderCountsInWords(t *testing.T) {
+	now := time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC)
+	for n, want := range map[int]string{0: "· 0 sessions ·", 1: "· 1 session ·", 2: "· 2 sessions ·"} {
+		if got := watchHeader(n, now); !strings.Contains(got, want) {
+			t.Errorf("watchHeader(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

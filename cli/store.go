@@ -106,7 +106,7 @@ func runStoreMigrate(o *StoreMigrateOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(o.IO.Out, "copied %d events to %s (%d of %d were there already) for project %s; chains verified\n",
-		rep.Copied, rep.Dest, rep.Present, rep.Events, opts.Project)
+	fmt.Fprintf(o.IO.Out, "copied %s to %s (%d of %d were there already) for project %s; chains verified\n",
+		count(rep.Copied, "event"), rep.Dest, rep.Present, rep.Events, opts.Project)
 	return nil
 }

@@ -75,7 +75,7 @@ func TestStoreMigrateBothWays(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if out, err = run(url, ""); err != nil || !strings.Contains(out, "copied 1 events") {
+	if out, err = run(url, ""); err != nil || !strings.Contains(out, "copied 1 event to") {
 		t.Fatalf("new event: %q, %v", out, err)
 	}
 	_, err = run(url, back)

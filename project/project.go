@@ -11,6 +11,10 @@ import (
 // ConfigName is the loop file's name at the project root.
 const ConfigName = "hook-loop.json"
 
+// SchemaName is the JSON Schema init writes beside the loop file (its
+// "$schema" names it).
+const SchemaName = "hook-loop.schema.json"
+
 // StateDir is the folder of hook-loop's own state at the project root.
 const StateDir = ".hook-loop"
 

@@ -8,9 +8,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
+	"github.com/hook-loop/hook-loop/project"
 )
 
 // Change is one file an install or uninstall creates, edits or removes.
@@ -20,6 +22,9 @@ type Change struct {
 	After  []byte // nil: the file is removed
 	Note   string
 	Dir    bool // a directory removed as a whole (purge)
+	// IfEmpty: the directory is removed only if it is still empty when the
+	// change is applied (one an uninstall's removals left empty).
+	IfEmpty bool
 }
 
 // Render prints every change, then the notes, in the shape every install and
@@ -65,6 +70,11 @@ func Report(w io.Writer, write bool, verb, path, note string) {
 func Apply(changes []Change) error {
 	for _, c := range changes {
 		switch {
+		case c.Dir && c.IfEmpty:
+			// Something written into it since the plan was made stays.
+			if err := os.Remove(c.Path); err != nil && !errors.Is(err, os.ErrNotExist) && !isNotEmpty(c.Path) {
+				return fmt.Errorf("remove %s: %w", c.Path, err)
+			}
 		case c.Dir:
 			if err := os.RemoveAll(c.Path); err != nil {
 				return fmt.Errorf("remove %s: %w", c.Path, err)
@@ -94,21 +104,57 @@ func ReadOptional(path string) ([]byte, error) {
 	return b, nil
 }
 
-// Purge is what an uninstall with --purge also removes: the loop file and the
-// event log's directory, where they exist. Without purge it only notes that
-// they are kept.
-func Purge(purge bool, configPath, logPath string) (changes []Change, notes []string) {
-	dir := filepath.Dir(logPath)
+// Purge is what an uninstall with --purge also removes: the loop file, the
+// JSON Schema init wrote beside it, and the project's state directories (the
+// event log's directory, and wherever else StateDirs finds the project's
+// state), where they exist. Without purge it only notes that they are kept.
+func Purge(purge bool, configPath string, stateDirs ...string) (changes []Change, notes []string) {
 	if !purge {
-		return nil, []string{fmt.Sprintf("kept %s and %s (add --purge to remove them)", configPath, dir)}
+		kept := []string{configPath}
+		for _, d := range stateDirs {
+			if _, err := os.Stat(d); err == nil {
+				kept = append(kept, d)
+			}
+		}
+		them := "them"
+		if len(kept) == 1 {
+			them = "it"
+		}
+		return nil, []string{fmt.Sprintf("kept %s (add --purge to remove %s)", strings.Join(kept, " and "), them)}
 	}
 	if b, err := os.ReadFile(configPath); err == nil {
 		changes = append(changes, Change{Path: configPath, Before: b, Note: "the loop file (--purge)"})
 	}
-	if _, err := os.Stat(dir); err == nil {
-		changes = append(changes, Change{Path: dir, Dir: true, Before: []byte{}, Note: "the event log directory (--purge)"})
+	schemaPath := filepath.Join(filepath.Dir(configPath), project.SchemaName)
+	if b, err := os.ReadFile(schemaPath); err == nil {
+		changes = append(changes, Change{Path: schemaPath, Before: b, Note: "the loop file's JSON Schema (--purge)"})
+	}
+	seen := map[string]bool{}
+	for _, dir := range stateDirs {
+		if st, err := os.Stat(dir); err == nil && st.Mode().IsRegular() {
+			// A log's path, as Purge took before StateDirs: its directory.
+			dir = filepath.Dir(dir)
+		}
+		if _, err := os.Stat(dir); err == nil && !seen[dir] {
+			seen[dir] = true
+			changes = append(changes, Change{Path: dir, Dir: true, Before: []byte{}, Note: "the project's state: its event log (--purge)"})
+		}
 	}
 	return changes, nil
+}
+
+// StateDirs are the directories that may hold the state of the project at
+// root: the one of the log its hooks use (logPath), <root>/.hook-loop, and
+// its folder in the user's state directory (install --state user).
+func StateDirs(root, logPath string, getenv func(string) string) []string {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	dirs := []string{filepath.Join(root, project.StateDir), filepath.Dir(project.UserLogPath(root, getenv))}
+	if logPath != "" && !slices.Contains(dirs, filepath.Dir(logPath)) {
+		dirs = append([]string{filepath.Dir(logPath)}, dirs...)
+	}
+	return dirs
 }
 
 // Plan is what an install that copies files into a project (codex, opencode)
@@ -192,4 +238,10 @@ func (p *Plan) PlanLoop(configPath, dslPath, profile string) (effective []byte, 
 		p.Notes = append(p.Notes, fmt.Sprintf("warning: the existing %s does not load: %v", configPath, err))
 	}
 	return cur, nil
+}
+
+// isNotEmpty reports whether dir holds something.
+func isNotEmpty(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	return err == nil && len(entries) > 0
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: what the README's second command and CI (.ci/run) run.
 # Installs the real harness binaries (npm) for the end-to-end suites, vets, runs
-# every Go test, runs each fuzz target briefly, and cross-compiles.
+# every Go test, runs each fuzz target briefly, and builds and checks the
+# snapshot release (every target, the npm tarballs, install.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,8 +40,7 @@ scripts/test-python.sh
 echo "== fuzz (${FUZZTIME:=10s} per target)"
 scripts/fuzz.sh "$FUZZTIME"
 
-echo "== cross-compile"
-for target in linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64; do
-  GOOS=${target%/*} GOARCH=${target#*/} go build -o /dev/null . &&
-    GOOS=${target%/*} GOARCH=${target#*/} go build -o /dev/null ./cmd/hook-loop-hook && echo "built $target"
-done
+echo "== release (cross-compiles every target)"
+# The snapshot release builds the six targets of both binaries, then checks
+# the npm tarballs and install.sh offline, as a user without Go meets them.
+scripts/test-release.sh

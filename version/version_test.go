@@ -43,3 +43,25 @@ func TestBuildNamesTheCommit(t *testing.T) {
 		t.Error("one tree, two Build values")
 	}
 }
+
+func TestLongNamesStampedCommitAndDate(t *testing.T) {
+	oldV, oldC, oldD := Version, Commit, Date
+	t.Cleanup(func() { Version, Commit, Date = oldV, oldC, oldD })
+	none := func() (*debug.BuildInfo, bool) { return nil, false }
+	if got := long(none); got != "hook-loop dev (commit unknown)" {
+		t.Errorf("unstamped: %q", got)
+	}
+	vcs := func() (*debug.BuildInfo, bool) {
+		return &debug.BuildInfo{Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "abc"}, {Key: "vcs.time", Value: "T"}, {Key: "vcs.modified", Value: "true"}}}, true
+	}
+	if got := long(vcs); got != "hook-loop dev (commit abc, modified, built T)" {
+		t.Errorf("checkout: %q", got)
+	}
+	Version, Commit, Date = "1.2.3", "deadbeef", "2026-12-03T10:00:00Z"
+	if got := long(vcs); got != "hook-loop 1.2.3 (commit deadbeef, built 2026-12-03T10:00:00Z)" {
+		t.Errorf("release: %q", got)
+	}
+	if got := build(none); got != "1.2.3 commit=deadbeef" {
+		t.Errorf("release build id: %q", got)
+	}
+}

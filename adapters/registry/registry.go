@@ -9,6 +9,7 @@ package registry
 
 import (
 	"slices"
+	"strings"
 
 	claudeinstall "github.com/hook-loop/hook-loop/adapters/claude/install"
 	codexinstall "github.com/hook-loop/hook-loop/adapters/codex/install"
@@ -38,14 +39,28 @@ func Hooks(hs []setup.Harness) []harness.Hooks {
 	return out
 }
 
-// Doctor runs the checks of hs (all, or only those of the named harnesses).
+// Doctor runs the checks of hs: of the named harnesses, or with no names
+// of those hook-loop is installed for (setup.NotInstalled); when it is
+// installed for none, one failing finding says so, with the commands that
+// install it.
 func Doctor(hs []setup.Harness, env *setup.DoctorEnv, names ...string) []setup.Finding {
 	var out []setup.Finding
+	var all []string
 	for _, h := range hs {
+		all = append(all, h.Name())
 		if len(names) > 0 && !slices.Contains(names, h.Name()) {
 			continue
 		}
-		out = append(out, setup.Named(h.Name(), h.Doctor(env))...)
+		fs := h.Doctor(env)
+		if len(names) == 0 && setup.NotInstalled(fs) {
+			continue
+		}
+		out = append(out, setup.Named(h.Name(), fs)...)
+	}
+	if len(names) == 0 && len(out) == 0 {
+		out = append(out, setup.Finding{Level: setup.LevelFail, Harness: "hook-loop",
+			What: "installed for no harness in " + env.Dir + " (nor in the user's settings): no hook runs it here",
+			Fix:  "hook-loop install HARNESS --write, HARNESS one of " + strings.Join(all, ", ") + " (doctor --harness HARNESS checks one)"})
 	}
 	return out
 }

@@ -66,12 +66,27 @@ func Named(name string, fs []Finding) []Finding {
 	return fs
 }
 
-// PrintFindings writes one line per finding, with its fix indented below.
+// NotInstalledPrefix opens the finding a harness's Doctor returns, alone,
+// when hook-loop is not installed for it: doctor then leaves the harness out
+// unless it was asked for.
+const NotInstalledPrefix = "hook-loop is not installed for "
+
+// NotInstalled reports whether fs is a harness's "not installed" answer.
+func NotInstalled(fs []Finding) bool {
+	return len(fs) == 1 && strings.HasPrefix(fs[0].What, NotInstalledPrefix)
+}
+
+// PrintFindings writes one line per finding, with its fix indented below. An
+// ok finding's advice is a note, not a fix: nothing there is broken.
 func PrintFindings(w io.Writer, fs []Finding) (fails, warns int) {
 	for _, f := range fs {
 		fmt.Fprintf(w, "%-4s %s: %s\n", f.Level, f.Harness, f.What)
 		if f.Fix != "" {
-			fmt.Fprintf(w, "     fix: %s\n", strings.ReplaceAll(f.Fix, "\n", "\n          "))
+			label := "fix:"
+			if f.Level == LevelOK {
+				label = "note:"
+			}
+			fmt.Fprintf(w, "     %s %s\n", label, strings.ReplaceAll(f.Fix, "\n", "\n          "))
 		}
 		switch f.Level {
 		case LevelFail:

@@ -8,6 +8,7 @@ import (
 func TestStateFinding(t *testing.T) {
 	const dir = "/home/u/proj"
 	const user = "/home/u/.local/state/hook-loop/projects/proj-0123456789ab/events.jsonl"
+	t.Setenv("HOOK_LOOP_STATE_DIR", "/home/u/.local/state/hook-loop") // what --state user finds
 	cases := []struct {
 		args    []string
 		sandbox string

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/hook-loop/hook-loop/project"
 	"github.com/urfave/cli/v2"
 )
 
@@ -117,8 +118,16 @@ func ModeFlag(mode *string) cli.Flag {
 }
 
 // ProjectDir is an install's --destination made absolute against the working
-// directory wd ("" = wd itself).
+// directory wd ("" = the project root wd belongs to: project.Root).
 func ProjectDir(wd, destination string) (string, error) {
+	if destination == "" {
+		// The project the current directory belongs to, as status and log
+		// find it: a subdirectory never starts a second project.
+		if wd == "" {
+			wd = "."
+		}
+		return project.Root(wd), nil
+	}
 	if filepath.IsAbs(destination) {
 		return filepath.Clean(destination), nil
 	}
@@ -126,6 +135,18 @@ func ProjectDir(wd, destination string) (string, error) {
 		return filepath.Abs(destination)
 	}
 	return filepath.Join(wd, destination), nil
+}
+
+// RootNote is the line a command that writes into the project prints when,
+// with no --destination, it works on a project root above the working
+// directory: the user sees where the files go before they look for them.
+func RootNote(w io.Writer, wd, destination, root string) {
+	if destination != "" || wd == "" {
+		return
+	}
+	if abs, err := filepath.Abs(wd); err == nil && abs != root {
+		fmt.Fprintf(w, "project: %s (found above %s; --destination . works on this directory instead)\n", root, abs)
+	}
 }
 
 // Resolve makes a path flag's value absolute against wd; "" stays "" (the
@@ -189,6 +210,9 @@ func Action[P any](f *Factory, c *Common, o P, runF func(P) error, run func(cont
 		}
 		if runF != nil {
 			return runF(o)
+		}
+		if root, err := ProjectDir(wd, c.Destination); err == nil {
+			RootNote(c.IO.Out, wd, c.Destination, root)
 		}
 		return run(ctx.Context, o)
 	}

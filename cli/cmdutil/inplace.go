@@ -125,3 +125,26 @@ func (c *Common) ProjectPath(path string) (string, error) {
 	}
 	return filepath.Abs(Resolve(c.WorkDir, path))
 }
+
+// Uninstall carries out the uninstall of a harness whose files install edits
+// in place (claude, pi): changes, the harness's own files, completed with
+// --purge's (the loop file, its schema, the project's state) and by
+// scaffold.Tidy so the project is left as install found it, then shown (a
+// dry run) or applied and reported. projectScope: the harness files are the
+// project's, not the user's.
+func (c *Common) Uninstall(cmd, projectDir string, projectScope bool, changes []scaffold.Change) error {
+	purge, notes := scaffold.Purge(c.Purge, project.ConfigPath(projectDir), scaffold.StateDirs(projectDir, "", c.Getenv)...)
+	changes, more, err := scaffold.Tidy(projectDir, append(changes, purge...), projectScope || c.Purge)
+	if err != nil {
+		return fmt.Errorf("%s: %w", cmd, err)
+	}
+	c.NoteDryRunWins()
+	write := c.Writes() || !c.DryRun
+	if !write {
+		DryRunNote(c.IO.Out, cmd)
+	} else if err := scaffold.Apply(changes); err != nil {
+		return fmt.Errorf("%s: %w", cmd, err)
+	}
+	scaffold.Render(c.IO.Out, changes, append(notes, more...), write)
+	return nil
+}

@@ -66,7 +66,7 @@ func NewInstallCmd[O any, P Options[O]](f *Factory, runF func(P) error, spec Ins
 	if spec.Where != nil {
 		flags = append(flags, spec.Where(o)...)
 	}
-	flags = append(flags, &cli.StringFlag{Name: "destination", Usage: "project directory (default: the current directory)", Destination: &c.Destination})
+	flags = append(flags, &cli.StringFlag{Name: "destination", Usage: "project directory (default: the project the current directory is in: the nearest directory up holding hook-loop.json, .hook-loop or .git)", Destination: &c.Destination})
 	if spec.Binary {
 		flags = append(flags, &cli.StringFlag{Name: "binary", Hidden: true, Destination: &c.Binary})
 	}
@@ -102,14 +102,14 @@ func NewInstallCmd[O any, P Options[O]](f *Factory, runF func(P) error, spec Ins
 // project's hook-loop.json (the prototype's reading).
 const CopiedDSLUsage = "copy this loop file instead of the profile (it wins over --profile)"
 
-// ProjectDest is --destination resolved against the working directory, "."
-// (the working directory) when not given.
+// ProjectDest is --destination resolved against the working directory; when
+// not given, the project root the working directory belongs to (ProjectDir).
 func (c *Common) ProjectDest() string {
-	d := c.Destination
-	if d == "" {
-		d = "."
+	d, err := ProjectDir(c.WorkDir, c.Destination)
+	if err != nil {
+		return Resolve(c.WorkDir, ".")
 	}
-	return Resolve(c.WorkDir, d)
+	return d
 }
 
 // NewHarnessCmd builds a harness's command: `<name> install` and

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
 
@@ -92,10 +93,24 @@ func Run(ctx context.Context, w io.Writer, keep bool) (Result, error) {
 		fmt.Fprintf(w, " (outcome: %s)", res.Outcome)
 	}
 	fmt.Fprintln(w)
-	if keep {
-		fmt.Fprintf(w, "project kept in %s: try `hook-loop status` there\n", dir)
-	} else {
-		fmt.Fprintf(w, "set up your own project with: hook-loop codex install --profile %s --write --trust\n", Loop)
-	}
 	return res, nil
+}
+
+// Hint is the demo's closing advice, for where the demo leaves the user:
+// dir is the kept project ("" = removed); onPath tells whether a hook-loop is
+// on PATH — after `go run . demo` in a checkout there is none, so the advice
+// starts by installing it from there.
+func Hint(dir string, onPath bool) string {
+	var b strings.Builder
+	if !onPath {
+		b.WriteString("hook-loop is not on your PATH yet (go run builds a throwaway binary); from this checkout:\n" +
+			"  go install . ./cmd/hook-loop-hook    # into $(go env GOPATH)/bin: put that on your PATH\n" +
+			"  (or: npm install -g hook-loop, see the README's Install)\n")
+	}
+	if dir != "" {
+		fmt.Fprintf(&b, "project kept in %s: try `cd %s && hook-loop status`\n", dir, dir)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "set up your own project: cd to it, then hook-loop install codex --profile %s --write --trust\n", Loop)
+	return b.String()
 }

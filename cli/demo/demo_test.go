@@ -56,3 +56,18 @@ func TestDemoRemovesItsProject(t *testing.T) {
 		t.Errorf("temp project %s left behind (%v)", res.Dir, err)
 	}
 }
+
+// TestHintWorksFromWhereTheDemoEnds: after `go run . demo` hook-loop is not on
+// PATH, so the hint installs it first; the kept project is named with a cd.
+func TestHintWorksFromWhereTheDemoEnds(t *testing.T) {
+	h := Hint("", false)
+	if !strings.Contains(h, "go install . ./cmd/hook-loop-hook") || !strings.Contains(h, "hook-loop install codex --profile plan_execute --write --trust") {
+		t.Errorf("hint without hook-loop on PATH:\n%s", h)
+	}
+	if h := Hint("", true); strings.Contains(h, "go install") {
+		t.Errorf("hint with hook-loop on PATH still installs it:\n%s", h)
+	}
+	if h := Hint("/tmp/p", true); !strings.Contains(h, "cd /tmp/p && hook-loop status") {
+		t.Errorf("hint for a kept project:\n%s", h)
+	}
+}

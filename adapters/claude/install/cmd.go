@@ -31,8 +31,9 @@ var installCmd = cmdutil.InstallCmd[*cmdutil.Common]{
 var uninstallCmd = cmdutil.InstallCmd[*cmdutil.Common]{
 	Name:       "uninstall",
 	Usage:      "remove hook-loop's hooks (and only those) from a Claude Code settings file",
-	UsageText:  "hook-loop claude uninstall [--scope project|local|user] [--destination DIR] [--write]",
+	UsageText:  "hook-loop claude uninstall [--scope project|local|user] [--destination DIR] [--write] [--purge]",
 	ScopeUsage: scopeUsage,
+	Purge:      true,
 	Run:        runUninstall,
 }
 
@@ -101,34 +102,31 @@ func runInstall(ctx context.Context, o *cmdutil.Common) error {
 
 func runUninstall(ctx context.Context, o *cmdutil.Common) error {
 	s := o.IO
-	_, settingsPath, err := claudeTarget(o)
+	projectDir, settingsPath, err := claudeTarget(o)
 	if err != nil {
 		return fmt.Errorf("claude uninstall: %w", err)
 	}
+	var changes []scaffold.Change
 	old, err := os.ReadFile(settingsPath)
-	if errors.Is(err, fs.ErrNotExist) {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		fmt.Fprintf(s.Out, "nothing to remove: %s does not exist\n", settingsPath)
-		return nil
-	}
-	if err != nil {
+	case err != nil:
 		return fmt.Errorf("claude uninstall: read %s: %w", settingsPath, err)
+	default:
+		out, n, err := removeSettings(old)
+		if err != nil {
+			return fmt.Errorf("claude uninstall: %s: %w", settingsPath, err)
+		}
+		if n == 0 {
+			fmt.Fprintf(s.Out, "nothing to remove: no hook-loop hooks in %s\n", settingsPath)
+		} else {
+			changes = append(changes, scaffold.Change{Path: settingsPath, Before: old, After: out,
+				Note: fmt.Sprintf("remove %d hook-loop hook(s)", n)})
+		}
 	}
-	out, n, err := removeSettings(old)
-	if err != nil {
-		return fmt.Errorf("claude uninstall: %s: %w", settingsPath, err)
-	}
-	if n == 0 {
-		fmt.Fprintf(s.Out, "nothing to remove: no hook-loop hooks in %s\n", settingsPath)
+	if len(changes) == 0 && !o.Purge {
 		return nil
 	}
-	o.NoteDryRunWins()
-	write := o.Writes() || !o.DryRun
-	if !write {
-		cmdutil.DryRunNote(s.Out, "claude uninstall")
-	} else if err := writeSettings(settingsPath, out); err != nil {
-		return fmt.Errorf("claude uninstall: %w", err)
-	}
-	scaffold.Render(s.Out, []scaffold.Change{{Path: settingsPath, Before: old, After: out,
-		Note: fmt.Sprintf("remove %d hook-loop hook(s)", n)}}, nil, write)
-	return nil
+	return o.Uninstall("claude uninstall", projectDir, o.Scope != "user", changes)
 }

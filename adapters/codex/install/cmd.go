@@ -31,7 +31,7 @@ func NewCmd(f *cmdutil.Factory) *cli.Command {
 var installCmd = cmdutil.InstallCmd[*InstallOptions]{
 	Name:      "install",
 	Usage:     "write hook-loop's hooks.json entries (merged into an existing file) and the loop file",
-	UsageText: "hook-loop codex install [--profile NAME | --dsl FILE] [--target project|user|directory] [--destination DIR] [--write [--trust]]",
+	UsageText: "hook-loop codex install [--profile NAME | --dsl FILE] [--scope project|user|directory] [--destination DIR] [--write [--trust]]",
 	Where:     whereFlags,
 	DSLUsage:  cmdutil.CopiedDSLUsage,
 	Binary:    true,
@@ -48,7 +48,7 @@ var installCmd = cmdutil.InstallCmd[*InstallOptions]{
 var uninstallCmd = cmdutil.InstallCmd[*InstallOptions]{
 	Name:      "uninstall",
 	Usage:     "remove what install added: hook-loop's hooks and their trust entries",
-	UsageText: "hook-loop codex uninstall [--target project|user|directory] [--destination DIR] [--write] [--purge]",
+	UsageText: "hook-loop codex uninstall [--scope project|user|directory] [--destination DIR] [--write] [--purge]",
 	Where:     whereFlags,
 	Binary:    true,
 	Purge:     true,
@@ -57,7 +57,9 @@ var uninstallCmd = cmdutil.InstallCmd[*InstallOptions]{
 
 func whereFlags(o *InstallOptions) []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "target", Value: targetProject, Usage: "project (<dest>/.codex/hooks.json), user ($CODEX_HOME/hooks.json) or directory", Destination: &o.Target},
+		// --scope as every harness names it; --target, Codex's first name for
+		// it, still works.
+		&cli.StringFlag{Name: "scope", Aliases: []string{"target"}, Value: targetProject, Usage: "project (<dest>/.codex/hooks.json), user ($CODEX_HOME/hooks.json) or directory (a project that is not a git checkout)", Destination: &o.Target},
 		&cli.StringFlag{Name: "codex-home", Usage: "Codex's home directory (default: $CODEX_HOME or ~/.codex)", Destination: &o.CodexHome},
 		&cli.StringFlag{Name: "codex-bin", Usage: "codex executable used for trust (default: codex on PATH)", Destination: &o.CodexBin},
 	}

@@ -46,11 +46,20 @@ func checkInstall(env *setup.DoctorEnv) []setup.Finding {
 		return out
 	}
 	cfg, cfgErr := readCodexConfig(home)
-	if cfgErr != nil {
+	_, homeErr := os.Stat(home)
+	_, cfgFileErr := os.Stat(filepath.Join(home, "config.toml"))
+	if homeErr != nil && cfgErr == nil {
+		// Nothing to read is no proof of anything: Codex has not run as this
+		// user (or CODEX_HOME points elsewhere), so no project is trusted yet.
+		out.Add(setup.LevelWarn, fmt.Sprintf("Codex's home %s does not exist: Codex has not run as this user here (or CODEX_HOME names another directory), so it trusts no project yet", home),
+			"run codex once, then "+codexReinstall+" (or give --codex-home)")
+	} else if cfgErr != nil {
 		out.Add(setup.LevelFail, cfgErr.Error(), "fix the TOML syntax of "+filepath.Join(home, "config.toml"))
 	} else if cfg.HooksDisabled != "" {
 		out.Add(setup.LevelFail, fmt.Sprintf("hooks are disabled in %s (%s): Codex runs no hook", cfg.Path, cfg.HooksDisabled),
 			fmt.Sprintf("remove that line from %s (or set it to true)", cfg.Path))
+	} else if cfgFileErr != nil {
+		out.Add(setup.LevelOK, "hooks are on: Codex's default, and there is no "+cfg.Path+" to turn them off", "")
 	} else {
 		out.Add(setup.LevelOK, "hooks are enabled in "+cfg.Path, "")
 	}

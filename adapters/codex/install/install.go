@@ -112,8 +112,11 @@ func (o *planOptions) resolve() (*installPlan, error) {
 	for _, t := range CodexTargets {
 		valid = valid || t == target
 	}
+	if target == "local" {
+		return nil, fmt.Errorf("--scope local: Codex reads no per-person project file (.codex/hooks.json is shared); expected one of %s", strings.Join(CodexTargets, ", "))
+	}
 	if !valid {
-		return nil, fmt.Errorf("--target %q: expected one of %s", target, strings.Join(CodexTargets, ", "))
+		return nil, fmt.Errorf("--scope %q: expected one of %s", target, strings.Join(CodexTargets, ", "))
 	}
 	dest, missing, err := scaffold.Destination(o.Destination)
 	if err != nil {
@@ -409,8 +412,12 @@ func planUninstall(o planOptions) (*installPlan, error) {
 			p.Changes = append(p.Changes, scaffold.Change{Path: p.HooksPath, Before: before, After: after, Note: note})
 		}
 	}
-	changes, notes := scaffold.Purge(o.Purge, p.ConfigPath, p.LogPath)
+	changes, notes := scaffold.Purge(o.Purge, p.ConfigPath, scaffold.StateDirs(p.Dest, p.LogPath, o.Getenv)...)
 	p.Changes, p.Notes = append(p.Changes, changes...), append(p.Notes, notes...)
+	if p.Changes, notes, err = scaffold.Tidy(p.Dest, p.Changes, p.Target != targetUser); err != nil {
+		return nil, err
+	}
+	p.Notes = append(p.Notes, notes...)
 	return p, nil
 }
 

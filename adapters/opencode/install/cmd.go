@@ -17,7 +17,8 @@ func NewCmd(f *cmdutil.Factory) *cli.Command {
 var installCmd = cmdutil.InstallCmd[*cmdutil.Common]{
 	Name:        "install",
 	Usage:       "write .opencode/plugins/hook_loop.js and the loop file (kept when present)",
-	UsageText:   "hook-loop opencode install [--profile NAME | --dsl FILE] [--destination DIR] [--hooks-config FILE] [--record] [--mode MODE] [--write]",
+	UsageText:   "hook-loop opencode install [--scope project] [--profile NAME | --dsl FILE] [--destination DIR] [--hooks-config FILE] [--record] [--mode MODE] [--write]",
+	ScopeUsage:  scopeUsage,
 	DSLUsage:    cmdutil.CopiedDSLUsage,
 	HooksConfig: true,
 	Binary:      true,
@@ -26,12 +27,26 @@ var installCmd = cmdutil.InstallCmd[*cmdutil.Common]{
 
 // uninstallCmd is `opencode uninstall`.
 var uninstallCmd = cmdutil.InstallCmd[*cmdutil.Common]{
-	Name:      "uninstall",
-	Usage:     "remove hook-loop's opencode plugin (never another file)",
-	UsageText: "hook-loop opencode uninstall [--destination DIR] [--write] [--purge]",
-	Binary:    true,
-	Purge:     true,
-	Run:       runUninstall,
+	Name:       "uninstall",
+	Usage:      "remove hook-loop's opencode plugin (never another file)",
+	UsageText:  "hook-loop opencode uninstall [--scope project] [--destination DIR] [--write] [--purge]",
+	ScopeUsage: scopeUsage,
+	Binary:     true,
+	Purge:      true,
+	Run:        runUninstall,
+}
+
+// scopeUsage is --scope's help: every harness takes the flag, and opencode's
+// plugin is the project's only (its per-user plugin folder was never measured
+// with a real opencode, so nothing is written there).
+const scopeUsage = "where the plugin goes: project (.opencode/plugins/; the only scope hook-loop installs for opencode)"
+
+// checkScope refuses the scopes other harnesses take and opencode does not.
+func checkScope(o *cmdutil.Common) error {
+	if o.Scope != "" && o.Scope != "project" {
+		return cmdutil.Exitf(2, "usage: --scope %q: hook-loop installs opencode's plugin per project only (expected project)", o.Scope)
+	}
+	return nil
 }
 
 func planFor(o *cmdutil.Common) planOptions {
@@ -41,6 +56,9 @@ func planFor(o *cmdutil.Common) planOptions {
 
 func runInstall(ctx context.Context, o *cmdutil.Common) error {
 	s := o.IO
+	if err := checkScope(o); err != nil {
+		return err
+	}
 	o.NoteProfileIgnored(o.DSL, o.Profile)
 	o.NoteDryRunWins()
 	plan, err := planInstall(planFor(o))
@@ -60,6 +78,9 @@ func runInstall(ctx context.Context, o *cmdutil.Common) error {
 
 func runUninstall(ctx context.Context, o *cmdutil.Common) error {
 	s := o.IO
+	if err := checkScope(o); err != nil {
+		return err
+	}
 	o.NoteDryRunWins()
 	plan, err := planUninstall(planFor(o))
 	if err != nil {

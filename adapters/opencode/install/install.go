@@ -213,8 +213,12 @@ func planUninstall(o planOptions) (*installPlan, error) {
 	default:
 		p.Changes = append(p.Changes, scaffold.Change{Path: p.PluginPath, Before: before, Note: "hook-loop's opencode plugin"})
 	}
-	changes, notes := scaffold.Purge(o.Purge, p.ConfigPath, p.LogPath)
+	changes, notes := scaffold.Purge(o.Purge, p.ConfigPath, scaffold.StateDirs(p.Dest, p.LogPath, o.Getenv)...)
 	p.Changes, p.Notes = append(p.Changes, changes...), append(p.Notes, notes...)
+	if p.Changes, notes, err = scaffold.Tidy(p.Dest, p.Changes, true); err != nil {
+		return nil, err
+	}
+	p.Notes = append(p.Notes, notes...)
 	return p, nil
 }
 

@@ -30,8 +30,9 @@ var installCmd = cmdutil.InstallCmd[*cmdutil.Common]{
 var uninstallCmd = cmdutil.InstallCmd[*cmdutil.Common]{
 	Name:       "uninstall",
 	Usage:      "remove the hook-loop extension (only a file hook-loop wrote)",
-	UsageText:  "hook-loop pi uninstall [--scope project|user] [--destination DIR] [--write]",
+	UsageText:  "hook-loop pi uninstall [--scope project|user] [--destination DIR] [--write] [--purge]",
 	ScopeUsage: scopeUsage,
+	Purge:      true,
 	Run:        runUninstall,
 }
 
@@ -116,24 +117,22 @@ func runInstall(ctx context.Context, o *cmdutil.Common) error {
 }
 
 func runUninstall(ctx context.Context, o *cmdutil.Common) error {
-	s := o.IO
-	_, extPath, err := piTarget(o)
+	projectDir, extPath, err := piTarget(o)
 	if err != nil {
 		return fmt.Errorf("pi uninstall: %w", err)
 	}
-	o.NoteDryRunWins()
-	found, err := removeExtension(extPath, o.Writes())
-	if err != nil {
-		return fmt.Errorf("pi uninstall: %w", err)
-	}
+	var changes []scaffold.Change
+	old, found, err := readExtension(extPath)
 	switch {
+	case err != nil:
+		return fmt.Errorf("pi uninstall: %w", err)
 	case !found:
-		fmt.Fprintf(s.Out, "nothing to remove: %s does not exist\n", extPath)
-	case !o.Writes():
-		cmdutil.DryRunNote(s.Out, "pi uninstall")
-		fmt.Fprintf(s.Out, "would remove %s\n", extPath)
+		fmt.Fprintf(o.IO.Out, "nothing to remove: %s does not exist\n", extPath)
 	default:
-		fmt.Fprintf(s.Out, "removed %s\n", extPath)
+		changes = append(changes, scaffold.Change{Path: extPath, Before: old, Note: "hook-loop's pi extension"})
 	}
-	return nil
+	if len(changes) == 0 && !o.Purge {
+		return nil
+	}
+	return o.Uninstall("pi uninstall", projectDir, o.Scope != scopeUser, changes)
 }

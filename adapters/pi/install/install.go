@@ -87,25 +87,21 @@ func (p installPlan) Write() error {
 	return nil
 }
 
-// removeExtension deletes the extension at path if hook-loop wrote it. It
-// reports whether a file was removed; a foreign file is an error and stays.
-func removeExtension(path string, write bool) (bool, error) {
+// readExtension reads the extension at path, for uninstall to remove it:
+// found is false when there is none; a file hook-loop did not write is an
+// error (it stays).
+func readExtension(path string) (data []byte, found bool, err error) {
 	old, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
-		return false, nil
+		return nil, false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("read %s: %w", path, err)
+		return nil, false, fmt.Errorf("read %s: %w", path, err)
 	}
 	if !isExtension(old) {
-		return false, fmt.Errorf("%s was not written by hook-loop: left in place", path)
+		return nil, false, fmt.Errorf("%s was not written by hook-loop: left in place", path)
 	}
-	if write {
-		if err := os.Remove(path); err != nil {
-			return false, fmt.Errorf("remove %s: %w", path, err)
-		}
-	}
-	return true, nil
+	return old, true, nil
 }
 
 // piConstRe is compiled on first use, by pi install only (not at hook start-up).
