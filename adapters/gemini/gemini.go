@@ -249,7 +249,8 @@ var trailer = sync.OnceValue(func() *regexp.Regexp {
 // returnDisplay, error?}. A shell command's exit code is in llmContent only
 // when it is not zero ("Exit Code: 2", payloads/fail-005-AfterTool.json), so
 // a command that ran to its end with no such line exited 0; one cancelled,
-// moved to the background or killed by a signal has no exit code (nil).
+// moved to the background or killed by a signal, or one whose tool_response
+// carries an error and no exit code, has none (nil).
 // Other tools have no exit status: a tool that reports no error is a known 0,
 // like Claude Code's file tools; one with an error is unknown.
 func result(tool string, resp gjson.Result) *loop.ToolResult {
@@ -289,6 +290,10 @@ func result(tool string, resp gjson.Result) *loop.ToolResult {
 		lines = lines[:i]
 	}
 	if exit == nil {
+		if failed {
+			// The tool failed without an exit status (a spawn error).
+			return r
+		}
 		exit = loop.IntPtr(0)
 	}
 	out := strings.TrimPrefix(strings.Join(lines, "\n"), "Output:")
