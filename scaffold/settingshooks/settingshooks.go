@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -222,4 +223,54 @@ func Pretty(doc []byte) []byte {
 	}
 	b.WriteByte('\n')
 	return b.Bytes()
+}
+
+// Hook is the hook command an install writes for every event.
+type Hook struct {
+	// Binary is the absolute path of the hook-loop executable.
+	Binary string
+	// Subcommand is the harness's hook command, e.g. "gemini-hook".
+	Subcommand string
+	// Config and Log are the --config and --event-log arguments, already in
+	// shell form (see PathArg); "" leaves the flag out so that hook-loop finds
+	// them from the project root.
+	Config, Log string
+	// Record makes every hook also keep its raw input in .hook-loop/trace.jsonl,
+	// for hook-loop replay.
+	Record bool
+	// Store is cmdutil.StoreArg's " --store URL" (URL without its password), or "".
+	Store string
+	// Mode is the install's --mode, passed to every hook ("": the loop's).
+	Mode string
+}
+
+// Command returns the hook command for a native event.
+func (h Hook) Command(event string) string {
+	parts := []string{scaffold.ShellQuote(h.Binary), h.Subcommand, "--event", event}
+	if h.Config != "" {
+		parts = append(parts, "--config", h.Config)
+	}
+	if h.Log != "" {
+		parts = append(parts, "--event-log", h.Log)
+	}
+	if h.Record {
+		parts = append(parts, "--record")
+	}
+	if h.Mode != "" {
+		parts = append(parts, "--mode", h.Mode)
+	}
+	return strings.Join(parts, " ") + h.Store
+}
+
+// PathArg renders path for a hook command: as dirVar (the harness's project
+// directory, in the form its hooks expand it) followed by the shell-quoted
+// relative path when path lies inside projectDir and dirVar is set, so the
+// settings file stays valid in every checkout; else absolute and quoted.
+func PathArg(path, projectDir, dirVar string) string {
+	if dirVar != "" && projectDir != "" {
+		if rel, err := filepath.Rel(projectDir, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
+			return dirVar + "/" + scaffold.ShellQuote(filepath.ToSlash(rel))
+		}
+	}
+	return scaffold.ShellQuote(path)
 }

@@ -74,30 +74,16 @@ type installHooks struct {
 // $CLAUDE_PROJECT_DIR when it lies inside projectDir and relToProject is set,
 // else absolute; always shell-quoted (paths may hold spaces).
 func pathArg(path, projectDir string, relToProject bool) string {
-	if relToProject && projectDir != "" {
-		if rel, err := filepath.Rel(projectDir, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
-			return claudeProjectDirVar + "/" + scaffold.ShellQuote(filepath.ToSlash(rel))
-		}
+	if !relToProject {
+		return scaffold.ShellQuote(path)
 	}
-	return scaffold.ShellQuote(path)
+	return settingshooks.PathArg(path, projectDir, claudeProjectDirVar)
 }
 
 // Command returns the hook command for a native Claude Code event.
 func (h installHooks) Command(event string) string {
-	parts := []string{scaffold.ShellQuote(h.Binary), "claude-hook", "--event", event}
-	if h.Config != "" {
-		parts = append(parts, "--config", h.Config)
-	}
-	if h.Log != "" {
-		parts = append(parts, "--event-log", h.Log)
-	}
-	if h.Record {
-		parts = append(parts, "--record")
-	}
-	if h.Mode != "" {
-		parts = append(parts, "--mode", h.Mode)
-	}
-	return strings.Join(parts, " ") + h.Store
+	return settingshooks.Hook{Binary: h.Binary, Subcommand: "claude-hook", Config: h.Config, Log: h.Log,
+		Record: h.Record, Store: h.Store, Mode: h.Mode}.Command(event)
 }
 
 // isHookCommand reports whether a settings.json hook command is one of

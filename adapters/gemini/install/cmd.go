@@ -2,13 +2,12 @@ package install
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 
+	"github.com/hook-loop/hook-loop/adapters/setup"
 	"github.com/hook-loop/hook-loop/cli/cmdutil"
 	"github.com/hook-loop/hook-loop/scaffold"
+	"github.com/hook-loop/hook-loop/scaffold/settingshooks"
 	"github.com/urfave/cli/v2"
 )
 
@@ -53,18 +52,12 @@ func runInstall(ctx context.Context, o *cmdutil.Common) error {
 	if err != nil {
 		return fmt.Errorf("gemini install: %w", err)
 	}
-	l, err := o.ResolveLoop("gemini install", projectDir, "project")
+	l, err := setup.ResolveInstall(o, "gemini install", projectDir, "project")
 	if err != nil {
 		return err
 	}
-	if o.Binary == "" {
-		// An explicit --binary is written as given.
-		var why string
-		if l.Binary, _, why = scaffold.HookBinary(l.Binary, l.Store, o.Getenv); why != "" {
-			fmt.Fprintln(o.IO.Out, why)
-		}
-	}
-	hooks := installHooks{Binary: l.Binary, Matcher: toolMatcher(l.Spec), Record: o.Record, Store: cmdutil.StoreArgOf(l.Store), Mode: o.Mode}
+	hooks := installHooks{Hook: settingshooks.Hook{Binary: l.Binary, Subcommand: "gemini-hook", Record: o.Record,
+		Store: cmdutil.StoreArgOf(l.Store), Mode: o.Mode}, Matcher: toolMatcher(l.Spec)}
 	switch {
 	case !l.UserWide:
 		hooks.Config = pathArg(l.Config, projectDir)
@@ -72,30 +65,11 @@ func runInstall(ctx context.Context, o *cmdutil.Common) error {
 	case l.Config != "":
 		hooks.Config = scaffold.ShellQuote(l.Config)
 	}
-	old, err := os.ReadFile(settingsPath)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("gemini install: read %s: %w", settingsPath, err)
-	}
-	merged, err := mergeSettings(old, hooks)
-	if err != nil {
-		return fmt.Errorf("gemini install: %s: %w", settingsPath, err)
-	}
-
-	o.NoteDryRunWins()
-	write := o.Writes() || !o.DryRun
-	if err := o.WriteLoop("gemini install", write, projectDir, l); err != nil {
+	if err := setup.InstallSettings(o, setup.SettingsInstall{Cmd: "gemini install", ProjectDir: projectDir, Path: settingsPath, Loop: l,
+		Merge:    func(old []byte) ([]byte, error) { return mergeSettings(old, hooks) },
+		Commands: hookCommands, Matcher: hooks.Matcher, Example: hooks.Command("<Event>")}); err != nil {
 		return err
 	}
-	state := "updated"
-	if old == nil {
-		state = "new file"
-	}
-	if err := o.WriteFile("gemini install", write, settingsPath, old, merged, "hook-loop's hooks are already installed",
-		state, fmt.Sprintf(": hooks for %d events, tool matcher %q", len(hookCommands(merged)), hooks.Matcher),
-		func() error { return writeSettings(settingsPath, merged) }); err != nil {
-		return err
-	}
-	fmt.Fprintf(o.IO.Out, "hook command: %s\n", hooks.Command("<Event>"))
 	if !l.UserWide {
 		fmt.Fprintln(o.IO.Out, "note: Gemini CLI runs a project's hooks only in a trusted folder: trust it when Gemini CLI asks (or /permissions), or run with GEMINI_CLI_TRUST_WORKSPACE=true; hook-loop doctor checks it")
 	}
@@ -103,35 +77,9 @@ func runInstall(ctx context.Context, o *cmdutil.Common) error {
 }
 
 func runUninstall(ctx context.Context, o *cmdutil.Common) error {
-	s := o.IO
 	_, settingsPath, err := target(o)
 	if err != nil {
 		return fmt.Errorf("gemini uninstall: %w", err)
 	}
-	old, err := os.ReadFile(settingsPath)
-	if errors.Is(err, fs.ErrNotExist) {
-		fmt.Fprintf(s.Out, "nothing to remove: %s does not exist\n", settingsPath)
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("gemini uninstall: read %s: %w", settingsPath, err)
-	}
-	out, n, err := removeSettings(old)
-	if err != nil {
-		return fmt.Errorf("gemini uninstall: %s: %w", settingsPath, err)
-	}
-	if n == 0 {
-		fmt.Fprintf(s.Out, "nothing to remove: no hook-loop hooks in %s\n", settingsPath)
-		return nil
-	}
-	o.NoteDryRunWins()
-	write := o.Writes() || !o.DryRun
-	if !write {
-		cmdutil.DryRunNote(s.Out, "gemini uninstall")
-	} else if err := writeSettings(settingsPath, out); err != nil {
-		return fmt.Errorf("gemini uninstall: %w", err)
-	}
-	scaffold.Render(s.Out, []scaffold.Change{{Path: settingsPath, Before: old, After: out,
-		Note: fmt.Sprintf("remove %d hook-loop hook(s)", n)}}, nil, write)
-	return nil
+	return setup.UninstallSettings(o, "gemini uninstall", settingsPath, removeSettings)
 }

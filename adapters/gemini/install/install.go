@@ -10,7 +10,6 @@ import (
 	"github.com/hook-loop/hook-loop/adapters/gemini"
 	"github.com/hook-loop/hook-loop/loop"
 	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
-	"github.com/hook-loop/hook-loop/scaffold"
 	"github.com/hook-loop/hook-loop/scaffold/settingshooks"
 	"github.com/tidwall/gjson"
 )
@@ -52,49 +51,15 @@ func SettingsPath(scope, projectDir, home string, getenv func(string) string) (s
 
 // installHooks describes the hook entries hook-loop installs.
 type installHooks struct {
-	// Binary is the absolute path of the hook-loop executable.
-	Binary string
-	// Config and Log are the --config and --event-log arguments, already in
-	// shell form (see pathArg); "" leaves the flag out so that hook-loop finds
-	// them from the project root.
-	Config, Log string
+	settingshooks.Hook
 	// Matcher is the tool events' matcher ("*" = every tool).
 	Matcher string
-	// Record makes every hook also keep its raw input in .hook-loop/trace.jsonl.
-	Record bool
-	// Store is cmdutil.StoreArg's " --store URL" (URL without its password), or "".
-	Store string
-	// Mode is the install's --mode, passed to every hook ("": the loop's).
-	Mode string
 }
 
 // pathArg renders path for a hook command: relative to $GEMINI_PROJECT_DIR
 // when it lies inside projectDir (the file stays valid in every checkout),
 // else absolute; always shell-quoted.
-func pathArg(path, projectDir string) string {
-	if rel, err := filepath.Rel(projectDir, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
-		return projectDirVar + "/" + scaffold.ShellQuote(filepath.ToSlash(rel))
-	}
-	return scaffold.ShellQuote(path)
-}
-
-// Command returns the hook command for a native Gemini CLI event.
-func (h installHooks) Command(event string) string {
-	parts := []string{scaffold.ShellQuote(h.Binary), "gemini-hook", "--event", event}
-	if h.Config != "" {
-		parts = append(parts, "--config", h.Config)
-	}
-	if h.Log != "" {
-		parts = append(parts, "--event-log", h.Log)
-	}
-	if h.Record {
-		parts = append(parts, "--record")
-	}
-	if h.Mode != "" {
-		parts = append(parts, "--mode", h.Mode)
-	}
-	return strings.Join(parts, " ") + h.Store
-}
+func pathArg(path, projectDir string) string { return settingshooks.PathArg(path, projectDir, projectDirVar) }
 
 // isHookCommand reports whether a hook command is one of hook-loop's: it runs
 // the gemini-hook subcommand. Re-install and uninstall touch only these.
@@ -187,12 +152,4 @@ func disabledCommands(doc []byte) []string {
 		return true
 	})
 	return out
-}
-
-// writeSettings writes a settings document.
-func writeSettings(path string, data []byte) error {
-	if err := scaffold.WriteFileAtomic(path, data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/hook-loop/hook-loop/adapters/setup"
 	"github.com/hook-loop/hook-loop/gallery"
 	"github.com/hook-loop/hook-loop/loop/dsl"
+	"github.com/hook-loop/hook-loop/scaffold/settingshooks"
 	"github.com/tidwall/gjson"
 )
 
@@ -37,7 +38,7 @@ func canonical(t *testing.T, b []byte) string {
 }
 
 func TestMergeKeepsTheUsersSettingsAndHooks(t *testing.T) {
-	h := installHooks{Binary: "/opt/hook loop/hook-loop", Config: pathArg("/p/hook-loop.json", "/p"), Log: pathArg("/p/.hook-loop/events.jsonl", "/p"), Matcher: "^(write_file)$"}
+	h := installHooks{Hook: settingshooks.Hook{Binary: "/opt/hook loop/hook-loop", Subcommand: "gemini-hook", Config: pathArg("/p/hook-loop.json", "/p"), Log: pathArg("/p/.hook-loop/events.jsonl", "/p")}, Matcher: "^(write_file)$"}
 	merged, err := mergeSettings([]byte(userSettings), h)
 	if err != nil {
 		t.Fatal(err)
@@ -175,15 +176,13 @@ func TestCheckGemini(t *testing.T) {
 	}
 	loopData, _ := gallery.Get("plan_execute")
 	write(t, filepath.Join(dir, "hook-loop.json"), string(loopData))
-	h := installHooks{Binary: bin, Config: pathArg(filepath.Join(dir, "hook-loop.json"), dir), Matcher: "*"}
+	h := installHooks{Hook: settingshooks.Hook{Binary: bin, Subcommand: "gemini-hook", Config: pathArg(filepath.Join(dir, "hook-loop.json"), dir)}, Matcher: "*"}
 	doc, err := mergeSettings([]byte(`{"model":{"name":"x"}}`), h)
 	if err != nil {
 		t.Fatal(err)
 	}
 	settings := filepath.Join(dir, ".gemini", "settings.json")
-	if err := writeSettings(settings, doc); err != nil {
-		t.Fatal(err)
-	}
+	write(t, settings, string(doc))
 	trusted := filepath.Join(home, ".gemini", "trustedFolders.json")
 	write(t, trusted, `{"`+filepath.Dir(dir)+`": "TRUST_FOLDER"}`)
 	got := text()
@@ -207,13 +206,9 @@ func TestCheckGemini(t *testing.T) {
 	// hook-loop's command disabled, a second scope, an old gemini.
 	write(t, trusted, `{"`+filepath.Dir(dir)+`": "TRUST_FOLDER", "`+dir+`": "DO_NOT_TRUST"}`)
 	user, _ := mergeSettings([]byte(`{"hooksConfig": {"enabled": false}}`), h)
-	if err := writeSettings(filepath.Join(home, ".gemini", "settings.json"), user); err != nil {
-		t.Fatal(err)
-	}
+	write(t, filepath.Join(home, ".gemini", "settings.json"), string(user))
 	doc, _ = mergeSettings([]byte(`{"hooksConfig": {"disabled": ["`+h.Command("AfterAgent")+`"]}}`), h)
-	if err := writeSettings(settings, doc); err != nil {
-		t.Fatal(err)
-	}
+	write(t, settings, string(doc))
 	write(t, filepath.Join(pkg, "package.json"), `{"name":"@google/gemini-cli","version":"0.26.1"}`)
 	got = text()
 	for _, want := range []string{

@@ -10,7 +10,9 @@ cat > $d/proj/.gemini/settings.json <<J
 "BeforeAgent":[{"hooks":[{"type":"command","command":"cat >> $d/before.log; echo >> $d/before.log","timeout":$to}]}]}}
 J
 cd $d && git init -q proj 2>/dev/null
-MOCK_LOG=$d/mock.jsonl MOCK_PORT_FILE=$d/port python3 "$here/mock_text.py" & mp=$!
+# the recorded mock, answering every agent request with the text "done"
+sed 's/^    if users <= 1 and fresp == 0:/    return [{"text": "done"}]\n    if users <= 1 and fresp == 0:/' "$here/../harness/gemini_mock.py" > $d/mock_text.py
+MOCK_LOG=$d/mock.jsonl MOCK_PORT_FILE=$d/port python3 $d/mock_text.py & mp=$!
 for i in 1 2 3 4 5 6 7 8 9 10; do [ -s $d/port ] && break; sleep 0.3; done
 cd $d/proj
 start=$(date +%s)

@@ -1,0 +1,116 @@
+package setup
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/hook-loop/hook-loop/cli/cmdutil"
+	"github.com/hook-loop/hook-loop/scaffold"
+)
+
+// The install and uninstall of the harnesses that keep hook commands in a
+// JSON settings file (Claude Code, Gemini CLI): what differs is the file, the
+// events and the command; reading, merging, the dry run and the report are
+// the same.
+
+// ResolveInstall resolves the loop an install named cmd ("gemini install")
+// writes for projectDir, and the hook binary it names: the lean one when it
+// can serve the loop (an explicit --binary is written as given).
+func ResolveInstall(o *cmdutil.Common, cmd, projectDir, scopes string) (*cmdutil.Loop, error) {
+	l, err := o.ResolveLoop(cmd, projectDir, scopes)
+	if err != nil {
+		return nil, err
+	}
+	if o.Binary == "" {
+		var why string
+		if l.Binary, _, why = scaffold.HookBinary(l.Binary, l.Store, o.Getenv); why != "" {
+			fmt.Fprintln(o.IO.Out, why)
+		}
+	}
+	return l, nil
+}
+
+// SettingsInstall is one install into a settings file.
+type SettingsInstall struct {
+	Cmd        string // "claude install"
+	ProjectDir string
+	Path       string // the settings file
+	Loop       *cmdutil.Loop
+	// Merge returns the settings document with hook-loop's hooks.
+	Merge func(old []byte) ([]byte, error)
+	// Commands are hook-loop's commands in a document, by event.
+	Commands func(doc []byte) map[string][]string
+	Matcher  string // the tool events' matcher, reported
+	Example  string // the hook command of one event, reported
+}
+
+// InstallSettings merges hook-loop's hooks into s.Path, after the loop file
+// (both only shown on a dry run), and reports what it did.
+func InstallSettings(o *cmdutil.Common, s SettingsInstall) error {
+	old, err := os.ReadFile(s.Path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s: read %s: %w", s.Cmd, s.Path, err)
+	}
+	merged, err := s.Merge(old)
+	if err != nil {
+		return fmt.Errorf("%s: %s: %w", s.Cmd, s.Path, err)
+	}
+	o.NoteDryRunWins()
+	write := o.Writes() || !o.DryRun
+	if err := o.WriteLoop(s.Cmd, write, s.ProjectDir, s.Loop); err != nil {
+		return err
+	}
+	state := "updated"
+	if old == nil {
+		state = "new file"
+	}
+	if err := o.WriteFile(s.Cmd, write, s.Path, old, merged, "hook-loop's hooks are already installed",
+		state, fmt.Sprintf(": hooks for %d events, tool matcher %q", len(s.Commands(merged)), s.Matcher),
+		func() error { return writeSettings(s.Path, merged) }); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.IO.Out, "hook command: %s\n", s.Example)
+	return nil
+}
+
+// UninstallSettings removes hook-loop's hooks from path with remove (which
+// returns the document and how many entries it removed).
+func UninstallSettings(o *cmdutil.Common, cmd, path string, remove func([]byte) ([]byte, int, error)) error {
+	s := o.IO
+	old, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(s.Out, "nothing to remove: %s does not exist\n", path)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s: read %s: %w", cmd, path, err)
+	}
+	out, n, err := remove(old)
+	if err != nil {
+		return fmt.Errorf("%s: %s: %w", cmd, path, err)
+	}
+	if n == 0 {
+		fmt.Fprintf(s.Out, "nothing to remove: no hook-loop hooks in %s\n", path)
+		return nil
+	}
+	o.NoteDryRunWins()
+	write := o.Writes() || !o.DryRun
+	if !write {
+		cmdutil.DryRunNote(s.Out, cmd)
+	} else if err := writeSettings(path, out); err != nil {
+		return fmt.Errorf("%s: %w", cmd, err)
+	}
+	scaffold.Render(s.Out, []scaffold.Change{{Path: path, Before: old, After: out,
+		Note: fmt.Sprintf("remove %d hook-loop hook(s)", n)}}, nil, write)
+	return nil
+}
+
+// writeSettings writes a settings document.
+func writeSettings(path string, data []byte) error {
+	if err := scaffold.WriteFileAtomic(path, data); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
