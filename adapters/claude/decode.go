@@ -82,27 +82,9 @@ func (Adapter) Harness() string { return Name }
 // Decode turns a Claude Code hook's stdin into a canonical event. event is the
 // --event flag; when empty, the payload's hook_event_name names the event.
 func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
-	trimmed := strings.TrimSpace(string(input))
-	if trimmed == "" {
-		return loop.HookEvent{}, fmt.Errorf("stdin is empty: expected the JSON object Claude Code writes to a hook")
-	}
-	if !gjson.Valid(trimmed) {
-		return loop.HookEvent{}, fmt.Errorf("stdin is not valid JSON: expected one JSON object")
-	}
-	root := gjson.Parse(trimmed)
-	if !root.IsObject() {
-		return loop.HookEvent{}, fmt.Errorf("$ is %s: expected a JSON object", kind(root))
-	}
-	payloadName, err := str(root, "hook_event_name")
+	root, trimmed, native, err := harness.HookObject(input, event, "Claude Code", loop.EventPreToolUse)
 	if err != nil {
 		return loop.HookEvent{}, err
-	}
-	native := event
-	if native == "" {
-		native = payloadName
-	}
-	if native == "" {
-		return loop.HookEvent{}, fmt.Errorf("$.hook_event_name is missing and no --event was given: expected the event name, e.g. PreToolUse")
 	}
 	canonical, ok := nativeToCanonical[native]
 	if !ok {

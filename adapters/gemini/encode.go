@@ -1,8 +1,6 @@
 package gemini
 
 import (
-	"bytes"
-	"encoding/json"
 	"strings"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
@@ -66,7 +64,7 @@ func (Adapter) Encode(ev loop.HookEvent, d loop.Decision) harness.Output {
 		case d.Action != loop.Block:
 		case native == NativeSessionStart:
 			// SessionStart cannot refuse: the person is told.
-			o.SystemMessage = joinMessages(o.SystemMessage, reason)
+			o.SystemMessage = harness.JoinMessages(o.SystemMessage, reason)
 		default:
 			o.Decision, o.Reason = "deny", reason
 		}
@@ -77,7 +75,7 @@ func (Adapter) Encode(ev loop.HookEvent, d loop.Decision) harness.Output {
 		// PreCompress, SessionEnd, hook-loop's own continuation: nothing to
 		// refuse or steer; the person still gets the reason.
 		if d.Action == loop.Block {
-			o.SystemMessage = joinMessages(o.SystemMessage, reason)
+			o.SystemMessage = harness.JoinMessages(o.SystemMessage, reason)
 		}
 	}
 	if d.EndSession {
@@ -87,22 +85,5 @@ func (Adapter) Encode(ev loop.HookEvent, d loop.Decision) harness.Output {
 	if o == (output{}) {
 		return harness.Output{}
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	// Reasons quote shell commands; keep "&&" and "<" readable in logs.
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(o); err != nil {
-		return harness.Output{Stderr: []byte("hook-loop: encode gemini output: " + err.Error() + "\n")}
-	}
-	return harness.Output{Stdout: buf.Bytes()}
-}
-
-func joinMessages(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "" || a == b:
-		return a
-	}
-	return a + "\n" + b
+	return harness.JSONOutput(o, "gemini")
 }

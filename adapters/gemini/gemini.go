@@ -112,27 +112,9 @@ func (Adapter) CanonicalEvent(native string) (string, bool) {
 // Decode turns a Gemini CLI hook's stdin into a canonical event. event is the
 // --event flag; when empty, the payload's hook_event_name names the event.
 func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
-	trimmed := strings.TrimSpace(string(input))
-	if trimmed == "" {
-		return loop.HookEvent{}, fmt.Errorf("stdin is empty: expected the JSON object Gemini CLI writes to a hook")
-	}
-	if !gjson.Valid(trimmed) {
-		return loop.HookEvent{}, fmt.Errorf("stdin is not valid JSON: expected one JSON object")
-	}
-	root := gjson.Parse(trimmed)
-	if !root.IsObject() {
-		return loop.HookEvent{}, fmt.Errorf("$ is %s: expected a JSON object", jsonkind.Of(root))
-	}
-	payloadName, err := str(root, "hook_event_name")
+	root, trimmed, native, err := harness.HookObject(input, event, "Gemini CLI", NativeBeforeTool)
 	if err != nil {
 		return loop.HookEvent{}, err
-	}
-	native := event
-	if native == "" {
-		native = payloadName
-	}
-	if native == "" {
-		return loop.HookEvent{}, fmt.Errorf("$.hook_event_name is missing and no --event was given: expected the event name, e.g. BeforeTool")
 	}
 	canonical, ok := nativeToCanonical[native]
 	if !ok {

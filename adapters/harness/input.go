@@ -1,6 +1,10 @@
 package harness
 
 import (
+	"fmt"
+	"strings"
+
+	"github.com/hook-loop/hook-loop/diag/jsonkind"
 	"github.com/hook-loop/hook-loop/loop/guard/shell"
 	"github.com/tidwall/gjson"
 )
@@ -51,4 +55,34 @@ func stringsIn(v gjson.Result, depth int) []string {
 		return true
 	})
 	return out
+}
+
+// HookObject reads a hook's stdin in the shape Claude Code and Gemini CLI
+// share: one JSON object naming its event in hook_event_name. event (the
+// --event flag) wins over the payload's name. who names the harness in
+// errors ("Gemini CLI"), example is one of its events.
+func HookObject(input []byte, event, who, example string) (root gjson.Result, trimmed, native string, err error) {
+	trimmed = strings.TrimSpace(string(input))
+	if trimmed == "" {
+		return root, "", "", fmt.Errorf("stdin is empty: expected the JSON object %s writes to a hook", who)
+	}
+	if !gjson.Valid(trimmed) {
+		return root, "", "", fmt.Errorf("stdin is not valid JSON: expected one JSON object")
+	}
+	root = gjson.Parse(trimmed)
+	if !root.IsObject() {
+		return root, "", "", fmt.Errorf("$ is %s: expected a JSON object", jsonkind.Of(root))
+	}
+	name := root.Get("hook_event_name")
+	if name.Exists() && name.Type != gjson.Null && name.Type != gjson.String {
+		return root, "", "", fmt.Errorf("$.hook_event_name is %s: expected a string", jsonkind.Of(name))
+	}
+	native = event
+	if native == "" {
+		native = name.String()
+	}
+	if native == "" {
+		return root, "", "", fmt.Errorf("$.hook_event_name is missing and no --event was given: expected the event name, e.g. %s", example)
+	}
+	return root, trimmed, native, nil
 }

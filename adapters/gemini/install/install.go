@@ -59,7 +59,9 @@ type installHooks struct {
 // pathArg renders path for a hook command: relative to $GEMINI_PROJECT_DIR
 // when it lies inside projectDir (the file stays valid in every checkout),
 // else absolute; always shell-quoted.
-func pathArg(path, projectDir string) string { return settingshooks.PathArg(path, projectDir, projectDirVar) }
+func pathArg(path, projectDir string) string {
+	return settingshooks.PathArg(path, projectDir, projectDirVar)
+}
 
 // isHookCommand reports whether a hook command is one of hook-loop's: it runs
 // the gemini-hook subcommand. Re-install and uninstall touch only these.
