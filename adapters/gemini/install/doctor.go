@@ -34,11 +34,7 @@ func checkInstall(env *setup.DoctorEnv, getenv func(string) string) []setup.Find
 	}
 	var out setup.Findings
 	home := env.UserHome()
-	type layer struct {
-		scope, path string
-		cmds        map[string][]string
-	}
-	var layers []layer
+	var layers []setup.SettingsLayer
 	disabled := false
 	for _, scope := range Scopes {
 		path, err := SettingsPath(scope, env.Dir, home, getenv)
@@ -64,7 +60,7 @@ func checkInstall(env *setup.DoctorEnv, getenv func(string) string) []setup.Find
 				fmt.Sprintf("remove them from hooksConfig.disabled in %s", path))
 		}
 		if cmds := hookCommands(b); len(cmds) > 0 {
-			layers = append(layers, layer{scope: scope, path: path, cmds: cmds})
+			layers = append(layers, setup.SettingsLayer{Scope: scope, Path: path, Cmds: cmds})
 		}
 	}
 	if sys := systemSettings(getenv); sys != "" {
@@ -81,38 +77,16 @@ func checkInstall(env *setup.DoctorEnv, getenv func(string) string) []setup.Find
 	if !disabled {
 		out.Add(setup.LevelOK, "hooks are enabled (no hooksConfig.enabled: false, none of hook-loop's disabled)", "")
 	}
-	if len(layers) > 1 {
-		var paths []string
-		for _, l := range layers {
-			paths = append(paths, l.path)
-		}
-		out.Add(setup.LevelWarn, fmt.Sprintf("hook-loop hooks are installed in %s: Gemini CLI runs every one of them, so each event reaches hook-loop more than once", strings.Join(paths, " and ")),
-			"keep one: hook-loop gemini uninstall --write --scope SCOPE")
-	}
 	for _, l := range layers {
-		if l.scope == scopeProject {
+		if l.Scope == scopeProject {
 			out = append(out, trustFinding(env.Dir, home, getenv))
 		}
 	}
-	out = append(out, setup.StateFinding(shell.Words(expandProjectDir(setup.AnyCommand(layers[0].cmds), env.Dir)),
+	out = append(out, setup.StateFinding(shell.Words(expandProjectDir(setup.AnyCommand(layers[0].Cmds), env.Dir)),
 		env.Dir, "", "hook-loop gemini install"))
 	commands := setup.CommandChecks{Dir: env.Dir, Reinstall: reinstall, Harness: "Gemini CLI",
 		Expand: func(c string) string { return expandProjectDir(c, env.Dir) }}
-	for _, l := range layers {
-		var missing []string
-		for _, ev := range gemini.NativeEvents {
-			if len(l.cmds[ev]) == 0 {
-				missing = append(missing, ev)
-			}
-		}
-		if len(missing) > 0 {
-			out.Add(setup.LevelWarn, fmt.Sprintf("%s has no hook-loop hook for %s", l.path, strings.Join(missing, ", ")),
-				reinstall+" --scope "+l.scope)
-		} else {
-			out.Add(setup.LevelOK, fmt.Sprintf("%s has hook-loop hooks for all %d events", l.path, len(gemini.NativeEvents)), "")
-		}
-		commands.Check(&out, l.path, l.cmds)
-	}
+	setup.CheckLayers(&out, layers, "Gemini CLI", "gemini", gemini.NativeEvents, &commands)
 	return out
 }
 
