@@ -61,6 +61,10 @@ func TestDecodeRealPayloads(t *testing.T) {
 		{file: "fail-005-AfterTool.json", want: loop.HookEvent{Name: "PostToolUse", ToolName: "Bash"}, exit: 2},
 		{file: "deny-004-BeforeTool.json", want: loop.HookEvent{Name: "PreToolUse", ToolName: "Bash", Command: "make check"}},
 		{file: "cap-AfterAgent-stop_hook_active.json", want: loop.HookEvent{Name: "Stop", StopHookActive: true}},
+		{file: "files-000-BeforeTool.json", want: loop.HookEvent{Name: "PreToolUse", ToolName: "Write", TargetPaths: []string{"/home/user/project/PLAN.md"}}},
+		{file: "files-001-AfterTool.json", want: loop.HookEvent{Name: "PostToolUse", ToolName: "Write", TargetPaths: []string{"/home/user/project/PLAN.md"}}, exit: 0},
+		{file: "files-002-BeforeTool.json", want: loop.HookEvent{Name: "PreToolUse", ToolName: "Edit", TargetPaths: []string{"/home/user/project/PLAN.md"}}},
+		{file: "files-003-AfterTool.json", want: loop.HookEvent{Name: "PostToolUse", ToolName: "Edit"}, exit: 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
