@@ -248,53 +248,10 @@ func targetPaths(tool string, input gjson.Result, cwd string, odd []string) []st
 		add(input.Get("notebook_path").String())
 	default:
 		if strings.HasPrefix(tool, "mcp__") {
-			mcpPaths(input, 0, add)
+			harness.MCPPaths(input, add)
 		}
 	}
 	return out
-}
-
-// mcpPathKeys are the argument names MCP servers give the files a tool works
-// on. The engine judges each as a write: an MCP tool's effect is unknown, so
-// a path it names may be one it changes.
-var mcpPathKeys = map[string]bool{
-	"path": true, "file_path": true, "filePath": true, "target": true,
-	"destination": true, "source": true, "paths": true,
-}
-
-// mcpPaths reports the path-like arguments of an MCP tool's input: strings
-// and arrays of strings under mcpPathKeys, in the input and one level down
-// (an object or an array of objects as an argument's value).
-func mcpPaths(obj gjson.Result, depth int, add func(string)) {
-	obj.ForEach(func(k, v gjson.Result) bool {
-		switch {
-		case mcpPathKeys[k.Str] && (v.IsObject() || v.IsArray() && !harness.AllStrings(v)):
-			// Not the string or list of strings a path argument is: every
-			// string in it may be a path.
-			for _, s := range harness.Strings(v) {
-				add(s)
-			}
-		case v.IsObject() && depth == 0:
-			mcpPaths(v, 1, add)
-		case v.IsArray() && depth == 0 && !mcpPathKeys[k.Str]:
-			v.ForEach(func(_, item gjson.Result) bool {
-				if item.IsObject() {
-					mcpPaths(item, 1, add)
-				}
-				return true
-			})
-		case mcpPathKeys[k.Str] && v.Type == gjson.String:
-			add(v.Str)
-		case mcpPathKeys[k.Str] && v.IsArray():
-			v.ForEach(func(_, item gjson.Result) bool {
-				if item.Type == gjson.String {
-					add(item.Str)
-				}
-				return true
-			})
-		}
-		return true
-	})
 }
 
 // str reads an optional string field; a present non-string value is an error

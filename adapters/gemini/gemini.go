@@ -189,7 +189,7 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 }
 
 // targetPaths are the files a tool call writes: write_file and replace name
-// it in file_path. What a shell command writes is the engine's to read from
+// it in file_path, an MCP tool in its path-like arguments. What a shell command writes is the engine's to read from
 // the command. odd are the strings of fields that did not decode as expected,
 // each judged as a path written.
 func targetPaths(tool string, input gjson.Result, cwd string, odd []string) []string {
@@ -205,6 +205,11 @@ func targetPaths(tool string, input gjson.Result, cwd string, odd []string) []st
 	}
 	for _, s := range odd {
 		add(s)
+	}
+	if strings.HasPrefix(tool, "mcp_") {
+		// Gemini CLI names MCP tools mcp_<server>_<tool>: what they change is
+		// unknown, so their path arguments are judged as writes.
+		harness.MCPPaths(input, add)
 	}
 	if tool == "Write" || tool == "Edit" {
 		fp := input.Get("file_path")

@@ -198,7 +198,8 @@ func TestDecodeToolsAndPaths(t *testing.T) {
 		{"write_file", `{"file_path":["x/../.gemini/settings.json"]}`, "Write", []string{"/proj/.gemini/settings.json"}},
 		// A command of an odd shape: its strings are judged as written paths.
 		{"run_shell_command", `{"command":{"p":"hook-loop.json"}}`, "Bash", []string{"/proj/hook-loop.json"}},
-		{"mcp_fs_write", `{"path":"/abs/d"}`, "mcp_fs_write", nil},
+		{"mcp_fs_write", `{"path":"/abs/d","paths":["e"]}`, "mcp_fs_write", []string{"/abs/d", "/proj/e"}},
+		{"google_web_search", `{"query":"x","path":"/abs/f"}`, "google_web_search", nil},
 	}
 	for _, tt := range tests {
 		ev := decode(t, "", []byte(`{"session_id":"s","cwd":"/proj","hook_event_name":"BeforeTool","tool_name":"`+tt.tool+`","tool_input":`+tt.input+`}`))

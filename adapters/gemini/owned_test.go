@@ -13,7 +13,7 @@ import (
 
 // The agent may not write Gemini CLI's settings (project and user) nor the
 // user's trusted-folders file, through the registry every hook uses, however
-// the write is made: a write_file call or a shell redirection.
+// the write is made: a write_file call, an MCP tool or a shell redirection.
 func TestGeminiSettingsAreProtected(t *testing.T) {
 	root := t.TempDir()
 	spec, _, err := loopdsl.Parse("hook-loop.json", []byte(`{"loop": {"id": "x", "initial_state": "a", "states": ["a", "done"], "events": ["go"],
@@ -35,13 +35,16 @@ func TestGeminiSettingsAreProtected(t *testing.T) {
 			if !filepath.IsAbs(p) {
 				p = filepath.Join(root, p)
 			}
-			raw := []byte(`{"session_id":"s","cwd":"` + root + `","hook_event_name":"BeforeTool","tool_name":"write_file","tool_input":{"file_path":"` + p + `","content":"{}"}}`)
-			ev, err := gemini.New().Decode("", raw)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if c := eng.CheckTool(&ev, "a"); !c.Blocked {
-				t.Errorf("write_file %s allowed: %+v", p, c)
+			for _, call := range []string{`"write_file","tool_input":{"file_path":"` + p + `","content":"{}"}`,
+				`"mcp_fs_write_file","tool_input":{"path":"` + p + `","content":"{}"}`} {
+				raw := []byte(`{"session_id":"s","cwd":"` + root + `","hook_event_name":"BeforeTool","tool_name":` + call + `}`)
+				ev, err := gemini.New().Decode("", raw)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if c := eng.CheckTool(&ev, "a"); !c.Blocked {
+					t.Errorf("%s to %s allowed: %+v", ev.ToolName, p, c)
+				}
 			}
 			sh := loop.HookEvent{Name: loop.EventPreToolUse, ToolName: "Bash", Cwd: root, Command: "echo '{}' > '" + p + "'"}
 			if c := eng.CheckTool(&sh, "a"); !c.Blocked {
