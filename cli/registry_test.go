@@ -123,11 +123,11 @@ func TestTopLevelInstallReachesEveryHarness(t *testing.T) {
 		t.Errorf("install toi: exit %d, %q", code, stderr)
 	}
 	code, _, stderr = w.run(t, "", "uninstall")
-	if code != 2 || !strings.Contains(stderr, "name the harness: hook-loop uninstall codex|opencode|pi|claude|toy") {
+	if code != 2 || !strings.Contains(stderr, "name the harness: hook-loop uninstall codex|opencode|pi|claude|") || !strings.Contains(stderr, "|toy") {
 		t.Errorf("uninstall without a harness: exit %d, %q", code, stderr)
 	}
 	code, _, stderr = w.run(t, "", "install", "--write", "claude")
-	if code != 2 || !strings.Contains(stderr, "name the harness before the flags: hook-loop install codex|opencode|pi|claude|toy --write claude") {
+	if code != 2 || !strings.Contains(stderr, "name the harness before the flags: hook-loop install codex|opencode|pi|claude|") || !strings.Contains(stderr, "|toy --write claude") {
 		t.Errorf("install --write claude: exit %d, %q", code, stderr)
 	}
 	// The harness's own flag errors come through, named after its command.

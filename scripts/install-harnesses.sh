@@ -4,7 +4,7 @@
 # installed is kept. Prints one line per harness; a harness that cannot be
 # installed is reported, and its suite skips saying so.
 #
-#   scripts/install-harnesses.sh            # all four
+#   scripts/install-harnesses.sh            # all of them
 #   scripts/install-harnesses.sh codex pi   # some
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,11 +15,12 @@ declare -A pkg=(
   [claude]="@anthropic-ai/claude-code@2.1.328"
   [opencode]="opencode-ai@1.18.33"
   [pi]="@mariozechner/pi-coding-agent@0.73.1"
+  [gemini]="@google/gemini-cli@0.61.0"
 )
-declare -A bin=([codex]=codex [claude]=claude [opencode]=opencode [pi]=pi)
+declare -A bin=([codex]=codex [claude]=claude [opencode]=opencode [pi]=pi [gemini]=gemini)
 
 want=("$@")
-[ ${#want[@]} -gt 0 ] || want=(codex claude opencode pi)
+[ ${#want[@]} -gt 0 ] || want=(codex claude opencode pi gemini)
 
 if ! command -v npm >/dev/null 2>&1; then
   echo "install-harnesses: npm not found; end-to-end suites will skip"

@@ -82,27 +82,9 @@ func (Adapter) Harness() string { return Name }
 // Decode turns a Claude Code hook's stdin into a canonical event. event is the
 // --event flag; when empty, the payload's hook_event_name names the event.
 func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
-	trimmed := strings.TrimSpace(string(input))
-	if trimmed == "" {
-		return loop.HookEvent{}, fmt.Errorf("stdin is empty: expected the JSON object Claude Code writes to a hook")
-	}
-	if !gjson.Valid(trimmed) {
-		return loop.HookEvent{}, fmt.Errorf("stdin is not valid JSON: expected one JSON object")
-	}
-	root := gjson.Parse(trimmed)
-	if !root.IsObject() {
-		return loop.HookEvent{}, fmt.Errorf("$ is %s: expected a JSON object", kind(root))
-	}
-	payloadName, err := str(root, "hook_event_name")
+	root, trimmed, native, err := harness.HookObject(input, event, "Claude Code", loop.EventPreToolUse)
 	if err != nil {
 		return loop.HookEvent{}, err
-	}
-	native := event
-	if native == "" {
-		native = payloadName
-	}
-	if native == "" {
-		return loop.HookEvent{}, fmt.Errorf("$.hook_event_name is missing and no --event was given: expected the event name, e.g. PreToolUse")
 	}
 	canonical, ok := nativeToCanonical[native]
 	if !ok {
@@ -269,53 +251,10 @@ func targetPaths(tool string, input gjson.Result, cwd string, odd []string) []st
 		add(input.Get("notebook_path").String())
 	default:
 		if strings.HasPrefix(tool, "mcp__") {
-			mcpPaths(input, 0, add)
+			harness.MCPPaths(input, add)
 		}
 	}
 	return out
-}
-
-// mcpPathKeys are the argument names MCP servers give the files a tool works
-// on. The engine judges each as a write: an MCP tool's effect is unknown, so
-// a path it names may be one it changes.
-var mcpPathKeys = map[string]bool{
-	"path": true, "file_path": true, "filePath": true, "target": true,
-	"destination": true, "source": true, "paths": true,
-}
-
-// mcpPaths reports the path-like arguments of an MCP tool's input: strings
-// and arrays of strings under mcpPathKeys, in the input and one level down
-// (an object or an array of objects as an argument's value).
-func mcpPaths(obj gjson.Result, depth int, add func(string)) {
-	obj.ForEach(func(k, v gjson.Result) bool {
-		switch {
-		case mcpPathKeys[k.Str] && (v.IsObject() || v.IsArray() && !harness.AllStrings(v)):
-			// Not the string or list of strings a path argument is: every
-			// string in it may be a path.
-			for _, s := range harness.Strings(v) {
-				add(s)
-			}
-		case v.IsObject() && depth == 0:
-			mcpPaths(v, 1, add)
-		case v.IsArray() && depth == 0 && !mcpPathKeys[k.Str]:
-			v.ForEach(func(_, item gjson.Result) bool {
-				if item.IsObject() {
-					mcpPaths(item, 1, add)
-				}
-				return true
-			})
-		case mcpPathKeys[k.Str] && v.Type == gjson.String:
-			add(v.Str)
-		case mcpPathKeys[k.Str] && v.IsArray():
-			v.ForEach(func(_, item gjson.Result) bool {
-				if item.Type == gjson.String {
-					add(item.Str)
-				}
-				return true
-			})
-		}
-		return true
-	})
 }
 
 // str reads an optional string field; a present non-string value is an error

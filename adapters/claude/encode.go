@@ -1,9 +1,6 @@
 package claude
 
 import (
-	"bytes"
-	"encoding/json"
-
 	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/loop"
 )
@@ -89,13 +86,13 @@ func (Adapter) Encode(ev loop.HookEvent, d loop.Decision) harness.Output {
 				o.HookSpecificOutput = &hookSpecificOutput{HookEventName: native, AdditionalContext: ctx}
 			}
 			if d.Action == loop.Block {
-				o.SystemMessage = joinMessages(o.SystemMessage, reason)
+				o.SystemMessage = harness.JoinMessages(o.SystemMessage, reason)
 			}
 		default:
 			// PreCompact, PostCompact, SessionEnd: Claude Code offers no way to
 			// refuse or steer here; the person still gets the reason.
 			if d.Action == loop.Block {
-				o.SystemMessage = joinMessages(o.SystemMessage, reason)
+				o.SystemMessage = harness.JoinMessages(o.SystemMessage, reason)
 			}
 		}
 	}
@@ -108,24 +105,5 @@ func (Adapter) Encode(ev loop.HookEvent, d loop.Decision) harness.Output {
 	if o == (output{}) {
 		return harness.Output{}
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	// Reasons quote shell commands; keep "&&" and "<" readable in logs.
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(o); err != nil {
-		// Only strings are marshalled; this cannot fail, but an answer must
-		// still be an answer (Claude Code treats stderr on exit 0 as nothing).
-		return harness.Output{Stderr: []byte("hook-loop: encode claude output: " + err.Error() + "\n")}
-	}
-	return harness.Output{Stdout: buf.Bytes()}
-}
-
-func joinMessages(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "" || a == b:
-		return a
-	}
-	return a + "\n" + b
+	return harness.JSONOutput(o, "claude")
 }

@@ -8,6 +8,8 @@
 package harness
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 
 	"github.com/hook-loop/hook-loop/loop"
@@ -61,4 +63,29 @@ func InputError(name, event string, err error) error {
 		return fmt.Errorf("%s hook input: %w", name, err)
 	}
 	return fmt.Errorf("%s %s hook input: %w", name, event, err)
+}
+
+// JSONOutput is v printed as the one JSON line a hook answers with, exit 0.
+// Reasons quote shell commands: "&&" and "<" stay readable in logs.
+func JSONOutput(v any, harness string) Output {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		// Only strings are marshalled; this cannot fail, but an answer must
+		// still be an answer.
+		return Output{Stderr: []byte("hook-loop: encode " + harness + " output: " + err.Error() + "\n")}
+	}
+	return Output{Stdout: buf.Bytes()}
+}
+
+// JoinMessages joins two messages for the person, each once.
+func JoinMessages(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "" || a == b:
+		return a
+	}
+	return a + "\n" + b
 }

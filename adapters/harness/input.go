@@ -1,9 +1,11 @@
 package harness
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 
+	"github.com/hook-loop/hook-loop/diag/jsonkind"
 	"github.com/hook-loop/hook-loop/loop/guard/shell"
 	"github.com/tidwall/gjson"
 )
@@ -84,4 +86,81 @@ func ReadPaths(input gjson.Result, cwd string) []string {
 		}
 	}
 	return out
+}
+
+// HookObject reads a hook's stdin in the shape Claude Code and Gemini CLI
+// share: one JSON object naming its event in hook_event_name. event (the
+// --event flag) wins over the payload's name. who names the harness in
+// errors ("Gemini CLI"), example is one of its events.
+func HookObject(input []byte, event, who, example string) (root gjson.Result, trimmed, native string, err error) {
+	trimmed = strings.TrimSpace(string(input))
+	if trimmed == "" {
+		return root, "", "", fmt.Errorf("stdin is empty: expected the JSON object %s writes to a hook", who)
+	}
+	if !gjson.Valid(trimmed) {
+		return root, "", "", fmt.Errorf("stdin is not valid JSON: expected one JSON object")
+	}
+	root = gjson.Parse(trimmed)
+	if !root.IsObject() {
+		return root, "", "", fmt.Errorf("$ is %s: expected a JSON object", jsonkind.Of(root))
+	}
+	name := root.Get("hook_event_name")
+	if name.Exists() && name.Type != gjson.Null && name.Type != gjson.String {
+		return root, "", "", fmt.Errorf("$.hook_event_name is %s: expected a string", jsonkind.Of(name))
+	}
+	native = event
+	if native == "" {
+		native = name.String()
+	}
+	if native == "" {
+		return root, "", "", fmt.Errorf("$.hook_event_name is missing and no --event was given: expected the event name, e.g. %s", example)
+	}
+	return root, trimmed, native, nil
+}
+
+// MCPPaths reports the path-like arguments of an MCP tool's input to add:
+// the engine judges each as a write, since an MCP tool's effect is unknown.
+func MCPPaths(input gjson.Result, add func(string)) { mcpPaths(input, 0, add) }
+
+// mcpPathKeys are the argument names MCP servers give the files a tool works
+// on. The engine judges each as a write: an MCP tool's effect is unknown, so
+// a path it names may be one it changes.
+var mcpPathKeys = map[string]bool{
+	"path": true, "file_path": true, "filePath": true, "target": true,
+	"destination": true, "source": true, "paths": true,
+}
+
+// mcpPaths reports the path-like arguments of an MCP tool's input: strings
+// and arrays of strings under mcpPathKeys, in the input and one level down
+// (an object or an array of objects as an argument's value).
+func mcpPaths(obj gjson.Result, depth int, add func(string)) {
+	obj.ForEach(func(k, v gjson.Result) bool {
+		switch {
+		case mcpPathKeys[k.Str] && (v.IsObject() || v.IsArray() && !AllStrings(v)):
+			// Not the string or list of strings a path argument is: every
+			// string in it may be a path.
+			for _, s := range Strings(v) {
+				add(s)
+			}
+		case v.IsObject() && depth == 0:
+			mcpPaths(v, 1, add)
+		case v.IsArray() && depth == 0 && !mcpPathKeys[k.Str]:
+			v.ForEach(func(_, item gjson.Result) bool {
+				if item.IsObject() {
+					mcpPaths(item, 1, add)
+				}
+				return true
+			})
+		case mcpPathKeys[k.Str] && v.Type == gjson.String:
+			add(v.Str)
+		case mcpPathKeys[k.Str] && v.IsArray():
+			v.ForEach(func(_, item gjson.Result) bool {
+				if item.Type == gjson.String {
+					add(item.Str)
+				}
+				return true
+			})
+		}
+		return true
+	})
 }

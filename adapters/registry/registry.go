@@ -13,6 +13,7 @@ import (
 
 	claudeinstall "github.com/hook-loop/hook-loop/adapters/claude/install"
 	codexinstall "github.com/hook-loop/hook-loop/adapters/codex/install"
+	geminiinstall "github.com/hook-loop/hook-loop/adapters/gemini/install"
 	"github.com/hook-loop/hook-loop/adapters/harness"
 	opencodeinstall "github.com/hook-loop/hook-loop/adapters/opencode/install"
 	piinstall "github.com/hook-loop/hook-loop/adapters/pi/install"
@@ -26,6 +27,7 @@ func All() []setup.Harness {
 		opencodeinstall.Harness,
 		piinstall.Harness,
 		claudeinstall.Harness,
+		geminiinstall.Harness,
 	}
 }
 

@@ -21,11 +21,7 @@ const claudeReinstall = "hook-loop claude install --write"
 func checkInstall(env *setup.DoctorEnv) []setup.Finding {
 	var out setup.Findings
 	home := env.UserHome()
-	type layer struct {
-		scope, path string
-		cmds        map[string][]string
-	}
-	var layers []layer
+	var layers []setup.SettingsLayer
 	var disabled bool
 	for _, scope := range ClaudeScopes {
 		if scope == scopeUser && home == "" {
@@ -49,7 +45,7 @@ func checkInstall(env *setup.DoctorEnv) []setup.Finding {
 				fmt.Sprintf("remove \"disableAllHooks\" from %s", path))
 		}
 		if cmds := hookCommands(b); len(cmds) > 0 {
-			layers = append(layers, layer{scope: scope, path: path, cmds: cmds})
+			layers = append(layers, setup.SettingsLayer{Scope: scope, Path: path, Cmds: cmds})
 		}
 	}
 	if len(layers) == 0 {
@@ -59,37 +55,15 @@ func checkInstall(env *setup.DoctorEnv) []setup.Finding {
 	if !disabled {
 		out.Add(setup.LevelOK, "hooks are not disabled (no disableAllHooks)", "")
 	}
-	if len(layers) > 1 {
-		var paths []string
-		for _, l := range layers {
-			paths = append(paths, l.path)
-		}
-		out.Add(setup.LevelWarn, fmt.Sprintf("hook-loop hooks are installed in %s: Claude Code runs every one of them, so each event reaches hook-loop more than once", strings.Join(paths, " and ")),
-			"keep one: hook-loop claude uninstall --write --scope SCOPE")
-	}
 	sandbox := ""
 	if sandboxEnabled(env.Dir, home) {
 		sandbox = "Claude Code sandbox.enabled"
 	}
-	out = append(out, setup.StateFinding(shell.Words(expandClaudeProjectDir(setup.AnyCommand(layers[0].cmds), env.Dir)),
+	out = append(out, setup.StateFinding(shell.Words(expandClaudeProjectDir(setup.AnyCommand(layers[0].Cmds), env.Dir)),
 		env.Dir, sandbox, "hook-loop claude install"))
 	commands := setup.CommandChecks{Dir: env.Dir, Reinstall: claudeReinstall, Harness: "Claude Code",
 		Expand: func(c string) string { return expandClaudeProjectDir(c, env.Dir) }}
-	for _, l := range layers {
-		var missing []string
-		for _, ev := range claude.NativeEvents {
-			if len(l.cmds[ev]) == 0 {
-				missing = append(missing, ev)
-			}
-		}
-		if len(missing) > 0 {
-			out.Add(setup.LevelWarn, fmt.Sprintf("%s has no hook-loop hook for %s", l.path, strings.Join(missing, ", ")),
-				claudeReinstall+" --scope "+l.scope)
-		} else {
-			out.Add(setup.LevelOK, fmt.Sprintf("%s has hook-loop hooks for all %d events", l.path, len(claude.NativeEvents)), "")
-		}
-		commands.Check(&out, l.path, l.cmds)
-	}
+	setup.CheckLayers(&out, layers, "Claude Code", "claude", claude.NativeEvents, &commands)
 	return out
 }
 

@@ -1,8 +1,6 @@
 package install
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -13,8 +11,8 @@ import (
 	"github.com/hook-loop/hook-loop/loop"
 	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/scaffold"
+	"github.com/hook-loop/hook-loop/scaffold/settingshooks"
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 )
 
 // Claude Code settings scopes.
@@ -79,46 +77,22 @@ type installHooks struct {
 // $CLAUDE_PROJECT_DIR when it lies inside projectDir and relToProject is set,
 // else absolute; always shell-quoted (paths may hold spaces).
 func pathArg(path, projectDir string, relToProject bool) string {
-	if relToProject && projectDir != "" {
-		if rel, err := filepath.Rel(projectDir, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
-			return claudeProjectDirVar + "/" + scaffold.ShellQuote(filepath.ToSlash(rel))
-		}
+	if !relToProject {
+		return scaffold.ShellQuote(path)
 	}
-	return scaffold.ShellQuote(path)
+	return settingshooks.PathArg(path, projectDir, claudeProjectDirVar)
 }
 
 // Command returns the hook command for a native Claude Code event.
 func (h installHooks) Command(event string) string {
-	parts := []string{scaffold.ShellQuote(h.Binary), "claude-hook", "--event", event}
-	if h.Config != "" {
-		parts = append(parts, "--config", h.Config)
-	}
-	if h.Log != "" {
-		parts = append(parts, "--event-log", h.Log)
-	}
-	if h.State != "" {
-		parts = append(parts, "--state", h.State)
-	}
-	if h.Record {
-		parts = append(parts, "--record")
-	}
-	if h.Mode != "" {
-		parts = append(parts, "--mode", h.Mode)
-	}
-	return strings.Join(parts, " ") + h.Store
+	return settingshooks.Hook{Binary: h.Binary, Subcommand: "claude-hook", Config: h.Config, Log: h.Log,
+		Record: h.Record, Store: h.Store, Mode: h.Mode, State: h.State}.Command(event)
 }
 
 // isHookCommand reports whether a settings.json hook command is one of
 // hook-loop's: it runs the claude-hook subcommand. Re-install and uninstall touch
 // only these.
-func isHookCommand(cmd string) bool {
-	for _, f := range strings.Fields(cmd) {
-		if f == "claude-hook" {
-			return true
-		}
-	}
-	return false
-}
+func isHookCommand(cmd string) bool { return settingshooks.RunsSubcommand(cmd, "claude-hook") }
 
 // claudeProtectTools are the tools that write files or run commands: the loop's
 // guardrails must see them whatever the DSL names.
@@ -162,183 +136,22 @@ func toolMatcher(spec *loopdsl.Spec) string {
 
 // mergeSettings returns existing (a settings.json document, or empty) with
 // hook-loop's hook entries for every handled event, keeping every other setting
-// and every other hook (values and key order; whitespace is re-indented), and replacing hook-loop's own entries from
-// an earlier install.
+// and every other hook, and replacing hook-loop's own entries from an earlier
+// install.
 func mergeSettings(existing []byte, h installHooks) ([]byte, error) {
-	doc, err := claudeDoc(existing)
-	if err != nil {
-		return nil, err
-	}
-	doc, _, err = removeClaudeHooks(doc)
-	if err != nil {
-		return nil, err
-	}
-	for _, ev := range claude.NativeEvents {
-		group := claudeGroup{Hooks: []claudeCommandHook{{Type: "command", Command: h.Command(ev), Timeout: claudeHookTimeout}}}
-		if claude.IsToolEvent(ev) {
-			group.Matcher = h.Matcher
-			if group.Matcher == "" {
-				group.Matcher = "*"
-			}
-		}
-		raw, err := json.Marshal(group)
-		if err != nil {
-			return nil, err
-		}
-		path := "hooks." + ev
-		if arr := gjson.GetBytes(doc, path); arr.Exists() && !arr.IsArray() {
-			return nil, fmt.Errorf("$.hooks.%s is not an array: expected a list of matcher groups", ev)
-		}
-		doc, err = sjson.SetRawBytes(doc, path+".-1", raw)
-		if err != nil {
-			return nil, fmt.Errorf("set $.%s: %w", path, err)
-		}
-	}
-	return pretty(doc), nil
-}
-
-// claudeGroup is one matcher group of settings.json's hooks.<Event> list.
-type claudeGroup struct {
-	Matcher string              `json:"matcher,omitempty"`
-	Hooks   []claudeCommandHook `json:"hooks"`
-}
-
-type claudeCommandHook struct {
-	Type    string `json:"type"`
-	Command string `json:"command"`
-	Timeout int    `json:"timeout"`
+	return settingshooks.Merge(existing, settingshooks.Spec{Events: claude.NativeEvents, IsToolEvent: claude.IsToolEvent,
+		Matcher: h.Matcher, Command: h.Command, Timeout: claudeHookTimeout, Ours: isHookCommand})
 }
 
 // removeSettings removes hook-loop's hook entries from a settings.json
-// document, dropping matcher groups and event lists that become empty. It
-// returns the document and how many entries it removed.
+// document; it returns the document and how many entries it removed.
 func removeSettings(existing []byte) ([]byte, int, error) {
-	doc, err := claudeDoc(existing)
-	if err != nil {
-		return nil, 0, err
-	}
-	out, n, err := removeClaudeHooks(doc)
-	if err != nil || n == 0 {
-		return existing, n, err
-	}
-	if hooks := gjson.GetBytes(out, "hooks"); hooks.IsObject() && len(hooks.Map()) == 0 {
-		out, err = sjson.DeleteBytes(out, "hooks")
-		if err != nil {
-			return nil, 0, err
-		}
-	}
-	return pretty(out), n, nil
+	return settingshooks.Remove(existing, isHookCommand)
 }
 
 // hookCommands returns hook-loop's hook commands in a settings document,
 // keyed by event.
-func hookCommands(doc []byte) map[string][]string {
-	out := map[string][]string{}
-	gjson.GetBytes(doc, "hooks").ForEach(func(ev, groups gjson.Result) bool {
-		groups.ForEach(func(_, g gjson.Result) bool {
-			g.Get("hooks").ForEach(func(_, hk gjson.Result) bool {
-				if c := hk.Get("command").String(); isHookCommand(c) {
-					out[ev.String()] = append(out[ev.String()], c)
-				}
-				return true
-			})
-			return true
-		})
-		return true
-	})
-	return out
-}
-
-func claudeDoc(existing []byte) ([]byte, error) {
-	if len(bytes.TrimSpace(existing)) == 0 {
-		return []byte("{}"), nil
-	}
-	if !gjson.ValidBytes(existing) {
-		return nil, fmt.Errorf("not valid JSON: expected a settings object (fix or move the file, then re-run)")
-	}
-	if !gjson.ParseBytes(existing).IsObject() {
-		return nil, fmt.Errorf("$ is not an object: expected a settings object")
-	}
-	if h := gjson.GetBytes(existing, "hooks"); h.Exists() && !h.IsObject() {
-		return nil, fmt.Errorf("$.hooks is not an object: expected {\"EventName\": [matcher groups]}")
-	}
-	return slices.Clone(existing), nil
-}
-
-// removeClaudeHooks drops hook-loop's commands from every event list. Groups that
-// hold other hooks keep them (only hook-loop's entries leave); groups left empty
-// and event lists left empty are removed. Other groups keep their exact text.
-func removeClaudeHooks(doc []byte) ([]byte, int, error) {
-	removed := 0
-	var events []string
-	gjson.GetBytes(doc, "hooks").ForEach(func(k, _ gjson.Result) bool {
-		events = append(events, k.String())
-		return true
-	})
-	for _, ev := range events {
-		path := "hooks." + scaffold.GJSONEscape(ev)
-		groups := gjson.GetBytes(doc, path)
-		if !groups.IsArray() {
-			continue
-		}
-		var kept []string
-		changed := false
-		for _, g := range groups.Array() {
-			hooks := g.Get("hooks")
-			if !hooks.IsArray() {
-				kept = append(kept, g.Raw)
-				continue
-			}
-			var keepHooks []string
-			n := 0
-			for _, hk := range hooks.Array() {
-				if isHookCommand(hk.Get("command").String()) {
-					n++
-					continue
-				}
-				keepHooks = append(keepHooks, hk.Raw)
-			}
-			if n == 0 {
-				kept = append(kept, g.Raw)
-				continue
-			}
-			removed += n
-			changed = true
-			if len(keepHooks) == 0 {
-				continue
-			}
-			ng, err := sjson.SetRaw(g.Raw, "hooks", "["+strings.Join(keepHooks, ",")+"]")
-			if err != nil {
-				return nil, 0, err
-			}
-			kept = append(kept, ng)
-		}
-		if !changed {
-			continue
-		}
-		var err error
-		if len(kept) == 0 {
-			doc, err = sjson.DeleteBytes(doc, path)
-		} else {
-			doc, err = sjson.SetRawBytes(doc, path, []byte("["+strings.Join(kept, ",")+"]"))
-		}
-		if err != nil {
-			return nil, 0, fmt.Errorf("edit $.hooks.%s: %w", ev, err)
-		}
-	}
-	return doc, removed, nil
-}
-
-// pretty re-indents the document (two spaces, as Claude Code writes its own
-// settings): only insignificant whitespace changes; keys, order and values stay.
-func pretty(doc []byte) []byte {
-	var b bytes.Buffer
-	if json.Indent(&b, bytes.TrimSpace(doc), "", "  ") != nil {
-		return doc
-	}
-	b.WriteByte('\n')
-	return b.Bytes()
-}
+func hookCommands(doc []byte) map[string][]string { return settingshooks.Commands(doc, isHookCommand) }
 
 // hooksDisabled reports whether a settings document turns every hook off.
 func hooksDisabled(doc []byte) bool {

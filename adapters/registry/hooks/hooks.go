@@ -11,6 +11,7 @@ import (
 
 	"github.com/hook-loop/hook-loop/adapters/claude"
 	"github.com/hook-loop/hook-loop/adapters/codex"
+	"github.com/hook-loop/hook-loop/adapters/gemini"
 	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/adapters/opencode"
 	"github.com/hook-loop/hook-loop/adapters/pi"
@@ -23,6 +24,7 @@ func All() []harness.Hooks {
 		opencode.Hooks,
 		pi.Hooks,
 		claude.Hooks,
+		gemini.Hooks,
 	}
 }
 
