@@ -115,7 +115,7 @@ func (p *geminiProject) run(t *testing.T, script mock.Script, prompt string) *ge
 
 func (p *geminiProject) events(t *testing.T) []eventlog.Event {
 	t.Helper()
-	return logFileEvents(t, filepath.Join(p.dir, ".hook-loop", "events.jsonl"))
+	return logFileEvents(t, projectLog(p.dir))
 }
 
 // stopFeedback returns the refused-stop reasons a request carried to the

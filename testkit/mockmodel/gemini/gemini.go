@@ -14,6 +14,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -118,7 +119,7 @@ const UserSettings = `{"security":{"auth":{"selectedType":"gemini-api-key"}}}` +
 // else (harness/gemini/README.md). home isolates Gemini CLI's settings and
 // state; the workspace is trusted through the environment.
 func (s *Server) Env(home string) []string {
-	return []string{
+	env := []string{
 		"PATH=/usr/local/bin:/usr/bin:/bin",
 		"HOME=" + home,
 		"TERM=dumb",
@@ -127,6 +128,10 @@ func (s *Server) Env(home string) []string {
 		"GOOGLE_GEMINI_BASE_URL=" + s.URL,
 		"GEMINI_CLI_TRUST_WORKSPACE=true",
 	}
+	if d := os.Getenv("HOOK_LOOP_STATE_DIR"); d != "" {
+		env = append(env, "HOOK_LOOP_STATE_DIR="+d) // the hooks' state where the test reads it
+	}
+	return env
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
