@@ -164,6 +164,34 @@ class TransportTest(unittest.TestCase):
             status, ans = self._post(url + "/hook", body, {"Authorization": "Bearer s3cret"})
             self.assertEqual((status, ans["result"]["proceed"]), (200, False))
 
+    def test_keep_alive_survives_a_refusal(self):
+        """One kept-alive connection: a bad token, then a good one, both answered in turn."""
+        import http.client
+        with mock.patch.dict(os.environ, {"T_TOKEN": "s3cret"}):
+            srv = self._serve(token_env="T_TOKEN")
+            conn = http.client.HTTPConnection("127.0.0.1", srv.server_address[1], timeout=10)
+            self.addCleanup(conn.close)
+            body = json.dumps(req("loop_start", {"harness": "pi"})).encode()
+            conn.request("POST", "/hook", body, {"Authorization": "Bearer wrong", "Content-Type": "application/json"})
+            r = conn.getresponse()
+            r.read()
+            self.assertEqual(r.status, 401)
+            sock = conn.sock
+            conn.request("POST", "/hook", body, {"Authorization": "Bearer s3cret", "Content-Type": "application/json"})
+            r = conn.getresponse()
+            ans = json.loads(r.read())
+            self.assertIs(conn.sock, sock, "the connection was not kept alive")
+            self.assertEqual((r.status, ans["result"]["proceed"]), (200, False))
+            # a body too large is discarded too, or answered with the connection closed
+            conn.request("POST", "/hook", b"x" * (h.server.MAX_BODY + 1), {"Authorization": "Bearer s3cret"})
+            r = conn.getresponse()
+            r.read()
+            self.assertEqual(r.status, 413)
+            conn.request("POST", "/hook", body, {"Authorization": "Bearer s3cret"})
+            r = conn.getresponse()
+            self.assertEqual(r.status, 200)
+            r.read()
+
     def test_https(self):
         d = tempfile.mkdtemp()
         cert, key = os.path.join(d, "c.pem"), os.path.join(d, "k.pem")
