@@ -90,7 +90,8 @@ func yesNo(b bool) string {
 // records in the harness payload experiments.
 var harnessNotes = map[string][]string{
 	hooks.PointLoopStart: {
-		"every harness: proceed false disarms the loop for the session (no gating, no stop refusals); recorded as hooks.refused",
+		"every harness: proceed false holds the session (never disarms it): its tool calls and stops are refused with reason until the person runs `hook-loop reload --session ID`; recorded as hooks.refused and lifecycle_held",
+		"a required hook that fails holds the session the same way",
 	},
 	hooks.PointSessionStart: {
 		"claude: proceed false ends the session: continue false with stopReason at SessionStart, and, since Claude Code 2.1.328 still submits the first prompt, again at that prompt (\"Operation stopped by hook: reason\", no model call); context is added as additionalContext",
@@ -102,6 +103,18 @@ var harnessNotes = map[string][]string{
 	hooks.PointInputReceived: {
 		"every harness: proceed false refuses the prompt (claude, codex: decision block; opencode: chat.message throws; pi: the input is handled, not sent)",
 		"no harness lets a hook rewrite the prompt: prompt is a fact; context adds text beside it",
+	},
+	hooks.PointPhaseChanged: {
+		"every harness: the transition is applied whatever the hook says; notify false drops hook-loop's message for it, message replaces it",
+		"a required hook that fails holds the session: its tool calls and stops are refused until `hook-loop reload --session ID`",
+	},
+	hooks.PointWaitingForInput: {
+		"every harness: the state is entered whatever the hook says; question and summary replace the text shown and logged (waiting_for_input)",
+		"a required hook that fails holds the session, as at phase_changed",
+	},
+	hooks.PointLoopComplete: {
+		"every harness: the loop ends whatever the hook says; announce false drops hook-loop's completion message",
+		"a required hook that fails holds the session, as at phase_changed",
 	},
 	hooks.PointToolRequested: {
 		"every harness: proceed false refuses the call and the model reads reason (claude: permissionDecision deny; codex: decision block; opencode: tool.execute.before throws; pi: the tool call is blocked)",
