@@ -216,14 +216,14 @@ func (r *Runner) decide(ctx context.Context, e *event) (d loop.Decision, notices
 	sid := engine.SessionKey(e.ev.SessionID)
 	// The database store reads the session's row with its first round trip.
 	expect(log, sid)
-	var stage *staged
+	var stage *engine.Staged
 	if eng.Lifecycle != nil {
-		stage = newStaged(eng.Lifecycle)
+		stage = engine.NewStaged(eng.Lifecycle)
 		eng.Lifecycle = stage
 	}
 	for pass := 1; ; pass++ {
 		if stage != nil {
-			stage.begin(pass == maxStagedPasses)
+			stage.Begin(pass == engine.MaxStagedPasses)
 		}
 		err = log.Update(func(tx engine.Tx) error {
 			notices = notices[:0] // what this run of the transaction found
@@ -247,8 +247,8 @@ func (r *Runner) decide(ctx context.Context, e *event) (d loop.Decision, notices
 			defer cancel()
 			var herr error
 			d, herr = eng.Handle(hctx, tx, e.ev)
-			if stage != nil && stage.missed != "" {
-				return errStaged
+			if stage != nil && stage.Missed() {
+				return engine.ErrStaged
 			}
 			if notice != "" && herr == nil {
 				d.SystemMessage = strings.TrimSpace(d.SystemMessage + "\n" + notice)
@@ -261,11 +261,11 @@ func (r *Runner) decide(ctx context.Context, e *event) (d loop.Decision, notices
 			// removes a file no rollback restores.
 			return r.stops.clear(tx, e.paths.root, sid, state)
 		})
-		if !errors.Is(err, errStaged) {
+		if !errors.Is(err, engine.ErrStaged) {
 			break
 		}
 		lctx, cancel := unlockedLifecycle(ctx, e.ev.Name)
-		stage.runMissed(lctx)
+		stage.RunMissed(lctx)
 		cancel()
 	}
 	if err != nil {

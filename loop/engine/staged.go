@@ -1,11 +1,10 @@
-package hook
+package engine
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 
-	"github.com/hook-loop/hook-loop/loop/engine"
 	"github.com/hook-loop/hook-loop/sdk/hooks"
 )
 
@@ -13,31 +12,32 @@ import (
 // event log's lock is shared by every session of the project: executors
 // therefore run between transactions. A pass of the engine runs under the
 // lock with the answers known so far; at the first point it has no answer
-// for, the pass is rolled back (errStaged), that point's chain runs unlocked,
+// for, the pass is rolled back (ErrStaged), that point's chain runs unlocked,
 // and the event is decided again. The pass that needs nothing new commits, so
 // every decision is applied once, atomically, against the log as it is then —
 // a point whose context changed meanwhile (another event of the session moved
 // it) is asked again with the context it now has.
 
-// errStaged rolls back a pass that met a point it has no answer for.
-var errStaged = errors.New("a lifecycle point must run outside the log's lock")
+// ErrStaged rolls back a pass that met a point it has no answer for.
+var ErrStaged = errors.New("a lifecycle point must run outside the log's lock")
 
-// maxStagedPasses bounds the passes of one event: each pass runs at most one
+// MaxStagedPasses bounds the passes of one event: each pass runs at most one
 // chain, and an event fires a handful of points; past it (a session moved by
 // other events at every pass) the chains run under the lock, within
-// LockedLifecycleBudget, as they must be answered somehow.
-const maxStagedPasses = 12
+// a short budget, as they must be answered somehow.
+const MaxStagedPasses = 12
 
 // stagedAnswer is what one chain did to one context: the context after it, and
 // the records to log.
 type stagedAnswer struct {
 	after []byte
-	recs  []engine.LifecycleRecord
+	recs  []LifecycleRecord
 }
 
-// staged is the engine's Lifecycle during staged passes.
-type staged struct {
-	inner   engine.Lifecycle
+// Staged is the engine's Lifecycle during staged passes: the hook runner's
+// and a person's controls alike. Use it from one goroutine.
+type Staged struct {
+	inner   Lifecycle
 	answers map[string]stagedAnswer
 	// missed is the first point of this pass without an answer (and its
 	// context as JSON); later points of the pass are not run.
@@ -47,16 +47,17 @@ type staged struct {
 	inline bool
 }
 
-func newStaged(inner engine.Lifecycle) *staged {
-	return &staged{inner: inner, answers: map[string]stagedAnswer{}}
+// NewStaged stages inner's chains.
+func NewStaged(inner Lifecycle) *Staged {
+	return &Staged{inner: inner, answers: map[string]stagedAnswer{}}
 }
 
-// begin starts a pass.
-func (s *staged) begin(inline bool) {
+// Begin starts a pass; inline (the last pass) runs a missing chain at once.
+func (s *Staged) Begin(inline bool) {
 	s.missed, s.missedPoint, s.inline = "", "", inline
 }
 
-func (s *staged) Fire(ctx context.Context, point string, c any) []engine.LifecycleRecord {
+func (s *Staged) Fire(ctx context.Context, point string, c any) []LifecycleRecord {
 	b, err := json.Marshal(c)
 	if err != nil {
 		return s.inner.Fire(ctx, point, c)
@@ -78,9 +79,13 @@ func (s *staged) Fire(ctx context.Context, point string, c any) []engine.Lifecyc
 	return nil
 }
 
-// runMissed runs the chain the last pass missed, outside the lock, and keeps
+// Missed reports whether this pass met a point it had no answer for: its
+// transaction must be rolled back (ErrStaged) and RunMissed called.
+func (s *Staged) Missed() bool { return s.missed != "" }
+
+// RunMissed runs the chain the last pass missed, outside the lock, and keeps
 // its answer for the next pass.
-func (s *staged) runMissed(ctx context.Context) {
+func (s *Staged) RunMissed(ctx context.Context) {
 	key, point := s.missed, s.missedPoint
 	p, ok := hooks.Lookup(point)
 	if !ok {
