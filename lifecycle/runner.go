@@ -42,6 +42,7 @@ var _ engine.Lifecycle = (*Runner)(nil)
 // NewRunner validates entries (as Parse does for a file) and returns a Runner
 // that calls them in the given order. An entry with Handler set runs in-process.
 func NewRunner(entries ...Entry) (*Runner, error) {
+	entries = slices.Clone(entries)
 	seen := map[string]bool{}
 	for i, e := range entries {
 		label := fmt.Sprintf("hooks[%d] (%q)", i, e.Name)
@@ -71,9 +72,15 @@ func NewRunner(entries ...Entry) (*Runner, error) {
 				return nil, fmt.Errorf("%s.headers.%s: refused: use tokenEnv", label, k)
 			}
 		}
-		for _, p := range e.On {
-			if _, ok := hooks.Lookup(p); !ok {
+		for j, p := range e.On {
+			name, ok := hooks.Canonical(p)
+			if !ok {
 				return nil, fmt.Errorf("%s.on: unknown point %q", label, p)
+			}
+			if name != p {
+				e.On = slices.Clone(e.On)
+				e.On[j] = name
+				entries[i] = e
 			}
 		}
 	}
@@ -213,6 +220,7 @@ type CallResult struct {
 // Call sends c to the entry named name alone, without applying anything: what
 // `hook-loop hooks test` shows.
 func (r *Runner) Call(ctx context.Context, name, point string, c any) (CallResult, error) {
+	point, _ = hooks.Canonical(point)
 	if _, ok := hooks.Lookup(point); !ok {
 		return CallResult{}, fmt.Errorf("unknown point %q (expected one of %s)", point, strings.Join(hooks.PointNames(), ", "))
 	}

@@ -67,6 +67,9 @@ type LoopEvent struct {
 	// operator's command); it stands for the harness in loop_started and in
 	// the lifecycle hooks' facts.
 	Driver string
+	// Command is the person's control carrying the event out (approve,
+	// advance, ...), for the lifecycle hooks' facts; "" for a driver.
+	Command string
 }
 
 // Result is what applying a loop event did.
@@ -138,7 +141,11 @@ func (e *Engine) Halt(ctx context.Context, tx Tx, sessionID string, in LoopEvent
 // start is the handling of a loop event that no harness sent.
 func (e *Engine) start(ctx context.Context, tx Tx, sessionID string, in LoopEvent) *handling {
 	sid := SessionKey(sessionID)
-	h := &handling{e: e, ctx: ctx, tx: tx, ev: &loop.HookEvent{Harness: in.Driver, SessionID: sid}, sid: sid, runID: in.RunID}
+	h := &handling{e: e, ctx: ctx, tx: tx, ev: &loop.HookEvent{Harness: in.Driver, SessionID: sid}, sid: sid, runID: in.RunID,
+		actor: in.Actor, command: in.Command}
+	if h.actor == "" {
+		h.actor = in.Driver
+	}
 	if h.runID == "" {
 		h.runID = eventlog.NewID()
 	}
