@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -184,4 +185,23 @@ func refusal(reason, point string) string {
 		return reason
 	}
 	return "refused by a lifecycle hook at " + point
+}
+
+// PersonInput runs input_received for a person's control (command: approve,
+// advance, pause, ...; event: advance's loop event; reason: what the person
+// gave) before it acts, with the same failure rules as a prompt: proceed false
+// (a refusal, or a required hook that failed) means the control is not
+// carried out, and reason says why. What the hooks did is appended to the log
+// inside tx, so a refusal is recorded when tx commits. Run it inside the log's
+// exclusive transaction, before the control's own Apply, Cancel or Reset.
+func (e *Engine) PersonInput(ctx context.Context, tx Tx, sessionID, command, event, reason string) (bool, string, error) {
+	if e.Lifecycle == nil {
+		return true, "", nil
+	}
+	h := e.start(ctx, tx, sessionID, LoopEvent{Actor: "person", Driver: "operator", Command: command})
+	c := hooks.NewCommandReceived(h.facts(), command, event, reason)
+	if err := h.fire(hooks.PointInputReceived, c); err != nil {
+		return false, "", err
+	}
+	return c.Proceed, refusal(c.Reason, hooks.PointInputReceived), nil
 }
