@@ -191,6 +191,9 @@ func controlEngine(spec *dsl.Spec, root string, getenv func(string) string, warn
 		warn("hook-loop: warning: lifecycle hooks did not load, so the control runs without them: " + oneLine(err.Error()))
 	case len(r.Entries()) > 0:
 		e.Lifecycle = r
+		if rec := r.Check(); rec != nil {
+			warn(fmt.Sprintf("hook-loop: warning: lifecycle hooks did not load, so they do not run (a required one refuses): %v", rec.Payload["why"]))
+		}
 	}
 	return e
 }

@@ -69,6 +69,8 @@ type Entry struct {
 	Headers  map[string]string
 	// Dir is the directory a command runs in: the config file's directory.
 	Dir string
+	// loadErr is why Check found the entry's code could not be loaded.
+	loadErr error
 }
 
 // Kind is command, path, module, url or go (in-process).

@@ -130,10 +130,15 @@ func (r *Runner) Fire(ctx context.Context, point string, c any) []engine.Lifecyc
 	var recs []engine.LifecycleRecord
 	refusedBy := ""
 	for _, e := range r.entries {
-		if !e.handles(point) {
+		if !e.handles(point) || e.loadErr != nil && !e.Required {
 			continue
 		}
-		res := r.call(ctx, e, point, c)
+		var res CallResult
+		if e.loadErr != nil {
+			res.Err = fmt.Errorf("not loaded: %v", e.loadErr)
+		} else {
+			res = r.call(ctx, e, point, c)
+		}
 		if res.Err != nil {
 			why := res.Err.Error()
 			recs = append(recs, failedRecord(point, e, why))
@@ -461,5 +466,5 @@ func ForHook(path string) (engine.Lifecycle, *engine.LifecycleRecord) {
 	if len(r.entries) == 0 {
 		return nil, nil
 	}
-	return r, nil
+	return r, r.Check()
 }
