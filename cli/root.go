@@ -41,7 +41,7 @@ func exitf(code int, format string, args ...any) *ExitError {
 func commands(f *Factory, hs []setup.Harness) []*cli.Command {
 	cmds := []*cli.Command{
 		NewCmdInit(f, nil),
-		NewCmdGallery(f, nil),
+		NewCmdGallery(f, hs, nil, nil),
 		NewCmdValidate(f, nil),
 		NewCmdGraph(f, nil),
 		NewCmdSimulate(f, nil),
