@@ -72,11 +72,7 @@ func TestSlowExecutorDoesNotHoldOtherSessions(t *testing.T) {
 	}
 	slowDone := make(chan harness.Output, 1)
 	go func() { slowDone <- run("slow") }()
-	select {
-	case <-ev.entered:
-	case <-time.After(time.Minute):
-		t.Fatal("the slow executor was never called")
-	}
+	receive(t, ev.entered, "the slow executor was never called")
 
 	fast := run("fast")
 	if ev.returned.Load() {
@@ -92,12 +88,7 @@ func TestSlowExecutorDoesNotHoldOtherSessions(t *testing.T) {
 	// Longer than LockedLifecycleBudget, the cap executors had under the lock.
 	time.Sleep(hook.LockedLifecycleBudget + time.Second)
 	close(ev.release)
-	var slow harness.Output
-	select {
-	case slow = <-slowDone:
-	case <-time.After(time.Minute):
-		t.Fatal("session slow never answered")
-	}
+	slow := receive(t, slowDone, "session slow never answered")
 	if !strings.Contains(string(slow.Stdout), "the evaluator's verdict: no") {
 		t.Errorf("session slow: the executor's refusal was not applied: exit %d stdout %s stderr %s", slow.Exit, slow.Stdout, slow.Stderr)
 	}
@@ -156,11 +147,7 @@ func TestStopRefusedWhenAnExecutorsAnswerCannotBeApplied(t *testing.T) {
 				Cwd:     root,
 			})
 	}()
-	select {
-	case <-ex.entered:
-	case <-time.After(time.Minute):
-		t.Fatal("loop_complete never fired")
-	}
+	receive(t, ex.entered, "loop_complete never fired")
 	held, unlock := make(chan struct{}), make(chan struct{})
 	go session.Open(filepath.Join(root, ".hook-loop", "events.jsonl")).Update(func(session.Tx) error {
 		close(held)
@@ -168,19 +155,23 @@ func TestStopRefusedWhenAnExecutorsAnswerCannotBeApplied(t *testing.T) {
 		return nil
 	})
 	defer close(unlock)
-	select {
-	case <-held:
-	case <-time.After(time.Minute):
-		t.Fatal("the test could not take the log's lock while the executor ran")
-	}
+	receive(t, held, "the test could not take the log's lock while the executor ran")
 	close(ex.release)
-	var out harness.Output
-	select {
-	case out = <-done:
-	case <-time.After(time.Minute):
-		t.Fatal("the Stop never answered")
-	}
+	out := receive(t, done, "the Stop never answered")
 	if !strings.Contains(string(out.Stdout), `"decision":"block"`) {
 		t.Errorf("the Stop went through although its decision was never applied: exit %d stdout %s stderr %s", out.Exit, out.Stdout, out.Stderr)
 	}
+}
+
+// receive waits for ch, failing the test with what after a generous minute.
+func receive[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(time.Minute):
+		t.Fatal(what)
+	}
+	var zero T
+	return zero
 }
