@@ -58,6 +58,10 @@ func (s *Staged) Begin(inline bool) {
 }
 
 func (s *Staged) Fire(ctx context.Context, point string, c any) []LifecycleRecord {
+	if a, ok := s.inner.(interface{ Active(string) bool }); ok && !a.Active(point) {
+		// No executor runs here: nothing to stage, no pass to repeat.
+		return s.inner.Fire(ctx, point, c)
+	}
 	b, err := json.Marshal(c)
 	if err != nil {
 		return s.inner.Fire(ctx, point, c)
