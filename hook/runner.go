@@ -223,7 +223,9 @@ func (r *Runner) decide(ctx context.Context, e *event) (d loop.Decision, notices
 	}
 	for pass := 1; ; pass++ {
 		if stage != nil {
-			stage.Begin(pass == engine.MaxStagedPasses)
+			// A SessionEnd (Codex allows it 3 s) has no time for a second
+			// pass: its chains run under the lock, within sessionEndBudget.
+			stage.Begin(pass == engine.MaxStagedPasses || e.ev.Name == loop.EventSessionEnd)
 		}
 		err = log.Update(func(tx engine.Tx) error {
 			notices = notices[:0] // what this run of the transaction found
@@ -264,7 +266,7 @@ func (r *Runner) decide(ctx context.Context, e *event) (d loop.Decision, notices
 		if !errors.Is(err, engine.ErrStaged) {
 			break
 		}
-		lctx, cancel := unlockedLifecycle(ctx, e.ev.Name)
+		lctx, cancel := unlockedLifecycle(ctx)
 		stage.RunMissed(lctx)
 		cancel()
 	}
@@ -283,12 +285,8 @@ func (r *Runner) decide(ctx context.Context, e *event) (d loop.Decision, notices
 
 // unlockedLifecycle bounds a chain run between passes: its executors get their
 // own timeoutSeconds, within what the hook's deadline leaves once the
-// committing pass has had the time to wait for the lock (a SessionEnd, whose
-// harness may allow 3 s, gets sessionEndBudget in all).
-func unlockedLifecycle(ctx context.Context, event string) (context.Context, context.CancelFunc) {
-	if event == loop.EventSessionEnd {
-		return context.WithTimeout(ctx, sessionEndBudget)
-	}
+// committing pass has had the time to wait for the lock.
+func unlockedLifecycle(ctx context.Context) (context.Context, context.CancelFunc) {
 	dl, ok := ctx.Deadline()
 	if !ok {
 		return context.WithCancel(ctx)
@@ -297,8 +295,10 @@ func unlockedLifecycle(ctx context.Context, event string) (context.Context, cont
 }
 
 // LockedLifecycleBudget caps the time lifecycle executors may run while one
-// hook holds the event log's lock: well below eventlog.DefaultLockTimeout, so
-// another session's hook waiting behind it still gets the lock and answers.
+// hook holds the event log's lock — only in the last pass a session moved by
+// other events at every pass gets (engine.MaxStagedPasses): well below
+// eventlog.DefaultLockTimeout, so another session's hook waiting behind it
+// still gets the lock and answers.
 const LockedLifecycleBudget = 2 * time.Second
 
 // sessionEndBudget bounds both the lock wait and the lifecycle time of a
