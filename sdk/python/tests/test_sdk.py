@@ -54,6 +54,29 @@ class ContextsTest(unittest.TestCase):
         self.assertEqual(c.to_params()["from"], "a")
         self.assertEqual(c.to_params()["with"], {"x": 1})
 
+    def test_design_method_names_and_announce(self):
+        """A method named after the design's point handles hook-loop's; session_spawned's
+        announce is text."""
+        class Seed(h.LifecycleHooks):
+            def work_item_start(self, ctx):
+                ctx.proceed = False
+                return ctx
+
+            def session_spawned(self, ctx):
+                ctx.announce = "watched by " + ctx.actor
+                return ctx
+
+        self.assertTrue(Seed().handles("loop_start"))
+        ans = h.handle(Seed(), req("loop_start"))
+        self.assertEqual(ans["result"], {"proceed": False})
+        ans = h.handle(Seed(), req("session_spawned", {"actor": "agent"}))
+        self.assertEqual(ans["result"], {"announce": "watched by agent"})
+
+        class Bad(h.LifecycleHooks):
+            def session_spawned(self, ctx):
+                return {"announce": True}
+        self.assertIn("error", h.handle(Bad(), req("session_spawned")))
+
     def test_defaults(self):
         self.assertTrue(h.LoopStart().proceed)
         self.assertTrue(h.PhaseChanged().notify)
