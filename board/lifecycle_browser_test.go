@@ -60,6 +60,9 @@ func TestBoardButtonsRunLifecycleHooks(t *testing.T) {
 		chromedp.WaitVisible(css(`#live.ok`)),
 	)
 	do(t, ctx, "press Pause", chromedp.Click(css(card(working)+` button[data-action="pause"]`)))
+	// The refusal is logged (hooks.refused), so the view updates right after
+	// it: the reason must still be on the page once that update is in.
+	waitEvent(t, ctx, p, "hooks.refused", working, "")
 	do(t, ctx, "see the refusal", chromedp.WaitVisible(css(`#live.bad`)))
 	if msg := text(t, ctx, `#live`); !strings.Contains(msg, "no pausing from the board") {
 		t.Errorf("the page says %q, want the hook's reason", msg)
@@ -93,3 +96,4 @@ func TestBoardButtonsRunLifecycleHooks(t *testing.T) {
 		t.Errorf("no phase_changed with actor person for the approval: %+v", h.phases)
 	}
 }
+
