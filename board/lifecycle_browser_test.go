@@ -96,4 +96,3 @@ func TestBoardButtonsRunLifecycleHooks(t *testing.T) {
 		t.Errorf("no phase_changed with actor person for the approval: %+v", h.phases)
 	}
 }
-
