@@ -65,9 +65,16 @@ func do(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action
 // waitLog waits until the log holds an event of typ for session by a person.
 func waitLog(t *testing.T, ctx context.Context, p *project, typ, session string) {
 	t.Helper()
+	waitEvent(t, ctx, p, typ, session, "person")
+}
+
+// waitEvent waits until the log holds an event of typ for session by actor
+// (any actor when "").
+func waitEvent(t *testing.T, ctx context.Context, p *project, typ, session, actor string) {
+	t.Helper()
 	for {
 		for _, e := range p.events(t, typ) {
-			if e.SessionID == session && e.Actor == "person" {
+			if e.SessionID == session && (actor == "" || e.Actor == actor) {
 				return
 			}
 		}

@@ -72,6 +72,12 @@ func (p *project) refuseStop(t *testing.T, session string) {
 // serve starts a board on a free loopback port until the test ends.
 func (p *project) serve(t *testing.T) (*board.Server, string) {
 	t.Helper()
+	return p.serveWith(t, nil)
+}
+
+// serveWith is serve with the user's lifecycle hooks lc behind the buttons.
+func (p *project) serveWith(t *testing.T, lc engine.Lifecycle) (*board.Server, string) {
+	t.Helper()
 	spec, _, err := loopdsl.Load(p.config)
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +87,7 @@ func (p *project) serve(t *testing.T) (*board.Server, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := board.New(w, operator.Controls{Log: operator.FileLog(l), Engine: &engine.Engine{Spec: spec, Root: p.dir}}, p.dir)
+	srv, err := board.New(w, operator.Controls{Log: operator.FileLog(l), Engine: &engine.Engine{Spec: spec, Root: p.dir, Lifecycle: lc}}, p.dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,7 +99,7 @@ func runBoard(o *BoardOptions) error {
 	}
 	defer l.Close()
 	// The buttons act on the log the board shows, which is the hooks' own.
-	srv, err := board.New(w, operator.Controls{Log: l, Engine: controlEngine(spec, root)}, root)
+	srv, err := board.New(w, operator.Controls{Log: l, Engine: controlEngine(spec, root, o.Getenv, func(s string) { fmt.Fprintln(o.IO.ErrOut, s) })}, root)
 	if err != nil {
 		return err
 	}

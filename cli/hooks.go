@@ -48,7 +48,7 @@ func NewCmdHooks(f *Factory, runF func(*HooksOptions) error) *cli.Command {
 		Subcommands: []*cli.Command{
 			{
 				Name:      "points",
-				Usage:     "print the seven lifecycle points with their facts and decisions",
+				Usage:     "print the lifecycle points with their facts and decisions",
 				ArgsUsage: " ",
 				Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print JSON", Destination: &o.json}},
 				Action: func(c *cli.Context) error {
@@ -143,7 +143,8 @@ func (o *HooksOptions) testArgs(args []string) (string, error) {
 
 func runHooksTest(ctx context.Context, o *HooksOptions) error {
 	name := o.name
-	p, ok := hooks.Lookup(o.point)
+	canonical, _ := hooks.Canonical(o.point)
+	p, ok := hooks.Lookup(canonical)
 	if !ok {
 		return exitf(2, "usage: --point %q: expected one of %s", o.point, strings.Join(hooks.PointNames(), ", "))
 	}

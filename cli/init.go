@@ -99,38 +99,3 @@ func withSchema(data []byte) []byte {
 	}
 	return append([]byte("{\n  \"$schema\": \"./"+SchemaFile+"\",\n"), rest...)
 }
-
-// NewCmdGallery builds `gallery`: the loops --profile accepts, one line each.
-func NewCmdGallery(f *Factory, runF func(*IOStreams) error) *cli.Command {
-	return &cli.Command{
-		Name:  "gallery",
-		Usage: "list the gallery loops (--profile NAME of init, install, validate, simulate, graph), one line each",
-		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return exitf(2, "usage: gallery takes no arguments")
-			}
-			return run(runF, runGallery, f.IOStreams)
-		},
-	}
-}
-
-func runGallery(s *IOStreams) error {
-	names := gallery.Names()
-	width := 0
-	for _, n := range names {
-		width = max(width, len(n))
-	}
-	for _, n := range names {
-		summary, err := gallery.Summary(n)
-		if err != nil {
-			return err
-		}
-		mark := " "
-		if n == gallery.Default {
-			mark = "*"
-		}
-		fmt.Fprintf(s.Out, "%s %-*s  %s\n", mark, width, n, summary)
-	}
-	fmt.Fprintf(s.Out, "(* the default; hook-loop graph --profile NAME draws one, hook-loop init --profile NAME starts from one)\n")
-	return nil
-}

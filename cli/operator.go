@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
+	"github.com/hook-loop/hook-loop/lifecycle"
 	"github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/loop/engine"
 	"github.com/hook-loop/hook-loop/operator"
@@ -96,7 +98,7 @@ func runOperator(o *OperatorOptions) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", o.Action, err)
 	}
-	ctl := operator.Controls{Log: log, Engine: controlEngine(spec, root)}
+	ctl := operator.Controls{Log: log, Engine: controlEngine(spec, root, o.Getenv, func(s string) { fmt.Fprintln(o.IO.ErrOut, s) })}
 	sid := o.sessionID
 	if sid == "" {
 		if sid, err = onlyLiveSession(o.IO, ctl, o.Action); err != nil {
@@ -171,10 +173,27 @@ func pastTense(action string) string {
 	return "advanced"
 }
 
-// controlEngine is the engine a person's controls drive (nil without a loop).
-func controlEngine(spec *dsl.Spec, root string) *engine.Engine {
+// controlEngine is the engine a person's controls drive (nil without a loop),
+// with the user's lifecycle hooks: the controls reach them as a hook's events
+// do. A declaration that does not load is told (warn) and the controls run
+// without it, as a one-shot hook does.
+func controlEngine(spec *dsl.Spec, root string, getenv func(string) string, warn func(string)) *engine.Engine {
 	if spec == nil {
 		return nil
 	}
-	return &engine.Engine{Spec: spec, Root: root}
+	e := &engine.Engine{Spec: spec, Root: root}
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	r, _, err := lifecycle.LoadConfig("", getenv)
+	switch {
+	case err != nil:
+		warn("hook-loop: warning: lifecycle hooks did not load, so the control runs without them: " + oneLine(err.Error()))
+	case len(r.Entries()) > 0:
+		e.Lifecycle = r
+		if rec := r.Check(); rec != nil {
+			warn(fmt.Sprintf("hook-loop: warning: lifecycle hooks did not load, so they do not run (a required one refuses): %v", rec.Payload["why"]))
+		}
+	}
+	return e
 }

@@ -43,7 +43,7 @@ func commands(f *Factory, hs []setup.Harness) []*cli.Command {
 		NewCmdInit(f, nil),
 		NewCmdHarnessVerb(f, hs, "install"),
 		NewCmdHarnessVerb(f, hs, "uninstall"),
-		NewCmdGallery(f, nil),
+		NewCmdGallery(f, hs, nil, nil),
 		NewCmdValidate(f, nil),
 		NewCmdGraph(f, nil),
 		NewCmdSimulate(f, nil),

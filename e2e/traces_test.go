@@ -5,7 +5,7 @@ package e2e
 // scratch repo, scripts the mock model through the loop's path with real
 // commands that really run there (make test, git commit, ./run.sh, ...), runs
 // the REAL harness, and keeps the hooks' .hook-loop/trace.jsonl as
-// testdata/traces/<loop>/<harness>-<complete|early-stop>.jsonl, with the scratch
+// gallery/traces/<loop>/<harness>-<complete|early-stop>.jsonl, with the scratch
 // paths rewritten to placeholders so that `hook-loop replay --rebase` and
 // internal/replay's gallery test can feed them through the loop again.
 //
@@ -35,7 +35,7 @@ import (
 	"github.com/hook-loop/hook-loop/testkit/mockmodel/responses"
 )
 
-var recordTraces = flag.Bool("record-traces", false, "record testdata/traces from the real harnesses (also HOOK_LOOP_RECORD_TRACES=1)")
+var recordTraces = flag.Bool("record-traces", false, "record gallery/traces from the real harnesses (also HOOK_LOOP_RECORD_TRACES=1)")
 
 // Placeholders for the scratch paths in a recorded trace. Replay rebases
 // TraceProject onto its own root.
@@ -192,7 +192,7 @@ var traceFiles = map[string]string{
 
 func wantRecording(t *testing.T) {
 	if !*recordTraces && os.Getenv("HOOK_LOOP_RECORD_TRACES") == "" {
-		t.Skip("records testdata/traces from the real harnesses: pass -record-traces or set HOOK_LOOP_RECORD_TRACES=1 (one loop at a time: -run 'TestRecordTraces/LOOP/')")
+		t.Skip("records gallery/traces from the real harnesses: pass -record-traces or set HOOK_LOOP_RECORD_TRACES=1 (one loop at a time: -run 'TestRecordTraces/LOOP/')")
 	}
 }
 
@@ -240,7 +240,7 @@ func TestRecordTraces(t *testing.T) {
 							if strings.Contains(out, filepath.Dir(dir)) {
 								t.Errorf("trace still names the scratch folder %s", filepath.Dir(dir))
 							}
-							dest := filepath.Join(repoRoot(), "testdata", "traces", loopName, h.name+"-"+kind+".jsonl")
+							dest := filepath.Join(repoRoot(), "gallery", "traces", loopName, h.name+"-"+kind+".jsonl")
 							if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
 								t.Fatal(err)
 							}

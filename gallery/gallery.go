@@ -17,6 +17,45 @@ import (
 //go:embed *.json
 var files embed.FS
 
+// traces are real harness sessions of each loop, recorded by e2e/traces_test.go
+// (traces/README.md): what `hook-loop gallery check` replays.
+//
+//go:embed traces/*/*.jsonl
+var traces embed.FS
+
+// Trace is one recorded session of a gallery loop through one harness's hooks.
+type Trace struct {
+	Loop, Harness string
+	// Kind is complete, early-stop (a stop refused early, then complete) or
+	// complete-subagent (the verdict from a real subagent).
+	Kind string
+	Name string // traces/<loop>/<harness>-<kind>.jsonl
+	Data []byte
+}
+
+// Traces returns the recorded sessions of loop, sorted by file name.
+func Traces(loop string) ([]Trace, error) {
+	entries, err := fs.ReadDir(traces, "traces/"+loop)
+	if err != nil {
+		return nil, nil // a loop without recorded sessions
+	}
+	var out []Trace
+	for _, e := range entries {
+		base, ok := strings.CutSuffix(e.Name(), ".jsonl")
+		h, kind, ok2 := strings.Cut(base, "-")
+		if !ok || !ok2 {
+			continue
+		}
+		name := "traces/" + loop + "/" + e.Name()
+		b, err := traces.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Trace{Loop: loop, Harness: h, Kind: kind, Name: name, Data: b})
+	}
+	return out, nil
+}
+
 // Default is the profile used when none is named.
 const Default = "software_delivery"
 

@@ -217,37 +217,60 @@ func (r *Runner) decide(ctx context.Context, e *event) (d loop.Decision, notices
 	sid := engine.SessionKey(e.ev.SessionID)
 	// The database store reads the session's row with its first round trip.
 	expect(log, sid)
-	err = log.Update(func(tx engine.Tx) error {
-		notices = notices[:0] // what this run of the transaction found
-		spec, notice, err := r.loops.Judge(tx, sid, e.file)
-		if err != nil {
-			return err
+	var stage *engine.Staged
+	if eng.Lifecycle != nil {
+		stage = engine.NewStaged(eng.Lifecycle)
+		eng.Lifecycle = stage
+	}
+	for pass := 1; ; pass++ {
+		if stage != nil {
+			// A SessionEnd (Codex allows it 3 s) has no time for a second
+			// pass: its chains run under the lock, within sessionEndBudget.
+			stage.Begin(pass == engine.MaxStagedPasses || e.ev.Name == loop.EventSessionEnd)
 		}
-		eng.Spec = spec
-		if notice != "" {
-			notices = append(notices, notice)
+		err = log.Update(func(tx engine.Tx) error {
+			notices = notices[:0] // what this run of the transaction found
+			spec, notice, err := r.loops.Judge(tx, sid, e.file)
+			if err != nil {
+				return err
+			}
+			eng.Spec = spec
+			if notice != "" {
+				notices = append(notices, notice)
+			}
+			// The loop's state before the event (the project's, for a
+			// project-scoped loop): the failed-stop record below carries it.
+			state := session.Scoped(tx, sid, spec.Definition.Scope == dsl.ScopeProject).State
+			if eng.HooksLoadFailed != nil && !tx.Session(sid).HooksLoadFailed {
+				notices = append(notices, fmt.Sprintf("hook-loop: lifecycle hooks did not load: %v", eng.HooksLoadFailed.Payload["why"]))
+			}
+			// A chain run under the lock (the last pass only) is capped well
+			// below the lock timeout other sessions' hooks wait for.
+			hctx, cancel := context.WithTimeout(ctx, budget)
+			defer cancel()
+			var herr error
+			d, herr = eng.Handle(hctx, tx, e.ev)
+			if stage != nil && stage.Missed() {
+				return engine.ErrStaged
+			}
+			if notice != "" && herr == nil {
+				d.SystemMessage = strings.TrimSpace(d.SystemMessage + "\n" + notice)
+			}
+			if herr != nil {
+				return herr
+			}
+			// The hook works again: a run of stops refused for failures ends
+			// here. Cleared only in the pass that commits, since clearing
+			// removes a file no rollback restores.
+			return r.stops.clear(tx, e.paths.root, sid, state)
+		})
+		if !errors.Is(err, engine.ErrStaged) {
+			break
 		}
-		// The hook works again: a run of stops refused for failures ends here.
-		// Its record carries the loop's state, as every record does (the
-		// project's, for a project-scoped loop).
-		state := session.Scoped(tx, sid, spec.Definition.Scope == dsl.ScopeProject).State
-		if err := r.stops.clear(tx, e.paths.root, sid, state); err != nil {
-			return err
-		}
-		if eng.HooksLoadFailed != nil && !tx.Session(sid).HooksLoadFailed {
-			notices = append(notices, fmt.Sprintf("hook-loop: lifecycle hooks did not load: %v", eng.HooksLoadFailed.Payload["why"]))
-		}
-		// Lifecycle executors run under the log's lock, so their time there is
-		// capped well below the lock timeout other sessions' hooks wait for.
-		hctx, cancel := context.WithTimeout(ctx, budget)
-		defer cancel()
-		var herr error
-		d, herr = eng.Handle(hctx, tx, e.ev)
-		if notice != "" && herr == nil {
-			d.SystemMessage = strings.TrimSpace(d.SystemMessage + "\n" + notice)
-		}
-		return herr
-	})
+		lctx, cancel := unlockedLifecycle(ctx)
+		stage.RunMissed(lctx)
+		cancel()
+	}
 	if err != nil {
 		if storeURL != "" && !errors.Is(err, pin.ErrMissing) {
 			var gone *pin.GoneError
@@ -261,9 +284,22 @@ func (r *Runner) decide(ctx context.Context, e *event) (d loop.Decision, notices
 	return d, notices, log.Warnings(), nil
 }
 
+// unlockedLifecycle bounds a chain run between passes: its executors get their
+// own timeoutSeconds, within what the hook's deadline leaves once the
+// committing pass has had the time to wait for the lock.
+func unlockedLifecycle(ctx context.Context) (context.Context, context.CancelFunc) {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return context.WithCancel(ctx)
+	}
+	return context.WithDeadline(ctx, dl.Add(-eventlog.DefaultLockTimeout-time.Second))
+}
+
 // LockedLifecycleBudget caps the time lifecycle executors may run while one
-// hook holds the event log's lock: well below eventlog.DefaultLockTimeout, so
-// another session's hook waiting behind it still gets the lock and answers.
+// hook holds the event log's lock — only in the last pass a session moved by
+// other events at every pass gets (engine.MaxStagedPasses): well below
+// eventlog.DefaultLockTimeout, so another session's hook waiting behind it
+// still gets the lock and answers.
 const LockedLifecycleBudget = 2 * time.Second
 
 // sessionEndBudget bounds both the lock wait and the lifecycle time of a

@@ -57,7 +57,10 @@ type Entry struct {
 	// sdk/hooks point interfaces (a Go program embedding hook-loop sets it).
 	Handler any
 
-	On       []string // the points it runs at; empty: every point
+	On []string // the points it runs at; empty: every point
+	// Aliases are the design's point names the entry's on used, each with
+	// hook-loop's name it loaded as (`hooks` notes them).
+	Aliases  map[string]string
 	Required bool
 	Disabled bool          // the config's enabled:false
 	Timeout  time.Duration // 0: DefaultTimeout
@@ -66,6 +69,8 @@ type Entry struct {
 	Headers  map[string]string
 	// Dir is the directory a command runs in: the config file's directory.
 	Dir string
+	// loadErr is why Check found the entry's code could not be loaded.
+	loadErr error
 }
 
 // Kind is command, path, module, url or go (in-process).
@@ -458,8 +463,16 @@ func parseEntry(i int, item any, dir string) (Entry, error) {
 		}
 		for j, p := range arr {
 			s, ok := p.(string)
-			if _, known := hooks.Lookup(s); !ok || !known {
-				return Entry{}, bad(fmt.Sprintf("on[%d]", j), "expected one of %s, got %s", strings.Join(hooks.PointNames(), ", "), show(p))
+			name, known := hooks.Canonical(s)
+			if !ok || !known {
+				return Entry{}, bad(fmt.Sprintf("on[%d]", j), "expected one of %s (or a design name: %s), got %s", strings.Join(hooks.PointNames(), ", "), strings.Join(sortedKeys(hooks.DesignAliases), ", "), show(p))
+			}
+			if name != s {
+				if e.Aliases == nil {
+					e.Aliases = map[string]string{}
+				}
+				e.Aliases[s] = name
+				s = name
 			}
 			if !slices.Contains(e.On, s) {
 				e.On = append(e.On, s)

@@ -15,7 +15,7 @@ import (
 // sdk/hooks may not import loop, so the names are written twice; they must agree.
 func TestPointNamesAgreeWithLoop(t *testing.T) {
 	loopPoints := []string{
-		hooks.PointLoopStart, hooks.PointSessionStart, hooks.PointInputReceived, hooks.PointToolRequested,
+		hooks.PointLoopStart, hooks.PointSessionStart, hooks.PointSessionSpawned, hooks.PointInputReceived, hooks.PointToolRequested,
 		hooks.PointPhaseChanged, hooks.PointWaitingForInput, hooks.PointLoopComplete,
 	}
 	if got := hooks.PointNames(); !reflect.DeepEqual(got, loopPoints) {
@@ -69,7 +69,7 @@ func TestLoadValidConfig(t *testing.T) {
 	if py := entries[2]; !reflect.DeepEqual(py.Command, []string{"python3", "hook.py"}) || py.Timeout != 0 {
 		t.Errorf("a bare program name stays for PATH: %v", py.Command)
 	}
-	if c := entries[3]; c.Kind() != "url" || c.TokenEnv != "ACME_TOKEN" || c.Headers["X-Team"] != "platform" || len(c.Points()) != 7 {
+	if c := entries[3]; c.Kind() != "url" || c.TokenEnv != "ACME_TOKEN" || c.Headers["X-Team"] != "platform" || len(c.Points()) != len(hooks.Points) {
 		t.Errorf("compliance = %+v", c)
 	}
 }
@@ -85,7 +85,7 @@ func TestLoadRejectsMalformedEntries(t *testing.T) {
 		{`[{"name":"a","command":["x"],"url":"https://h/"}]`, `got command and url`},
 		{`[{"name":"a","command":[]}]`, `hooks[0] ("a").command: expected a program to run`},
 		{`[{"name":"a","command":[1]}]`, `hooks[0] ("a").command: element 0: expected a string`},
-		{`[{"name":"a","command":["x"],"on":["work_item_start"]}]`, `hooks[0] ("a").on[0]: expected one of loop_start, session_start`},
+		{`[{"name":"a","command":["x"],"on":["work_items_start"]}]`, `hooks[0] ("a").on[0]: expected one of loop_start, session_start`},
 		{`[{"name":"a","command":["x"],"on":[]}]`, `hooks[0] ("a").on: expected a non-empty array`},
 		{`[{"name":"a","command":["x"],"required":"yes"}]`, `hooks[0] ("a").required: expected true or false`},
 		{`[{"name":"a","command":["x"],"enabled":1}]`, `hooks[0] ("a").enabled: expected true or false`},
@@ -133,6 +133,28 @@ func TestLoadRejectsMalformedEntries(t *testing.T) {
 		if _, err := lifecycle.Load(writeConfig(t, body)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: err = %v, want %q", body, err, want)
 		}
+	}
+}
+
+// The lifecycle design's point names load as aliases of hook-loop's.
+func TestDesignPointNamesLoadAsAliases(t *testing.T) {
+	p := writeConfig(t, `{"hooks":[{"name":"a","command":["x"],"on":["work_item_start","session_spawn","session_spawned","work_item_complete","input_received"]}]}`)
+	r, err := lifecycle.Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := r.Entries()[0]
+	if want := []string{"loop_start", "session_start", "session_spawned", "loop_complete", "input_received"}; !reflect.DeepEqual(e.On, want) {
+		t.Errorf("on = %v, want %v", e.On, want)
+	}
+	if want := map[string]string{"work_item_start": "loop_start", "session_spawn": "session_start", "work_item_complete": "loop_complete"}; !reflect.DeepEqual(e.Aliases, want) {
+		t.Errorf("aliases = %v", e.Aliases)
+	}
+	if !r.Active("loop_complete") || r.Active("tool_requested") {
+		t.Error("an alias does not run at its point")
+	}
+	if _, err := lifecycle.NewRunner(lifecycle.Entry{Name: "b", Handler: struct{}{}, On: []string{"work_item_start"}}); err != nil {
+		t.Errorf("NewRunner refused a design name: %v", err)
 	}
 }
 

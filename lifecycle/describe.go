@@ -46,6 +46,9 @@ func Describe(w io.Writer, path string, entries []Entry) error {
 				fmt.Fprintf(tw, "  keepAlive\tignored: every call starts the executor, and nothing stays running after the hook\n")
 			}
 		}
+		for _, design := range sortedKeys(e.Aliases) {
+			fmt.Fprintf(tw, "  on\t%s is the lifecycle design's name of %s: loaded as %s (docs/lifecycle.md)\n", design, e.Aliases[design], e.Aliases[design])
+		}
 		timeout := e.timeout().String()
 		if e.Timeout <= 0 {
 			timeout += " (default)"
@@ -90,7 +93,8 @@ func yesNo(b bool) string {
 // records in the harness payload experiments.
 var harnessNotes = map[string][]string{
 	hooks.PointLoopStart: {
-		"every harness: proceed false disarms the loop for the session (no gating, no stop refusals); recorded as hooks.refused",
+		"every harness: proceed false holds the session (never disarms it): its tool calls and stops are refused with reason until the person runs `hook-loop reload --session ID`; recorded as hooks.refused and lifecycle_held",
+		"a required hook that fails holds the session the same way",
 	},
 	hooks.PointSessionStart: {
 		"claude: proceed false ends the session: continue false with stopReason at SessionStart, and, since Claude Code 2.1.328 still submits the first prompt, again at that prompt (\"Operation stopped by hook: reason\", no model call); context is added as additionalContext",
@@ -99,9 +103,25 @@ var harnessNotes = map[string][]string{
 		"pi: the extension cannot end a session from session_start; the refusal is logged (hooks.refused) and every later prompt and tool call of the session is refused",
 		"every harness: the session's stops are let through, and a hook cannot change what the session starts with beyond context",
 	},
+	hooks.PointSessionSpawned: {
+		"every harness: announce is given to the agent with hook-loop's answer to the session's first event (claude, codex: additionalContext; opencode, pi: beside the prompt or tool output); a first event that takes no text for the model (a stop) shows it to the person",
+	},
 	hooks.PointInputReceived: {
 		"every harness: proceed false refuses the prompt (claude, codex: decision block; opencode: chat.message throws; pi: the input is handled, not sent)",
 		"no harness lets a hook rewrite the prompt: prompt is a fact; context adds text beside it",
+		"a person's control (approve, reject, advance, reset, pause, resume, cancel; from the CLI or the board): proceed false refuses it — the command exits 1, the board shows the reason — and nothing of it is applied",
+	},
+	hooks.PointPhaseChanged: {
+		"every harness: the transition is applied whatever the hook says; notify false drops hook-loop's message for it, message replaces it",
+		"a required hook that fails holds the session: its tool calls and stops are refused until `hook-loop reload --session ID`",
+	},
+	hooks.PointWaitingForInput: {
+		"every harness: the state is entered whatever the hook says; question and summary replace the text shown and logged (waiting_for_input)",
+		"a required hook that fails holds the session, as at phase_changed",
+	},
+	hooks.PointLoopComplete: {
+		"every harness: the loop ends whatever the hook says; announce false drops hook-loop's completion message",
+		"a required hook that fails holds the session, as at phase_changed",
 	},
 	hooks.PointToolRequested: {
 		"every harness: proceed false refuses the call and the model reads reason (claude: permissionDecision deny; codex: decision block; opencode: tool.execute.before throws; pi: the tool call is blocked)",
@@ -109,7 +129,7 @@ var harnessNotes = map[string][]string{
 	},
 }
 
-// WritePoints writes the seven points, their facts and decisions (from
+// WritePoints writes the points, their facts and decisions (from
 // sdk/hooks), and what a refusal does on each harness.
 func WritePoints(w io.Writer, asJSON bool) error {
 	if asJSON {
@@ -158,19 +178,25 @@ func WritePoints(w io.Writer, asJSON bool) error {
 // SampleContext fills a point's context with facts like those the engine
 // sends, for `hook-loop hooks test`.
 func SampleContext(p hooks.Point, cwd string) any {
-	f := hooks.Facts{LoopID: "plan-execute", SessionID: "019a-sample-session", Harness: "codex", Cwd: cwd, State: "planning"}
+	f := hooks.Facts{LoopID: "plan-execute", SessionID: "019a-sample-session", Harness: "codex", Cwd: cwd, State: "planning", Actor: "agent"}
 	switch p.Name {
 	case hooks.PointLoopStart:
-		return hooks.NewLoopStart(f)
+		c := hooks.NewLoopStart(f)
+		c.Command = "SessionStart"
+		return c
 	case hooks.PointSessionStart:
-		return hooks.NewSessionStart(f, "startup", "hook-loop: loop plan-execute, state planning. Write PLAN.md, then implement it.")
+		c := hooks.NewSessionStart(f, "startup", "hook-loop: loop plan-execute, state planning. Write PLAN.md, then implement it.")
+		c.Model = "gpt-5-codex"
+		return c
+	case hooks.PointSessionSpawned:
+		return hooks.NewSessionSpawned(f, "SessionStart", "startup", "gpt-5-codex")
 	case hooks.PointInputReceived:
 		return hooks.NewInputReceived(f, "add a --verbose flag to the CLI")
 	case hooks.PointToolRequested:
 		return hooks.NewToolRequested(f, "Bash", json.RawMessage(`{"command":"go test ./..."}`), "go test ./...", nil)
 	case hooks.PointPhaseChanged:
 		f.State = "executing"
-		return hooks.NewPhaseChanged(f, "planning", "executing", "plan_ready")
+		return hooks.NewPhaseChanged(f, "planning", "executing", "plan_ready", false)
 	case hooks.PointWaitingForInput:
 		f.State = "review"
 		return hooks.NewWaitingForInput(f, "hook-loop: the plan is ready for review; approve it to continue.", "waiting for review in state review")

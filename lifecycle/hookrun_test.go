@@ -151,3 +151,23 @@ func TestBadDeclarationRunsHooklessThroughCodexHook(t *testing.T) {
 		t.Errorf("hooks.load_failed records = %v", failed)
 	}
 }
+
+// `hooks points` says what a loop_start refusal does as the engine does it: the
+// session is held until a reload (TestRequiredRosterRefusingLoopStartThroughCodexHook),
+// never disarmed.
+func TestPointsTextSaysALoopStartRefusalHolds(t *testing.T) {
+	var b strings.Builder
+	if err := lifecycle.WritePoints(&b, false); err != nil {
+		t.Fatal(err)
+	}
+	section := b.String()
+	section = section[strings.Index(section, "loop_start:"):strings.Index(section, "session_start:")]
+	for _, want := range []string{"holds the session", "reload --session", "lifecycle_held"} {
+		if !strings.Contains(section, want) {
+			t.Errorf("loop_start text lacks %q:\n%s", want, section)
+		}
+	}
+	if strings.Contains(section, "disarms the loop") || strings.Contains(section, "no stop refusals") {
+		t.Errorf("loop_start text says a refusal disarms:\n%s", section)
+	}
+}

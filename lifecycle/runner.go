@@ -42,6 +42,7 @@ var _ engine.Lifecycle = (*Runner)(nil)
 // NewRunner validates entries (as Parse does for a file) and returns a Runner
 // that calls them in the given order. An entry with Handler set runs in-process.
 func NewRunner(entries ...Entry) (*Runner, error) {
+	entries = slices.Clone(entries)
 	seen := map[string]bool{}
 	for i, e := range entries {
 		label := fmt.Sprintf("hooks[%d] (%q)", i, e.Name)
@@ -71,9 +72,15 @@ func NewRunner(entries ...Entry) (*Runner, error) {
 				return nil, fmt.Errorf("%s.headers.%s: refused: use tokenEnv", label, k)
 			}
 		}
-		for _, p := range e.On {
-			if _, ok := hooks.Lookup(p); !ok {
+		for j, p := range e.On {
+			name, ok := hooks.Canonical(p)
+			if !ok {
 				return nil, fmt.Errorf("%s.on: unknown point %q", label, p)
+			}
+			if name != p {
+				e.On = slices.Clone(e.On)
+				e.On[j] = name
+				entries[i] = e
 			}
 		}
 	}
@@ -123,10 +130,15 @@ func (r *Runner) Fire(ctx context.Context, point string, c any) []engine.Lifecyc
 	var recs []engine.LifecycleRecord
 	refusedBy := ""
 	for _, e := range r.entries {
-		if !e.handles(point) {
+		if !e.handles(point) || e.loadErr != nil && !e.Required {
 			continue
 		}
-		res := r.call(ctx, e, point, c)
+		var res CallResult
+		if e.loadErr != nil {
+			res.Err = fmt.Errorf("not loaded: %v", e.loadErr)
+		} else {
+			res = r.call(ctx, e, point, c)
+		}
 		if res.Err != nil {
 			why := res.Err.Error()
 			recs = append(recs, failedRecord(point, e, why))
@@ -213,6 +225,7 @@ type CallResult struct {
 // Call sends c to the entry named name alone, without applying anything: what
 // `hook-loop hooks test` shows.
 func (r *Runner) Call(ctx context.Context, name, point string, c any) (CallResult, error) {
+	point, _ = hooks.Canonical(point)
 	if _, ok := hooks.Lookup(point); !ok {
 		return CallResult{}, fmt.Errorf("unknown point %q (expected one of %s)", point, strings.Join(hooks.PointNames(), ", "))
 	}
@@ -453,5 +466,5 @@ func ForHook(path string) (engine.Lifecycle, *engine.LifecycleRecord) {
 	if len(r.entries) == 0 {
 		return nil, nil
 	}
-	return r, nil
+	return r, r.Check()
 }

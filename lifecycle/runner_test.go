@@ -227,7 +227,7 @@ func TestRequiredFailureRefuses(t *testing.T) {
 	}
 
 	// At a point without proceed, a required failure is only a failure.
-	c2 := hooks.NewPhaseChanged(facts, "a", "b", "go")
+	c2 := hooks.NewPhaseChanged(facts, "a", "b", "go", false)
 	recs = r.Fire(context.Background(), hooks.PointPhaseChanged, c2)
 	if got := types(recs); !reflect.DeepEqual(got, []string{"hooks.failed"}) || !c2.Notify {
 		t.Errorf("phase_changed: records %v notify %v", got, c2.Notify)
@@ -410,9 +410,10 @@ func TestTelemetryExampleOnlyObserves(t *testing.T) {
 	ctxs := map[string]any{
 		hooks.PointLoopStart:       hooks.NewLoopStart(facts),
 		hooks.PointSessionStart:    hooks.NewSessionStart(facts, "startup", "text"),
+		hooks.PointSessionSpawned:  hooks.NewSessionSpawned(facts, "SessionStart", "startup", "mock-model"),
 		hooks.PointInputReceived:   hooks.NewInputReceived(facts, "hello"),
 		hooks.PointToolRequested:   hooks.NewToolRequested(facts, "Bash", json.RawMessage(`{"command":"ls"}`), "ls", nil),
-		hooks.PointPhaseChanged:    hooks.NewPhaseChanged(facts, "planning", "coding", "plan_ready"),
+		hooks.PointPhaseChanged:    hooks.NewPhaseChanged(facts, "planning", "coding", "plan_ready", false),
 		hooks.PointWaitingForInput: hooks.NewWaitingForInput(facts, "q", "s"),
 		hooks.PointLoopComplete:    hooks.NewLoopComplete(facts, "done", "tests_passed"),
 	}
@@ -430,8 +431,8 @@ func TestTelemetryExampleOnlyObserves(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) != 7 {
-		t.Fatalf("telemetry lines = %d, want 7:\n%s", len(lines), b)
+	if len(lines) != len(hooks.Points) {
+		t.Fatalf("telemetry lines = %d, want %d:\n%s", len(lines), len(hooks.Points), b)
 	}
 	for i, p := range hooks.PointNames() {
 		if !strings.Contains(lines[i], `"point":"`+p+`"`) {

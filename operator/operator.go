@@ -91,7 +91,12 @@ func (c Controls) Do(ctx context.Context, sessionID, action, reason string) erro
 	return err
 }
 
-// Apply carries out r in one exclusive transaction of the log.
+// Apply carries out r in one exclusive transaction of the log. The user's
+// lifecycle hooks (the Engine's) are asked first, as for a prompt
+// (input_received, source person), and see the transitions it makes
+// (phase_changed, waiting_for_input, loop_complete, with actor person); their
+// executors run between transactions of the log, as a hook's do
+// (engine.Staged), and what they decide is applied with the action, once.
 func (c Controls) Apply(ctx context.Context, r Request) (Result, error) {
 	if !slices.Contains(Actions, r.Action) {
 		return Result{}, fmt.Errorf("unknown action %q (want one of %v)", r.Action, Actions)
@@ -99,20 +104,57 @@ func (c Controls) Apply(ctx context.Context, r Request) (Result, error) {
 	if c.Engine == nil {
 		return Result{}, errors.New("the loop file did not load; fix it first (hook-loop validate)")
 	}
-	res := Result{Session: r.Session}
-	err := c.Log.Update(func(tx engine.Tx) error {
-		v := tx.Session(r.Session)
-		if v.Events == 0 {
-			return refusedf("no session %q in the log", r.Session)
+	eng := *c.Engine // a copy: the board serves requests concurrently
+	var stage *engine.Staged
+	if eng.Lifecycle != nil {
+		stage = engine.NewStaged(eng.Lifecycle)
+		eng.Lifecycle = stage
+	}
+	c.Engine = &eng
+	var res Result
+	for pass := 1; ; pass++ {
+		if stage != nil {
+			stage.Begin(pass == engine.MaxStagedPasses)
 		}
-		if err := c.allowed(tx, r, v); err != nil {
+		var refused error
+		res = Result{Session: r.Session}
+		err := c.Log.Update(func(tx engine.Tx) error {
+			refused = nil
+			v := tx.Session(r.Session)
+			if v.Events == 0 {
+				return refusedf("no session %q in the log", r.Session)
+			}
+			if err := c.allowed(tx, r, v); err != nil {
+				return err
+			}
+			proceed, why, err := eng.PersonInput(ctx, tx, r.Session, r.Action, r.Event, r.Reason)
+			if stage != nil && stage.Missed() {
+				return engine.ErrStaged
+			}
+			if err != nil {
+				return err
+			}
+			if !proceed {
+				// Committed: the refusal and the hooks' records are the log's.
+				refused = refusedf("%s refused by a lifecycle hook at input_received: %s", r.Action, why)
+				return nil
+			}
+			out, err := c.apply(ctx, tx, r, v)
+			if stage != nil && stage.Missed() {
+				return engine.ErrStaged
+			}
+			res.From, res.To, res.Applied, res.Outcome = out.From, out.To, out.Applied, out.Outcome
 			return err
+		})
+		if errors.Is(err, engine.ErrStaged) {
+			stage.RunMissed(ctx)
+			continue
 		}
-		out, err := c.apply(ctx, tx, r, v)
-		res.From, res.To, res.Applied, res.Outcome = out.From, out.To, out.Applied, out.Outcome
-		return err
-	})
-	return res, err
+		if err == nil && refused != nil {
+			return Result{Session: r.Session}, refused
+		}
+		return res, err
+	}
 }
 
 // allowed refuses what the session's standing makes meaningless.
@@ -135,7 +177,7 @@ func (c Controls) allowed(tx engine.Tx, r Request, v session.View) error {
 func (c Controls) apply(ctx context.Context, tx engine.Tx, r Request, v session.View) (engine.Result, error) {
 	e := c.Engine
 	rec := &engine.Record{Type: eventType(r.Action), Actor: Actor, Payload: payload(r)}
-	in := engine.LoopEvent{Record: rec, Actor: Actor, Driver: "operator"}
+	in := engine.LoopEvent{Record: rec, Actor: Actor, Driver: "operator", Command: r.Action}
 	switch r.Action {
 	case Pause, Resume:
 		return e.Apply(ctx, tx, r.Session, in)

@@ -7,6 +7,7 @@
   const live = document.getElementById("live");
   let pending = false;
   let again = false; // a change arrived while a refresh was running
+  let actionFailedUntil = 0; // until then #live keeps a refused action's reason
 
   async function refresh() {
     if (pending) {
@@ -23,8 +24,12 @@
       const open = new Set([...view.querySelectorAll("details[open]")].map((d) => d.dataset.key));
       view.innerHTML = html;
       view.querySelectorAll("details").forEach((d) => { if (open.has(d.dataset.key)) d.open = true; });
-      live.textContent = "live · updated " + new Date().toLocaleTimeString();
-      live.className = "live ok";
+      // A refused action's reason stays readable: the refusal itself changes
+      // the log (hooks.refused), and the update it brings must not erase it.
+      if (Date.now() >= actionFailedUntil) {
+        live.textContent = "live · updated " + new Date().toLocaleTimeString();
+        live.className = "live ok";
+      }
     } catch (e) {
       live.textContent = "update failed: " + e.message;
       live.className = "live bad";
@@ -63,6 +68,7 @@
     } catch (e) {
       live.textContent = action + " failed: " + e.message;
       live.className = "live bad";
+      actionFailedUntil = Date.now() + 15000;
       b.disabled = false;
     }
   });

@@ -1,7 +1,7 @@
 package replay_test
 
 // Every gallery loop is proven on recorded real-harness sessions: the traces
-// under testdata/traces/<loop>/<harness>-<kind>.jsonl were recorded by
+// under gallery/traces/<loop>/<harness>-<kind>.jsonl were recorded by
 // e2e/traces_test.go (the real Codex, Claude Code, opencode and pi against the
 // repo's mock models, hooks installed with --record). Replaying them through the
 // embedded loop must reach the loop's terminal success state (complete) or show
@@ -27,19 +27,18 @@ import (
 	"github.com/hook-loop/hook-loop/gallery"
 	"github.com/hook-loop/hook-loop/loop"
 	"github.com/hook-loop/hook-loop/loop/dsl"
-	"github.com/hook-loop/hook-loop/loop/session"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
 
 // traceProject is the placeholder the recorder writes for the scratch project.
-const traceProject = "/work/trace-project"
+const traceProject = replay.TraceProject
 
 // <harness>-<kind>.jsonl; complete-subagent is a complete trace whose verdict
 // came from a real evaluator subagent.
 var traceName = regexp.MustCompile(`^(codex|claude|opencode|pi)-(complete|early-stop|complete-subagent)\.jsonl$`)
 
-func tracesDir() string { return filepath.Join("..", "..", "testdata", "traces") }
+func tracesDir() string { return filepath.Join("..", "..", "gallery", "traces") }
 
 func galleryAdapters() map[string]harness.Adapter {
 	return map[string]harness.Adapter{"codex": codex.New(), "claude": claude.New(), "opencode": opencode.New(), "pi": pi.New()}
@@ -83,14 +82,8 @@ func listTraces(t *testing.T) []traceFile {
 	return out
 }
 
-// replayed is what a trace did to the loop.
-type replayed struct {
-	spec     *dsl.Spec
-	steps    []replay.Step
-	sessions map[string]session.View
-}
-
-func replayTrace(t *testing.T, tf traceFile, edit func([]byte) []byte) replayed {
+// replayTrace replays tf through its gallery loop, edited by edit when given.
+func replayTrace(t *testing.T, tf traceFile, edit func([]byte) []byte) replay.Verdict {
 	t.Helper()
 	data, err := gallery.Get(tf.loop)
 	if err != nil {
@@ -103,6 +96,10 @@ func replayTrace(t *testing.T, tf traceFile, edit func([]byte) []byte) replayed 
 	if err != nil {
 		t.Fatal(err)
 	}
+	raw, err := os.ReadFile(tf.path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	lines, err := replay.ReadTrace(tf.path)
 	if err != nil {
 		t.Fatal(err)
@@ -112,79 +109,37 @@ func replayTrace(t *testing.T, tf traceFile, edit func([]byte) []byte) replayed 
 			t.Fatalf("%s line %d: recorded by %q, but the file name says %s", tf.path, i+1, l.Harness, tf.harness)
 		}
 	}
-	root := t.TempDir()
-	logPath := filepath.Join(t.TempDir(), "events.jsonl")
-	r := replayed{spec: spec, sessions: map[string]session.View{}}
-	_, err = replay.Run(context.Background(), replay.Options{Spec: spec, Adapters: galleryAdapters(), Harness: tf.harness,
-		LogPath: logPath, Root: root, Rebase: traceProject}, lines, func(s replay.Step) { r.steps = append(r.steps, s) })
+	tr := gallery.Trace{Loop: tf.loop, Harness: tf.harness, Kind: tf.kind, Name: tf.path, Data: raw}
+	v, err := replay.CheckTrace(context.Background(), spec, galleryAdapters(), tr, t.TempDir(), t.TempDir())
 	if err != nil {
 		t.Fatalf("replay %s: %v", tf.path, err)
 	}
-	err = session.Open(logPath).View(func(tx session.Tx) error {
-		for _, s := range r.steps {
-			r.sessions[s.Session] = tx.Session(s.Session)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
-func (r replayed) transcript() string {
-	var b strings.Builder
-	for _, s := range r.steps {
-		replay.Print(&b, s)
-	}
-	return b.String()
+	return v
 }
 
 func TestGalleryTracesReplay(t *testing.T) {
 	for _, tf := range listTraces(t) {
 		t.Run(tf.loop+"/"+tf.harness+"-"+tf.kind, func(t *testing.T) {
 			r := replayTrace(t, tf, nil)
-			if len(r.steps) == 0 {
+			if len(r.Steps) == 0 {
 				t.Fatalf("%s: empty trace", tf.path)
 			}
-			if !r.completed() {
-				t.Errorf("%s: no session reached %q with outcome completed; sessions %+v\n%s", tf.path, successState(r.spec), r.sessions, r.transcript())
+			if !r.Completed() {
+				t.Errorf("%s: no session reached %q with outcome completed; sessions %+v\n%s", tf.path, r.Success(), r.Sessions, r.Transcript())
 			}
 			// A person's NEEDS_WORK must send the loop to rework: opencode run
 			// delivers a multi-word prompt wrapped in quotes, which the gallery's
 			// anchored prompt rules must still match.
-			for i, s := range r.steps {
+			for i, s := range r.Steps {
 				if s.Event == loop.EventUserPromptSubmit && strings.Contains(s.Detail, "NEEDS_WORK") && s.State != "rework" {
-					t.Errorf("%s: step %d, the person's NEEDS_WORK left the loop in %q, want rework\n%s", tf.path, i+1, s.State, r.transcript())
+					t.Errorf("%s: step %d, the person's NEEDS_WORK left the loop in %q, want rework\n%s", tf.path, i+1, s.State, r.Transcript())
 				}
 			}
-			if tf.kind != "early-stop" {
-				return
+			if tf.kind == "early-stop" && !r.EarlyStopRefused() {
+				t.Errorf("%s: no Stop was refused before the loop became terminal\n%s", tf.path, r.Transcript())
 			}
-			terminal := r.spec.Definition.TerminalStates
-			for _, s := range r.steps {
-				if slices.Contains(terminal, s.State) {
-					break
-				}
-				if s.Event == loop.EventStop && s.Action == string(loop.Block) {
-					return
-				}
-			}
-			t.Errorf("%s: no Stop was refused before the loop became terminal\n%s", tf.path, r.transcript())
 		})
 	}
-}
-
-// completed reports whether a session reached the loop's success state with
-// the outcome completed.
-func (r replayed) completed() bool {
-	success := successState(r.spec)
-	for _, s := range r.sessions {
-		if s.State == success && s.Outcome == "completed" {
-			return true
-		}
-	}
-	return false
 }
 
 // TestGalleryReplayFailsForABrokenLoop: the replay test can fail. plan_execute
@@ -192,32 +147,23 @@ func (r replayed) completed() bool {
 // recorded Codex session.
 func TestGalleryReplayFailsForABrokenLoop(t *testing.T) {
 	tf := traceFile{loop: "plan_execute", harness: "codex", kind: "complete", path: filepath.Join(tracesDir(), "plan_execute", "codex-complete.jsonl")}
-	if r := replayTrace(t, tf, nil); !r.completed() {
-		t.Fatalf("the unedited loop does not complete:\n%s", r.transcript())
+	if r := replayTrace(t, tf, nil); !r.Completed() {
+		t.Fatalf("the unedited loop does not complete:\n%s", r.Transcript())
 	}
-	broken := func(b []byte) []byte {
-		n := len(gjson.GetBytes(b, "codex.event_map").Array())
-		for i := n - 1; i >= 0; i-- {
-			if gjson.GetBytes(b, fmt.Sprintf("codex.event_map.%d.emit", i)).String() == "step_done" {
-				b, _ = sjson.DeleteBytes(b, fmt.Sprintf("codex.event_map.%d", i))
-			}
-		}
-		return b
-	}
-	if r := replayTrace(t, tf, broken); r.completed() {
-		t.Fatalf("plan_execute without its step_done rule still completes:\n%s", r.transcript())
+	if r := replayTrace(t, tf, withoutStepDone); r.Completed() {
+		t.Fatalf("plan_execute without its step_done rule still completes:\n%s", r.Transcript())
 	}
 }
 
-// successState is the loop's terminal state that is not its stop state ("done"
-// in every gallery loop).
-func successState(spec *dsl.Spec) string {
-	for _, s := range spec.Definition.TerminalStates {
-		if s != spec.Definition.StopState {
-			return s
+// withoutStepDone removes plan_execute's rules that emit step_done.
+func withoutStepDone(b []byte) []byte {
+	n := len(gjson.GetBytes(b, "codex.event_map").Array())
+	for i := n - 1; i >= 0; i-- {
+		if gjson.GetBytes(b, fmt.Sprintf("codex.event_map.%d.emit", i)).String() == "step_done" {
+			b, _ = sjson.DeleteBytes(b, fmt.Sprintf("codex.event_map.%d", i))
 		}
 	}
-	return ""
+	return b
 }
 
 // TestEveryGalleryLoopHasTraces: each loop has at least one complete and one

@@ -28,7 +28,7 @@ func (telemetry) record(point string, f hooks.Facts, extra map[string]any) error
 	}
 	line := map[string]any{
 		"at": time.Now().UTC().Format(time.RFC3339Nano), "point": point,
-		"loop_id": f.LoopID, "session_id": f.SessionID, "harness": f.Harness, "state": f.State,
+		"loop_id": f.LoopID, "session_id": f.SessionID, "harness": f.Harness, "state": f.State, "actor": f.Actor,
 	}
 	for k, v := range extra {
 		line[k] = v
@@ -52,6 +52,10 @@ func (t telemetry) LoopStart(_ context.Context, c *hooks.LoopStartContext) error
 
 func (t telemetry) SessionStart(_ context.Context, c *hooks.SessionStartContext) error {
 	return t.record(hooks.PointSessionStart, c.Facts, map[string]any{"source": c.Source})
+}
+
+func (t telemetry) SessionSpawned(_ context.Context, c *hooks.SessionSpawnedContext) error {
+	return t.record(hooks.PointSessionSpawned, c.Facts, map[string]any{"event": c.Event})
 }
 
 func (t telemetry) InputReceived(_ context.Context, c *hooks.InputReceivedContext) error {

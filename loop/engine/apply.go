@@ -67,6 +67,9 @@ type LoopEvent struct {
 	// operator's command); it stands for the harness in loop_started and in
 	// the lifecycle hooks' facts.
 	Driver string
+	// Command is the person's control carrying the event out (approve,
+	// advance, ...), for the lifecycle hooks' facts; "" for a driver.
+	Command string
 }
 
 // Result is what applying a loop event did.
@@ -138,7 +141,11 @@ func (e *Engine) Halt(ctx context.Context, tx Tx, sessionID string, in LoopEvent
 // start is the handling of a loop event that no harness sent.
 func (e *Engine) start(ctx context.Context, tx Tx, sessionID string, in LoopEvent) *handling {
 	sid := SessionKey(sessionID)
-	h := &handling{e: e, ctx: ctx, tx: tx, ev: &loop.HookEvent{Harness: in.Driver, SessionID: sid}, sid: sid, runID: in.RunID}
+	h := &handling{e: e, ctx: ctx, tx: tx, ev: &loop.HookEvent{Harness: in.Driver, SessionID: sid, Cwd: e.Root}, sid: sid, runID: in.RunID,
+		actor: in.Actor, command: in.Command}
+	if h.actor == "" {
+		h.actor = in.Driver
+	}
 	if h.runID == "" {
 		h.runID = eventlog.NewID()
 	}
@@ -283,6 +290,12 @@ func (e *Engine) Reset(ctx context.Context, tx Tx, sessionID string, in LoopEven
 	h.state = e.Spec.Definition.InitialState
 	_, err = h.apply(LoopEvent{Record: in.Record})
 	res.To, res.Applied = h.state, err == nil
+	if err == nil && res.From != res.To {
+		// The loop's state changed by a person's hand: phase_changed, as
+		// for any transition.
+		err = h.firePhaseChanged(res.From, res.To, "reset")
+	}
+	res.Messages = h.system
 	return res, err
 }
 

@@ -110,6 +110,11 @@ type handling struct {
 	// held is set once this handling recorded a lifecycle hold, so one failure
 	// is recorded once.
 	held bool
+	// actor is who brought the event about, for the lifecycle contexts: ""
+	// (the agent, through its harness), "person" (a control), a driver.
+	actor string
+	// command is the person's control being carried out ("" for a hook event).
+	command string
 }
 
 // Handle decides ev. It must run inside the log's exclusive transaction so that
@@ -348,9 +353,11 @@ func (h *handling) startLoop() error {
 		if reason == "" {
 			reason = "a lifecycle hook refused loop_start"
 		}
-		return h.hold("loop_start", "", "loop_start refused: "+reason)
+		if err := h.hold("loop_start", "", "loop_start refused: "+reason); err != nil {
+			return err
+		}
 	}
-	return nil
+	return h.fireSessionSpawned()
 }
 
 func scopeName(s string) string {

@@ -1,7 +1,11 @@
 package engine
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
+
+	"github.com/hook-loop/hook-loop/loop"
 
 	"github.com/hook-loop/hook-loop/sdk/hooks"
 )
@@ -17,7 +21,32 @@ func (h *handling) facts() hooks.Facts {
 		Harness:   h.ev.Harness,
 		Cwd:       h.ev.Cwd,
 		State:     h.state,
+		Actor:     h.actorName(),
 	}
+}
+
+// model is the model the harness's payload names at its top level (Codex,
+// Claude Code), read only when hooks may see it.
+func (h *handling) model() string {
+	if h.e.Lifecycle == nil || len(h.ev.Raw) == 0 {
+		return ""
+	}
+	var p struct {
+		Model any `json:"model"`
+	}
+	if json.Unmarshal(h.ev.Raw, &p) != nil {
+		return ""
+	}
+	m, _ := p.Model.(string)
+	return m
+}
+
+// actorName is who brought the handled moment about, as the contexts say it.
+func (h *handling) actorName() string {
+	if h.actor == "" {
+		return "agent"
+	}
+	return h.actor
 }
 
 func (h *handling) fire(point string, c any) error {
@@ -47,19 +76,25 @@ func (h *handling) fire(point string, c any) error {
 const RecordFailed = "hooks.failed"
 
 func (h *handling) fireLoopStart() (bool, string, error) {
-	c := &hooks.LoopStartContext{Facts: h.facts(), Proceed: true}
+	c := &hooks.LoopStartContext{Facts: h.facts(), Command: h.command, Proceed: true}
+	if c.Command == "" {
+		c.Command = h.ev.Name
+	}
 	err := h.fire(hooks.PointLoopStart, c)
 	return c.Proceed, c.Reason, err
 }
 
 func (h *handling) fireSessionStart(text string) (proceed bool, reason, context string, err error) {
-	c := &hooks.SessionStartContext{Facts: h.facts(), Source: h.ev.Source, Context: text, Proceed: true}
+	c := &hooks.SessionStartContext{Facts: h.facts(), Source: h.ev.Source, Model: h.model(), Respawn: h.ev.Source == "resume", Context: text, Proceed: true}
 	err = h.fire(hooks.PointSessionStart, c)
 	return c.Proceed, refusal(c.Reason, hooks.PointSessionStart), c.Context, err
 }
 
 func (h *handling) fireInputReceived() (proceed bool, reason, context string, err error) {
-	c := &hooks.InputReceivedContext{Facts: h.facts(), Prompt: h.ev.Prompt, Proceed: true}
+	c := hooks.NewInputReceived(h.facts(), h.ev.Prompt)
+	if h.ev.NativeName != "" {
+		c.Event = h.ev.NativeName
+	}
 	err = h.fire(hooks.PointInputReceived, c)
 	return c.Proceed, refusal(c.Reason, hooks.PointInputReceived), c.Context, err
 }
@@ -73,8 +108,31 @@ func (h *handling) fireToolRequested() (bool, string, error) {
 	return c.Proceed, refusal(c.Reason, hooks.PointToolRequested), err
 }
 
+// fireSessionSpawned runs session_spawned once the session's first event is
+// recorded; what the hooks announce is given to the agent with this answer
+// where the harness takes text for the model, else shown to the person.
+func (h *handling) fireSessionSpawned() error {
+	c := hooks.NewSessionSpawned(h.facts(), h.ev.Name, h.ev.Source, h.model())
+	if h.ev.SessionID == DefaultSession {
+		c.HarnessSessionID = ""
+	}
+	if err := h.fire(hooks.PointSessionSpawned, c); err != nil {
+		return err
+	}
+	if c.Announce == "" {
+		return nil
+	}
+	switch h.ev.Name {
+	case loop.EventSessionStart, loop.EventUserPromptSubmit, loop.EventPreToolUse, loop.EventPostToolUse:
+		h.steer = append(h.steer, c.Announce)
+	default:
+		h.system = append(h.system, c.Announce)
+	}
+	return nil
+}
+
 func (h *handling) firePhaseChanged(from, to, event string) error {
-	c := &hooks.PhaseChangedContext{Facts: h.facts(), From: from, To: to, Event: event, Notify: true}
+	c := hooks.NewPhaseChanged(h.facts(), from, to, event, h.e.Spec.Definition.IsTerminal(to))
 	if err := h.fire(hooks.PointPhaseChanged, c); err != nil {
 		return err
 	}
@@ -90,7 +148,7 @@ func (h *handling) firePhaseChanged(from, to, event string) error {
 
 func (h *handling) fireWaiting() error {
 	def := h.e.Spec.Definition
-	c := &hooks.WaitingForInputContext{Facts: h.facts()}
+	c := hooks.NewWaitingForInput(h.facts(), "", "")
 	c.Question = def.Instructions[h.state]
 	if c.Question == "" {
 		c.Question = fmt.Sprintf("The loop %q waits for you in state %q.", def.ID, h.state)
@@ -112,7 +170,7 @@ func (h *handling) fireWaiting() error {
 }
 
 func (h *handling) fireLoopComplete(outcome string) error {
-	c := &hooks.LoopCompleteContext{Facts: h.facts(), FinalState: h.state, Outcome: outcome, Announce: true}
+	c := hooks.NewLoopComplete(h.facts(), h.state, outcome)
 	if err := h.fire(hooks.PointLoopComplete, c); err != nil {
 		return err
 	}
@@ -127,4 +185,23 @@ func refusal(reason, point string) string {
 		return reason
 	}
 	return "refused by a lifecycle hook at " + point
+}
+
+// PersonInput runs input_received for a person's control (command: approve,
+// advance, pause, ...; event: advance's loop event; reason: what the person
+// gave) before it acts, with the same failure rules as a prompt: proceed false
+// (a refusal, or a required hook that failed) means the control is not
+// carried out, and reason says why. What the hooks did is appended to the log
+// inside tx, so a refusal is recorded when tx commits. Run it inside the log's
+// exclusive transaction, before the control's own Apply, Cancel or Reset.
+func (e *Engine) PersonInput(ctx context.Context, tx Tx, sessionID, command, event, reason string) (bool, string, error) {
+	if e.Lifecycle == nil {
+		return true, "", nil
+	}
+	h := e.start(ctx, tx, sessionID, LoopEvent{Actor: "person", Driver: "operator", Command: command})
+	c := hooks.NewCommandReceived(h.facts(), command, event, reason)
+	if err := h.fire(hooks.PointInputReceived, c); err != nil {
+		return false, "", err
+	}
+	return c.Proceed, refusal(c.Reason, hooks.PointInputReceived), nil
 }

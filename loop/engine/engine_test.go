@@ -451,12 +451,42 @@ func TestLifecycleDecisionsTakeEffect(t *testing.T) {
 	if d := f.handle(pre("Bash", "make deploy")); d.Action != loop.Block || d.Reason != "deploys need a person" {
 		t.Fatalf("tool_requested refusal: %+v", d)
 	}
-	want := []string{"loop_start", "session_start", "input_received", "phase_changed", "tool_requested"}
+	want := []string{"loop_start", "session_spawned", "session_start", "input_received", "phase_changed", "tool_requested"}
 	if strings.Join(rec.fired, ",") != strings.Join(want, ",") {
 		t.Fatalf("fired %v, want %v", rec.fired, want)
 	}
 	if f.count("hooks.seen") != len(want) {
 		t.Fatalf("runner records not logged")
+	}
+}
+
+// session_spawned fires once, right after the session's first event is
+// recorded, and what it announces reaches the agent with that event's answer.
+func TestSessionSpawnedAnnouncesToTheAgent(t *testing.T) {
+	f := newFixture(t, planLoop)
+	var spawned []*hooks.SessionSpawnedContext
+	f.eng.Lifecycle = &recorder{apply: func(p string, c any) {
+		if x, ok := c.(*hooks.SessionSpawnedContext); ok {
+			spawned = append(spawned, x)
+			x.Announce = "this session is watched by ACME"
+		}
+	}}
+	d := f.handle(prompt("go"))
+	if d.Action != loop.Steer || !strings.Contains(d.Context, "this session is watched by ACME") {
+		t.Fatalf("first event's answer: %+v, want the announcement for the agent", d)
+	}
+	if d := f.handle(prompt("again")); strings.Contains(d.Context, "ACME") {
+		t.Fatalf("announced again at the second event: %+v", d)
+	}
+	if len(spawned) != 1 {
+		t.Fatalf("session_spawned fired %d times, want once", len(spawned))
+	}
+	c := spawned[0]
+	if c.Event != loop.EventUserPromptSubmit || c.SessionID != "s1" || c.HarnessSessionID != "s1" || c.Actor != "agent" || c.State == "" {
+		t.Errorf("context = %+v", c)
+	}
+	if f.count("loop_started") != 1 {
+		t.Errorf("loop_started records = %d", f.count("loop_started"))
 	}
 }
 

@@ -54,7 +54,11 @@ func (h *handling) noteHooksLoadFailed() error {
 	if rec == nil || h.tx.Session(h.sid).HooksLoadFailed {
 		return nil
 	}
-	h.system = append(h.system, "hook-loop: the lifecycle hooks did not load, so none of them run: "+fmt.Sprint(rec.Payload["why"]))
+	what := "the lifecycle hooks did not load, so none of them run: "
+	if partial, _ := rec.Payload["partial"].(bool); partial {
+		what = "some lifecycle hooks did not load, so they do not run (a required one refuses where it would): "
+	}
+	h.system = append(h.system, "hook-loop: "+what+fmt.Sprint(rec.Payload["why"]))
 	_, err := h.tx.Append(eventlog.Event{SessionID: h.sid, RunID: h.runID, State: h.state,
 		EventType: rec.Type, Actor: "lifecycle", Payload: rec.Payload})
 	return err

@@ -22,6 +22,11 @@ type SessionStarter interface {
 	SessionStart(ctx context.Context, c *SessionStartContext) error
 }
 
+// SessionSpawnedHandler handles session_spawned.
+type SessionSpawnedHandler interface {
+	SessionSpawned(ctx context.Context, c *SessionSpawnedContext) error
+}
+
 // InputReceiver handles input_received.
 type InputReceiver interface {
 	InputReceived(ctx context.Context, c *InputReceivedContext) error
@@ -55,6 +60,9 @@ func Handles(handler any, point string) bool {
 		return ok
 	case PointSessionStart:
 		_, ok := handler.(SessionStarter)
+		return ok
+	case PointSessionSpawned:
+		_, ok := handler.(SessionSpawnedHandler)
 		return ok
 	case PointInputReceived:
 		_, ok := handler.(InputReceiver)
@@ -91,6 +99,10 @@ func dispatch(ctx context.Context, handler any, point string, c any) (handled bo
 	case PointSessionStart:
 		if h, ok := handler.(SessionStarter); ok {
 			return true, h.SessionStart(ctx, c.(*SessionStartContext))
+		}
+	case PointSessionSpawned:
+		if h, ok := handler.(SessionSpawnedHandler); ok {
+			return true, h.SessionSpawned(ctx, c.(*SessionSpawnedContext))
 		}
 	case PointInputReceived:
 		if h, ok := handler.(InputReceiver); ok {

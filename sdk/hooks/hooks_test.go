@@ -126,14 +126,15 @@ func TestHandleRequestErrors(t *testing.T) {
 	}
 }
 
-func TestPointsAreTheSevenInOrder(t *testing.T) {
-	want := []string{"loop_start", "session_start", "input_received", "tool_requested", "phase_changed", "waiting_for_input", "loop_complete"}
+func TestPointsAreTheEightInOrder(t *testing.T) {
+	want := []string{"loop_start", "session_start", "session_spawned", "input_received", "tool_requested", "phase_changed", "waiting_for_input", "loop_complete"}
 	if got := hooks.PointNames(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("PointNames() = %v, want %v", got, want)
 	}
 	decisions := map[string][]string{
 		"loop_start":        {"proceed", "reason"},
 		"session_start":     {"context", "proceed", "reason"},
+		"session_spawned":   {"announce"},
 		"input_received":    {"context", "proceed", "reason"},
 		"tool_requested":    {"proceed", "reason"},
 		"phase_changed":     {"notify", "message"},

@@ -1,5 +1,5 @@
 // Package hooks is what a Go program imports to write a hook-loop lifecycle hook:
-// the seven points, their typed contexts, one small interface per point, and the
+// the eight points, their typed contexts, one small interface per point, and the
 // server half of the JSON-RPC 2.0 wire (HandleRequest, ServeStdio; over HTTP: package hookshttp).
 //
 // A context is facts (read-only: changing them changes nothing) plus decision
@@ -21,6 +21,7 @@ import (
 const (
 	PointLoopStart       = "loop_start"
 	PointSessionStart    = "session_start"
+	PointSessionSpawned  = "session_spawned"
 	PointInputReceived   = "input_received"
 	PointToolRequested   = "tool_requested"
 	PointPhaseChanged    = "phase_changed"
@@ -37,6 +38,7 @@ type Facts struct {
 	Harness   string         `json:"harness" doc:"codex | claude | opencode | pi"`
 	Cwd       string         `json:"cwd" doc:"the directory the harness reports"`
 	State     string         `json:"state" doc:"the loop's current state"`
+	Actor     string         `json:"actor" doc:"who brought this moment about: agent (a harness's hook event) | person (a control: the CLI or the board) | simulate"`
 	With      map[string]any `json:"with,omitempty" doc:"the entry's with object from the hooks config"`
 }
 
@@ -44,6 +46,7 @@ type Facts struct {
 // sees a session of this loop.
 type LoopStartContext struct {
 	Facts
+	Command string `json:"command" doc:"what armed the session: the harness event first seen (SessionStart, UserPromptSubmit, ...) or a person's control (approve, advance, ...)"`
 	Proceed bool   `json:"proceed" hook:"decision" doc:"false: the session is held: its tool calls and stop are refused with reason (default true)"`
 	Reason  string `json:"reason" hook:"decision" doc:"why, recorded with a refusal"`
 }
@@ -52,19 +55,39 @@ type LoopStartContext struct {
 type SessionStartContext struct {
 	Facts
 	Source  string `json:"source" doc:"what started the session: startup | resume | clear | compact ..."`
+	Model   string `json:"model" doc:"the model the harness reports; empty when it reports none"`
+	Respawn bool   `json:"respawn" doc:"true when the harness resumes a session it had (source resume)"`
 	Context string `json:"context" hook:"decision" doc:"the text hook-loop will inject (prefilled; replaced)"`
 	Proceed bool   `json:"proceed" hook:"decision" doc:"false: the session start is refused (default true)"`
 	Reason  string `json:"reason" hook:"decision" doc:"the refusal's message to the harness"`
 }
 
+// SessionSpawnedContext is the context of session_spawned: the session's first
+// event has been recorded (loop_started).
+type SessionSpawnedContext struct {
+	Facts
+	HarnessSessionID string `json:"harness_session_id" doc:"the harness's own session id (empty when it gave none)"`
+	Event            string `json:"event" doc:"the harness event that showed the session first (SessionStart, UserPromptSubmit, PreToolUse, ...)"`
+	Source           string `json:"source" doc:"for a SessionStart: startup | resume | clear | compact ..."`
+	Model            string `json:"model" doc:"the model the harness reports; empty when it reports none"`
+	Respawn          bool   `json:"respawn" doc:"true when the harness resumes a session it had (source resume)"`
+	Announce         string `json:"announce" hook:"decision" doc:"text the agent is given with hook-loop's answer to that first event (empty: nothing)"`
+}
+
 // InputReceivedContext is the context of input_received: a person's prompt, before
-// it is matched against the loop's rules.
+// it is matched against the loop's rules, or a person's control (approve,
+// advance, pause, ...) before it acts.
 type InputReceivedContext struct {
 	Facts
-	Prompt  string `json:"prompt" doc:"the person's prompt"`
-	Context string `json:"context" hook:"decision" doc:"text added to the prompt (empty: nothing added)"`
-	Proceed bool   `json:"proceed" hook:"decision" doc:"false: the prompt is refused (default true)"`
-	Reason  string `json:"reason" hook:"decision" doc:"the refusal's message to the harness"`
+	Kind     string `json:"kind" doc:"prompt (typed into the harness) | command (a control: the CLI or the board)"`
+	Source   string `json:"source" doc:"harness (the harness's prompt hook) | person (hook-loop's controls)"`
+	Command  string `json:"command" doc:"the control, for a command (approve, reject, advance, reset, pause, resume, cancel); empty otherwise"`
+	Event    string `json:"event" doc:"the harness event, for a prompt (UserPromptSubmit); the loop event advance applies, for a command"`
+	Endpoint string `json:"endpoint" doc:"the session the input lands in, for a prompt; empty for a command"`
+	Prompt   string `json:"prompt" doc:"the person's prompt; for a command, the reason the person gave"`
+	Context  string `json:"context" hook:"decision" doc:"text added to the prompt (empty: nothing added; ignored for a command)"`
+	Proceed  bool   `json:"proceed" hook:"decision" doc:"false: the prompt is refused, or the command is not carried out (default true)"`
+	Reason   string `json:"reason" hook:"decision" doc:"the refusal's message to the harness"`
 }
 
 // ToolRequestedContext is the context of tool_requested: before a tool runs, after
@@ -82,17 +105,23 @@ type ToolRequestedContext struct {
 // PhaseChangedContext is the context of phase_changed: a transition was applied.
 type PhaseChangedContext struct {
 	Facts
-	From    string `json:"from" doc:"the state before the transition"`
-	To      string `json:"to" doc:"the state after it"`
-	Event   string `json:"event" doc:"the loop event that caused it"`
-	Notify  bool   `json:"notify" hook:"decision" doc:"false: the phase change is not announced (default true)"`
-	Message string `json:"message" hook:"decision" doc:"the announcement's text (empty: hook-loop's own)"`
+	From      string `json:"from" doc:"the state before the transition"`
+	To        string `json:"to" doc:"the state after it"`
+	Event     string `json:"event" doc:"the loop event that caused it"`
+	FromPhase string `json:"from_phase" doc:"the state before (the design's phase is hook-loop's state)"`
+	ToPhase   string `json:"to_phase" doc:"the state after"`
+	Outcome   string `json:"outcome" doc:"the loop event that routed the transition (as event)"`
+	Terminal  bool   `json:"terminal" doc:"true when to is a terminal state: the loop is complete"`
+	Notify    bool   `json:"notify" hook:"decision" doc:"false: the phase change is not announced (default true)"`
+	Message   string `json:"message" hook:"decision" doc:"the announcement's text (empty: hook-loop's own)"`
 }
 
 // WaitingForInputContext is the context of waiting_for_input: the loop reached a
 // state listed in loop.waits_for_human (State names it).
 type WaitingForInputContext struct {
 	Facts
+	Kind     string `json:"kind" doc:"gate: a state that waits for a person (hook-loop has no agent questions)"`
+	Node     string `json:"node" doc:"the state that waits"`
 	Question string `json:"question" hook:"decision" doc:"what the person is asked"`
 	Summary  string `json:"summary" hook:"decision" doc:"a one-line summary of where the loop stands"`
 }
@@ -101,7 +130,8 @@ type WaitingForInputContext struct {
 type LoopCompleteContext struct {
 	Facts
 	FinalState string `json:"final_state" doc:"the terminal state reached"`
-	Outcome    string `json:"outcome" doc:"how the loop ended: completed (a terminal state), stopped (its stop state) or forced (the harness ended the session over refused stops)"`
+	Outcome    string `json:"outcome" doc:"how the loop ended: completed (a terminal state), stopped (its stop state), cancelled (a person's cancel) or forced (the harness ended the session over refused stops)"`
+	Source     string `json:"source" doc:"harness (a hook event ended it) | person (a control ended it)"`
 	Announce   bool   `json:"announce" hook:"decision" doc:"false: completion is not announced (default true)"`
 }
 
@@ -121,18 +151,19 @@ type Point struct {
 	New func() any
 }
 
-// Points are the seven lifecycle points, in the order a loop meets them.
+// Points are the eight lifecycle points, in the order a loop meets them.
 var Points = []Point{
 	{PointLoopStart, "once, when hook-loop first sees a session of this loop", func() any { return &LoopStartContext{Proceed: true} }},
 	{PointSessionStart, "every harness SessionStart, with the text hook-loop will inject", func() any { return &SessionStartContext{Proceed: true} }},
-	{PointInputReceived, "a person's prompt, before it is matched", func() any { return &InputReceivedContext{Proceed: true} }},
+	{PointSessionSpawned, "after a session's first event is recorded", func() any { return &SessionSpawnedContext{} }},
+	{PointInputReceived, "a person's prompt, before it is matched; a person's control, before it acts", func() any { return &InputReceivedContext{Proceed: true} }},
 	{PointToolRequested, "before a tool runs, after hook-loop's own policy", func() any { return &ToolRequestedContext{Proceed: true} }},
 	{PointPhaseChanged, "a transition was applied", func() any { return &PhaseChangedContext{Notify: true} }},
 	{PointWaitingForInput, "the loop reaches a state that waits for a person", func() any { return &WaitingForInputContext{} }},
 	{PointLoopComplete, "a terminal state is reached", func() any { return &LoopCompleteContext{Announce: true} }},
 }
 
-// PointNames lists the seven point names in order.
+// PointNames lists the point names in order.
 func PointNames() []string {
 	names := make([]string, len(Points))
 	for i, p := range Points {
@@ -149,6 +180,26 @@ func Lookup(name string) (Point, bool) {
 		}
 	}
 	return Point{}, false
+}
+
+// DesignAliases maps the point names of the lifecycle-hook design hook-loop
+// adopted (a delivery system's work items) to hook-loop's own, so a
+// declaration written with the design's names loads; docs/lifecycle.md says
+// why each was renamed.
+var DesignAliases = map[string]string{
+	"work_item_start":    PointLoopStart,
+	"session_spawn":      PointSessionStart,
+	"work_item_complete": PointLoopComplete,
+}
+
+// Canonical returns hook-loop's name of point: the point itself, or the one a
+// design name stands for.
+func Canonical(name string) (string, bool) {
+	if _, ok := Lookup(name); ok {
+		return name, true
+	}
+	p, ok := DesignAliases[name]
+	return p, ok
 }
 
 // PointOf returns the point whose context type c (a pointer) is, or "".
@@ -190,9 +241,22 @@ func NewSessionStart(f Facts, source, context string) *SessionStartContext {
 	return &SessionStartContext{Facts: f, Source: source, Context: context, Proceed: true}
 }
 
-// NewInputReceived returns an input_received context with proceed true.
+// NewSessionSpawned returns a session_spawned context.
+func NewSessionSpawned(f Facts, event, source, model string) *SessionSpawnedContext {
+	return &SessionSpawnedContext{Facts: f, HarnessSessionID: f.SessionID, Event: event, Source: source, Model: model, Respawn: source == "resume"}
+}
+
+// NewInputReceived returns an input_received context of a prompt typed into
+// the harness, with proceed true.
 func NewInputReceived(f Facts, prompt string) *InputReceivedContext {
-	return &InputReceivedContext{Facts: f, Prompt: prompt, Proceed: true}
+	return &InputReceivedContext{Facts: f, Kind: "prompt", Source: "harness", Event: "UserPromptSubmit", Endpoint: f.SessionID, Prompt: prompt, Proceed: true}
+}
+
+// NewCommandReceived returns an input_received context of a person's control
+// (command), with proceed true; event is advance's loop event, reason what the
+// person gave.
+func NewCommandReceived(f Facts, command, event, reason string) *InputReceivedContext {
+	return &InputReceivedContext{Facts: f, Kind: "command", Source: "person", Command: command, Event: event, Prompt: reason, Proceed: true}
 }
 
 // NewToolRequested returns a tool_requested context with proceed true.
@@ -201,23 +265,27 @@ func NewToolRequested(f Facts, tool string, input json.RawMessage, command strin
 }
 
 // NewPhaseChanged returns a phase_changed context with notify true.
-func NewPhaseChanged(f Facts, from, to, event string) *PhaseChangedContext {
-	return &PhaseChangedContext{Facts: f, From: from, To: to, Event: event, Notify: true}
+func NewPhaseChanged(f Facts, from, to, event string, terminal bool) *PhaseChangedContext {
+	return &PhaseChangedContext{Facts: f, From: from, To: to, Event: event, FromPhase: from, ToPhase: to, Outcome: event, Terminal: terminal, Notify: true}
 }
 
 // NewWaitingForInput returns a waiting_for_input context with the default question
 // and summary hook-loop would use.
 func NewWaitingForInput(f Facts, question, summary string) *WaitingForInputContext {
-	return &WaitingForInputContext{Facts: f, Question: question, Summary: summary}
+	return &WaitingForInputContext{Facts: f, Kind: "gate", Node: f.State, Question: question, Summary: summary}
 }
 
 // NewLoopComplete returns a loop_complete context with announce true.
 func NewLoopComplete(f Facts, finalState, outcome string) *LoopCompleteContext {
-	return &LoopCompleteContext{Facts: f, FinalState: finalState, Outcome: outcome, Announce: true}
+	source := "harness"
+	if f.Actor == "person" {
+		source = "person"
+	}
+	return &LoopCompleteContext{Facts: f, FinalState: finalState, Outcome: outcome, Source: source, Announce: true}
 }
 
 // Decisions returns the current values of c's decision fields, by JSON name. c is a
-// pointer to one of the seven context types.
+// pointer to one of the context types.
 func Decisions(c any) map[string]any {
 	v := reflect.ValueOf(c)
 	if v.Kind() == reflect.Pointer {

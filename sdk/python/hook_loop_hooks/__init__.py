@@ -19,17 +19,17 @@ Declare it in ~/.config/hook-loop/config.yaml (``path: hooks/roster.py`` or
 
 from .base import (HOOK_FAILED, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
                    PARSE_ERROR, HookError, LifecycleHooks, handle, handle_request)
-from .contexts import (POINTS, Context, InputReceived, LoopComplete, LoopStart,
-                       PhaseChanged, SessionStart, ToolRequested, WaitingForInput,
-                       context_class)
+from .contexts import (DESIGN_ALIASES, POINTS, Context, InputReceived, LoopComplete,
+                       LoopStart, PhaseChanged, SessionSpawned, SessionStart, ToolRequested,
+                       WaitingForInput, context_class)
 from .server import KEEPALIVE_ENV, HookServer, serve_lines, serve_stdio
 
 __version__ = "0.1.0"
 
 __all__ = [
     "LifecycleHooks", "handle_request", "handle", "HookError", "HookServer", "serve_stdio",
-    "serve_lines", "KEEPALIVE_ENV", "Context", "LoopStart", "SessionStart", "InputReceived",
-    "ToolRequested", "PhaseChanged", "WaitingForInput", "LoopComplete", "POINTS",
+    "serve_lines", "KEEPALIVE_ENV", "Context", "LoopStart", "SessionStart", "SessionSpawned", "InputReceived",
+    "ToolRequested", "PhaseChanged", "WaitingForInput", "LoopComplete", "POINTS", "DESIGN_ALIASES",
     "context_class", "PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS",
     "HOOK_FAILED",
 ]

@@ -6,9 +6,9 @@ import sys
 import traceback
 from typing import Any, Dict, Optional, Union
 
-from .contexts import (POINTS, DECISION_TYPES, Context, InputReceived, LoopComplete,
-                       LoopStart, PhaseChanged, SessionStart, ToolRequested,
-                       WaitingForInput)
+from .contexts import (POINTS, DECISION_TYPES, DESIGN_ALIASES, Context, InputReceived,
+                       LoopComplete, LoopStart, PhaseChanged, SessionSpawned, SessionStart,
+                       ToolRequested, WaitingForInput)
 
 __all__ = ["LifecycleHooks", "handle_request", "handle", "HookError",
            "PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS", "HOOK_FAILED"]
@@ -40,6 +40,9 @@ class LifecycleHooks:
     def session_start(self, ctx: SessionStart) -> Optional[SessionStart]:
         return None
 
+    def session_spawned(self, ctx: SessionSpawned) -> Optional[SessionSpawned]:
+        return None
+
     def input_received(self, ctx: InputReceived) -> Optional[InputReceived]:
         return None
 
@@ -57,10 +60,20 @@ class LifecycleHooks:
 
     def handles(self, point: str) -> bool:
         """Does this class override ``point``? An unknown point: False."""
+        return self._method(point) is not None
+
+    def _method(self, point: str):
+        """The overriding method of ``point``: its own name, else a design name
+        of it (``work_item_start`` for loop_start); None when not overridden."""
         if point not in POINTS:
-            return False
+            return None
         mine = getattr(type(self), point, None)
-        return mine is not None and mine is not getattr(LifecycleHooks, point)
+        if mine is not None and mine is not getattr(LifecycleHooks, point):
+            return getattr(self, point)
+        for design, name in DESIGN_ALIASES.items():
+            if name == point and getattr(type(self), design, None) is not None:
+                return getattr(self, design)
+        return None
 
 
 def _error(id_, code, message):
@@ -83,7 +96,7 @@ def _decisions(ctx: Context, answer: Any) -> Optional[Dict[str, Any]]:
     before = ctx.decision_values()
     changed = {}
     for k, v in values.items():
-        want = DECISION_TYPES.get(k, str)
+        want = ctx.decision_types.get(k) or DECISION_TYPES.get(k, str)
         if type(v) is not want:  # bool is not an int here, nor an int a bool
             raise HookError("decision %r: expected %s, got %r" % (k, want.__name__, v))
         if v != before[k]:
@@ -116,7 +129,7 @@ def handle(hooks: LifecycleHooks, request: Any) -> Dict[str, Any]:
         if not hooks.handles(method):
             return {"jsonrpc": "2.0", "id": id_, "result": None}
         before = cls.from_params(params)
-        answer = getattr(hooks, method)(ctx)
+        answer = hooks._method(method)(ctx)
         return {"jsonrpc": "2.0", "id": id_, "result": _decisions(before, answer)}
     except Exception as e:  # a hook never raises into its caller
         if not isinstance(e, HookError):

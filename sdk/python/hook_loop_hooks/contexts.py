@@ -1,4 +1,4 @@
-"""The seven lifecycle points and their typed contexts.
+"""The lifecycle points and their typed contexts.
 
 A context is facts (read-only: hook-loop ignores a changed fact) plus decision
 fields, which hook-loop reads back and applies. The field lists mirror
@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Dict, List, Optional
 
 __all__ = [
-    "Context", "LoopStart", "SessionStart", "InputReceived", "ToolRequested",
+    "Context", "LoopStart", "SessionStart", "SessionSpawned", "InputReceived", "ToolRequested",
     "PhaseChanged", "WaitingForInput", "LoopComplete", "POINTS", "context_class",
 ]
 
@@ -28,10 +28,12 @@ class Context:
     harness: str = ""            # codex | claude | opencode | pi
     cwd: str = ""                # the directory the harness reports
     state: str = ""              # the loop's current state
+    actor: str = ""              # who brought this moment about: agent | person | simulate
     with_: Dict[str, Any] = field(default_factory=dict)  # the entry's `with` object
 
     point = ""                   # the point name; set on each subclass
     decisions = ()               # the decision field names; set on each subclass
+    decision_types = {}          # a decision's type where DECISION_TYPES has another
 
     @classmethod
     def from_params(cls, params: Optional[Dict[str, Any]]) -> "Context":
@@ -63,6 +65,7 @@ class Context:
 class LoopStart(Context):
     """loop_start: once, when hook-loop first sees a session of this loop."""
 
+    command: str = ""            # what armed the session: the first harness event, or a person's control
     proceed: bool = True         # decision — False: the session is held (tool calls and stop refused)
     reason: str = ""             # decision — why, recorded with a refusal
 
@@ -75,6 +78,8 @@ class SessionStart(Context):
     """session_start: every harness SessionStart, with the text hook-loop will inject."""
 
     source: str = ""             # what started the session: startup | resume | clear | compact ...
+    model: str = ""              # the model the harness reports; "" when none
+    respawn: bool = False        # True when the harness resumes a session it had
     context: str = ""            # decision — the text hook-loop will inject (prefilled; replaced)
     proceed: bool = True         # decision — False: the session start is refused (ends the session where the harness can)
     reason: str = ""             # decision — the refusal's message to the harness
@@ -84,10 +89,32 @@ class SessionStart(Context):
 
 
 @dataclass
-class InputReceived(Context):
-    """input_received: a person's prompt, before it is matched against the loop's rules."""
+class SessionSpawned(Context):
+    """session_spawned: after a session's first event is recorded."""
 
-    prompt: str = ""             # the person's prompt (a fact: it cannot be rewritten)
+    harness_session_id: str = ""  # the harness's own session id ("" when it gave none)
+    event: str = ""              # the harness event that showed the session first
+    source: str = ""             # for a SessionStart: startup | resume | clear | compact ...
+    model: str = ""              # the model the harness reports; "" when none
+    respawn: bool = False        # True when the harness resumes a session it had
+    announce: str = ""           # decision — text the agent is given with hook-loop's answer ("" : nothing)
+
+    point = "session_spawned"
+    decisions = ("announce",)
+    decision_types = {"announce": str}
+
+
+@dataclass
+class InputReceived(Context):
+    """input_received: a person's prompt, before it is matched against the loop's
+    rules, or a person's control (approve, advance, ...) before it acts."""
+
+    kind: str = ""               # prompt (typed into the harness) | command (a control)
+    source: str = ""             # harness | person (hook-loop's controls: the CLI or the board)
+    command: str = ""            # the control, for a command; "" otherwise
+    event: str = ""              # the harness event for a prompt; advance's loop event for a command
+    endpoint: str = ""           # the session the input lands in, for a prompt; "" for a command
+    prompt: str = ""             # the person's prompt; for a command, the reason given (a fact)
     context: str = ""            # decision — text added to the prompt (empty: nothing added)
     proceed: bool = True         # decision — False: the prompt is refused
     reason: str = ""             # decision — the refusal's message to the harness
@@ -118,6 +145,10 @@ class PhaseChanged(Context):
     from_: str = ""              # the state before the transition (`from` on the wire)
     to: str = ""                 # the state after it
     event: str = ""              # the loop event that caused it
+    from_phase: str = ""         # the state before (the design's phase is hook-loop's state)
+    to_phase: str = ""           # the state after
+    outcome: str = ""            # the loop event that routed the transition (as event)
+    terminal: bool = False       # True when `to` is a terminal state
     notify: bool = True          # decision — False: the phase change is not announced
     message: str = ""            # decision — the announcement's text ("" : hook-loop's own)
 
@@ -141,6 +172,8 @@ class PhaseChanged(Context):
 class WaitingForInput(Context):
     """waiting_for_input: the loop reached a state listed in loop.waits_for_human."""
 
+    kind: str = ""               # gate: a state that waits for a person
+    node: str = ""               # the state that waits
     question: str = ""           # decision — what the person is asked
     summary: str = ""            # decision — a one-line summary of where the loop stands
 
@@ -153,19 +186,26 @@ class LoopComplete(Context):
     """loop_complete: a terminal state is reached."""
 
     final_state: str = ""        # the terminal state reached
-    outcome: str = ""            # completed (a terminal state) | stopped (its stop state) | forced (the harness ended it over refused stops)
+    outcome: str = ""            # completed (a terminal state) | stopped (its stop state) | cancelled (a person's cancel) | forced (the harness ended it over refused stops)
+    source: str = ""             # harness (a hook event ended it) | person (a control ended it)
     announce: bool = True        # decision — False: completion is not announced
 
     point = "loop_complete"
     decisions = ("announce",)
 
 
-#: The seven points, in the order a loop meets them, mapped to their context class.
-POINTS = {c.point: c for c in (LoopStart, SessionStart, InputReceived, ToolRequested,
+#: The points, in the order a loop meets them, mapped to their context class.
+POINTS = {c.point: c for c in (LoopStart, SessionStart, SessionSpawned, InputReceived, ToolRequested,
                                PhaseChanged, WaitingForInput, LoopComplete)}
 
 #: The Python type each decision must have on the wire.
 DECISION_TYPES = {"proceed": bool, "notify": bool, "announce": bool}
+
+
+#: The lifecycle design's point names, each an alias of hook-loop's: a method
+#: named after one (``work_item_start``) handles that point.
+DESIGN_ALIASES = {"work_item_start": "loop_start", "session_spawn": "session_start",
+                  "work_item_complete": "loop_complete"}
 
 
 def context_class(point: str):

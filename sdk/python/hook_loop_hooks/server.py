@@ -52,10 +52,13 @@ class HookServer:
             def log_message(self, fmt, *args):  # quiet: a hook's stderr is not a log
                 pass
 
-            def _send(self, code, body: bytes):
+            def _send(self, code, body: bytes, close: bool = False):
                 self.send_response(code)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
+                if close:
+                    self.send_header("Connection", "close")
+                    self.close_connection = True
                 self.end_headers()
                 self.wfile.write(body)
 
@@ -66,17 +69,21 @@ class HookServer:
                     self._send(404, b'{"error":"not found"}')
 
             def do_POST(self):
-                if not owner._authorized(self.headers.get("Authorization", "")):
-                    self._send(401, b'{"error":"unauthorized"}')
-                    return
+                # The body is read before any answer, a refusal included: left
+                # unread it would be parsed as the next request on a kept-alive
+                # connection. One that cannot be read safely ends the connection.
                 try:
                     n = int(self.headers.get("Content-Length", "0"))
                 except ValueError:
                     n = -1
                 if n < 0 or n > MAX_BODY:
-                    self._send(413, b'{"error":"body too large or without Content-Length"}')
+                    self._send(413, b'{"error":"body too large or without Content-Length"}', close=True)
                     return
-                self._send(200, handle_request(owner.hooks, self.rfile.read(n)))
+                body = self.rfile.read(n)
+                if not owner._authorized(self.headers.get("Authorization", "")):
+                    self._send(401, b'{"error":"unauthorized"}')
+                    return
+                self._send(200, handle_request(owner.hooks, body))
 
         if not _is_loopback(host) and ssl_context is None:
             print("hook_loop_hooks: serving plain HTTP on %s; put TLS in front of it "

@@ -54,6 +54,29 @@ class ContextsTest(unittest.TestCase):
         self.assertEqual(c.to_params()["from"], "a")
         self.assertEqual(c.to_params()["with"], {"x": 1})
 
+    def test_design_method_names_and_announce(self):
+        """A method named after the design's point handles hook-loop's; session_spawned's
+        announce is text."""
+        class Seed(h.LifecycleHooks):
+            def work_item_start(self, ctx):
+                ctx.proceed = False
+                return ctx
+
+            def session_spawned(self, ctx):
+                ctx.announce = "watched by " + ctx.actor
+                return ctx
+
+        self.assertTrue(Seed().handles("loop_start"))
+        ans = h.handle(Seed(), req("loop_start"))
+        self.assertEqual(ans["result"], {"proceed": False})
+        ans = h.handle(Seed(), req("session_spawned", {"actor": "agent"}))
+        self.assertEqual(ans["result"], {"announce": "watched by agent"})
+
+        class Bad(h.LifecycleHooks):
+            def session_spawned(self, ctx):
+                return {"announce": True}
+        self.assertIn("error", h.handle(Bad(), req("session_spawned")))
+
     def test_defaults(self):
         self.assertTrue(h.LoopStart().proceed)
         self.assertTrue(h.PhaseChanged().notify)
@@ -163,6 +186,25 @@ class TransportTest(unittest.TestCase):
                 self._post(url + "/hook", body, {"Authorization": "Bearer wrong"})
             status, ans = self._post(url + "/hook", body, {"Authorization": "Bearer s3cret"})
             self.assertEqual((status, ans["result"]["proceed"]), (200, False))
+
+    def test_keep_alive_survives_a_refusal(self):
+        """One kept-alive connection: a bad token, then a good one, both answered in turn."""
+        import http.client
+        with mock.patch.dict(os.environ, {"T_TOKEN": "s3cret"}):
+            srv = self._serve(token_env="T_TOKEN")
+            conn = http.client.HTTPConnection("127.0.0.1", srv.server_address[1], timeout=10)
+            self.addCleanup(conn.close)
+            body = json.dumps(req("loop_start", {"harness": "pi"})).encode()
+            conn.request("POST", "/hook", body, {"Authorization": "Bearer wrong", "Content-Type": "application/json"})
+            r = conn.getresponse()
+            r.read()
+            self.assertEqual(r.status, 401)
+            sock = conn.sock
+            conn.request("POST", "/hook", body, {"Authorization": "Bearer s3cret", "Content-Type": "application/json"})
+            r = conn.getresponse()
+            ans = json.loads(r.read())
+            self.assertIs(conn.sock, sock, "the connection was not kept alive")
+            self.assertEqual((r.status, ans["result"]["proceed"]), (200, False))
 
     def test_https(self):
         d = tempfile.mkdtemp()
