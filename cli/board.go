@@ -23,6 +23,7 @@ type BoardOptions struct {
 	Getenv  func(string) string // nil: os.Getenv
 	projectLog
 	addr string
+	all  bool
 	// ctx ends the server; nil: until Ctrl-C. ready, when set, receives the URL.
 	ctx   context.Context
 	ready func(url string)
@@ -39,6 +40,7 @@ func NewCmdBoard(f *Factory, runF func(*BoardOptions) error) *cli.Command {
 			"must carry it. Runs until Ctrl-C.",
 		Flags: append(opts.projectLog.flags(),
 			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:0", Usage: "loopback `HOST:PORT` to listen on (port 0: a free one)", Destination: &opts.addr},
+			&cli.BoolFlag{Name: "all", Usage: "every project whose hooks ran for you (and, with a store, every project in it), with nudges (hook-loop notify)", Destination: &opts.all},
 		),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -93,6 +95,9 @@ func watchedProject(cwd, logFlag, storeFlag, configFlag string, getenv func(stri
 }
 
 func runBoard(o *BoardOptions) error {
+	if o.all {
+		return runBoardAll(o)
+	}
 	w, l, spec, root, err := watchedProject(o.WorkDir, o.eventLog, o.store, o.config, o.Getenv, func(s string) { fmt.Fprintln(o.IO.ErrOut, s) })
 	if err != nil {
 		return fmt.Errorf("board: %w", err)
