@@ -24,8 +24,8 @@ import (
 
 	"github.com/hook-loop/hook-loop/board/diagram"
 	"github.com/hook-loop/hook-loop/fleet"
-	"github.com/hook-loop/hook-loop/nudge"
 	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
+	"github.com/hook-loop/hook-loop/nudge"
 	"github.com/hook-loop/hook-loop/operator"
 	"github.com/hook-loop/hook-loop/overview"
 )
@@ -235,8 +235,8 @@ type sessionView struct {
 	ProjectKey  string
 	ProjectName string
 	SVG         string
-	Actions []string
-	Recent  []overview.Entry // the timeline, newest first
+	Actions     []string
+	Recent      []overview.Entry // the timeline, newest first
 }
 
 // Data collects what the page shows, from the watcher's incremental state.
