@@ -146,10 +146,11 @@ func runBoardAll(o *BoardOptions) error {
 	return nil
 }
 
-// startNudges runs n over f's projects until ctx ends; the returned func
-// wakes it after a change.
+// startNudges primes n with f's projects as they stand, then runs it until
+// ctx ends; the returned func wakes it after a change.
 func startNudges(ctx context.Context, n *nudge.Notifier, f *fleet.Fleet) func() {
 	wake := make(chan struct{}, 1)
+	n.Prime(looks(f))
 	go n.Run(ctx, wake, func() []nudge.Look { return looks(f) })
 	return func() {
 		select {

@@ -25,16 +25,20 @@ type Notifier struct {
 	Log io.Writer
 }
 
-// Run primes the detector with look(), then checks look() again every time
-// wake fires, until ctx ends. Deliveries run here, one after the other, each
-// bounded by SendTimeout.
-func (n *Notifier) Run(ctx context.Context, wake <-chan struct{}, look func() []Look) {
+// Prime records how look's projects stand without nudging: what was
+// already so when the person started watching is not news.
+func (n *Notifier) Prime(looks []Look) {
 	if n.Config.RefusedStops > 0 && n.Detector.RefusedStops == 0 {
 		n.Detector.RefusedStops = n.Config.RefusedStops
 	}
-	for _, l := range look() {
+	for _, l := range looks {
 		n.Detector.Prime(l.Project, l.Sessions)
 	}
+}
+
+// Run checks look() every time wake fires, until ctx ends (Prime first).
+// Deliveries run here, one after the other, each bounded by SendTimeout.
+func (n *Notifier) Run(ctx context.Context, wake <-chan struct{}, look func() []Look) {
 	for {
 		select {
 		case <-ctx.Done():
