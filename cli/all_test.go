@@ -177,8 +177,15 @@ func TestNotifyNudgesDesktopAndWebhook(t *testing.T) {
 	if len(calls) != 3 || len(posted) != 3 {
 		t.Fatalf("%d notify-send calls, %d webhook posts, want 3 each:\n%s\n%v\nnotify said:\n%s", len(calls), len(posted), args, posted, out.String())
 	}
-	if !strings.HasPrefix(calls[0], "--app-name=hook-loop|--urgency=critical|hook-loop: waiting|hook-loop: codex session sess-a in "+a.dir) {
-		t.Errorf("notify-send's first call: %s", calls[0])
+	// Nudges of one look come in project order: find the waiting one.
+	var waitingCall string
+	for _, c := range calls {
+		if strings.Contains(c, "|hook-loop: waiting|") {
+			waitingCall = c
+		}
+	}
+	if !strings.HasPrefix(waitingCall, "--app-name=hook-loop|--urgency=critical|hook-loop: waiting|hook-loop: codex session sess-a in "+a.dir) {
+		t.Errorf("notify-send's calls: %q", calls)
 	}
 	kinds := map[any]bool{}
 	for _, p := range posted {
