@@ -8,9 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/hook-loop/hook-loop/board"
-	"github.com/hook-loop/hook-loop/eventlog/postgres"
 	"github.com/hook-loop/hook-loop/fleet"
-	"github.com/hook-loop/hook-loop/hook/full"
 	"github.com/hook-loop/hook-loop/nudge"
 	"github.com/hook-loop/hook-loop/project"
 	"github.com/urfave/cli/v2"
@@ -23,18 +21,9 @@ func openFleet(storeFlag string, getenv func(string) string) (*fleet.Fleet, erro
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	url, err := full.StoreURL(storeFlag, getenv)
+	url, err := dbStoreURL(storeFlag, getenv)
 	if err != nil {
 		return nil, err
-	}
-	if url != "" {
-		t, err := postgres.ParseStoreURL(url)
-		if err != nil {
-			return nil, err
-		}
-		if !t.IsDB() {
-			url = ""
-		}
 	}
 	return fleet.Open(fleet.Options{StateDir: project.UserStateDir(getenv), StoreURL: url, Getenv: getenv})
 }
@@ -127,23 +116,10 @@ func runBoardAll(o *BoardOptions) error {
 	if err != nil {
 		return err
 	}
-	ln, err := board.Listen(o.addr)
-	if err != nil {
-		return fmt.Errorf("board: %w", err)
-	}
-	ctx, stop := untilInterrupt(o.ctx)
-	defer stop()
-	n := &nudge.Notifier{Config: cfg, Senders: cfg.Senders(nil), Show: srv.Nudge, Log: o.IO.ErrOut}
-	srv.OnChange = startNudges(ctx, n, f)
-	url := srv.URL(ln)
-	fmt.Fprintf(o.IO.Out, "hook-loop board for %d project(s)\n  %s\n(Ctrl-C to stop)\n", len(f.Projects()), url)
-	if o.ready != nil {
-		o.ready(url)
-	}
-	if err := srv.Serve(ctx, ln); err != nil {
-		return fmt.Errorf("board: %w", err)
-	}
-	return nil
+	return serveBoard(o, srv, fmt.Sprintf("%d project(s)", len(f.Projects())), func(ctx context.Context) {
+		n := &nudge.Notifier{Config: cfg, Senders: cfg.Senders(nil), Show: srv.Nudge, Log: o.IO.ErrOut}
+		srv.OnChange = startNudges(ctx, n, f)
+	})
 }
 
 // startNudges primes n with f's projects as they stand, then runs it until

@@ -108,14 +108,23 @@ func runBoard(o *BoardOptions) error {
 	if err != nil {
 		return err
 	}
+	return serveBoard(o, srv, root, nil)
+}
+
+// serveBoard listens on --addr, prints the board's URL for what, and serves
+// until Ctrl-C (or o.ctx); started, when set, runs first with the context.
+func serveBoard(o *BoardOptions, srv *board.Server, what string, started func(ctx context.Context)) error {
 	ln, err := board.Listen(o.addr)
 	if err != nil {
 		return fmt.Errorf("board: %w", err)
 	}
 	ctx, stop := untilInterrupt(o.ctx)
 	defer stop()
+	if started != nil {
+		started(ctx)
+	}
 	url := srv.URL(ln)
-	fmt.Fprintf(o.IO.Out, "hook-loop board for %s\n  %s\n(Ctrl-C to stop)\n", root, url)
+	fmt.Fprintf(o.IO.Out, "hook-loop board for %s\n  %s\n(Ctrl-C to stop)\n", what, url)
 	if o.ready != nil {
 		o.ready(url)
 	}

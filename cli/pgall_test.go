@@ -1,12 +1,9 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,23 +80,7 @@ func TestBoardAllTeamStoreAcrossCheckouts(t *testing.T) {
 	t.Setenv(eventlog.StateDirEnv, one.state) // the board runs on the first "machine"
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	runCtx, stop := context.WithCancel(ctx)
-	ready := make(chan string, 1)
-	var out, errOut syncBuffer
-	done := make(chan error, 1)
-	go func() {
-		done <- runBoard(&BoardOptions{IO: &IOStreams{Out: &out, ErrOut: &errOut}, addr: "127.0.0.1:0", all: true,
-			ctx: runCtx, ready: func(u string) { ready <- u }})
-	}()
-	var boardURL string
-	select {
-	case boardURL = <-ready:
-	case err := <-done:
-		t.Fatalf("board --all: %v\n%s", err, errOut.String())
-	}
-	u, _ := url.Parse(boardURL)
-	token := u.Query().Get("token")
-	api := "http://" + u.Host
+	b := startBoard(t, ctx, &BoardOptions{all: true})
 	type group struct {
 		Project, Key string
 		Store        bool
@@ -113,15 +94,8 @@ func TestBoardAllTeamStoreAcrossCheckouts(t *testing.T) {
 	}
 	groups := func() []group {
 		t.Helper()
-		resp, err := http.Get(api + "/api/sessions?token=" + token)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
 		var gs []group
-		if err := json.NewDecoder(resp.Body).Decode(&gs); err != nil {
-			t.Fatal(err)
-		}
+		b.get(t, "/api/sessions", &gs)
 		return gs
 	}
 	gs := groups()
@@ -141,38 +115,13 @@ func TestBoardAllTeamStoreAcrossCheckouts(t *testing.T) {
 	}
 
 	// A commit from a checkout reaches the board's stream through the store.
-	req, _ := http.NewRequestWithContext(ctx, "GET", api+"/api/events?token="+token, nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	lines := bufio.NewScanner(resp.Body)
-	waitLine := func(prefix string) {
-		t.Helper()
-		for lines.Scan() {
-			if strings.HasPrefix(lines.Text(), prefix) {
-				return
-			}
-		}
-		t.Fatalf("event stream ended before %q", prefix)
-	}
+	waitLine := b.events(t, ctx)
 	waitLine("event: hello")
 	one.hook(t, "sess-one", "Stop", `,"stop_hook_active":false,"last_assistant_message":"The draft is in PROPOSAL.md. APPROVAL REQUESTED"`)
 	waitLine("event: change")
 
 	// Approve, from this board, the session of the other checkout.
-	post, _ := http.NewRequest("POST", api+"/api/projects/"+gs[0].Key+"/sessions/sess-two/approve", nil)
-	post.Header.Set("X-Board-Token", token)
-	post.Header.Set("Origin", api)
-	presp, err := http.DefaultClient.Do(post)
-	if err != nil {
-		t.Fatal(err)
-	}
-	presp.Body.Close()
-	if presp.StatusCode != http.StatusNoContent {
-		t.Fatalf("approve: %s", presp.Status)
-	}
+	b.post(t, "/api/projects/"+gs[0].Key+"/sessions/sess-two/approve")
 	// The other checkout's next hook judges the session in its approved state.
 	if got := two.hook(t, "sess-two", "Stop", `,"stop_hook_active":false,"last_assistant_message":"done"`); !strings.Contains(got, `is in state \"approved\"`) {
 		t.Fatalf("after the approval from the other checkout, its next stop was answered: %s", got)
@@ -182,8 +131,5 @@ func TestBoardAllTeamStoreAcrossCheckouts(t *testing.T) {
 			t.Fatalf("sess-two in %q after approve, want approved", s.State)
 		}
 	}
-	stop()
-	if err := <-done; err != nil {
-		t.Fatalf("board --all: %v", err)
-	}
+	b.stop()
 }
