@@ -1,0 +1,66 @@
+package fleet_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hook-loop/hook-loop/fleet"
+	"github.com/hook-loop/hook-loop/project/roster"
+	"github.com/hook-loop/hook-loop/testkit/benchgen"
+)
+
+// A running fleet picks up a project registered meanwhile and lets go of one
+// whose log is gone.
+func TestRunFollowsTheRegistry(t *testing.T) {
+	state := t.TempDir()
+	f, err := fleet.Open(fleet.Options{StateDir: state, Getenv: func(string) string { return "" }, Rescan: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if n := len(f.Projects()); n != 0 {
+		t.Fatalf("%d projects in an empty registry", n)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	changed := make(chan struct{}, 100)
+	done := make(chan error, 1)
+	go func() { done <- f.Run(ctx, func() { changed <- struct{}{} }) }()
+
+	root := t.TempDir()
+	log := filepath.Join(root, ".hook-loop", "events.jsonl")
+	if err := os.MkdirAll(filepath.Dir(log), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := benchgen.Write(log, benchgen.Options{Events: 50, Sessions: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := roster.Register(state, roster.Entry{Root: root, Config: filepath.Join(root, "hook-loop.json"), Log: log}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		for !ok() {
+			select {
+			case <-changed:
+			case <-ctx.Done():
+				t.Fatalf("never: %s", what)
+			}
+		}
+	}
+	waitFor("the new project", func() bool {
+		ps := f.Projects()
+		return len(ps) == 1 && ps[0].Name == root && len(ps[0].Watcher.Sessions()) == 2
+	})
+	if err := os.Remove(log); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("the project gone", func() bool { return len(f.Projects()) == 0 })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
