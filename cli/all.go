@@ -118,16 +118,16 @@ func runBoardAll(o *BoardOptions) error {
 	}
 	return serveBoard(o, srv, fmt.Sprintf("%d project(s)", len(f.Projects())), func(ctx context.Context) {
 		n := &nudge.Notifier{Config: cfg, Senders: cfg.Senders(nil), Show: srv.Nudge, Log: o.IO.ErrOut}
-		srv.OnChange = startNudges(ctx, n, f)
+		srv.OnChange = startNudges(ctx, n, func() []nudge.Look { return looks(f) })
 	})
 }
 
-// startNudges primes n with f's projects as they stand, then runs it until
-// ctx ends; the returned func wakes it after a change.
-func startNudges(ctx context.Context, n *nudge.Notifier, f *fleet.Fleet) func() {
+// startNudges primes n with look() as things stand, then runs it until ctx
+// ends; the returned func wakes it after a change.
+func startNudges(ctx context.Context, n *nudge.Notifier, look func() []nudge.Look) func() {
 	wake := make(chan struct{}, 1)
-	n.Prime(looks(f))
-	go n.Run(ctx, wake, func() []nudge.Look { return looks(f) })
+	n.Prime(look())
+	go n.Run(ctx, wake, look)
 	return func() {
 		select {
 		case wake <- struct{}{}:
@@ -201,7 +201,7 @@ func runNotify(o *NotifyOptions) error {
 	ctx, stop := untilInterrupt(o.ctx)
 	defer stop()
 	n := &nudge.Notifier{Config: cfg, Senders: senders, Log: o.IO.Out}
-	wake := startNudges(ctx, n, f)
+	wake := startNudges(ctx, n, func() []nudge.Look { return looks(f) })
 	if o.ready != nil {
 		o.ready()
 	}

@@ -11,6 +11,7 @@ import (
 	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
 
 	"github.com/hook-loop/hook-loop/board"
+	"github.com/hook-loop/hook-loop/nudge"
 	"github.com/hook-loop/hook-loop/overview"
 	"github.com/hook-loop/hook-loop/project"
 	"github.com/urfave/cli/v2"
@@ -108,7 +109,12 @@ func runBoard(o *BoardOptions) error {
 	if err != nil {
 		return err
 	}
-	return serveBoard(o, srv, root, nil)
+	return serveBoard(o, srv, root, func(ctx context.Context) {
+		// Nudges of this project, as browser notifications on the open page
+		// (desktop and webhook nudges are board --all's and notify's).
+		n := &nudge.Notifier{Show: srv.Nudge}
+		srv.OnChange = startNudges(ctx, n, func() []nudge.Look { return []nudge.Look{{Project: root, Sessions: w.Sessions()}} })
+	})
 }
 
 // serveBoard listens on --addr, prints the board's URL for what, and serves

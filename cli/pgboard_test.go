@@ -38,6 +38,8 @@ func TestBoardReadsAndActsOnTheStore(t *testing.T) {
 		t.Fatalf("advance: %d %s", code, mainErr.String())
 	}
 	waitLine("event: change")
+	// It now waits for a person: the page is nudged (a browser notification).
+	waitLine("event: nudge")
 	ss = sessions()
 	if len(ss) != 1 || ss[0].State != "pending_approval" || !ss[0].Waiting {
 		t.Fatalf("after the commit: %+v", ss)
