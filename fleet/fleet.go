@@ -121,7 +121,16 @@ func (f *Fleet) rescan() error {
 	if f.lister != nil {
 		ids, err := f.lister.Projects(context.Background())
 		if err != nil {
-			return fmt.Errorf("list the store's projects: %w", err)
+			// The machine's own projects are shown all the same; the
+			// store's are kept until it answers again.
+			warns = append(warns, fmt.Sprintf("list the store's projects: %v", err))
+			f.mu.Lock()
+			for _, p := range f.projects {
+				if p.Store {
+					wants = append(wants, want{key: p.Key})
+				}
+			}
+			f.mu.Unlock()
 		}
 		for _, id := range ids {
 			w := want{key: keyOf("store", id), name: id, where: f.lister.Where() + " (project " + id + ")", store: true}

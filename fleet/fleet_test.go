@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,5 +63,31 @@ func TestRunFollowsTheRegistry(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A store that does not answer is a warning; the machine's own projects are
+// shown all the same.
+func TestStoreDownStillShowsFiles(t *testing.T) {
+	state := t.TempDir()
+	root := t.TempDir()
+	log := filepath.Join(root, ".hook-loop", "events.jsonl")
+	if err := os.MkdirAll(filepath.Dir(log), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := benchgen.Write(log, benchgen.Options{Events: 10, Sessions: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := roster.Register(state, roster.Entry{Root: root, Config: filepath.Join(root, "hook-loop.json"), Log: log}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := fleet.Open(fleet.Options{StateDir: state, StoreURL: "postgres://nobody@127.0.0.1:1/loops?connect_timeout=2", Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w := f.Warnings()
+	if len(f.Projects()) != 1 || len(w) != 1 || !strings.Contains(w[0], "list the store's projects") {
+		t.Fatalf("projects %d, warnings %q", len(f.Projects()), w)
 	}
 }
