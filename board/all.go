@@ -92,11 +92,12 @@ func (s *Server) version() uint64 {
 	if s.Fleet == nil {
 		return s.Watcher.Version()
 	}
-	var v uint64
-	for _, p := range s.Fleet.Projects() {
+	ps := s.Fleet.Projects()
+	v := uint64(len(ps))
+	for _, p := range ps {
 		v += p.Watcher.Version()
 	}
-	return v + uint64(len(s.Fleet.Projects()))
+	return v
 }
 
 // Nudge shows n as a browser notification on every open page.
