@@ -31,17 +31,7 @@ func TestRunFollowsTheRegistry(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- f.Run(ctx, func() { changed <- struct{}{} }) }()
 
-	root := t.TempDir()
-	log := filepath.Join(root, ".hook-loop", "events.jsonl")
-	if err := os.MkdirAll(filepath.Dir(log), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := benchgen.Write(log, benchgen.Options{Events: 50, Sessions: 2}); err != nil {
-		t.Fatal(err)
-	}
-	if err := roster.Register(state, roster.Entry{Root: root, Config: filepath.Join(root, "hook-loop.json"), Log: log}); err != nil {
-		t.Fatal(err)
-	}
+	root, log := registered(t, state, 50, 2)
 	waitFor := func(what string, ok func() bool) {
 		t.Helper()
 		for !ok() {
@@ -70,17 +60,7 @@ func TestRunFollowsTheRegistry(t *testing.T) {
 // shown all the same.
 func TestStoreDownStillShowsFiles(t *testing.T) {
 	state := t.TempDir()
-	root := t.TempDir()
-	log := filepath.Join(root, ".hook-loop", "events.jsonl")
-	if err := os.MkdirAll(filepath.Dir(log), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := benchgen.Write(log, benchgen.Options{Events: 10, Sessions: 1}); err != nil {
-		t.Fatal(err)
-	}
-	if err := roster.Register(state, roster.Entry{Root: root, Config: filepath.Join(root, "hook-loop.json"), Log: log}); err != nil {
-		t.Fatal(err)
-	}
+	registered(t, state, 10, 1)
 	f, err := fleet.Open(fleet.Options{StateDir: state, StoreURL: "postgres://nobody@127.0.0.1:1/loops?connect_timeout=2", Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
@@ -90,4 +70,22 @@ func TestStoreDownStillShowsFiles(t *testing.T) {
 	if len(f.Projects()) != 1 || len(w) != 1 || !strings.Contains(w[0], "list the store's projects") {
 		t.Fatalf("projects %d, warnings %q", len(f.Projects()), w)
 	}
+}
+
+// registered is a project with a generated log of events over sessions,
+// registered in the state directory.
+func registered(t testing.TB, state string, events, sessions int) (root, log string) {
+	t.Helper()
+	root = t.TempDir()
+	log = filepath.Join(root, ".hook-loop", "events.jsonl")
+	if err := os.MkdirAll(filepath.Dir(log), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := benchgen.Write(log, benchgen.Options{Events: events, Sessions: sessions}); err != nil {
+		t.Fatal(err)
+	}
+	if err := roster.Register(state, roster.Entry{Root: root, Config: filepath.Join(root, "hook-loop.json"), Log: log}); err != nil {
+		t.Fatal(err)
+	}
+	return root, log
 }
