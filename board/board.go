@@ -23,7 +23,9 @@ import (
 	"time"
 
 	"github.com/hook-loop/hook-loop/board/diagram"
+	"github.com/hook-loop/hook-loop/fleet"
 	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
+	"github.com/hook-loop/hook-loop/nudge"
 	"github.com/hook-loop/hook-loop/operator"
 	"github.com/hook-loop/hook-loop/overview"
 )
@@ -48,10 +50,16 @@ type Server struct {
 	Controls Controls
 	Project  string // shown in the title
 	Token    string // required on every request; New makes one
+	// Fleet, set by NewAll instead of Watcher, is every project's board.
+	Fleet *fleet.Fleet
+	// OnChange, when set, is called after every change the board follows
+	// (`board --all` wakes its nudges with it).
+	OnChange func()
 
 	mu       sync.Mutex
 	svgCache map[string]string
 	subs     map[chan struct{}]bool
+	nudges   map[chan nudge.Nudge]bool
 }
 
 // New returns a board over w with a fresh random token.
@@ -88,7 +96,11 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
 		BaseContext: func(net.Listener) context.Context { return ctx }}
 	errc := make(chan error, 2)
-	go func() { errc <- s.Watcher.Run(ctx, s.notify) }()
+	if s.Fleet != nil {
+		go func() { errc <- s.Fleet.Run(ctx, s.notify) }()
+	} else {
+		go func() { errc <- s.Watcher.Run(ctx, s.notify) }()
+	}
 	go func() { errc <- srv.Serve(l) }()
 	select {
 	case <-ctx.Done():
@@ -106,6 +118,9 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 
 // notify wakes every event stream.
 func (s *Server) notify() {
+	if s.OnChange != nil {
+		s.OnChange()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for c := range s.subs {
@@ -126,6 +141,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/sessions", s.sessionsJSON)
 	mux.HandleFunc("GET /api/events", s.events)
 	mux.HandleFunc("POST /api/sessions/{id}/{action}", s.act)
+	mux.HandleFunc("POST /api/projects/{project}/sessions/{id}/{action}", s.act)
 	return s.guard(mux)
 }
 
@@ -201,6 +217,9 @@ func sameOrigin(r *http.Request) bool {
 
 // pageData is what the page shows.
 type pageData struct {
+	// All is a board over every project: Groups instead of Sessions.
+	All      bool
+	Groups   []groupView
 	Project  string
 	Token    string
 	Loop     string
@@ -211,13 +230,20 @@ type pageData struct {
 
 type sessionView struct {
 	overview.Session
-	SVG     string
-	Actions []string
-	Recent  []overview.Entry // the timeline, newest first
+	// ProjectKey and ProjectName say whose session it is on a board over
+	// every project ("" otherwise); the buttons post to the project's route.
+	ProjectKey  string
+	ProjectName string
+	SVG         string
+	Actions     []string
+	Recent      []overview.Entry // the timeline, newest first
 }
 
 // Data collects what the page shows, from the watcher's incremental state.
 func (s *Server) Data() pageData {
+	if s.Fleet != nil {
+		return s.allData()
+	}
 	d := pageData{Project: s.Project, Token: s.Token, Warning: s.Watcher.Warning()}
 	def := s.Watcher.Definition()
 	if def != nil {
@@ -229,7 +255,7 @@ func (s *Server) Data() pageData {
 			v.Recent[len(ss.Timeline)-1-i] = e
 		}
 		if def != nil {
-			v.SVG = s.diagram(ss.State)
+			v.SVG = s.diagram("", def, ss.State)
 		}
 		d.Sessions = append(d.Sessions, v)
 		if ss.Waiting {
@@ -239,16 +265,17 @@ func (s *Server) Data() pageData {
 	return d
 }
 
-// diagram is the loop drawn with state highlighted; a loop has few states, so
-// each drawing is made once.
-func (s *Server) diagram(state string) string {
+// diagram is the loop def of project (a key, "" for the board's one) drawn
+// with state highlighted; a loop has few states, so each drawing is made once.
+func (s *Server) diagram(project string, def *loopdsl.Definition, state string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if svg, ok := s.svgCache[state]; ok {
+	key := project + "\x00" + state
+	if svg, ok := s.svgCache[key]; ok {
 		return svg
 	}
-	svg := diagram.SVG(s.Watcher.Definition(), state)
-	s.svgCache[state] = svg
+	svg := diagram.SVG(def, state)
+	s.svgCache[key] = svg
 	return svg
 }
 
@@ -292,6 +319,10 @@ func (s *Server) view(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) sessionsJSON(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
+	if s.Fleet != nil {
+		_ = json.NewEncoder(w).Encode(s.allSessions())
+		return
+	}
 	sessions := s.Watcher.Sessions()
 	if sessions == nil {
 		sessions = []overview.Session{}
@@ -318,8 +349,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		delete(s.subs, c)
 		s.mu.Unlock()
 	}()
-	fmt.Fprintf(w, "retry: 1000\nevent: hello\ndata: %d\n\n", s.Watcher.Version())
+	fmt.Fprintf(w, "retry: 1000\nevent: hello\ndata: %d\n\n", s.version())
 	fl.Flush()
+	nudges := s.subscribeNudges()
+	defer s.unsubscribeNudges(nudges)
 	keep := time.NewTicker(15 * time.Second)
 	defer keep.Stop()
 	for {
@@ -327,7 +360,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 			return
 		case <-c:
-			fmt.Fprintf(w, "event: change\ndata: %d\n\n", s.Watcher.Version())
+			fmt.Fprintf(w, "event: change\ndata: %d\n\n", s.version())
+		case n := <-nudges:
+			b, _ := json.Marshal(n)
+			fmt.Fprintf(w, "event: nudge\ndata: %s\n\n", b)
 		case <-keep.C:
 			fmt.Fprint(w, ": keep-alive\n\n")
 		}
@@ -342,7 +378,19 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PathValue("id")
-	ss, ok := s.Watcher.Session(id)
+	watcher, controls := s.Watcher, s.Controls
+	if key := r.PathValue("project"); key != "" || s.Fleet != nil {
+		p := (*fleet.Project)(nil)
+		if s.Fleet != nil {
+			p = s.Fleet.Project(key)
+		}
+		if p == nil {
+			http.Error(w, "no project "+key, http.StatusNotFound)
+			return
+		}
+		watcher, controls = p.Watcher, p.Controls
+	}
+	ss, ok := watcher.Session(id)
 	if !ok {
 		http.Error(w, "no session "+id, http.StatusNotFound)
 		return
@@ -360,7 +408,7 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if err := s.Controls.Do(r.Context(), id, action, strings.TrimSpace(body.Reason)); err != nil {
+	if err := controls.Do(r.Context(), id, action, strings.TrimSpace(body.Reason)); err != nil {
 		code := http.StatusInternalServerError
 		if errors.Is(err, operator.ErrRefused) {
 			code = http.StatusConflict
@@ -369,7 +417,7 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Show the effect at once rather than at the next poll.
-	if changed, _ := s.Watcher.Poll(); changed {
+	if changed, _ := watcher.Poll(); changed {
 		s.notify()
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -11,6 +11,7 @@ import (
 	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
 
 	"github.com/hook-loop/hook-loop/board"
+	"github.com/hook-loop/hook-loop/nudge"
 	"github.com/hook-loop/hook-loop/overview"
 	"github.com/hook-loop/hook-loop/project"
 	"github.com/urfave/cli/v2"
@@ -23,6 +24,7 @@ type BoardOptions struct {
 	Getenv  func(string) string // nil: os.Getenv
 	projectLog
 	addr string
+	all  bool
 	// ctx ends the server; nil: until Ctrl-C. ready, when set, receives the URL.
 	ctx   context.Context
 	ready func(url string)
@@ -39,6 +41,7 @@ func NewCmdBoard(f *Factory, runF func(*BoardOptions) error) *cli.Command {
 			"must carry it. Runs until Ctrl-C.",
 		Flags: append(opts.projectLog.flags(),
 			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:0", Usage: "loopback `HOST:PORT` to listen on (port 0: a free one)", Destination: &opts.addr},
+			&cli.BoolFlag{Name: "all", Usage: "every project whose hooks ran for you (and, with a store, every project in it), with nudges (hook-loop notify)", Destination: &opts.all},
 		),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -93,6 +96,9 @@ func watchedProject(cwd, logFlag, storeFlag, configFlag string, getenv func(stri
 }
 
 func runBoard(o *BoardOptions) error {
+	if o.all {
+		return runBoardAll(o)
+	}
 	w, l, spec, root, err := watchedProject(o.WorkDir, o.eventLog, o.store, o.config, o.Getenv, func(s string) { fmt.Fprintln(o.IO.ErrOut, s) })
 	if err != nil {
 		return fmt.Errorf("board: %w", err)
@@ -103,14 +109,28 @@ func runBoard(o *BoardOptions) error {
 	if err != nil {
 		return err
 	}
+	return serveBoard(o, srv, root, func(ctx context.Context) {
+		// Nudges of this project, as browser notifications on the open page
+		// (desktop and webhook nudges are board --all's and notify's).
+		n := &nudge.Notifier{Show: srv.Nudge}
+		srv.OnChange = startNudges(ctx, n, func() []nudge.Look { return []nudge.Look{{Project: root, Sessions: w.Sessions()}} })
+	})
+}
+
+// serveBoard listens on --addr, prints the board's URL for what, and serves
+// until Ctrl-C (or o.ctx); started, when set, runs first with the context.
+func serveBoard(o *BoardOptions, srv *board.Server, what string, started func(ctx context.Context)) error {
 	ln, err := board.Listen(o.addr)
 	if err != nil {
 		return fmt.Errorf("board: %w", err)
 	}
 	ctx, stop := untilInterrupt(o.ctx)
 	defer stop()
+	if started != nil {
+		started(ctx)
+	}
 	url := srv.URL(ln)
-	fmt.Fprintf(o.IO.Out, "hook-loop board for %s\n  %s\n(Ctrl-C to stop)\n", root, url)
+	fmt.Fprintf(o.IO.Out, "hook-loop board for %s\n  %s\n(Ctrl-C to stop)\n", what, url)
 	if o.ready != nil {
 		o.ready(url)
 	}

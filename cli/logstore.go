@@ -54,26 +54,37 @@ func openProjectLog(root, logFlag, storeFlag string, getenv func(string) string)
 		return nil, exitf(2, "usage: --event-log and --store name two different logs; give one")
 	}
 	if logFlag == "" {
-		url, err := full.StoreURL(storeFlag, getenv)
+		url, err := dbStoreURL(storeFlag, getenv)
 		if err != nil {
 			return nil, err
 		}
 		if url != "" {
-			t, err := postgres.ParseStoreURL(url)
+			s, err := postgres.Open[session.View](url, postgres.Options{Project: identity.Of(root, getenv)})
 			if err != nil {
 				return nil, err
 			}
-			if t.IsDB() {
-				s, err := postgres.Open[session.View](t.URL, postgres.Options{Project: identity.Of(root, getenv)})
-				if err != nil {
-					return nil, err
-				}
-				return dbLog{s}, nil
-			}
+			return dbLog{s}, nil
 		}
 		logFlag = project.FindLog(root, getenv)
 	}
 	return fileLog{session.Open(logFlag)}, nil
+}
+
+// dbStoreURL is the database store the hooks use (full.StoreURL: storeFlag,
+// $HOOK_LOOP_STORE, the user config's "store"), "" when they keep a file.
+func dbStoreURL(storeFlag string, getenv func(string) string) (string, error) {
+	url, err := full.StoreURL(storeFlag, getenv)
+	if err != nil || url == "" {
+		return "", err
+	}
+	t, err := postgres.ParseStoreURL(url)
+	if err != nil {
+		return "", err
+	}
+	if !t.IsDB() {
+		return "", nil
+	}
+	return t.URL, nil
 }
 
 type fileLog struct{ *session.Log }

@@ -1,12 +1,8 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
-	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -22,36 +18,11 @@ func TestBoardReadsAndActsOnTheStore(t *testing.T) {
 	_, s := pgProject(t, "acme/board")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	runCtx, stop := context.WithCancel(ctx)
-	ready := make(chan string, 1)
-	var out, errOut syncBuffer
-	done := make(chan error, 1)
-	go func() {
-		done <- runBoard(&BoardOptions{IO: &IOStreams{Out: &out, ErrOut: &errOut}, WorkDir: ".", addr: "127.0.0.1:0",
-			ctx: runCtx, ready: func(u string) { ready <- u }})
-	}()
-	var boardURL string
-	select {
-	case boardURL = <-ready:
-	case err := <-done:
-		t.Fatalf("board: %v\n%s", err, errOut.String())
-	case <-ctx.Done():
-		t.Fatal("the board did not start")
-	}
-	u, _ := url.Parse(boardURL)
-	token := u.Query().Get("token")
-	api := func(path string) string { return "http://" + u.Host + path + "?token=" + token }
+	b := startBoard(t, ctx, &BoardOptions{WorkDir: "."})
 	sessions := func() []overview.Session {
 		t.Helper()
-		resp, err := http.Get(api("/api/sessions"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
 		var ss []overview.Session
-		if err := json.NewDecoder(resp.Body).Decode(&ss); err != nil {
-			t.Fatal(err)
-		}
+		b.get(t, "/api/sessions", &ss)
 		return ss
 	}
 	ss := sessions()
@@ -60,45 +31,22 @@ func TestBoardReadsAndActsOnTheStore(t *testing.T) {
 	}
 
 	// A commit to the store reaches the board's event stream.
-	req, _ := http.NewRequestWithContext(ctx, "GET", api("/api/events"), nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	lines := bufio.NewScanner(resp.Body)
-	waitLine := func(prefix string) {
-		t.Helper()
-		for lines.Scan() {
-			if strings.HasPrefix(lines.Text(), prefix) {
-				return
-			}
-		}
-		t.Fatalf("event stream ended before %q: %v", prefix, lines.Err())
-	}
+	waitLine := b.events(t, ctx)
 	waitLine("event: hello")
 	var mainOut, mainErr bytes.Buffer
 	if code := Main([]string{"hook-loop", "advance", "approval_requested"}, nil, &mainOut, &mainErr); code != 0 {
 		t.Fatalf("advance: %d %s", code, mainErr.String())
 	}
 	waitLine("event: change")
+	// It now waits for a person: the page is nudged (a browser notification).
+	waitLine("event: nudge")
 	ss = sessions()
 	if len(ss) != 1 || ss[0].State != "pending_approval" || !ss[0].Waiting {
 		t.Fatalf("after the commit: %+v", ss)
 	}
 
 	// The approve button acts on the store.
-	post, _ := http.NewRequest("POST", "http://"+u.Host+"/api/sessions/pg-sess-1/approve", nil)
-	post.Header.Set("X-Board-Token", token)
-	post.Header.Set("Origin", "http://"+u.Host)
-	presp, err := http.DefaultClient.Do(post)
-	if err != nil {
-		t.Fatal(err)
-	}
-	presp.Body.Close()
-	if presp.StatusCode != http.StatusNoContent {
-		t.Fatalf("approve: %s", presp.Status)
-	}
+	b.post(t, "/api/sessions/pg-sess-1/approve")
 	if st := sessionState(t, s, "pg-sess-1"); st != "approved" {
 		t.Fatalf("after the board's approve the store has the session in %q", st)
 	}
@@ -106,10 +54,7 @@ func TestBoardReadsAndActsOnTheStore(t *testing.T) {
 	if !strings.Contains(strings.Join(types, " "), eventlog.TypeOperatorApproved) {
 		t.Fatalf("no %s in the store: %v", eventlog.TypeOperatorApproved, types)
 	}
-	stop()
-	if err := <-done; err != nil {
-		t.Fatalf("board: %v", err)
-	}
+	b.stop()
 }
 
 // With the store configured, status --watch shows the store's sessions and

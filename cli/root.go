@@ -52,6 +52,7 @@ func commands(f *Factory, hs []setup.Harness) []*cli.Command {
 		NewCmdReload(f, nil),
 		NewCmdLog(f, nil),
 		NewCmdBoard(f, nil),
+		NewCmdNotify(f, nil),
 	}
 	for _, a := range operator.Actions {
 		cmds = append(cmds, NewCmdOperator(f, a, nil))

@@ -22,6 +22,7 @@ type StatusOptions struct {
 	sessionID string
 	json      bool
 	watch     bool
+	all       bool
 	// ctx ends --watch; nil: until Ctrl-C.
 	ctx context.Context
 }
@@ -36,6 +37,7 @@ func NewCmdStatus(f *Factory, runF func(*StatusOptions) error) *cli.Command {
 		Flags: append(opts.projectLog.flags(),
 			&cli.StringFlag{Name: "session", Usage: "only session `ID`", Destination: &opts.sessionID},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON", Destination: &opts.json},
+			&cli.BoolFlag{Name: "all", Usage: "one line per live session of every project whose hooks ran for you (and every project in the store)", Destination: &opts.all},
 			&cli.BoolFlag{Name: "watch", Aliases: []string{"w"}, Usage: "keep showing every session, redrawn as events arrive, until Ctrl-C (append-only when not a terminal)", Destination: &opts.watch},
 		),
 		Action: func(c *cli.Context) error {
@@ -77,6 +79,9 @@ type sessionStatus struct {
 }
 
 func runStatus(o *StatusOptions) error {
+	if o.all {
+		return statusAll(o)
+	}
 	if o.watch {
 		return statusWatch(o)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/hook-loop/hook-loop/hook"
 	"github.com/hook-loop/hook-loop/hook/full"
 	"github.com/hook-loop/hook-loop/loop"
+	"github.com/hook-loop/hook-loop/project/roster"
 )
 
 // plainAdapter is a minimal harness: input {"event","session","prompt","command","exit"};
@@ -231,5 +232,33 @@ func TestHookProtectsTheHookBinaries(t *testing.T) {
 		if got := string(run(t, root, root, "PreToolUse", string(in), false).Stdout); !strings.HasPrefix(got, "block:") {
 			t.Errorf("%s: %q, want a refusal", cmd, got)
 		}
+	}
+}
+
+// A hook registers its project in the user's registry for `--all`; a
+// registry that cannot be written changes nothing in the hook's answer.
+func TestHookRegistersItsProject(t *testing.T) {
+	state := t.TempDir()
+	t.Setenv(eventlog.StateDirEnv, state)
+	root := project(t, "")
+	run(t, root, root, "SessionStart", `{"session":"s"}`, false)
+	got, _, err := roster.List(state)
+	if err != nil || len(got) != 1 || got[0].Root != root || got[0].Log != filepath.Join(root, ".hook-loop", "events.jsonl") {
+		t.Fatalf("registry after a hook: %+v, %v", got, err)
+	}
+
+	// The registry's folder is a file: registering fails, the hook does not.
+	t.Setenv(eventlog.StateDirEnv, t.TempDir())
+	root2 := project(t, "")
+	want := run(t, root2, root2, "Stop", `{"session":"s"}`, false)
+	broken := t.TempDir()
+	t.Setenv(eventlog.StateDirEnv, broken)
+	if err := os.WriteFile(filepath.Join(broken, roster.Dir), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	root3 := project(t, "")
+	got3 := run(t, root3, root3, "Stop", `{"session":"s"}`, false)
+	if string(got3.Stdout) != string(want.Stdout) || !strings.HasPrefix(string(want.Stdout), "block:") {
+		t.Fatalf("with an unwritable registry the stop was answered %q (stderr %q), want %q", got3.Stdout, got3.Stderr, want.Stdout)
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/hook-loop/hook-loop/loop/pin"
 	"github.com/hook-loop/hook-loop/loop/session"
 	"github.com/hook-loop/hook-loop/project"
+	"github.com/hook-loop/hook-loop/project/roster"
 )
 
 // DefaultDeadline bounds one hook invocation, lifecycle hooks included, so that
@@ -281,6 +282,13 @@ func (r *Runner) decide(ctx context.Context, e *event) (d loop.Decision, notices
 		}
 		return d, nil, nil, logError(e.paths, err)
 	}
+	// `status --all`, `board --all` and `notify` find the project here. A
+	// stat when it is known already; a failure to record it changes nothing.
+	entry := roster.Entry{Root: e.paths.root, Config: e.paths.config, Log: e.paths.log}
+	if storeURL != "" {
+		entry.Log, entry.Store = "", true
+	}
+	_ = roster.Register(project.UserStateDir(r.getenv), entry)
 	return d, notices, log.Warnings(), nil
 }
 

@@ -632,13 +632,27 @@ func show(v any) string {
 // flag): the postgres:// URL hooks keep the loop's log in, "" when the file or
 // the key is absent. The error names the file and the key.
 func UserStore(getenv func(string) string) (string, error) {
+	path, v, err := UserKey(getenv, "store")
+	if err != nil || v == nil {
+		return "", err
+	}
+	s, ok := v.(string)
+	if !ok {
+		return "", fmt.Errorf("%s: store: expected a string (a postgres:// URL), got %T", path, v)
+	}
+	return strings.TrimSpace(s), nil
+}
+
+// UserKey is the top-level key of the user config (ConfigPath without a
+// flag) and the file's path: nil when the file or the key is absent.
+func UserKey(getenv func(string) string, key string) (string, any, error) {
 	path, _ := ConfigPath("", getenv)
 	data, err := regfile.ReadFile(path, maxConfig)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", nil
+		return path, nil, nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("user config: %w", err)
+		return path, nil, fmt.Errorf("user config: %w", err)
 	}
 	var top map[string]any
 	if ext := strings.ToLower(filepath.Ext(path)); ext == ".yaml" || ext == ".yml" {
@@ -647,15 +661,11 @@ func UserStore(getenv func(string) string) (string, error) {
 		err = json.Unmarshal(data, &top)
 	}
 	if err != nil {
-		return "", fmt.Errorf("%s: not valid %s: %v", path, strings.ToUpper(strings.TrimPrefix(filepath.Ext(path), ".")), err)
+		return path, nil, fmt.Errorf("%s: not valid %s: %v", path, strings.ToUpper(strings.TrimPrefix(filepath.Ext(path), ".")), err)
 	}
-	v, ok := top["store"]
-	if !ok || v == nil {
-		return "", nil
-	}
-	s, ok := v.(string)
-	if !ok {
-		return "", fmt.Errorf("%s: store: expected a string (a postgres:// URL), got %T", path, v)
-	}
-	return strings.TrimSpace(s), nil
+	return path, top[key], nil
 }
+
+// CheckURL allows https anywhere and http only to a loopback host: what a
+// lifecycle hook's url, or a webhook hook-loop posts to, may be.
+func CheckURL(s string) error { return checkURL(s, false) }

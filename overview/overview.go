@@ -49,9 +49,13 @@ type Options struct {
 
 // Session is one session as shown to a person.
 type Session struct {
-	ID          string   `json:"session_id"`
-	Short       string   `json:"short"`
-	Harness     string   `json:"harness,omitempty"`
+	ID      string `json:"session_id"`
+	Short   string `json:"short"`
+	Harness string `json:"harness,omitempty"`
+	// Machine and Checkout are where the session runs (its loop_started),
+	// which tells apart the checkouts sharing one project in a team's store.
+	Machine     string   `json:"machine,omitempty"`
+	Checkout    string   `json:"checkout,omitempty"`
 	State       string   `json:"state"`
 	Terminal    bool     `json:"terminal"`
 	Waiting     bool     `json:"waiting"`
@@ -93,10 +97,22 @@ type Entry struct {
 // sessionData is what the Watcher knows beyond the index's summary.
 type sessionData struct {
 	harness  string
+	machine  string
+	checkout string
 	question string  // from the last waiting_for_input
 	timeline []Entry // oldest first, at most cap
 	older    bool
 	started  bool // the session's first event was seen: nothing older exists
+}
+
+// where keeps the machine and checkout a loop_started names.
+func (d *sessionData) where(machine, checkout any) {
+	if m, _ := machine.(string); m != "" {
+		d.machine = m
+	}
+	if c, _ := checkout.(string); c != "" {
+		d.checkout = c
+	}
 }
 
 // Watcher is the live overview of one log. Its methods are safe for concurrent use.
@@ -282,6 +298,7 @@ func (w *Watcher) applyLine(line []byte, backwards bool) {
 		if h, _ := e.Payload["harness"].(string); h != "" {
 			d.harness = h
 		}
+		d.where(e.Payload["machine"], e.Payload["checkout"])
 		if backwards {
 			d.started = true
 		}
@@ -363,9 +380,11 @@ func (w *Watcher) findHarnesses(end int64) error {
 		if !missing[id] {
 			return true
 		}
-		if h := gjson.GetBytes(line, "payload.harness").String(); h != "" {
+		f := gjson.GetManyBytes(line, "payload.harness", "payload.machine", "payload.checkout")
+		if h := f[0].String(); h != "" {
 			w.session(id).harness = h
 		}
+		w.session(id).where(f[1].Value(), f[2].Value())
 		delete(missing, id)
 		return len(missing) > 0
 	})
@@ -413,7 +432,7 @@ func (w *Watcher) describe(id, short string) Session {
 	if d == nil {
 		d = &sessionData{}
 	}
-	r := Session{ID: id, Short: short, Harness: d.harness, State: s.State, Paused: s.Paused,
+	r := Session{ID: id, Short: short, Harness: d.harness, Machine: d.machine, Checkout: d.checkout, State: s.State, Paused: s.Paused,
 		Cancelled: s.Cancelled, WouldBlocks: s.WouldBlocks, LastWouldBlock: s.LastWouldBlock,
 		Evidence: s.Evidence, StopBlocks: s.StopBlocks, Outcome: s.Outcome, Forced: s.OutcomeForced,
 		Disarmed: s.Disarmed, Events: s.Events, LastEventAt: s.LastTimestamp,

@@ -43,6 +43,7 @@
     const es = new EventSource("/api/events");
     es.addEventListener("hello", () => { live.textContent = "live"; live.className = "live ok"; });
     es.addEventListener("change", refresh);
+    es.addEventListener("nudge", (ev) => notify(JSON.parse(ev.data)));
     es.onerror = () => { live.textContent = "reconnecting…"; live.className = "live bad"; };
   }
 
@@ -57,7 +58,9 @@
     }
     b.disabled = true;
     try {
-      const r = await fetch("/api/sessions/" + encodeURIComponent(card.dataset.session) + "/" + action, {
+      // On a board over every project, the session's own project's log.
+      const project = card.dataset.project ? "/api/projects/" + encodeURIComponent(card.dataset.project) : "/api";
+      const r = await fetch(project + "/sessions/" + encodeURIComponent(card.dataset.session) + "/" + action, {
         method: "POST",
         credentials: "same-origin",
         headers: { "Content-Type": "application/json", "X-Board-Token": token },
@@ -72,6 +75,21 @@
       b.disabled = false;
     }
   });
+
+  // Nudges (a session waits for you, was refused stops, paused, cancelled,
+  // ended) as browser notifications while the page is open, once allowed.
+  function notify(n) {
+    if (!("Notification" in window) || Notification.permission !== "granted") return;
+    new Notification("hook-loop: " + n.kind, { body: n.text, tag: n.session_id + "/" + n.kind });
+  }
+  const enable = document.getElementById("notify-on");
+  if (enable && "Notification" in window && Notification.permission === "default") {
+    enable.hidden = false;
+    enable.addEventListener("click", async () => {
+      await Notification.requestPermission();
+      enable.hidden = true;
+    });
+  }
 
   connect();
 })();

@@ -122,3 +122,26 @@ func (s *Store[V, P]) Listen(ctx context.Context, wake func()) error {
 // ListenRetry is how long a live view waits before listening again after the
 // connection failed; it reads on its own interval meanwhile.
 const ListenRetry = 2 * time.Second
+
+// Projects lists every project with a log in the database (the project's own
+// log, loop ""), in name order: what a team's board shows. Any Store of the
+// database answers it, whatever its own project.
+func (s *Store[V, P]) Projects(ctx context.Context) ([]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, s.budget)
+	defer cancel()
+	conn, err := s.connect(ctx)
+	if err != nil {
+		return nil, s.fail(ctx, "connect", err)
+	}
+	rows, err := conn.Query(ctx, `SELECT DISTINCT project FROM hook_loop_views WHERE loop = '' ORDER BY project`)
+	if err != nil {
+		return nil, s.fail(ctx, "list projects", err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, s.fail(ctx, "list projects", err)
+	}
+	return out, nil
+}

@@ -13,6 +13,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/hook-loop/hook-loop/eventlog"
@@ -343,10 +344,18 @@ func (h *handling) startLoop() error {
 	if err != nil {
 		return err
 	}
-	if err := h.append(eventlog.TypeLoopStarted, "hook-loop", map[string]any{
+	payload := map[string]any{
 		"loop_id": def.ID, "harness": h.ev.Harness, "initial_state": def.InitialState,
 		"scope": scopeName(def.Scope),
-	}); err != nil {
+	}
+	// Where the session runs, for a team's board over a shared store.
+	if host, err := os.Hostname(); err == nil && host != "" {
+		payload["machine"] = host
+	}
+	if h.e.Root != "" {
+		payload["checkout"] = h.e.Root
+	}
+	if err := h.append(eventlog.TypeLoopStarted, "hook-loop", payload); err != nil {
 		return err
 	}
 	if !proceed && !h.held {
