@@ -15,11 +15,16 @@ declare -A pkg=(
   [claude]="@anthropic-ai/claude-code@2.1.328"
   [opencode]="opencode-ai@1.18.33"
   [pi]="@mariozechner/pi-coding-agent@0.73.1"
+  [copilot]="@github/copilot@1.0.102"
+  [qwen]="@qwen-code/qwen-code@0.24.4"
 )
 declare -A bin=([codex]=codex [claude]=claude [opencode]=opencode [pi]=pi)
+bin[copilot]=copilot
+bin[qwen]=qwen
 
 want=("$@")
 [ ${#want[@]} -gt 0 ] || want=(codex claude opencode pi)
+[ $# -gt 0 ] || want+=(copilot qwen)
 
 if ! command -v npm >/dev/null 2>&1; then
   echo "install-harnesses: npm not found; end-to-end suites will skip"

@@ -70,21 +70,53 @@ func IsToolEvent(native string) bool {
 	return false
 }
 
-// Adapter implements harness.Adapter for Claude Code.
-type Adapter struct{}
+// Dialect is what differs between Claude Code and a harness that speaks its
+// hook protocol (Qwen Code: the same settings, events, payload keys and
+// answers, other tool names and tool results). Such a harness's adapter is
+// NewFor(its dialect): one decoder and encoder serve both.
+type Dialect struct {
+	// Name is the harness's short name (HookEvent.Harness), Product its name
+	// in errors ("Claude Code").
+	Name, Product string
+	// Tool maps a native tool name to the canonical one (Bash, Write, Edit,
+	// Read); nil keeps it.
+	Tool func(native string) string
+	// Result builds a PostToolUse's or PostToolUseFailure's result from the
+	// payload, for the canonical tool; nil reads Claude Code's.
+	Result func(native, tool string, root gjson.Result) *loop.ToolResult
+}
+
+// claudeDialect is Claude Code itself.
+var claudeDialect = Dialect{Name: Name, Product: "Claude Code"}
+
+// Adapter implements harness.Adapter for Claude Code, or for a harness of
+// its dialect.
+type Adapter struct{ d *Dialect }
 
 // New returns the Claude Code adapter.
-func New() Adapter { return Adapter{} }
+func New() Adapter { return Adapter{&claudeDialect} }
 
-// Harness returns "claude".
-func (Adapter) Harness() string { return Name }
+// NewFor returns the adapter of a harness that speaks Claude Code's hook
+// protocol in dialect d.
+func NewFor(d *Dialect) Adapter { return Adapter{d} }
+
+func (a Adapter) dialect() *Dialect {
+	if a.d == nil {
+		return &claudeDialect
+	}
+	return a.d
+}
+
+// Harness returns "claude" (or the dialect's name).
+func (a Adapter) Harness() string { return a.dialect().Name }
 
 // Decode turns a Claude Code hook's stdin into a canonical event. event is the
 // --event flag; when empty, the payload's hook_event_name names the event.
-func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
+func (a Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
+	d := a.dialect()
 	trimmed := strings.TrimSpace(string(input))
 	if trimmed == "" {
-		return loop.HookEvent{}, fmt.Errorf("stdin is empty: expected the JSON object Claude Code writes to a hook")
+		return loop.HookEvent{}, fmt.Errorf("stdin is empty: expected the JSON object %s writes to a hook", d.Product)
 	}
 	if !gjson.Valid(trimmed) {
 		return loop.HookEvent{}, fmt.Errorf("stdin is not valid JSON: expected one JSON object")
@@ -106,11 +138,11 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	}
 	canonical, ok := nativeToCanonical[native]
 	if !ok {
-		return loop.HookEvent{}, fmt.Errorf("unsupported Claude Code event %q: expected one of %s", native, strings.Join(NativeEvents, ", "))
+		return loop.HookEvent{}, fmt.Errorf("unsupported %s event %q: expected one of %s", d.Product, native, strings.Join(NativeEvents, ", "))
 	}
 
 	ev := loop.HookEvent{
-		Harness:    Name,
+		Harness:    d.Name,
 		Name:       canonical,
 		NativeName: native,
 		Raw:        json.RawMessage(trimmed),
@@ -132,6 +164,9 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 		if *f.dst, err = str(root, f.path); err != nil {
 			return loop.HookEvent{}, err
 		}
+	}
+	if d.Tool != nil && ev.ToolName != "" {
+		ev.ToolName = d.Tool(ev.ToolName)
 	}
 	// Source carries the one "why" string each lifecycle event has: SessionStart's
 	// source, Pre/PostCompact's trigger, SessionEnd's reason. The engine uses
@@ -167,11 +202,13 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 		return loop.HookEvent{}, fmt.Errorf("$.tool_name is missing: expected the tool's name for %s", native)
 	}
 
-	switch native {
-	case loop.EventPostToolUse:
+	switch {
+	case d.Result != nil && (native == loop.EventPostToolUse || native == EventPostToolUseFailure):
+		ev.Result = d.Result(native, ev.ToolName, root)
+	case native == loop.EventPostToolUse:
 		ev.Result = successResult(ev.ToolName, root)
-	case EventPostToolUseFailure:
-		ev.Result = failureResult(ev.ToolName, root)
+	case native == EventPostToolUseFailure:
+		ev.Result = FailureResult(ev.ToolName, root)
 	}
 	return ev, nil
 }
@@ -207,12 +244,12 @@ func successResult(tool string, root gjson.Result) *loop.ToolResult {
 // package, and only claude-hook needs it.
 var exitCodeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Exit code (-?\d+)\b`) })
 
-// failureResult builds the result of a PostToolUseFailure. Bash failures say
+// FailureResult builds the result of a PostToolUseFailure. Bash failures say
 // "Exit code N\n<output>" in error; that N is the exit code. Every other failure
 // (a Write that could not write, an interrupted or timed-out command) has no
 // process exit status, so the exit code stays unknown (nil): it never matches an
 // exit_code rule, neither 0 nor any other number.
-func failureResult(tool string, root gjson.Result) *loop.ToolResult {
+func FailureResult(tool string, root gjson.Result) *loop.ToolResult {
 	msg := root.Get("error").String()
 	r := &loop.ToolResult{Output: msg, Stderr: msg}
 	if root.Get("is_interrupt").Bool() {

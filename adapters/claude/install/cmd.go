@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/hook-loop/hook-loop/cli/cmdutil"
 	"github.com/hook-loop/hook-loop/scaffold"
@@ -13,47 +14,54 @@ import (
 )
 
 // NewCmd builds the `claude` command: install and uninstall.
-func NewCmd(f *cmdutil.Factory) *cli.Command {
-	return cmdutil.NewHarnessCmd(f, "claude", "install hook-loop into Claude Code's settings, or remove it", installCmd, uninstallCmd)
+func NewCmd(f *cmdutil.Factory) *cli.Command { return Claude.NewCmd(f) }
+
+// NewCmd builds the flavor's `<name>` command: install and uninstall.
+func (fl *Flavor) NewCmd(f *cmdutil.Factory) *cli.Command {
+	scopes := strings.Join(fl.Scopes(), "|")
+	scopeUsage := fmt.Sprintf("settings file: project (%s/settings.json)", fl.Dir)
+	if fl.Local {
+		scopeUsage += fmt.Sprintf(", local (%s/settings.local.json)", fl.Dir)
+	}
+	scopeUsage += fmt.Sprintf(" or user (~/%s/settings.json)", fl.Dir)
+	install := cmdutil.InstallCmd[*cmdutil.Common]{
+		Name:       "install",
+		Usage:      "merge hook-loop's hooks into a " + fl.Product + " settings file",
+		UsageText:  "hook-loop " + fl.Name + " install [--scope " + scopes + "] [--dsl FILE | --profile NAME] [--destination DIR] [--record] [--mode MODE] [--write]",
+		ScopeUsage: scopeUsage,
+		DSLUsage:   "loop file the hooks use (default: hook-loop.json in the project)",
+		Run:        fl.runInstall,
+	}
+	uninstall := cmdutil.InstallCmd[*cmdutil.Common]{
+		Name:       "uninstall",
+		Usage:      "remove hook-loop's hooks (and only those) from a " + fl.Product + " settings file",
+		UsageText:  "hook-loop " + fl.Name + " uninstall [--scope " + scopes + "] [--destination DIR] [--write]",
+		ScopeUsage: scopeUsage,
+		Run:        fl.runUninstall,
+	}
+	return cmdutil.NewHarnessCmd(f, fl.Name, "install hook-loop into "+fl.Product+"'s settings, or remove it", install, uninstall)
 }
 
-// installCmd is `claude install`.
-var installCmd = cmdutil.InstallCmd[*cmdutil.Common]{
-	Name:       "install",
-	Usage:      "merge hook-loop's hooks into a Claude Code settings file",
-	UsageText:  "hook-loop claude install [--scope project|local|user] [--dsl FILE | --profile NAME] [--destination DIR] [--record] [--mode MODE] [--write]",
-	ScopeUsage: scopeUsage,
-	DSLUsage:   "loop file the hooks use (default: hook-loop.json in the project)",
-	Run:        runInstall,
-}
-
-// uninstallCmd is `claude uninstall`.
-var uninstallCmd = cmdutil.InstallCmd[*cmdutil.Common]{
-	Name:       "uninstall",
-	Usage:      "remove hook-loop's hooks (and only those) from a Claude Code settings file",
-	UsageText:  "hook-loop claude uninstall [--scope project|local|user] [--destination DIR] [--write]",
-	ScopeUsage: scopeUsage,
-	Run:        runUninstall,
-}
-
-// scopeUsage is --scope's help.
-const scopeUsage = "settings file: project (.claude/settings.json), local (.claude/settings.local.json) or user (~/.claude/settings.json)"
-
-// claudeTarget resolves the project directory, home and settings path.
-func claudeTarget(o *cmdutil.Common) (projectDir, settings string, err error) {
+// target resolves the project directory, home and settings path.
+func (fl *Flavor) target(o *cmdutil.Common) (projectDir, settings string, err error) {
 	if projectDir, err = cmdutil.ProjectDir(o.WorkDir, o.Destination); err != nil {
 		return "", "", err
 	}
-	settings, err = ClaudeSettingsPath(o.Scope, projectDir, o.UserHome())
+	settings, err = fl.SettingsPath(o.Scope, projectDir, o.UserHome())
 	return projectDir, settings, err
 }
 
-func runInstall(ctx context.Context, o *cmdutil.Common) error {
-	projectDir, settingsPath, err := claudeTarget(o)
+func (fl *Flavor) runInstall(ctx context.Context, o *cmdutil.Common) error {
+	cmd := fl.Name + " install"
+	projectDir, settingsPath, err := fl.target(o)
 	if err != nil {
-		return fmt.Errorf("claude install: %w", err)
+		return fmt.Errorf("%s: %w", cmd, err)
 	}
-	l, err := o.ResolveLoop("claude install", projectDir, "project or local")
+	nonUser := "project"
+	if fl.Local {
+		nonUser = "project or local"
+	}
+	l, err := o.ResolveLoop(cmd, projectDir, nonUser)
 	if err != nil {
 		return err
 	}
@@ -64,34 +72,41 @@ func runInstall(ctx context.Context, o *cmdutil.Common) error {
 			fmt.Fprintln(o.IO.Out, why)
 		}
 	}
-	hooks := installHooks{Binary: l.Binary, Matcher: toolMatcher(l.Spec), Record: o.Record, Store: cmdutil.StoreArgOf(l.Store), Mode: o.Mode}
+	hooks := installHooks{Binary: l.Binary, Record: o.Record, Store: cmdutil.StoreArgOf(l.Store), Mode: o.Mode, Flavor: fl}
+	if fl.Matcher != nil {
+		hooks.Matcher = fl.Matcher(l.Spec)
+	}
 	switch {
 	case !l.UserWide:
-		hooks.Config = pathArg(l.Config, projectDir, true)
-		hooks.Log = pathArg(l.Log, projectDir, true)
+		hooks.Config = fl.pathArg(l.Config, projectDir, true)
+		hooks.Log = fl.pathArg(l.Log, projectDir, true)
 	case l.Config != "":
 		hooks.Config = scaffold.ShellQuote(l.Config)
 	}
 	old, err := os.ReadFile(settingsPath)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("claude install: read %s: %w", settingsPath, err)
+		return fmt.Errorf("%s: read %s: %w", cmd, settingsPath, err)
 	}
 	merged, err := mergeSettings(old, hooks)
 	if err != nil {
-		return fmt.Errorf("claude install: %s: %w", settingsPath, err)
+		return fmt.Errorf("%s: %s: %w", cmd, settingsPath, err)
 	}
 
 	o.NoteDryRunWins()
 	write := o.Writes() || !o.DryRun
-	if err := o.WriteLoop("claude install", write, projectDir, l); err != nil {
+	if err := o.WriteLoop(cmd, write, projectDir, l); err != nil {
 		return err
 	}
 	state := "updated"
 	if old == nil {
 		state = "new file"
 	}
-	if err := o.WriteFile("claude install", write, settingsPath, old, merged, "hook-loop's hooks are already installed",
-		state, fmt.Sprintf(": hooks for %d events, tool matcher %q", len(hookCommands(merged)), hooks.Matcher),
+	matcher := hooks.Matcher
+	if matcher == "" {
+		matcher = "every tool"
+	}
+	if err := o.WriteFile(cmd, write, settingsPath, old, merged, "hook-loop's hooks are already installed",
+		state, fmt.Sprintf(": hooks for %d events, tool matcher %q", len(fl.hookCommands(merged)), matcher),
 		func() error { return writeSettings(settingsPath, merged) }); err != nil {
 		return err
 	}
@@ -99,11 +114,12 @@ func runInstall(ctx context.Context, o *cmdutil.Common) error {
 	return nil
 }
 
-func runUninstall(ctx context.Context, o *cmdutil.Common) error {
+func (fl *Flavor) runUninstall(ctx context.Context, o *cmdutil.Common) error {
 	s := o.IO
-	_, settingsPath, err := claudeTarget(o)
+	cmd := fl.Name + " uninstall"
+	_, settingsPath, err := fl.target(o)
 	if err != nil {
-		return fmt.Errorf("claude uninstall: %w", err)
+		return fmt.Errorf("%s: %w", cmd, err)
 	}
 	old, err := os.ReadFile(settingsPath)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -111,11 +127,11 @@ func runUninstall(ctx context.Context, o *cmdutil.Common) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("claude uninstall: read %s: %w", settingsPath, err)
+		return fmt.Errorf("%s: read %s: %w", cmd, settingsPath, err)
 	}
-	out, n, err := removeSettings(old)
+	out, n, err := fl.removeSettings(old)
 	if err != nil {
-		return fmt.Errorf("claude uninstall: %s: %w", settingsPath, err)
+		return fmt.Errorf("%s: %s: %w", cmd, settingsPath, err)
 	}
 	if n == 0 {
 		fmt.Fprintf(s.Out, "nothing to remove: no hook-loop hooks in %s\n", settingsPath)
@@ -124,9 +140,9 @@ func runUninstall(ctx context.Context, o *cmdutil.Common) error {
 	o.NoteDryRunWins()
 	write := o.Writes() || !o.DryRun
 	if !write {
-		cmdutil.DryRunNote(s.Out, "claude uninstall")
+		cmdutil.DryRunNote(s.Out, cmd)
 	} else if err := writeSettings(settingsPath, out); err != nil {
-		return fmt.Errorf("claude uninstall: %w", err)
+		return fmt.Errorf("%s: %w", cmd, err)
 	}
 	scaffold.Render(s.Out, []scaffold.Change{{Path: settingsPath, Before: old, After: out,
 		Note: fmt.Sprintf("remove %d hook-loop hook(s)", n)}}, nil, write)

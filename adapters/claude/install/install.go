@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hook-loop/hook-loop/adapters/claude"
+	"github.com/hook-loop/hook-loop/adapters/setup"
 	"github.com/hook-loop/hook-loop/loop"
 	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/scaffold"
@@ -17,39 +18,79 @@ import (
 	"github.com/tidwall/sjson"
 )
 
-// Claude Code settings scopes.
+// Settings scopes.
 const (
 	scopeProject = "project" // <project>/.claude/settings.json, shared with the team
 	scopeLocal   = "local"   // <project>/.claude/settings.local.json, this checkout only
 	scopeUser    = "user"    // ~/.claude/settings.json, every project
 )
 
-// ClaudeScopes lists the scopes in the order Claude Code's docs give them.
-var ClaudeScopes = []string{scopeProject, scopeLocal, scopeUser}
+// Flavor is what differs between Claude Code's settings files and those of a
+// harness that reads hooks in Claude Code's shape (Qwen Code's
+// .qwen/settings.json): where they are, the hook command's name, the variable
+// the harness exports with the project directory, its events. Install,
+// uninstall and doctor are the same code for every flavor.
+type Flavor struct {
+	// Name is the harness's short name: `hook-loop NAME install` writes
+	// NAME-hook commands. Product is its name for people.
+	Name, Product string
+	// Dir is the settings folder in the project and in home (".claude").
+	Dir string
+	// Local: the harness also reads Dir/settings.local.json (the local scope).
+	Local bool
+	// ProjectDirVar is the variable the harness exports to every hook with the
+	// project directory; project-scope commands name paths relative to it.
+	ProjectDirVar string
+	// Events are the native events install registers, in lifecycle order;
+	// IsToolEvent says which take a tool matcher.
+	Events      []string
+	IsToolEvent func(string) bool
+	// Matcher is the tool matcher for a loop; nil matches every tool.
+	Matcher func(*loopdsl.Spec) string
+	// Sandbox names the harness's sandbox when it runs shell commands in one
+	// in dir ("" none), for doctor's state check; nil: none.
+	Sandbox func(dir, home string) string
+	// Doctor adds the harness's own checks (trust, version); nil: none.
+	Doctor func(env *setup.DoctorEnv, out *setup.Findings)
+}
 
-// claudeProjectDirVar is what Claude Code exports to every hook: the project
-// directory. Commands in project and local settings use it so the file stays
-// valid in every checkout of the project.
-const claudeProjectDirVar = `"$CLAUDE_PROJECT_DIR"`
+// Claude is Claude Code.
+var Claude = &Flavor{Name: "claude", Product: "Claude Code", Dir: ".claude", Local: true,
+	ProjectDirVar: "CLAUDE_PROJECT_DIR", Events: claude.NativeEvents, IsToolEvent: claude.IsToolEvent,
+	Matcher: toolMatcher, Sandbox: claudeSandbox}
+
+// Scopes lists the flavor's scopes in the order Claude Code's docs give them.
+func (fl *Flavor) Scopes() []string {
+	if fl.Local {
+		return []string{scopeProject, scopeLocal, scopeUser}
+	}
+	return []string{scopeProject, scopeUser}
+}
+
+// projectDirVar is the project directory variable as commands write it.
+func (fl *Flavor) projectDirVar() string { return `"$` + fl.ProjectDirVar + `"` }
+
+// reinstall is doctor's fix: the install command.
+func (fl *Flavor) reinstall() string { return "hook-loop " + fl.Name + " install --write" }
 
 // claudeHookTimeout (seconds) is longer than hookrun's own deadline, so Claude
 // Code never kills hook-loop mid-append; hook-loop answers first.
 const claudeHookTimeout = 30
 
-// ClaudeSettingsPath returns the settings file of scope.
-func ClaudeSettingsPath(scope, projectDir, home string) (string, error) {
-	switch scope {
-	case scopeProject, "":
-		return filepath.Join(projectDir, ".claude", "settings.json"), nil
-	case scopeLocal:
-		return filepath.Join(projectDir, ".claude", "settings.local.json"), nil
-	case scopeUser:
+// SettingsPath returns the settings file of scope.
+func (fl *Flavor) SettingsPath(scope, projectDir, home string) (string, error) {
+	switch {
+	case scope == scopeProject || scope == "":
+		return filepath.Join(projectDir, fl.Dir, "settings.json"), nil
+	case scope == scopeLocal && fl.Local:
+		return filepath.Join(projectDir, fl.Dir, "settings.local.json"), nil
+	case scope == scopeUser:
 		if home == "" {
 			return "", fmt.Errorf("--scope user: no home directory (set HOME)")
 		}
-		return filepath.Join(home, ".claude", "settings.json"), nil
+		return filepath.Join(home, fl.Dir, "settings.json"), nil
 	}
-	return "", fmt.Errorf("--scope %q: expected one of %s", scope, strings.Join(ClaudeScopes, ", "))
+	return "", fmt.Errorf("--scope %q: expected one of %s", scope, strings.Join(fl.Scopes(), ", "))
 }
 
 // installHooks describes the hook entries hook-loop installs.
@@ -70,23 +111,33 @@ type installHooks struct {
 	Store string
 	// Mode is the install's --mode, passed to every hook ("": the loop's).
 	Mode string
+	// Flavor is the harness (nil: Claude Code).
+	Flavor *Flavor
 }
 
-// pathArg renders path for a hook command: relative to
-// $CLAUDE_PROJECT_DIR when it lies inside projectDir and relToProject is set,
-// else absolute; always shell-quoted (paths may hold spaces).
-func pathArg(path, projectDir string, relToProject bool) string {
+func (h installHooks) flavor() *Flavor {
+	if h.Flavor == nil {
+		return Claude
+	}
+	return h.Flavor
+}
+
+// pathArg renders path for a hook command: relative to the project
+// directory variable ($CLAUDE_PROJECT_DIR) when it lies inside projectDir and
+// relToProject is set, else absolute; always shell-quoted (paths may hold
+// spaces).
+func (fl *Flavor) pathArg(path, projectDir string, relToProject bool) string {
 	if relToProject && projectDir != "" {
 		if rel, err := filepath.Rel(projectDir, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
-			return claudeProjectDirVar + "/" + scaffold.ShellQuote(filepath.ToSlash(rel))
+			return fl.projectDirVar() + "/" + scaffold.ShellQuote(filepath.ToSlash(rel))
 		}
 	}
 	return scaffold.ShellQuote(path)
 }
 
-// Command returns the hook command for a native Claude Code event.
+// Command returns the hook command for a native event.
 func (h installHooks) Command(event string) string {
-	parts := []string{scaffold.ShellQuote(h.Binary), "claude-hook", "--event", event}
+	parts := []string{scaffold.ShellQuote(h.Binary), h.flavor().Name + "-hook", "--event", event}
 	if h.Config != "" {
 		parts = append(parts, "--config", h.Config)
 	}
@@ -103,11 +154,11 @@ func (h installHooks) Command(event string) string {
 }
 
 // isHookCommand reports whether a settings.json hook command is one of
-// hook-loop's: it runs the claude-hook subcommand. Re-install and uninstall touch
-// only these.
-func isHookCommand(cmd string) bool {
+// hook-loop's: it runs the <name>-hook subcommand. Re-install and uninstall
+// touch only these.
+func (fl *Flavor) isHookCommand(cmd string) bool {
 	for _, f := range strings.Fields(cmd) {
-		if f == "claude-hook" {
+		if f == fl.Name+"-hook" {
 			return true
 		}
 	}
@@ -159,21 +210,19 @@ func toolMatcher(spec *loopdsl.Spec) string {
 // and every other hook (values and key order; whitespace is re-indented), and replacing hook-loop's own entries from
 // an earlier install.
 func mergeSettings(existing []byte, h installHooks) ([]byte, error) {
+	fl := h.flavor()
 	doc, err := claudeDoc(existing)
 	if err != nil {
 		return nil, err
 	}
-	doc, _, err = removeClaudeHooks(doc)
+	doc, _, err = fl.removeHooks(doc)
 	if err != nil {
 		return nil, err
 	}
-	for _, ev := range claude.NativeEvents {
+	for _, ev := range fl.Events {
 		group := claudeGroup{Hooks: []claudeCommandHook{{Type: "command", Command: h.Command(ev), Timeout: claudeHookTimeout}}}
-		if claude.IsToolEvent(ev) {
+		if fl.IsToolEvent(ev) && h.Matcher != "" {
 			group.Matcher = h.Matcher
-			if group.Matcher == "" {
-				group.Matcher = "*"
-			}
 		}
 		raw, err := json.Marshal(group)
 		if err != nil {
@@ -206,12 +255,12 @@ type claudeCommandHook struct {
 // removeSettings removes hook-loop's hook entries from a settings.json
 // document, dropping matcher groups and event lists that become empty. It
 // returns the document and how many entries it removed.
-func removeSettings(existing []byte) ([]byte, int, error) {
+func (fl *Flavor) removeSettings(existing []byte) ([]byte, int, error) {
 	doc, err := claudeDoc(existing)
 	if err != nil {
 		return nil, 0, err
 	}
-	out, n, err := removeClaudeHooks(doc)
+	out, n, err := fl.removeHooks(doc)
 	if err != nil || n == 0 {
 		return existing, n, err
 	}
@@ -226,12 +275,12 @@ func removeSettings(existing []byte) ([]byte, int, error) {
 
 // hookCommands returns hook-loop's hook commands in a settings document,
 // keyed by event.
-func hookCommands(doc []byte) map[string][]string {
+func (fl *Flavor) hookCommands(doc []byte) map[string][]string {
 	out := map[string][]string{}
 	gjson.GetBytes(doc, "hooks").ForEach(func(ev, groups gjson.Result) bool {
 		groups.ForEach(func(_, g gjson.Result) bool {
 			g.Get("hooks").ForEach(func(_, hk gjson.Result) bool {
-				if c := hk.Get("command").String(); isHookCommand(c) {
+				if c := hk.Get("command").String(); fl.isHookCommand(c) {
 					out[ev.String()] = append(out[ev.String()], c)
 				}
 				return true
@@ -259,10 +308,10 @@ func claudeDoc(existing []byte) ([]byte, error) {
 	return slices.Clone(existing), nil
 }
 
-// removeClaudeHooks drops hook-loop's commands from every event list. Groups that
+// removeHooks drops hook-loop's commands from every event list. Groups that
 // hold other hooks keep them (only hook-loop's entries leave); groups left empty
 // and event lists left empty are removed. Other groups keep their exact text.
-func removeClaudeHooks(doc []byte) ([]byte, int, error) {
+func (fl *Flavor) removeHooks(doc []byte) ([]byte, int, error) {
 	removed := 0
 	var events []string
 	gjson.GetBytes(doc, "hooks").ForEach(func(k, _ gjson.Result) bool {
@@ -286,7 +335,7 @@ func removeClaudeHooks(doc []byte) ([]byte, int, error) {
 			var keepHooks []string
 			n := 0
 			for _, hk := range hooks.Array() {
-				if isHookCommand(hk.Get("command").String()) {
+				if fl.isHookCommand(hk.Get("command").String()) {
 					n++
 					continue
 				}
