@@ -12,9 +12,11 @@ import (
 
 	claudeinstall "github.com/hook-loop/hook-loop/adapters/claude/install"
 	codexinstall "github.com/hook-loop/hook-loop/adapters/codex/install"
+	copilotinstall "github.com/hook-loop/hook-loop/adapters/copilot/install"
 	"github.com/hook-loop/hook-loop/adapters/harness"
 	opencodeinstall "github.com/hook-loop/hook-loop/adapters/opencode/install"
 	piinstall "github.com/hook-loop/hook-loop/adapters/pi/install"
+	qweninstall "github.com/hook-loop/hook-loop/adapters/qwen/install"
 	"github.com/hook-loop/hook-loop/adapters/setup"
 )
 
@@ -25,6 +27,8 @@ func All() []setup.Harness {
 		opencodeinstall.Harness,
 		piinstall.Harness,
 		claudeinstall.Harness,
+		copilotinstall.Harness,
+		qweninstall.Harness,
 	}
 }
 

@@ -11,9 +11,11 @@ import (
 
 	"github.com/hook-loop/hook-loop/adapters/claude"
 	"github.com/hook-loop/hook-loop/adapters/codex"
+	"github.com/hook-loop/hook-loop/adapters/copilot"
 	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/adapters/opencode"
 	"github.com/hook-loop/hook-loop/adapters/pi"
+	"github.com/hook-loop/hook-loop/adapters/qwen"
 )
 
 // All are the harnesses' hook sides, in registry.All's order.
@@ -23,6 +25,8 @@ func All() []harness.Hooks {
 		opencode.Hooks,
 		pi.Hooks,
 		claude.Hooks,
+		copilot.Hooks,
+		qwen.Hooks,
 	}
 }
 

@@ -1,0 +1,217 @@
+// Package copilot is the GitHub Copilot CLI adapter: it decodes the JSON
+// Copilot CLI 1.0 writes to a command hook's stdin into a loop.HookEvent, and
+// encodes a loop.Decision into the output Copilot honours. What it honours
+// was measured with the real binary (../shared/harness/copilot/payloads):
+// preToolUse answers {"permissionDecision":"deny",...}, agentStop answers
+// {"decision":"block","reason":...} and the agent goes on with the reason as
+// its next prompt. Payloads do not name their event: install passes --event.
+package copilot
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/diag/jsonkind"
+	"github.com/hook-loop/hook-loop/loop"
+	"github.com/tidwall/gjson"
+)
+
+// Name is the adapter's short name, as recorded in HookEvent.Harness.
+const Name = "copilot"
+
+// ProjectDirVar is what Copilot CLI exports to every hook: the project
+// directory (captured: COPILOT_PROJECT_DIR, besides COPILOT_HOOK_DIR).
+const ProjectDirVar = "COPILOT_PROJECT_DIR"
+
+// Copilot CLI's hook events hook-loop handles, in lifecycle order. errorOccurred
+// carries nothing a loop acts on; install does not register it.
+const (
+	EventSessionStart = "sessionStart"
+	EventPrompt       = "userPromptSubmitted"
+	EventPreToolUse   = "preToolUse"
+	EventPostToolUse  = "postToolUse"
+	EventAgentStop    = "agentStop"
+	EventSubagentStop = "subagentStop"
+	EventPreCompact   = "preCompact"
+	EventSessionEnd   = "sessionEnd"
+)
+
+// NativeEvents are the events install registers.
+var NativeEvents = []string{EventSessionStart, EventPrompt, EventPreToolUse, EventPostToolUse,
+	EventAgentStop, EventSubagentStop, EventPreCompact, EventSessionEnd}
+
+var nativeToCanonical = map[string]string{
+	EventSessionStart: loop.EventSessionStart,
+	EventPrompt:       loop.EventUserPromptSubmit,
+	EventPreToolUse:   loop.EventPreToolUse,
+	EventPostToolUse:  loop.EventPostToolUse,
+	EventAgentStop:    loop.EventStop,
+	EventSubagentStop: loop.EventSubagentStop,
+	EventPreCompact:   loop.EventPreCompact,
+	EventSessionEnd:   loop.EventSessionEnd,
+}
+
+// tools maps Copilot's tool names to the canonical ones; create writes a
+// file (path, file_text), edit changes one (path, old_str, new_str).
+var tools = map[string]string{"bash": "Bash", "create": "Write", "edit": "Edit", "view": "Read"}
+
+// Adapter implements harness.Adapter for Copilot CLI.
+type Adapter struct{}
+
+// New returns the Copilot CLI adapter.
+func New() Adapter { return Adapter{} }
+
+// Harness returns "copilot".
+func (Adapter) Harness() string { return Name }
+
+// CanonicalEvent maps a native event name (for input that cannot be decoded).
+func (Adapter) CanonicalEvent(native string) (string, bool) {
+	c, ok := nativeToCanonical[native]
+	return c, ok
+}
+
+// Decode turns a Copilot CLI hook's stdin into a canonical event. event is
+// the --event flag: Copilot's payloads do not name their event.
+func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
+	trimmed := strings.TrimSpace(string(input))
+	switch {
+	case trimmed == "":
+		return loop.HookEvent{}, fmt.Errorf("stdin is empty: expected the JSON object Copilot CLI writes to a hook")
+	case !gjson.Valid(trimmed):
+		return loop.HookEvent{}, fmt.Errorf("stdin is not valid JSON: expected one JSON object")
+	}
+	root := gjson.Parse(trimmed)
+	if !root.IsObject() {
+		return loop.HookEvent{}, fmt.Errorf("$ is %s: expected a JSON object", jsonkind.Of(root))
+	}
+	if event == "" {
+		return loop.HookEvent{}, fmt.Errorf("no --event given: Copilot CLI's payload does not name its event (expected one of %s)", strings.Join(NativeEvents, ", "))
+	}
+	canonical, ok := nativeToCanonical[event]
+	if !ok {
+		return loop.HookEvent{}, fmt.Errorf("unsupported Copilot CLI event %q: expected one of %s", event, strings.Join(NativeEvents, ", "))
+	}
+	ev := loop.HookEvent{Harness: Name, Name: canonical, NativeName: event, Raw: json.RawMessage(trimmed)}
+	var err error
+	for _, f := range []struct {
+		path string
+		dst  *string
+	}{
+		{"sessionId", &ev.SessionID}, {"cwd", &ev.Cwd}, {"transcriptPath", &ev.TranscriptPath},
+		{"toolName", &ev.ToolName}, {"prompt", &ev.Prompt},
+	} {
+		if *f.dst, err = str(root, f.path); err != nil {
+			return loop.HookEvent{}, err
+		}
+	}
+	// The one "why" string of a lifecycle event: sessionStart's source,
+	// preCompact's trigger, sessionEnd's reason.
+	for _, p := range []string{"source", "trigger", "reason"} {
+		if v, err := str(root, p); err != nil {
+			return loop.HookEvent{}, err
+		} else if v != "" {
+			ev.Source = v
+			break
+		}
+	}
+	if v := root.Get("stop_hook_active"); v.Exists() {
+		if v.Type != gjson.True && v.Type != gjson.False {
+			return loop.HookEvent{}, fmt.Errorf("$.stop_hook_active is %s: expected true or false", jsonkind.Of(v))
+		}
+		ev.StopHookActive = v.Bool()
+	}
+	isTool := event == EventPreToolUse || event == EventPostToolUse
+	if isTool && ev.ToolName == "" {
+		return loop.HookEvent{}, fmt.Errorf("$.toolName is missing: expected the tool's name for %s", event)
+	}
+	if c, ok := tools[ev.ToolName]; ok {
+		ev.ToolName = c
+	}
+	if args := root.Get("toolArgs"); args.Exists() && args.Type != gjson.Null {
+		if args.Type == gjson.String && gjson.Valid(args.Str) {
+			// Some releases send the arguments as JSON text.
+			args = gjson.Parse(args.Str)
+		}
+		if !args.IsObject() {
+			return loop.HookEvent{}, fmt.Errorf("$.toolArgs is %s: expected an object", jsonkind.Of(args))
+		}
+		ev.ToolInput = json.RawMessage(args.Raw)
+		var odd []string
+		ev.Command, odd = harness.Command(args.Get("command"))
+		if ev.ToolName != "Bash" {
+			ev.Command = ""
+		}
+		ev.TargetPaths = targetPaths(ev.ToolName, args, ev.Cwd, odd)
+	}
+	if event == EventPostToolUse {
+		ev.Result = result(ev.ToolName, root.Get("toolResult"))
+	}
+	return ev, nil
+}
+
+// exitRE is the end of a bash tool's text for the model (captured:
+// "<shellId: 0 completed with exit code 0>"); the exit code is nowhere else.
+var exitRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`<shellId: [^>]*completed with exit code (-?\d+)>\s*$`)
+})
+
+// result builds a postToolUse's result. A bash call's exit code is the one
+// its text reports (unknown when it reports none: still running, detached,
+// stopped); any other tool whose resultType is success is a known 0.
+func result(tool string, tr gjson.Result) *loop.ToolResult {
+	text := tr.Get("textResultForLlm").String()
+	r := &loop.ToolResult{Output: text}
+	if tool == "Bash" {
+		if m := exitRE().FindStringSubmatch(text); m != nil {
+			if n, err := strconv.Atoi(m[1]); err == nil {
+				r.ExitCode = &n
+			}
+		}
+		return r
+	}
+	if tr.Get("resultType").String() == "success" {
+		r.ExitCode = loop.IntPtr(0)
+	}
+	return r
+}
+
+// targetPaths are the files a tool call writes: create's and edit's path,
+// resolved against cwd, and the strings of fields of an unexpected shape.
+func targetPaths(tool string, args gjson.Result, cwd string, odd []string) []string {
+	var out []string
+	add := func(p string) {
+		if p == "" {
+			return
+		}
+		if !filepath.IsAbs(p) && cwd != "" {
+			p = filepath.Join(cwd, p)
+		}
+		out = append(out, filepath.Clean(p))
+	}
+	for _, s := range odd {
+		add(s)
+	}
+	if tool == "Write" || tool == "Edit" {
+		add(args.Get("path").String())
+	}
+	return out
+}
+
+// str reads an optional string field; a present non-string value is an error
+// naming the JSON path.
+func str(obj gjson.Result, path string) (string, error) {
+	v := obj.Get(path)
+	if !v.Exists() || v.Type == gjson.Null {
+		return "", nil
+	}
+	if v.Type != gjson.String {
+		return "", fmt.Errorf("$.%s is %s: expected a string", path, jsonkind.Of(v))
+	}
+	return v.Str, nil
+}
