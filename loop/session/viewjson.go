@@ -30,6 +30,7 @@ var viewFields = [...]viewField{
 	{key: "events", num: func(v *View) *int { return &v.Events }},
 	{key: "evidence", num: func(v *View) *int { return &v.Evidence }},
 	{key: "stop_blocks", num: func(v *View) *int { return &v.StopBlocks }},
+	{key: "last_refusal", omitEmpty: true, str: func(v *View) *string { return &v.LastRefusal }},
 	{key: "transitions", num: func(v *View) *int { return &v.Transitions }},
 	{key: "outcome", str: func(v *View) *string { return &v.Outcome }},
 	{key: "outcome_forced", flag: func(v *View) *bool { return &v.OutcomeForced }},
