@@ -20,14 +20,10 @@ type View struct {
 	// State follows the DSL's recovery rule: the last event decides —
 	// session_initialized → payload.initial_state, state_transitioned → payload.to,
 	// anything else → the event's own state field. "" when there are no events.
-	State      string `json:"state"`
-	Events     int    `json:"events"`
-	Evidence   int    `json:"evidence"`    // evidence_registered events
-	StopBlocks int    `json:"stop_blocks"` // refused stops since the last transition
-	// LastRefusal is RefusalKey of the last refused stop's message while
-	// StopBlocks > 0: a harness that carries a refusal to the model as a new
-	// prompt (Copilot CLI, Qwen Code) is going on, not starting a new turn.
-	LastRefusal    string `json:"last_refusal,omitempty"`
+	State          string `json:"state"`
+	Events         int    `json:"events"`
+	Evidence       int    `json:"evidence"`        // evidence_registered events
+	StopBlocks     int    `json:"stop_blocks"`     // refused stops since the last transition
 	Transitions    int    `json:"transitions"`     // applied transitions
 	Outcome        string `json:"outcome"`         // last loop_outcome payload.outcome
 	OutcomeForced  bool   `json:"outcome_forced"`  // loop_outcome payload.forced_by_harness
@@ -63,6 +59,10 @@ type View struct {
 	LastType       string `json:"last_type"`       // event_type of the last event
 	FirstTimestamp string `json:"first_timestamp"` // of the first event
 	LastTimestamp  string `json:"last_timestamp"`  // of the last event
+	// LastRefusal is RefusalKey of the last refused stop's message while
+	// StopBlocks > 0: a harness that carries a refusal to the model as a new
+	// prompt (Copilot CLI, Qwen Code) is going on, not starting a new turn.
+	LastRefusal string `json:"last_refusal,omitempty"`
 }
 
 // payloadKeys are the payload keys Fold reads.

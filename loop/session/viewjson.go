@@ -30,7 +30,6 @@ var viewFields = [...]viewField{
 	{key: "events", num: func(v *View) *int { return &v.Events }},
 	{key: "evidence", num: func(v *View) *int { return &v.Evidence }},
 	{key: "stop_blocks", num: func(v *View) *int { return &v.StopBlocks }},
-	{key: "last_refusal", omitEmpty: true, str: func(v *View) *string { return &v.LastRefusal }},
 	{key: "transitions", num: func(v *View) *int { return &v.Transitions }},
 	{key: "outcome", str: func(v *View) *string { return &v.Outcome }},
 	{key: "outcome_forced", flag: func(v *View) *bool { return &v.OutcomeForced }},
@@ -50,6 +49,7 @@ var viewFields = [...]viewField{
 	{key: "last_type", str: func(v *View) *string { return &v.LastType }},
 	{key: "first_timestamp", str: func(v *View) *string { return &v.FirstTimestamp }},
 	{key: "last_timestamp", str: func(v *View) *string { return &v.LastTimestamp }},
+	{key: "last_refusal", omitEmpty: true, str: func(v *View) *string { return &v.LastRefusal }},
 }
 
 // MarshalJSON writes v as encoding/json would from its struct tags.
