@@ -52,12 +52,16 @@ func New() claude.Adapter { return claude.NewFor(&Dialect) }
 // does not match, so that exit code stays unknown.
 var exitRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^Exit Code: (-?\d+)\s*$`) })
 
-// exitCode reads "Exit Code: N" from a shell tool's text for the model.
+// exitCode reads "Exit Code: N" from a shell tool's text for the model: the
+// last such line, since the command's own output comes first and may print
+// one ("echo 'Exit Code: 0'; false" must not pass for a success).
 func exitCode(text string) *int {
-	if m := exitRE().FindStringSubmatch(text); m != nil {
-		if n, err := strconv.Atoi(m[1]); err == nil {
-			return &n
-		}
+	all := exitRE().FindAllStringSubmatch(text, -1)
+	if len(all) == 0 {
+		return nil
+	}
+	if n, err := strconv.Atoi(all[len(all)-1][1]); err == nil {
+		return &n
 	}
 	return nil
 }
