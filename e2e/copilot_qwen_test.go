@@ -341,3 +341,44 @@ func testCQPinned(t *testing.T, h cqHarness) {
 	}
 	checkPinnedLog(t, logFileEvents(t, p.logPath), buildingReason...)
 }
+
+// Each harness caps refused stops of its own: with a loop that would refuse
+// 20 times, Copilot CLI honours 8 refusals in a row and ends the turn on the
+// 9th, Qwen Code honours 7 and ends on the 8th (its default cap of 8,
+// QWEN_CODE_STOP_HOOK_BLOCK_CAP). Either way the binary exits 0. Copilot then
+// fires sessionEnd, and hook-loop records the outcome as forced by the
+// harness; Qwen Code's -p run fires no SessionEnd, so its refusals stay in the
+// log without an outcome (never a completed one).
+func TestCopilotCapsRefusedStops(t *testing.T) {
+	t.Parallel()
+	testCQCap(t, copilotHarness, 9, []string{"forced"})
+}
+
+func TestQwenCapsRefusedStops(t *testing.T) { t.Parallel(); testCQCap(t, qwenHarness, 8, nil) }
+
+func testCQCap(t *testing.T, h cqHarness, wantRefusals int, wantOutcomes []string) {
+	loopJSON := strings.Replace(cqLoop, `"max_stop_blocks": 3`, `"max_stop_blocks": 20`, 1)
+	p := newCQProject(t, h, loopJSON, nil) // every answer: "Nothing more to do."
+	if code := p.run(t, "Make sure the project checks pass."); code != 0 {
+		p.dump(t)
+		t.Errorf("%s exited %d, want 0", h.name, code)
+	}
+	var refused int
+	var outcomes []string
+	for _, e := range logFileEvents(t, p.logPath) {
+		switch e.EventType {
+		case eventlog.TypeStopRefused:
+			refused++
+		case eventlog.TypeLoopOutcome:
+			o, _ := e.Payload["outcome"].(string)
+			outcomes = append(outcomes, o)
+		}
+	}
+	if refused != wantRefusals || strings.Join(outcomes, ",") != strings.Join(wantOutcomes, ",") {
+		p.dump(t)
+		t.Errorf("%d refused stops, outcomes %q; want %d and %q", refused, outcomes, wantRefusals, wantOutcomes)
+	}
+	if n := len(p.mock.AgentRequests()); n != wantRefusals {
+		t.Errorf("the model got %d requests, want %d (one per refused stop it went on from, plus the first)", n, wantRefusals)
+	}
+}
