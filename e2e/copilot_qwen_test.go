@@ -25,25 +25,31 @@ import (
 	"github.com/hook-loop/hook-loop/testkit/procs"
 )
 
-// cqLoop: a shell command running check.sh that exits 0 is the evidence that
-// ends the loop; until then a stop is refused, and writing a file is refused
-// by the building state's policy.
+// cqLoop: a shell command running check.sh that exits 0 is the evidence
+// that verifies the work; the agent's final message saying "Finished" then
+// ends the loop (Qwen Code sends that message with Stop; Copilot CLI's is read
+// from its session transcript). Until then a stop is refused, and writing a
+// file is refused by the building state's policy.
 const cqLoop = `{
   "loop": {
     "id": "cq_e2e",
     "initial_state": "building",
-    "states": ["building", "done", "stopped"],
+    "states": ["building", "verified", "done", "stopped"],
     "terminal_states": ["done", "stopped"],
     "stop_state": "stopped",
-    "events": ["tests_passed"],
-    "transitions": [{"from": "building", "event": "tests_passed", "to": "done"}],
+    "events": ["tests_passed", "finished"],
+    "transitions": [
+      {"from": "building", "event": "tests_passed", "to": "verified"},
+      {"from": "verified", "event": "finished", "to": "done"}
+    ],
     "max_stop_blocks": 3,
-    "instructions": {"building": "Run the checks (sh check.sh) until they exit 0."},
+    "instructions": {"building": "Run the checks (sh check.sh) until they exit 0.", "verified": "Say Finished."},
     "policies": {"building": {"deny_tools": ["Write"], "reason": "e2e policy: no file writes while building, run sh check.sh"}}
   },
   "codex": {
     "event_map": [
-      {"codex_event": "PostToolUse", "when": {"tool_name": "Bash", "command_match": "check\\.sh", "exit_code": 0}, "emit": "tests_passed"}
+      {"codex_event": "PostToolUse", "when": {"tool_name": "Bash", "command_match": "check\\.sh", "exit_code": 0}, "emit": "tests_passed"},
+      {"codex_event": "Stop", "when": {"last_message_match": "Finished"}, "emit": "finished"}
     ]
   }
 }
@@ -235,7 +241,8 @@ func cqWriteJSON(t *testing.T, path string, v any) {
 // The whole gate on the real binary: an early stop refused with the loop's
 // reason and the agent going on; the agent's `hook-loop <h> uninstall`
 // refused; a file write refused by the state's policy; a passing check.sh
-// advancing the loop; the final stop allowed; the binary exiting 0.
+// advancing the loop; the final stop allowed on the agent's last message;
+// the binary exiting 0.
 func TestCopilotGatesTheRealBinary(t *testing.T) { t.Parallel(); testCQGate(t, copilotHarness) }
 func TestQwenGatesTheRealBinary(t *testing.T)    { t.Parallel(); testCQGate(t, qwenHarness) }
 
@@ -292,7 +299,8 @@ func testCQGate(t *testing.T, h cqHarness) {
 		case eventlog.TypeStopRefused:
 			refused++
 		case eventlog.TypeStateTransitioned:
-			if e.Payload["to"] == "done" && e.Payload["event"] == "tests_passed" {
+			if e.Payload["to"] == "verified" && e.Payload["event"] == "tests_passed" ||
+				e.Payload["to"] == "done" && e.Payload["event"] == "finished" {
 				advanced++
 			}
 		case eventlog.TypeLoopOutcome:
@@ -302,8 +310,8 @@ func testCQGate(t *testing.T, h cqHarness) {
 	}
 	// The refusal coming back as a prompt is the agent going on, not a
 	// forced end: the only outcome is the completion.
-	if refused != 1 || advanced != 1 || len(outcomes) != 1 || outcomes[0] != "completed" {
-		t.Errorf("log: %d refused stops, %d building->done on tests_passed, outcomes %q; want 1, 1, [completed]", refused, advanced, outcomes)
+	if refused != 1 || advanced != 2 || len(outcomes) != 1 || outcomes[0] != "completed" {
+		t.Errorf("log: %d refused stops, %d transitions (tests_passed, finished), outcomes %q; want 1, 2, [completed]", refused, advanced, outcomes)
 	}
 	if _, err := os.Stat(filepath.Join(p.dir, "hook-loop.json")); err != nil {
 		t.Errorf("the loop file is gone: %v", err)

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/diag/jsonkind"
@@ -62,10 +63,21 @@ var nativeToCanonical = map[string]string{
 var tools = map[string]string{"bash": "Bash", "create": "Write", "edit": "Edit", "view": "Read"}
 
 // Adapter implements harness.Adapter for Copilot CLI.
-type Adapter struct{}
+type Adapter struct {
+	// TranscriptWait bounds the wait for the session transcript on agentStop
+	// (0: TranscriptWait).
+	TranscriptWait time.Duration
+}
 
 // New returns the Copilot CLI adapter.
 func New() Adapter { return Adapter{} }
+
+func (a Adapter) wait() time.Duration {
+	if a.TranscriptWait > 0 {
+		return a.TranscriptWait
+	}
+	return TranscriptWait
+}
 
 // Harness returns "copilot".
 func (Adapter) Harness() string { return Name }
@@ -78,7 +90,7 @@ func (Adapter) CanonicalEvent(native string) (string, bool) {
 
 // Decode turns a Copilot CLI hook's stdin into a canonical event. event is
 // the --event flag: Copilot's payloads do not name their event.
-func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
+func (a Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	trimmed := strings.TrimSpace(string(input))
 	switch {
 	case trimmed == "":
@@ -149,8 +161,13 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 		}
 		ev.TargetPaths = targetPaths(ev.ToolName, args, ev.Cwd, odd)
 	}
-	if event == EventPostToolUse {
+	switch event {
+	case EventPostToolUse:
 		ev.Result = result(ev.ToolName, root.Get("toolResult"))
+	case EventAgentStop:
+		// For last_message_match rules: agentStop does not carry the
+		// message; the session's transcript does.
+		ev.LastAssistantMessage = lastAssistantMessage(ev.TranscriptPath, root.Get("timestamp").Int(), a.wait())
 	}
 	return ev, nil
 }
