@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/hook-loop/hook-loop/adapters/harness"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -168,22 +167,8 @@ func (a Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	if d.Tool != nil && ev.ToolName != "" {
 		ev.ToolName = d.Tool(ev.ToolName)
 	}
-	// Source carries the one "why" string each lifecycle event has: SessionStart's
-	// source, Pre/PostCompact's trigger, SessionEnd's reason. The engine uses
-	// SessionEnd's reason to tell a session a person ended from one Claude ended.
-	for _, p := range []string{"source", "trigger", "reason"} {
-		if v, err := str(root, p); err != nil {
-			return loop.HookEvent{}, err
-		} else if v != "" {
-			ev.Source = v
-			break
-		}
-	}
-	if v := root.Get("stop_hook_active"); v.Exists() {
-		if v.Type != gjson.True && v.Type != gjson.False {
-			return loop.HookEvent{}, fmt.Errorf("$.stop_hook_active is %s: expected true or false", kind(v))
-		}
-		ev.StopHookActive = v.Bool()
+	if err := harness.LifecycleFields(root, &ev); err != nil {
+		return loop.HookEvent{}, err
 	}
 
 	if ti := root.Get("tool_input"); ti.Exists() {
@@ -285,13 +270,9 @@ func joinOutput(stdout, stderr string) string {
 func targetPaths(tool string, input gjson.Result, cwd string, odd []string) []string {
 	var out []string
 	add := func(p string) {
-		if p == "" {
-			return
+		if p = harness.TargetPath(cwd, p); p != "" {
+			out = append(out, p)
 		}
-		if !filepath.IsAbs(p) && cwd != "" {
-			p = filepath.Join(cwd, p)
-		}
-		out = append(out, filepath.Clean(p))
 	}
 	for _, s := range odd {
 		add(s)
@@ -352,18 +333,8 @@ func mcpPaths(obj gjson.Result, depth int, add func(string)) {
 	})
 }
 
-// str reads an optional string field; a present non-string value is an error
-// naming the JSON path.
-func str(obj gjson.Result, path string) (string, error) {
-	v := obj.Get(path)
-	if !v.Exists() || v.Type == gjson.Null {
-		return "", nil
-	}
-	if v.Type != gjson.String {
-		return "", fmt.Errorf("$.%s is %s: expected a string", path, kind(v))
-	}
-	return v.Str, nil
-}
+// str reads an optional string field (harness.OptionalString).
+func str(obj gjson.Result, path string) (string, error) { return harness.OptionalString(obj, path) }
 
 // kind says "missing" for an absent value: Claude's errors read "$.x is missing".
 func kind(v gjson.Result) string {

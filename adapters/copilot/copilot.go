@@ -10,7 +10,6 @@ package copilot
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -118,25 +117,12 @@ func (a Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 		{"sessionId", &ev.SessionID}, {"cwd", &ev.Cwd}, {"transcriptPath", &ev.TranscriptPath},
 		{"toolName", &ev.ToolName}, {"prompt", &ev.Prompt},
 	} {
-		if *f.dst, err = str(root, f.path); err != nil {
+		if *f.dst, err = harness.OptionalString(root, f.path); err != nil {
 			return loop.HookEvent{}, err
 		}
 	}
-	// The one "why" string of a lifecycle event: sessionStart's source,
-	// preCompact's trigger, sessionEnd's reason.
-	for _, p := range []string{"source", "trigger", "reason"} {
-		if v, err := str(root, p); err != nil {
-			return loop.HookEvent{}, err
-		} else if v != "" {
-			ev.Source = v
-			break
-		}
-	}
-	if v := root.Get("stop_hook_active"); v.Exists() {
-		if v.Type != gjson.True && v.Type != gjson.False {
-			return loop.HookEvent{}, fmt.Errorf("$.stop_hook_active is %s: expected true or false", jsonkind.Of(v))
-		}
-		ev.StopHookActive = v.Bool()
+	if err := harness.LifecycleFields(root, &ev); err != nil {
+		return loop.HookEvent{}, err
 	}
 	isTool := event == EventPreToolUse || event == EventPostToolUse
 	if isTool && ev.ToolName == "" {
@@ -199,36 +185,16 @@ func result(tool string, tr gjson.Result) *loop.ToolResult {
 }
 
 // targetPaths are the files a tool call writes: create's and edit's path,
-// resolved against cwd, and the strings of fields of an unexpected shape.
+// and the strings of fields of an unexpected shape.
 func targetPaths(tool string, args gjson.Result, cwd string, odd []string) []string {
 	var out []string
-	add := func(p string) {
-		if p == "" {
-			return
-		}
-		if !filepath.IsAbs(p) && cwd != "" {
-			p = filepath.Join(cwd, p)
-		}
-		out = append(out, filepath.Clean(p))
-	}
-	for _, s := range odd {
-		add(s)
-	}
 	if tool == "Write" || tool == "Edit" {
-		add(args.Get("path").String())
+		odd = append(odd, args.Get("path").String())
+	}
+	for _, p := range odd {
+		if p = harness.TargetPath(cwd, p); p != "" {
+			out = append(out, p)
+		}
 	}
 	return out
-}
-
-// str reads an optional string field; a present non-string value is an error
-// naming the JSON path.
-func str(obj gjson.Result, path string) (string, error) {
-	v := obj.Get(path)
-	if !v.Exists() || v.Type == gjson.Null {
-		return "", nil
-	}
-	if v.Type != gjson.String {
-		return "", fmt.Errorf("$.%s is %s: expected a string", path, jsonkind.Of(v))
-	}
-	return v.Str, nil
 }

@@ -2,14 +2,10 @@ package install
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/hook-loop/hook-loop/cli/cmdutil"
-	"github.com/hook-loop/hook-loop/scaffold"
 	"github.com/urfave/cli/v2"
 )
 
@@ -65,49 +61,21 @@ func (fl *Flavor) runInstall(ctx context.Context, o *cmdutil.Common) error {
 	if err != nil {
 		return err
 	}
-	if o.Binary == "" {
-		// An explicit --binary is written as given.
-		var why string
-		if l.Binary, _, why = scaffold.HookBinary(l.Binary, l.Store, o.Getenv); why != "" {
-			fmt.Fprintln(o.IO.Out, why)
-		}
-	}
+	o.HookBinary(l)
 	hooks := installHooks{Binary: l.Binary, Record: o.Record, Store: cmdutil.StoreArgOf(l.Store), Mode: o.Mode, Flavor: fl}
 	if fl.Matcher != nil {
 		hooks.Matcher = fl.Matcher(l.Spec)
 	}
-	switch {
-	case !l.UserWide:
-		hooks.Config = fl.pathArg(l.Config, projectDir, true)
-		hooks.Log = fl.pathArg(l.Log, projectDir, true)
-	case l.Config != "":
-		hooks.Config = scaffold.ShellQuote(l.Config)
-	}
-	old, err := os.ReadFile(settingsPath)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%s: read %s: %w", cmd, settingsPath, err)
-	}
-	merged, err := mergeSettings(old, hooks)
-	if err != nil {
-		return fmt.Errorf("%s: %s: %w", cmd, settingsPath, err)
-	}
-
-	o.NoteDryRunWins()
-	write := o.Writes() || !o.DryRun
-	if err := o.WriteLoop(cmd, write, projectDir, l); err != nil {
-		return err
-	}
-	state := "updated"
-	if old == nil {
-		state = "new file"
-	}
+	hooks.Config, hooks.Log = l.HookPaths(func(p string) string { return fl.pathArg(p, projectDir, true) })
 	matcher := hooks.Matcher
 	if matcher == "" {
 		matcher = "every tool"
 	}
-	if err := o.WriteFile(cmd, write, settingsPath, old, merged, "hook-loop's hooks are already installed",
-		state, fmt.Sprintf(": hooks for %d events, tool matcher %q", len(fl.hookCommands(merged)), matcher),
-		func() error { return writeSettings(settingsPath, merged) }); err != nil {
+	if err := o.MergeInstall(cmd, projectDir, l, settingsPath,
+		func(old []byte) ([]byte, error) { return mergeSettings(old, hooks) },
+		func(merged []byte) string {
+			return fmt.Sprintf(": hooks for %d events, tool matcher %q", len(fl.hookCommands(merged)), matcher)
+		}); err != nil {
 		return err
 	}
 	fmt.Fprintf(o.IO.Out, "hook command: %s\n", hooks.Command("<Event>"))
@@ -115,36 +83,10 @@ func (fl *Flavor) runInstall(ctx context.Context, o *cmdutil.Common) error {
 }
 
 func (fl *Flavor) runUninstall(ctx context.Context, o *cmdutil.Common) error {
-	s := o.IO
 	cmd := fl.Name + " uninstall"
 	_, settingsPath, err := fl.target(o)
 	if err != nil {
 		return fmt.Errorf("%s: %w", cmd, err)
 	}
-	old, err := os.ReadFile(settingsPath)
-	if errors.Is(err, fs.ErrNotExist) {
-		fmt.Fprintf(s.Out, "nothing to remove: %s does not exist\n", settingsPath)
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("%s: read %s: %w", cmd, settingsPath, err)
-	}
-	out, n, err := fl.removeSettings(old)
-	if err != nil {
-		return fmt.Errorf("%s: %s: %w", cmd, settingsPath, err)
-	}
-	if n == 0 {
-		fmt.Fprintf(s.Out, "nothing to remove: no hook-loop hooks in %s\n", settingsPath)
-		return nil
-	}
-	o.NoteDryRunWins()
-	write := o.Writes() || !o.DryRun
-	if !write {
-		cmdutil.DryRunNote(s.Out, cmd)
-	} else if err := writeSettings(settingsPath, out); err != nil {
-		return fmt.Errorf("%s: %w", cmd, err)
-	}
-	scaffold.Render(s.Out, []scaffold.Change{{Path: settingsPath, Before: old, After: out,
-		Note: fmt.Sprintf("remove %d hook-loop hook(s)", n)}}, nil, write)
-	return nil
+	return o.MergeUninstall(cmd, settingsPath, fl.removeSettings)
 }

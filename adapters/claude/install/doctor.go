@@ -73,18 +73,7 @@ func (fl *Flavor) CheckInstall(env *setup.DoctorEnv) []setup.Finding {
 	commands := setup.CommandChecks{Dir: env.Dir, Reinstall: fl.reinstall(), Harness: fl.Product,
 		Expand: func(c string) string { return fl.expandProjectDir(c, env.Dir) }}
 	for _, l := range layers {
-		var missing []string
-		for _, ev := range fl.Events {
-			if len(l.cmds[ev]) == 0 {
-				missing = append(missing, ev)
-			}
-		}
-		if len(missing) > 0 {
-			out.Add(setup.LevelWarn, fmt.Sprintf("%s has no hook-loop hook for %s", l.path, strings.Join(missing, ", ")),
-				fl.reinstall()+" --scope "+l.scope)
-		} else {
-			out.Add(setup.LevelOK, fmt.Sprintf("%s has hook-loop hooks for all %d events", l.path, len(fl.Events)), "")
-		}
+		out.CheckEvents(l.path, l.cmds, fl.Events, fl.reinstall()+" --scope "+l.scope)
 		commands.Check(&out, l.path, l.cmds)
 	}
 	if fl.Doctor != nil {

@@ -79,17 +79,7 @@ func checkInstall(env *setup.DoctorEnv) []setup.Finding {
 	out = append(out, setup.StateFinding(shell.Words(expand(setup.AnyCommand(layers[0].cmds))), env.Dir, "", "hook-loop copilot install"))
 	checks := setup.CommandChecks{Dir: env.Dir, Reinstall: reinstall, Harness: "Copilot CLI", Expand: expand}
 	for _, l := range layers {
-		var missing []string
-		for _, ev := range copilot.NativeEvents {
-			if len(l.cmds[ev]) == 0 {
-				missing = append(missing, ev)
-			}
-		}
-		if len(missing) > 0 {
-			out.Add(setup.LevelWarn, fmt.Sprintf("%s has no hook-loop hook for %s", l.path, strings.Join(missing, ", ")), reinstall+" --scope "+l.scope)
-		} else {
-			out.Add(setup.LevelOK, fmt.Sprintf("%s has hook-loop hooks for all %d events", l.path, len(copilot.NativeEvents)), "")
-		}
+		out.CheckEvents(l.path, l.cmds, copilot.NativeEvents, reinstall+" --scope "+l.scope)
 		checks.Check(&out, l.path, l.cmds)
 	}
 	out = append(out, trust(env.Dir, home))

@@ -7,10 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -235,39 +232,12 @@ func runInstall(ctx context.Context, o *cmdutil.Common) error {
 	if err != nil {
 		return err
 	}
-	if o.Binary == "" {
-		var why string
-		if l.Binary, _, why = scaffold.HookBinary(l.Binary, l.Store, o.Getenv); why != "" {
-			fmt.Fprintln(o.IO.Out, why)
-		}
-	}
+	o.HookBinary(l)
 	h := hooks{Binary: l.Binary, Record: o.Record, Store: cmdutil.StoreArgOf(l.Store), Mode: o.Mode}
-	switch {
-	case !l.UserWide:
-		h.Config, h.Log = projectArg(l.Config, projectDir), projectArg(l.Log, projectDir)
-	case l.Config != "":
-		h.Config = scaffold.ShellQuote(l.Config)
-	}
-	old, err := os.ReadFile(file)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%s: read %s: %w", cmd, file, err)
-	}
-	merged, err := merge(old, h)
-	if err != nil {
-		return fmt.Errorf("%s: %s: %w", cmd, file, err)
-	}
-	o.NoteDryRunWins()
-	write := o.Writes() || !o.DryRun
-	if err := o.WriteLoop(cmd, write, projectDir, l); err != nil {
-		return err
-	}
-	state := "updated"
-	if old == nil {
-		state = "new file"
-	}
-	if err := o.WriteFile(cmd, write, file, old, merged, "hook-loop's hooks are already installed",
-		state, fmt.Sprintf(": hooks for %d events", len(commands(merged))),
-		func() error { return scaffold.WriteFileAtomic(file, merged) }); err != nil {
+	h.Config, h.Log = l.HookPaths(func(p string) string { return projectArg(p, projectDir) })
+	if err := o.MergeInstall(cmd, projectDir, l, file,
+		func(old []byte) ([]byte, error) { return merge(old, h) },
+		func(merged []byte) string { return fmt.Sprintf(": hooks for %d events", len(commands(merged))) }); err != nil {
 		return err
 	}
 	fmt.Fprintf(o.IO.Out, "hook command: %s\n", h.Command("<event>"))
@@ -280,49 +250,21 @@ func runUninstall(ctx context.Context, o *cmdutil.Common) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", cmd, err)
 	}
-	old, err := os.ReadFile(file)
-	if errors.Is(err, fs.ErrNotExist) {
-		fmt.Fprintf(o.IO.Out, "nothing to remove: %s does not exist\n", file)
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("%s: read %s: %w", cmd, file, err)
-	}
+	return o.MergeUninstall(cmd, file, remove)
+}
+
+// remove is the hook file without hook-loop's hooks: nil (the file goes)
+// when it held only those, so the person's additions are all that stays.
+func remove(old []byte) ([]byte, int, error) {
 	doc, err := parse(old)
 	if err != nil {
-		return fmt.Errorf("%s: %s: %w", cmd, file, err)
+		return nil, 0, err
 	}
 	doc, n, err := strip(doc)
-	if err != nil {
-		return fmt.Errorf("%s: %s: %w", cmd, file, err)
+	if err != nil || n == 0 || !keepsMore(doc) {
+		return nil, n, err
 	}
-	if n == 0 {
-		fmt.Fprintf(o.IO.Out, "nothing to remove: no hook-loop hooks in %s\n", file)
-		return nil
-	}
-	// A file that held only hook-loop's hooks goes; one the person added
-	// hooks to keeps them.
-	var after []byte
-	if keepsMore(doc) {
-		after = indent(doc)
-	}
-	o.NoteDryRunWins()
-	write := o.Writes() || !o.DryRun
-	if !write {
-		cmdutil.DryRunNote(o.IO.Out, cmd)
-	} else {
-		if after == nil {
-			err = os.Remove(file)
-		} else {
-			err = scaffold.WriteFileAtomic(file, after)
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", cmd, err)
-		}
-	}
-	scaffold.Render(o.IO.Out, []scaffold.Change{{Path: file, Before: old, After: after,
-		Note: fmt.Sprintf("remove %d hook-loop hook(s)", n)}}, nil, write)
-	return nil
+	return indent(doc), n, nil
 }
 
 // keepsMore reports whether a hook file holds more than a version and an
