@@ -9,23 +9,14 @@ import (
 
 	"github.com/hook-loop/hook-loop/adapters/copilot"
 	"github.com/hook-loop/hook-loop/adapters/setup"
-	"github.com/hook-loop/hook-loop/cli/cmdutil"
+	"github.com/hook-loop/hook-loop/testkit/cmdrun"
 	"github.com/tidwall/gjson"
-	"github.com/urfave/cli/v2"
 )
 
 // run runs `hook-loop copilot ARGS` in-process in dir, with home as HOME.
 func run(t *testing.T, dir, home string, args ...string) string {
 	t.Helper()
-	var out bytes.Buffer
-	f := &cmdutil.Factory{IOStreams: &cmdutil.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &out},
-		Getwd: func() (string, error) { return dir, nil }, Getenv: func(string) string { return "" },
-		HomeDir: func() (string, error) { return home, nil }}
-	app := &cli.App{Name: "hook-loop", Commands: []*cli.Command{Harness.NewCmd(f)}}
-	if err := app.Run(append([]string{"hook-loop", "copilot"}, args...)); err != nil {
-		t.Fatalf("copilot %s: %v\n%s", strings.Join(args, " "), err, out.String())
-	}
-	return out.String()
+	return cmdrun.Run(t, Harness.NewCmd, dir, home, append([]string{"copilot"}, args...)...)
 }
 
 const theirs = `{"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": "./audit.sh", "timeoutSec": 5}]}}`
