@@ -16,11 +16,13 @@ declare -A pkg=(
   [opencode]="opencode-ai@1.18.33"
   [pi]="@mariozechner/pi-coding-agent@0.73.1"
   [gemini]="@google/gemini-cli@0.61.0"
+  [copilot]="@github/copilot@1.0.102"
+  [qwen]="@qwen-code/qwen-code@0.24.4"
 )
-declare -A bin=([codex]=codex [claude]=claude [opencode]=opencode [pi]=pi [gemini]=gemini)
+declare -A bin=([codex]=codex [claude]=claude [opencode]=opencode [pi]=pi [gemini]=gemini [copilot]=copilot [qwen]=qwen)
 
 want=("$@")
-[ ${#want[@]} -gt 0 ] || want=(codex claude opencode pi gemini)
+[ ${#want[@]} -gt 0 ] || want=(codex claude opencode pi gemini copilot qwen)
 
 if ! command -v npm >/dev/null 2>&1; then
   echo "install-harnesses: npm not found; end-to-end suites will skip"

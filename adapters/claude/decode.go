@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/hook-loop/hook-loop/adapters/harness"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -70,29 +69,61 @@ func IsToolEvent(native string) bool {
 	return false
 }
 
-// Adapter implements harness.Adapter for Claude Code.
-type Adapter struct{}
+// Dialect is what differs between Claude Code and a harness that speaks its
+// hook protocol (Qwen Code: the same settings, events, payload keys and
+// answers, other tool names and tool results). Such a harness's adapter is
+// NewFor(its dialect): one decoder and encoder serve both.
+type Dialect struct {
+	// Name is the harness's short name (HookEvent.Harness), Product its name
+	// in errors ("Claude Code").
+	Name, Product string
+	// Tool maps a native tool name to the canonical one (Bash, Write, Edit,
+	// Read); nil keeps it.
+	Tool func(native string) string
+	// Result builds a PostToolUse's or PostToolUseFailure's result from the
+	// payload, for the canonical tool; nil reads Claude Code's.
+	Result func(native, tool string, root gjson.Result) *loop.ToolResult
+}
+
+// claudeDialect is Claude Code itself.
+var claudeDialect = Dialect{Name: Name, Product: "Claude Code"}
+
+// Adapter implements harness.Adapter for Claude Code, or for a harness of
+// its dialect.
+type Adapter struct{ d *Dialect }
 
 // New returns the Claude Code adapter.
-func New() Adapter { return Adapter{} }
+func New() Adapter { return Adapter{&claudeDialect} }
 
-// Harness returns "claude".
-func (Adapter) Harness() string { return Name }
+// NewFor returns the adapter of a harness that speaks Claude Code's hook
+// protocol in dialect d.
+func NewFor(d *Dialect) Adapter { return Adapter{d} }
+
+func (a Adapter) dialect() *Dialect {
+	if a.d == nil {
+		return &claudeDialect
+	}
+	return a.d
+}
+
+// Harness returns "claude" (or the dialect's name).
+func (a Adapter) Harness() string { return a.dialect().Name }
 
 // Decode turns a Claude Code hook's stdin into a canonical event. event is the
 // --event flag; when empty, the payload's hook_event_name names the event.
-func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
-	root, trimmed, native, err := harness.HookObject(input, event, "Claude Code", loop.EventPreToolUse)
+func (a Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
+	d := a.dialect()
+	root, trimmed, native, err := harness.HookObject(input, event, d.Product, loop.EventPreToolUse)
 	if err != nil {
 		return loop.HookEvent{}, err
 	}
 	canonical, ok := nativeToCanonical[native]
 	if !ok {
-		return loop.HookEvent{}, fmt.Errorf("unsupported Claude Code event %q: expected one of %s", native, strings.Join(NativeEvents, ", "))
+		return loop.HookEvent{}, fmt.Errorf("unsupported %s event %q: expected one of %s", d.Product, native, strings.Join(NativeEvents, ", "))
 	}
 
 	ev := loop.HookEvent{
-		Harness:    Name,
+		Harness:    d.Name,
 		Name:       canonical,
 		NativeName: native,
 		Raw:        json.RawMessage(trimmed),
@@ -115,22 +146,11 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 			return loop.HookEvent{}, err
 		}
 	}
-	// Source carries the one "why" string each lifecycle event has: SessionStart's
-	// source, Pre/PostCompact's trigger, SessionEnd's reason. The engine uses
-	// SessionEnd's reason to tell a session a person ended from one Claude ended.
-	for _, p := range []string{"source", "trigger", "reason"} {
-		if v, err := str(root, p); err != nil {
-			return loop.HookEvent{}, err
-		} else if v != "" {
-			ev.Source = v
-			break
-		}
+	if d.Tool != nil && ev.ToolName != "" {
+		ev.ToolName = d.Tool(ev.ToolName)
 	}
-	if v := root.Get("stop_hook_active"); v.Exists() {
-		if v.Type != gjson.True && v.Type != gjson.False {
-			return loop.HookEvent{}, fmt.Errorf("$.stop_hook_active is %s: expected true or false", kind(v))
-		}
-		ev.StopHookActive = v.Bool()
+	if err := harness.LifecycleFields(root, &ev); err != nil {
+		return loop.HookEvent{}, err
 	}
 
 	if ti := root.Get("tool_input"); ti.Exists() {
@@ -152,11 +172,13 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 		return loop.HookEvent{}, fmt.Errorf("$.tool_name is missing: expected the tool's name for %s", native)
 	}
 
-	switch native {
-	case loop.EventPostToolUse:
+	switch {
+	case d.Result != nil && (native == loop.EventPostToolUse || native == EventPostToolUseFailure):
+		ev.Result = d.Result(native, ev.ToolName, root)
+	case native == loop.EventPostToolUse:
 		ev.Result = successResult(ev.ToolName, root)
-	case EventPostToolUseFailure:
-		ev.Result = failureResult(ev.ToolName, root)
+	case native == EventPostToolUseFailure:
+		ev.Result = FailureResult(ev.ToolName, root)
 	}
 	return ev, nil
 }
@@ -192,12 +214,12 @@ func successResult(tool string, root gjson.Result) *loop.ToolResult {
 // package, and only claude-hook needs it.
 var exitCodeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Exit code (-?\d+)\b`) })
 
-// failureResult builds the result of a PostToolUseFailure. Bash failures say
+// FailureResult builds the result of a PostToolUseFailure. Bash failures say
 // "Exit code N\n<output>" in error; that N is the exit code. Every other failure
 // (a Write that could not write, an interrupted or timed-out command) has no
 // process exit status, so the exit code stays unknown (nil): it never matches an
 // exit_code rule, neither 0 nor any other number.
-func failureResult(tool string, root gjson.Result) *loop.ToolResult {
+func FailureResult(tool string, root gjson.Result) *loop.ToolResult {
 	msg := root.Get("error").String()
 	r := &loop.ToolResult{Output: msg, Stderr: msg}
 	if root.Get("is_interrupt").Bool() {
@@ -233,13 +255,9 @@ func joinOutput(stdout, stderr string) string {
 func targetPaths(tool string, input gjson.Result, cwd string, odd []string) []string {
 	var out []string
 	add := func(p string) {
-		if p == "" {
-			return
+		if p = harness.TargetPath(cwd, p); p != "" {
+			out = append(out, p)
 		}
-		if !filepath.IsAbs(p) && cwd != "" {
-			p = filepath.Join(cwd, p)
-		}
-		out = append(out, filepath.Clean(p))
 	}
 	for _, s := range odd {
 		add(s)

@@ -1,11 +1,9 @@
 package claude
 
 import (
-	"io"
 	"path/filepath"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
-	"github.com/hook-loop/hook-loop/project"
 )
 
 // Hooks is Claude Code for the hook path's registry; install.Harness adds
@@ -27,23 +25,8 @@ func (claudeHooks) Hook() harness.Hook {
 	}
 }
 
-// hookProject prefers CLAUDE_PROJECT_DIR, which Claude Code exports, so a hook
-// started elsewhere still finds the project. Without --config (a user-scope
-// install serves every project) a project with neither a loop file nor a log is
-// not gated: Claude Code proceeds and the person is not told on every event that
-// a loop is missing. A project with a log was gated: deleting its loop file must
-// not ungate it, so hook-loop runs there and judges by the pinned loop (or
-// refuses, saying how to restore or uninstall).
-func hookProject(in io.Reader, getenv func(string) string, configPath, cwd string) (string, bool) {
-	if d := getenv("CLAUDE_PROJECT_DIR"); d != "" && configPath == "" {
-		cwd = d
-	}
-	if configPath == "" && !project.Gated(project.Root(cwd)) {
-		io.Copy(io.Discard, in) //nolint:errcheck // drain stdin so Claude never sees a broken pipe
-		return cwd, false
-	}
-	return cwd, true
-}
+// hookProject prefers CLAUDE_PROJECT_DIR, which Claude Code exports.
+var hookProject = harness.ProjectFrom("CLAUDE_PROJECT_DIR")
 
 // OwnedPaths are the settings files install merges its hooks into: the
 // project's shared and local ones and the user's. Not the whole .claude

@@ -13,10 +13,12 @@ import (
 
 	claudeinstall "github.com/hook-loop/hook-loop/adapters/claude/install"
 	codexinstall "github.com/hook-loop/hook-loop/adapters/codex/install"
+	copilotinstall "github.com/hook-loop/hook-loop/adapters/copilot/install"
 	geminiinstall "github.com/hook-loop/hook-loop/adapters/gemini/install"
 	"github.com/hook-loop/hook-loop/adapters/harness"
 	opencodeinstall "github.com/hook-loop/hook-loop/adapters/opencode/install"
 	piinstall "github.com/hook-loop/hook-loop/adapters/pi/install"
+	qweninstall "github.com/hook-loop/hook-loop/adapters/qwen/install"
 	"github.com/hook-loop/hook-loop/adapters/setup"
 )
 
@@ -28,6 +30,8 @@ func All() []setup.Harness {
 		piinstall.Harness,
 		claudeinstall.Harness,
 		geminiinstall.Harness,
+		copilotinstall.Harness,
+		qweninstall.Harness,
 	}
 }
 

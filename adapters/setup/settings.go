@@ -1,10 +1,7 @@
 package setup
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/hook-loop/hook-loop/cli/cmdutil"
@@ -47,72 +44,22 @@ type SettingsInstall struct {
 	Example  string // the hook command of one event, reported
 }
 
-// InstallSettings merges hook-loop's hooks into s.Path, after the loop file
-// (both only shown on a dry run), and reports what it did.
+// InstallSettings is the rest of an install into a settings file: the loop,
+// then the merged file, then the hook command it holds.
 func InstallSettings(o *cmdutil.Common, s SettingsInstall) error {
-	old, err := os.ReadFile(s.Path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%s: read %s: %w", s.Cmd, s.Path, err)
-	}
-	merged, err := s.Merge(old)
-	if err != nil {
-		return fmt.Errorf("%s: %s: %w", s.Cmd, s.Path, err)
-	}
-	o.NoteDryRunWins()
-	write := o.Writes() || !o.DryRun
-	if err := o.WriteLoop(s.Cmd, write, s.ProjectDir, s.Loop); err != nil {
-		return err
-	}
-	state := "updated"
-	if old == nil {
-		state = "new file"
-	}
-	if err := o.WriteFile(s.Cmd, write, s.Path, old, merged, "hook-loop's hooks are already installed",
-		state, fmt.Sprintf(": hooks for %d events, tool matcher %q", len(s.Commands(merged)), s.Matcher),
-		func() error { return writeSettings(s.Path, merged) }); err != nil {
+	if err := o.MergeInstall(s.Cmd, s.ProjectDir, s.Loop, s.Path, s.Merge, func(merged []byte) string {
+		return fmt.Sprintf(": hooks for %d events, tool matcher %q", len(s.Commands(merged)), s.Matcher)
+	}); err != nil {
 		return err
 	}
 	fmt.Fprintf(o.IO.Out, "hook command: %s\n", s.Example)
 	return nil
 }
 
-// UninstallSettings removes hook-loop's hooks (remove) from the settings file
-// at path of the project at projectDir, then leaves the project as install
-// found it (cmdutil.Common.Uninstall: files emptied and folders left empty
-// removed, the .gitignore line, and with --purge the loop and its state).
+// UninstallSettings removes hook-loop's hooks from a settings file
+// (cmdutil.Common.MergeUninstall).
 func UninstallSettings(o *cmdutil.Common, cmd, projectDir, path string, remove func([]byte) ([]byte, int, error)) error {
-	s := o.IO
-	var changes []scaffold.Change
-	old, err := os.ReadFile(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		fmt.Fprintf(s.Out, "nothing to remove: %s does not exist\n", path)
-	case err != nil:
-		return fmt.Errorf("%s: read %s: %w", cmd, path, err)
-	default:
-		out, n, err := remove(old)
-		if err != nil {
-			return fmt.Errorf("%s: %s: %w", cmd, path, err)
-		}
-		if n == 0 {
-			fmt.Fprintf(s.Out, "nothing to remove: no hook-loop hooks in %s\n", path)
-		} else {
-			changes = append(changes, scaffold.Change{Path: path, Before: old, After: out,
-				Note: fmt.Sprintf("remove %d hook-loop hook(s)", n)})
-		}
-	}
-	if len(changes) == 0 && !o.Purge {
-		return nil
-	}
-	return o.Uninstall(cmd, projectDir, o.Scope != "user", changes)
-}
-
-// writeSettings writes a settings document.
-func writeSettings(path string, data []byte) error {
-	if err := scaffold.WriteFileAtomic(path, data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return o.MergeUninstall(cmd, projectDir, path, remove)
 }
 
 // SettingsLayer is one settings file holding hook-loop's hook commands.

@@ -56,7 +56,7 @@ func Hash(line []byte) string {
 
 // lightKeys are the payload keys the light parse decodes: those the loop's
 // session views read (a Folder that reads others gets whole payloads).
-var lightKeys = [...]string{"initial_state", "to", "outcome", "forced_by_harness", "reason", "session_refused", "hash"}
+var lightKeys = [...]string{"initial_state", "to", "outcome", "forced_by_harness", "reason", "session_refused", "hash", "message"}
 
 // LightKeys are the payload keys Decode's light parse decodes.
 func LightKeys() []string { return append([]string(nil), lightKeys[:]...) }

@@ -648,6 +648,13 @@ func (h *handling) noteForcedStop() error {
 		// In an interactive session a harness that overrides the refusals (Claude
 		// Code after 8) ends the turn without a SessionEnd; the person's next
 		// prompt is the first sign, and it must not inherit the old count.
+		// Not so a prompt that is the refusal itself (Copilot CLI and Qwen Code
+		// hand a refused stop's reason to the model as the next prompt) or an
+		// empty one (Qwen Code's prompt event when it sends tool results back):
+		// the agent is going on, and the refusals still count toward the cap.
+		if p := strings.TrimSpace(h.ev.Prompt); p == "" || session.RefusalKey(p) == s.LastRefusal {
+			return nil
+		}
 		endedBy = "new_turn"
 	default:
 		return nil

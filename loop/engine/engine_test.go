@@ -523,6 +523,34 @@ func TestNewTurnAfterRefusalsIsAForcedStop(t *testing.T) {
 	}
 }
 
+// Copilot CLI and Qwen Code hand a refused stop's reason to the model as the
+// next prompt, and Qwen sends an empty prompt event with tool results: neither
+// is a new turn, so the refusals keep counting toward max_stop_blocks (before,
+// each one ended the loop as forced and reset the count: the cap never came).
+func TestRefusalCarriedAsAPromptIsNoNewTurn(t *testing.T) {
+	f := newFixture(t, planLoop)
+	f.handle(prompt("go"))
+	d := f.handle(stop(""))
+	if d.Action != loop.Block {
+		t.Fatalf("first stop: %+v", d)
+	}
+	f.handle(prompt("\n" + d.Reason + "\n"))
+	f.handle(prompt(""))
+	s := f.session("s1")
+	if s.Outcome != "" || s.StopBlocks != 1 {
+		t.Fatalf("after the refusal came back as a prompt: %+v", s)
+	}
+	f.handle(stop(""))
+	if s := f.session("s1"); s.StopBlocks != 2 {
+		t.Fatalf("the second refusal did not count: %+v", s)
+	}
+	// A prompt of the person's own is still a new turn.
+	f.handle(prompt("something else"))
+	if s := f.session("s1"); s.Outcome != "forced" || s.StopBlocks != 0 {
+		t.Fatalf("after a new turn: %+v", s)
+	}
+}
+
 func TestSessionEndReasonIsRecorded(t *testing.T) {
 	f := newFixture(t, planLoop)
 	f.handle(prompt("go"))

@@ -83,6 +83,7 @@ func killRisk(name string, args []string) string {
 var hookCommandLines = []string{
 	"hook-loop-hook claude-hook", "hook-loop codex-hook", "hook-loop opencode-hook", "hook-loop pi-hook",
 	"hook-loop __hookd", "hook-loop __pg-keeper",
+	"hook-loop-hook copilot-hook", "hook-loop-hook qwen-hook",
 }
 
 // namesHook reports whether word, read as a pattern, matches a hook's

@@ -33,6 +33,7 @@ func TestRiskyCommandsBlocked(t *testing.T) {
 		// killing the hooks themselves
 		"pkill -f claude-hook", "pkill -9 -f hook-loop", "killall hook-loop", "busybox pkill -f codex-hook",
 		"pkill -f __hookd", "pkill -9 -f hookd", "pkill -f pg-keeper",
+		"pkill -f copilot-hook", "pkill -f qwen-hook",
 	} {
 		if why := risky(c); why == "" {
 			t.Errorf("%q allowed", c)

@@ -5,7 +5,13 @@
 // Folder, without knowing what they mean.
 package session
 
-import "github.com/hook-loop/hook-loop/eventlog"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+
+	"github.com/hook-loop/hook-loop/eventlog"
+)
 
 // View is what the loop knows about a session (or, for project scope, the whole
 // log) without re-reading it. Fold folds one event into it; it can always be
@@ -53,10 +59,14 @@ type View struct {
 	LastType       string `json:"last_type"`       // event_type of the last event
 	FirstTimestamp string `json:"first_timestamp"` // of the first event
 	LastTimestamp  string `json:"last_timestamp"`  // of the last event
+	// LastRefusal is RefusalKey of the last refused stop's message while
+	// StopBlocks > 0: a harness that carries a refusal to the model as a new
+	// prompt (Copilot CLI, Qwen Code) is going on, not starting a new turn.
+	LastRefusal string `json:"last_refusal,omitempty"`
 }
 
 // payloadKeys are the payload keys Fold reads.
-var payloadKeys = []string{"initial_state", "to", "outcome", "forced_by_harness", "reason", "session_refused", "hash"}
+var payloadKeys = []string{"initial_state", "to", "outcome", "forced_by_harness", "reason", "session_refused", "hash", "message"}
 
 // Event types the loop's pinning, tamper and lifecycle records use.
 const (
@@ -69,6 +79,17 @@ const (
 	TypeHooksLoadFailed = "hooks.load_failed" // the lifecycle declaration did not load
 )
 
+// RefusalKey is what View.LastRefusal keeps of a refusal's text: a short
+// hash (the text itself would grow the index), ignoring surrounding space.
+func RefusalKey(msg string) string {
+	msg = strings.TrimSpace(msg)
+	if msg == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(msg))
+	return hex.EncodeToString(sum[:8])
+}
+
 // Fold folds one event into v.
 func (v *View) Fold(e *eventlog.Event) {
 	v.Events++
@@ -78,7 +99,7 @@ func (v *View) Fold(e *eventlog.Event) {
 	case eventlog.TypeStateTransitioned:
 		v.State = payloadString(e, "to")
 		v.Transitions++
-		v.StopBlocks = 0
+		v.StopBlocks, v.LastRefusal = 0, ""
 	default:
 		v.State = e.State
 	}
@@ -87,10 +108,12 @@ func (v *View) Fold(e *eventlog.Event) {
 		v.Evidence++
 	case eventlog.TypeStopRefused:
 		v.StopBlocks++
+		msg, _ := e.Payload["message"].(string)
+		v.LastRefusal = RefusalKey(msg)
 	case eventlog.TypeLoopOutcome:
 		v.Outcome, _ = e.Payload["outcome"].(string)
 		v.OutcomeForced, _ = e.Payload["forced_by_harness"].(bool)
-		v.StopBlocks = 0
+		v.StopBlocks, v.LastRefusal = 0, ""
 	case eventlog.TypeLoopStarted:
 		v.Started = true
 	case eventlog.TypeLoopDisarmed:
@@ -138,7 +161,7 @@ func (v *View) Fold(e *eventlog.Event) {
 	case eventlog.TypeOperatorReset:
 		// Back to the start: the person's earlier controls and the outcome no
 		// longer hold.
-		v.Paused, v.PauseReason, v.Cancelled, v.Outcome, v.OutcomeForced, v.StopBlocks = false, "", "", "", false, 0
+		v.Paused, v.PauseReason, v.Cancelled, v.Outcome, v.OutcomeForced, v.StopBlocks, v.LastRefusal = false, "", "", "", false, 0, ""
 	case eventlog.TypeWouldBlock:
 		v.WouldBlocks++
 		v.LastWouldBlock, _ = e.Payload["reason"].(string)
@@ -163,7 +186,7 @@ type Folder struct{}
 
 // Name names the fold; change the version when View's meaning changes, so
 // indexes folded the old way are folded again.
-func (Folder) Name() string { return "session.View/2" }
+func (Folder) Name() string { return "session.View/3" }
 
 // NewView returns an empty *View.
 func (Folder) NewView() eventlog.View { return &View{} }

@@ -49,6 +49,7 @@ var viewFields = [...]viewField{
 	{key: "last_type", str: func(v *View) *string { return &v.LastType }},
 	{key: "first_timestamp", str: func(v *View) *string { return &v.FirstTimestamp }},
 	{key: "last_timestamp", str: func(v *View) *string { return &v.LastTimestamp }},
+	{key: "last_refusal", omitEmpty: true, str: func(v *View) *string { return &v.LastRefusal }},
 }
 
 // MarshalJSON writes v as encoding/json would from its struct tags.

@@ -16,7 +16,7 @@ var Harness setup.Harness = claudeHarness{claude.Hooks}
 
 type claudeHarness struct{ harness.Hooks }
 
-func (claudeHarness) NewCmd(f *cmdutil.Factory) *cli.Command { return NewCmd(f) }
+func (claudeHarness) NewCmd(f *cmdutil.Factory) *cli.Command { return Claude.NewCmd(f) }
 func (claudeHarness) Doctor(env *setup.DoctorEnv) []setup.Finding {
-	return checkInstall(env)
+	return Claude.CheckInstall(env)
 }

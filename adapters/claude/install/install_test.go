@@ -79,7 +79,7 @@ func TestMergeClaudeSettingsKeepsEverythingElse(t *testing.T) {
 	if cmds := pre[1].Get("hooks.#.command").Raw; canonical(t, []byte(cmds)) != `["audit.sh"]` {
 		t.Errorf("mixed group kept %s, want only audit.sh", cmds)
 	}
-	cmds := hookCommands(merged)
+	cmds := Claude.hookCommands(merged)
 	if len(cmds) != len(claude.NativeEvents) {
 		t.Errorf("hook-loop hooks for %d events, want %d: %v", len(cmds), len(claude.NativeEvents), cmds)
 	}
@@ -96,7 +96,7 @@ func TestMergeClaudeSettingsKeepsEverythingElse(t *testing.T) {
 	// Tool events carry the matcher; the others none.
 	gjson.GetBytes(merged, "hooks").ForEach(func(ev, groups gjson.Result) bool {
 		for _, g := range groups.Array() {
-			if !isHookCommand(g.Get("hooks.0.command").String()) {
+			if !Claude.isHookCommand(g.Get("hooks.0.command").String()) {
 				continue
 			}
 			m := g.Get("matcher")
@@ -118,18 +118,18 @@ func TestMergeClaudeSettingsKeepsEverythingElse(t *testing.T) {
 		t.Errorf("re-install changed the file:\n%s", scaffold.LineDiff("settings.json", merged, again))
 	}
 
-	removed, n, err := removeSettings(merged)
+	removed, n, err := Claude.removeSettings(merged)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n != len(claude.NativeEvents) {
 		t.Errorf("removed %d entries, want %d", n, len(claude.NativeEvents))
 	}
-	if len(hookCommands(removed)) != 0 {
-		t.Errorf("hook-loop hooks left after uninstall: %v", hookCommands(removed))
+	if len(Claude.hookCommands(removed)) != 0 {
+		t.Errorf("hook-loop hooks left after uninstall: %v", Claude.hookCommands(removed))
 	}
 	// Uninstall gives back the user's file without the old hook-loop entries.
-	want, _, _ := removeSettings([]byte(userSettings))
+	want, _, _ := Claude.removeSettings([]byte(userSettings))
 	if canonical(t, removed) != canonical(t, want) {
 		t.Errorf("after install+uninstall:\n%s\nwant\n%s", removed, want)
 	}
@@ -160,7 +160,7 @@ func TestMergeClaudeSettingsGolden(t *testing.T) {
 		t.Errorf("new settings file differs from %s:\n%s", golden, scaffold.LineDiff(golden, want, got))
 	}
 	// Removing everything from a file hook-loop created leaves an empty object.
-	empty, _, err := removeSettings(got)
+	empty, _, err := Claude.removeSettings(got)
 	if err != nil || canonical(t, empty) != "{}" {
 		t.Errorf("uninstall of a fresh install = %s, %v; want {}", empty, err)
 	}
@@ -180,7 +180,7 @@ func TestMergeClaudeSettingsRejectsBadFiles(t *testing.T) {
 	}
 	// Removing from a file with no hook-loop hooks changes nothing at all.
 	in := []byte("{\n    \"model\":   \"opus\"\n}\n")
-	out, n, err := removeSettings(in)
+	out, n, err := Claude.removeSettings(in)
 	if err != nil || n != 0 || !bytes.Equal(out, in) {
 		t.Errorf("Remove of a foreign file = %q, %d, %v", out, n, err)
 	}
@@ -233,7 +233,7 @@ func TestClaudePathsAndQuoting(t *testing.T) {
 		{"/pp/x.json", "/p", true, `/pp/x.json`},
 	}
 	for _, tt := range tests {
-		if got := pathArg(tt.path, tt.project, tt.rel); got != tt.want {
+		if got := Claude.pathArg(tt.path, tt.project, tt.rel); got != tt.want {
 			t.Errorf("ClaudePathArg(%q, %q, %v) = %s, want %s", tt.path, tt.project, tt.rel, got, tt.want)
 		}
 	}
@@ -242,7 +242,7 @@ func TestClaudePathsAndQuoting(t *testing.T) {
 		t.Errorf("Command = %s", got)
 	}
 	// The doctor reads the command back the way /bin/sh will.
-	words := shell.Words(expandClaudeProjectDir(testHooks.Command("Stop"), "/my proj"))
+	words := shell.Words(Claude.expandProjectDir(testHooks.Command("Stop"), "/my proj"))
 	want := []string{"/opt/hook loop/bin/hook-loop", "claude-hook", "--event", "Stop", "--config", "/my proj/hook-loop.json", "--event-log", "/my proj/.hook-loop/events.jsonl"}
 	if !reflect.DeepEqual(words, want) {
 		t.Errorf("command words = %q\nwant %q", words, want)
@@ -252,7 +252,7 @@ func TestClaudePathsAndQuoting(t *testing.T) {
 		"hook-loop codex-hook --event Stop":     false,
 		"echo claude-hooks":                     false,
 	} {
-		if isHookCommand(cmd) != want {
+		if Claude.isHookCommand(cmd) != want {
 			t.Errorf("IsClaudeHookCommand(%q) = %v", cmd, !want)
 		}
 	}
@@ -263,7 +263,7 @@ func TestCheckClaude(t *testing.T) {
 	env := &setup.DoctorEnv{Dir: dir, Home: home}
 	text := func() string {
 		var b strings.Builder
-		setup.PrintFindings(&b, setup.Named("claude", checkInstall(env)))
+		setup.PrintFindings(&b, setup.Named("claude", Claude.CheckInstall(env)))
 		return b.String()
 	}
 	if got := text(); !strings.Contains(got, "warn claude: hook-loop is not installed for Claude Code") {
@@ -278,7 +278,7 @@ func TestCheckClaude(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "hook-loop.json"), loopData, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h := installHooks{Binary: bin, Config: pathArg(filepath.Join(dir, "hook-loop.json"), dir, true), Matcher: "*"}
+	h := installHooks{Binary: bin, Config: Claude.pathArg(filepath.Join(dir, "hook-loop.json"), dir, true), Matcher: "*"}
 	doc, err := mergeSettings([]byte(`{"model":"x"}`), h)
 	if err != nil {
 		t.Fatal(err)

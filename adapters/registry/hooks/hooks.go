@@ -11,10 +11,12 @@ import (
 
 	"github.com/hook-loop/hook-loop/adapters/claude"
 	"github.com/hook-loop/hook-loop/adapters/codex"
+	"github.com/hook-loop/hook-loop/adapters/copilot"
 	"github.com/hook-loop/hook-loop/adapters/gemini"
 	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/adapters/opencode"
 	"github.com/hook-loop/hook-loop/adapters/pi"
+	"github.com/hook-loop/hook-loop/adapters/qwen"
 )
 
 // All are the harnesses' hook sides, in registry.All's order.
@@ -25,6 +27,8 @@ func All() []harness.Hooks {
 		pi.Hooks,
 		claude.Hooks,
 		gemini.Hooks,
+		copilot.Hooks,
+		qwen.Hooks,
 	}
 }
 

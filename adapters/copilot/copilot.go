@@ -1,0 +1,200 @@
+// Package copilot is the GitHub Copilot CLI adapter: it decodes the JSON
+// Copilot CLI 1.0 writes to a command hook's stdin into a loop.HookEvent, and
+// encodes a loop.Decision into the output Copilot honours. What it honours
+// was measured with the real binary (../shared/harness/copilot/payloads):
+// preToolUse answers {"permissionDecision":"deny",...}, agentStop answers
+// {"decision":"block","reason":...} and the agent goes on with the reason as
+// its next prompt. Payloads do not name their event: install passes --event.
+package copilot
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/diag/jsonkind"
+	"github.com/hook-loop/hook-loop/loop"
+	"github.com/tidwall/gjson"
+)
+
+// Name is the adapter's short name, as recorded in HookEvent.Harness.
+const Name = "copilot"
+
+// ProjectDirVar is what Copilot CLI exports to every hook: the project
+// directory (captured: COPILOT_PROJECT_DIR, besides COPILOT_HOOK_DIR).
+const ProjectDirVar = "COPILOT_PROJECT_DIR"
+
+// Copilot CLI's hook events hook-loop handles, in lifecycle order. errorOccurred
+// carries nothing a loop acts on; install does not register it.
+const (
+	EventSessionStart = "sessionStart"
+	EventPrompt       = "userPromptSubmitted"
+	EventPreToolUse   = "preToolUse"
+	EventPostToolUse  = "postToolUse"
+	EventAgentStop    = "agentStop"
+	EventSubagentStop = "subagentStop"
+	EventPreCompact   = "preCompact"
+	EventSessionEnd   = "sessionEnd"
+)
+
+// NativeEvents are the events install registers.
+var NativeEvents = []string{EventSessionStart, EventPrompt, EventPreToolUse, EventPostToolUse,
+	EventAgentStop, EventSubagentStop, EventPreCompact, EventSessionEnd}
+
+var nativeToCanonical = map[string]string{
+	EventSessionStart: loop.EventSessionStart,
+	EventPrompt:       loop.EventUserPromptSubmit,
+	EventPreToolUse:   loop.EventPreToolUse,
+	EventPostToolUse:  loop.EventPostToolUse,
+	EventAgentStop:    loop.EventStop,
+	EventSubagentStop: loop.EventSubagentStop,
+	EventPreCompact:   loop.EventPreCompact,
+	EventSessionEnd:   loop.EventSessionEnd,
+}
+
+// tools maps Copilot's tool names to the canonical ones; create writes a
+// file (path, file_text), edit changes one (path, old_str, new_str).
+var tools = map[string]string{"bash": "Bash", "create": "Write", "edit": "Edit", "view": "Read"}
+
+// Adapter implements harness.Adapter for Copilot CLI.
+type Adapter struct {
+	// TranscriptWait bounds the wait for the session transcript on agentStop
+	// (0: TranscriptWait).
+	TranscriptWait time.Duration
+}
+
+// New returns the Copilot CLI adapter.
+func New() Adapter { return Adapter{} }
+
+func (a Adapter) wait() time.Duration {
+	if a.TranscriptWait > 0 {
+		return a.TranscriptWait
+	}
+	return TranscriptWait
+}
+
+// Harness returns "copilot".
+func (Adapter) Harness() string { return Name }
+
+// CanonicalEvent maps a native event name (for input that cannot be decoded).
+func (Adapter) CanonicalEvent(native string) (string, bool) {
+	c, ok := nativeToCanonical[native]
+	return c, ok
+}
+
+// Decode turns a Copilot CLI hook's stdin into a canonical event. event is
+// the --event flag: Copilot's payloads do not name their event.
+func (a Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
+	trimmed := strings.TrimSpace(string(input))
+	switch {
+	case trimmed == "":
+		return loop.HookEvent{}, fmt.Errorf("stdin is empty: expected the JSON object Copilot CLI writes to a hook")
+	case !gjson.Valid(trimmed):
+		return loop.HookEvent{}, fmt.Errorf("stdin is not valid JSON: expected one JSON object")
+	}
+	root := gjson.Parse(trimmed)
+	if !root.IsObject() {
+		return loop.HookEvent{}, fmt.Errorf("$ is %s: expected a JSON object", jsonkind.Of(root))
+	}
+	if event == "" {
+		return loop.HookEvent{}, fmt.Errorf("no --event given: Copilot CLI's payload does not name its event (expected one of %s)", strings.Join(NativeEvents, ", "))
+	}
+	canonical, ok := nativeToCanonical[event]
+	if !ok {
+		return loop.HookEvent{}, fmt.Errorf("unsupported Copilot CLI event %q: expected one of %s", event, strings.Join(NativeEvents, ", "))
+	}
+	ev := loop.HookEvent{Harness: Name, Name: canonical, NativeName: event, Raw: json.RawMessage(trimmed)}
+	var err error
+	for _, f := range []struct {
+		path string
+		dst  *string
+	}{
+		{"sessionId", &ev.SessionID}, {"cwd", &ev.Cwd}, {"transcriptPath", &ev.TranscriptPath},
+		{"toolName", &ev.ToolName}, {"prompt", &ev.Prompt},
+	} {
+		if *f.dst, err = harness.OptionalString(root, f.path); err != nil {
+			return loop.HookEvent{}, err
+		}
+	}
+	if err := harness.LifecycleFields(root, &ev); err != nil {
+		return loop.HookEvent{}, err
+	}
+	isTool := event == EventPreToolUse || event == EventPostToolUse
+	if isTool && ev.ToolName == "" {
+		return loop.HookEvent{}, fmt.Errorf("$.toolName is missing: expected the tool's name for %s", event)
+	}
+	if c, ok := tools[ev.ToolName]; ok {
+		ev.ToolName = c
+	}
+	if args := root.Get("toolArgs"); args.Exists() && args.Type != gjson.Null {
+		if args.Type == gjson.String && gjson.Valid(args.Str) {
+			// Some releases send the arguments as JSON text.
+			args = gjson.Parse(args.Str)
+		}
+		if !args.IsObject() {
+			return loop.HookEvent{}, fmt.Errorf("$.toolArgs is %s: expected an object", jsonkind.Of(args))
+		}
+		ev.ToolInput = json.RawMessage(args.Raw)
+		var odd []string
+		ev.Command, odd = harness.Command(args.Get("command"))
+		if ev.ToolName != "Bash" {
+			ev.Command = ""
+		}
+		ev.TargetPaths = targetPaths(ev.ToolName, args, ev.Cwd, odd)
+	}
+	switch event {
+	case EventPostToolUse:
+		ev.Result = result(ev.ToolName, root.Get("toolResult"))
+	case EventAgentStop:
+		// For last_message_match rules: agentStop does not carry the
+		// message; the session's transcript does.
+		ev.LastAssistantMessage = lastAssistantMessage(ev.TranscriptPath, root.Get("timestamp").Int(), a.wait())
+	}
+	return ev, nil
+}
+
+// exitRE is the end of a bash tool's text for the model (captured:
+// "<shellId: 0 completed with exit code 0>"); the exit code is nowhere else.
+var exitRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`<shellId: [^>]*completed with exit code (-?\d+)>\s*$`)
+})
+
+// result builds a postToolUse's result. A bash call's exit code is the one
+// its text reports (unknown when it reports none: still running, detached,
+// stopped); any other tool whose resultType is success is a known 0.
+func result(tool string, tr gjson.Result) *loop.ToolResult {
+	text := tr.Get("textResultForLlm").String()
+	r := &loop.ToolResult{Output: text}
+	if tool == "Bash" {
+		if m := exitRE().FindStringSubmatch(text); m != nil {
+			if n, err := strconv.Atoi(m[1]); err == nil {
+				r.ExitCode = &n
+			}
+		}
+		return r
+	}
+	if tr.Get("resultType").String() == "success" {
+		r.ExitCode = loop.IntPtr(0)
+	}
+	return r
+}
+
+// targetPaths are the files a tool call writes: create's and edit's path,
+// and the strings of fields of an unexpected shape.
+func targetPaths(tool string, args gjson.Result, cwd string, odd []string) []string {
+	var out []string
+	if tool == "Write" || tool == "Edit" {
+		odd = append(odd, args.Get("path").String())
+	}
+	for _, p := range odd {
+		if p = harness.TargetPath(cwd, p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,173 @@
+package copilot
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hook-loop/hook-loop/loop"
+)
+
+// payload reads a record captured from the real Copilot CLI 1.0.102
+// (testdata/payloads, copied from ../shared/harness/copilot/payloads).
+func payload(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "payloads", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Every recorded payload decodes, with its event taken from the file name
+// (as install passes it with --event: the payloads do not name it).
+func TestDecodeRecordedPayloads(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "payloads", "*.json"))
+	if err != nil || len(files) != 15 {
+		t.Fatalf("recorded payloads: %d files, %v", len(files), err)
+	}
+	want := map[string]string{EventSessionStart: loop.EventSessionStart, EventPrompt: loop.EventUserPromptSubmit,
+		EventPreToolUse: loop.EventPreToolUse, EventPostToolUse: loop.EventPostToolUse, EventAgentStop: loop.EventStop,
+		EventSessionEnd: loop.EventSessionEnd}
+	for _, f := range files {
+		base := strings.TrimSuffix(filepath.Base(f), ".json")
+		native := base[strings.LastIndex(base, "-")+1:]
+		ev, err := New().Decode(native, payload(t, filepath.Base(f)))
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		if ev.Name != want[native] || ev.NativeName != native || ev.Harness != "copilot" || ev.SessionID == "" || ev.Cwd != "/home/user/project" {
+			t.Errorf("%s: decoded %+v", f, ev)
+		}
+	}
+}
+
+func TestDecodeTheRecordedSession(t *testing.T) {
+	a := New()
+	start, _ := a.Decode(EventSessionStart, payload(t, "000-sessionStart.json"))
+	if start.Source != "new" || start.SessionID != "9479d374-23d4-4e75-804f-7278807cae76" {
+		t.Errorf("sessionStart: %+v", start)
+	}
+	// The refused stop's reason came back as the next prompt.
+	prompt, _ := a.Decode(EventPrompt, payload(t, "003-userPromptSubmitted.json"))
+	if prompt.Prompt != "hook-loop test: you cannot stop yet, run make check first" {
+		t.Errorf("prompt = %q", prompt.Prompt)
+	}
+	pre, _ := a.Decode(EventPreToolUse, payload(t, "004-preToolUse.json"))
+	if pre.ToolName != "Bash" || pre.Command != "make check" || len(pre.TargetPaths) != 0 {
+		t.Errorf("preToolUse: tool %q command %q targets %q", pre.ToolName, pre.Command, pre.TargetPaths)
+	}
+	post, _ := a.Decode(EventPostToolUse, payload(t, "005-postToolUse.json"))
+	if post.Result == nil || post.Result.ExitCode == nil || *post.Result.ExitCode != 0 || !strings.Contains(post.Result.Output, "all checks ok") {
+		t.Errorf("postToolUse result: %+v", post.Result)
+	}
+	first, _ := a.Decode(EventAgentStop, payload(t, "002-agentStop.json"))
+	second, _ := a.Decode(EventAgentStop, payload(t, "006-agentStop.json"))
+	if first.StopHookActive || !second.StopHookActive || first.TranscriptPath == "" {
+		t.Errorf("agentStop: first %+v, second %+v", first, second)
+	}
+	end, _ := a.Decode(EventSessionEnd, payload(t, "007-sessionEnd.json"))
+	if end.Source != "complete" {
+		t.Errorf("sessionEnd reason = %q", end.Source)
+	}
+}
+
+func TestExitCodeIsOnlyInTheShellText(t *testing.T) {
+	cases := []struct {
+		tool, result string
+		want         *int
+	}{
+		{"bash", `{"resultType":"success","textResultForLlm":"boom\n<shellId: 3 completed with exit code 2>"}`, loop.IntPtr(2)},
+		{"bash", `{"resultType":"success","textResultForLlm":"still running"}`, nil},
+		{"bash", `{"resultType":"failure","textResultForLlm":"<shellId: 0 completed with exit code 0> then more"}`, nil},
+		{"create", `{"resultType":"success","textResultForLlm":"Created file"}`, loop.IntPtr(0)},
+		{"create", `{"resultType":"failure","textResultForLlm":"Permission denied"}`, nil},
+	}
+	for _, c := range cases {
+		in := `{"sessionId":"s","cwd":"/p","toolName":"` + c.tool + `","toolArgs":{"command":"x","path":"f"},"toolResult":` + c.result + `}`
+		ev, err := New().Decode(EventPostToolUse, []byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ev.Result.ExitCode
+		if (got == nil) != (c.want == nil) || got != nil && *got != *c.want {
+			t.Errorf("%s %s: exit code %v, want %v", c.tool, c.result, got, c.want)
+		}
+	}
+}
+
+func TestWritesAreTargets(t *testing.T) {
+	for _, in := range []string{
+		`{"cwd":"/p","toolName":"create","toolArgs":{"path":"sub/a.txt","file_text":"x"}}`,
+		`{"cwd":"/p","toolName":"edit","toolArgs":"{\"path\":\"/p/sub/a.txt\",\"old_str\":\"a\",\"new_str\":\"b\"}"}`,
+	} {
+		ev, err := New().Decode(EventPreToolUse, []byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ev.TargetPaths) != 1 || ev.TargetPaths[0] != "/p/sub/a.txt" || ev.Command != "" {
+			t.Errorf("%s: tool %q targets %q command %q", in, ev.ToolName, ev.TargetPaths, ev.Command)
+		}
+	}
+}
+
+func TestDecodeErrorsNameThePath(t *testing.T) {
+	cases := []struct{ event, in, want string }{
+		{"", `{}`, "no --event given"},
+		{"errorOccurred", `{}`, `unsupported Copilot CLI event "errorOccurred"`},
+		{EventPreToolUse, ``, "stdin is empty"},
+		{EventPreToolUse, `[1]`, "$ is an array"},
+		{EventPreToolUse, `{"toolArgs":{}}`, "$.toolName is missing"},
+		{EventPreToolUse, `{"toolName":"bash","toolArgs":[1]}`, "$.toolArgs is an array: expected an object"},
+		{EventAgentStop, `{"stop_hook_active":"yes"}`, "$.stop_hook_active is a string"},
+		{EventPrompt, `{"prompt":3}`, "$.prompt is a number"},
+	}
+	for _, c := range cases {
+		_, err := New().Decode(c.event, []byte(c.in))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Decode(%q, %s) = %v, want %q", c.event, c.in, err, c.want)
+		}
+	}
+}
+
+// The answers are the shapes the records show Copilot honouring.
+func TestEncodeTheRecordedShapes(t *testing.T) {
+	block := loop.Decision{Action: loop.Block, Reason: "run make check && stop"}
+	cases := []struct {
+		native       string
+		d            loop.Decision
+		stdout, errs string
+	}{
+		{EventPreToolUse, block, `{"permissionDecision":"deny","permissionDecisionReason":"run make check && stop"}` + "\n", ""},
+		{EventAgentStop, block, `{"decision":"block","reason":"run make check && stop"}` + "\n", ""},
+		{EventSubagentStop, block, `{"decision":"block","reason":"run make check && stop"}` + "\n", ""},
+		{EventAgentStop, loop.Decision{Action: loop.Allow}, "", ""},
+		{EventPreToolUse, loop.Decision{Action: loop.Steer, Context: "remember the plan"}, "", "hook-loop: remember the plan\n"},
+		{EventPostToolUse, block, "", "hook-loop: run make check && stop\n"},
+	}
+	for _, c := range cases {
+		out := New().Encode(loop.HookEvent{Name: nativeToCanonical[c.native], NativeName: c.native}, c.d)
+		if string(out.Stdout) != c.stdout || string(out.Stderr) != c.errs || out.Exit != 0 {
+			t.Errorf("%s %+v: stdout %q stderr %q exit %d; want %q, %q, 0", c.native, c.d, out.Stdout, out.Stderr, out.Exit, c.stdout, c.errs)
+		}
+	}
+}
+
+func TestOwnedPathsFollowCopilotHome(t *testing.T) {
+	got := Hooks.OwnedPaths("/home/u", func(string) string { return "" })
+	want := []string{".github/hooks/", "/home/u/.copilot/hooks/", "/home/u/.copilot/settings.json"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("owned = %q, want %q", got, want)
+	}
+	got = Hooks.OwnedPaths("/home/u", func(k string) string {
+		if k == "COPILOT_HOME" {
+			return "/cfg"
+		}
+		return ""
+	})
+	if got[1] != "/cfg/hooks/" {
+		t.Errorf("owned with COPILOT_HOME = %q", got)
+	}
+}
