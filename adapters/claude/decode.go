@@ -275,18 +275,8 @@ func targetPaths(tool string, input gjson.Result, cwd string, odd []string) []st
 	return out
 }
 
-// str reads an optional string field; a present non-string value is an error
-// naming the JSON path.
-func str(obj gjson.Result, path string) (string, error) {
-	v := obj.Get(path)
-	if !v.Exists() || v.Type == gjson.Null {
-		return "", nil
-	}
-	if v.Type != gjson.String {
-		return "", fmt.Errorf("$.%s is %s: expected a string", path, kind(v))
-	}
-	return v.Str, nil
-}
+// str reads an optional string field (harness.OptionalString).
+func str(obj gjson.Result, path string) (string, error) { return harness.OptionalString(obj, path) }
 
 // kind says "missing" for an absent value: Claude's errors read "$.x is missing".
 func kind(v gjson.Result) string {

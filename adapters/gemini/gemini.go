@@ -316,15 +316,5 @@ func contentText(v gjson.Result) string {
 	return ""
 }
 
-// str reads an optional string field; a present non-string value is an error
-// naming the JSON path.
-func str(obj gjson.Result, path string) (string, error) {
-	v := obj.Get(path)
-	if !v.Exists() || v.Type == gjson.Null {
-		return "", nil
-	}
-	if v.Type != gjson.String {
-		return "", fmt.Errorf("$.%s is %s: expected a string", path, jsonkind.Of(v))
-	}
-	return v.Str, nil
-}
+// str reads an optional string field (harness.OptionalString).
+func str(obj gjson.Result, path string) (string, error) { return harness.OptionalString(obj, path) }
