@@ -152,9 +152,15 @@ refused() { [ "$rc" = 2 ] || grep -q '"permissionDecision":"deny"\|"decision":"b
 bash_input() { jq -cn --arg c "$1" '{tool_name: "Bash", tool_input: {command: $c, description: "run"}, tool_use_id: "toolu_01"}'; }
 
 # setup [INSTALL FLAGS]: the project, installed, committed, in executing.
+# A build that keeps the log in the user's state directory by default is
+# installed with --state project: the attacks aim at <project>/.hook-loop,
+# the layout every earlier install has and the harder one to defend (the
+# default puts it out of the workspace altogether).
 setup() {
   cp -r "$tpl/." "$proj/"
-  (cd "$proj" && git init -q . && hook-loop claude install --profile plan_execute --write "$@" >/dev/null &&
+  local state=()
+  if hook-loop claude install --help 2>/dev/null | grep -q -- '--state'; then state=(--state project); fi
+  (cd "$proj" && git init -q . && hook-loop claude install --profile plan_execute --write "${state[@]}" "$@" >/dev/null &&
     git add -A && git commit -qm init) || return 1
   local plan="$proj/PLAN.md" write
   hook SessionStart '{"source":"startup"}'
