@@ -21,9 +21,23 @@ func namesProtected(named []shell.Name, protected []string) (shell.Name, string,
 		if f := sameFileAs(n.Path, protected); f != "" {
 			return n, f, true
 		}
+		if linkMakers[n.Prog] {
+			// ln -s .claude c; cp x c/settings.json: a link to a folder that
+			// holds a protected file reaches it under a name no check knows.
+			dir := strings.TrimSuffix(n.Path, string(filepath.Separator)) + string(filepath.Separator)
+			for _, f := range protected {
+				if strings.HasPrefix(f, dir) {
+					return n, f, true
+				}
+			}
+		}
 	}
 	return shell.Name{}, "", false
 }
+
+// linkMakers make a second name for what they are given (symbolic or hard
+// links, bind mounts, cp -s/-l).
+var linkMakers = map[string]bool{"ln": true, "link": true, "cp": true, "mount": true}
 
 // readsSecret finds a name, by any program, of a secret path: the path
 // itself, one under a secret folder, or a folder a recursive reader reads

@@ -549,6 +549,12 @@ func (a *analyzer) config(st *state, depth int, unknown *bool) *expand.Config {
 				_, err := io.WriteString(w, st.dir)
 				return err
 			}
+			if text, ok := echoed(cs.Stmts); ok {
+				// $(echo rm -f x): its text is known, and eval or sh -c of it
+				// is judged as written.
+				_, err := io.WriteString(w, text)
+				return err
+			}
 			// What it prints is unknown; what it writes is still judged.
 			a.stmts(cs.Stmts, st.sub(), depth)
 			*unknown = true
@@ -574,6 +580,29 @@ func (a *analyzer) config(st *state, depth int, unknown *bool) *expand.Config {
 }
 
 var errGlobCap = errors.New("glob cap reached")
+
+// echoed is what a lone `echo` of literal words prints (without its newline).
+func echoed(stmts []*syntax.Stmt) (string, bool) {
+	if len(stmts) != 1 || len(stmts[0].Redirs) > 0 {
+		return "", false
+	}
+	c, ok := stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) < 1 || len(c.Assigns) > 0 {
+		return "", false
+	}
+	var words []string
+	for _, w := range c.Args {
+		s, ok := literalValue(w)
+		if !ok {
+			return "", false
+		}
+		words = append(words, s)
+	}
+	if words[0] != "echo" || len(words) > 1 && strings.HasPrefix(words[1], "-") {
+		return "", false
+	}
+	return strings.Join(words[1:], " "), true
+}
 
 // isPwd: $(pwd), `pwd`, $(builtin pwd), $(pwd -L).
 func isPwd(stmts []*syntax.Stmt) bool {

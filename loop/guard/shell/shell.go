@@ -60,8 +60,18 @@ type Call struct {
 // word is a word's value with its quotes removed, so 'rm' "-rf" reads as rm -rf;
 // a word with expansions ($X, $(...)) is kept as written.
 func word(w *syntax.Word) string {
+	if s, ok := literalValue(w); ok {
+		return s
+	}
+	var sb strings.Builder
+	_ = syntax.NewPrinter().Print(&sb, w)
+	return sb.String()
+}
+
+// literalValue is a word's value when it holds no expansion at all.
+func literalValue(w *syntax.Word) (string, bool) {
 	if lit := w.Lit(); lit != "" {
-		return lit
+		return lit, true
 	}
 	var b strings.Builder
 	ok := true
@@ -83,12 +93,7 @@ func word(w *syntax.Word) string {
 			ok = false
 		}
 	}
-	if ok {
-		return b.String()
-	}
-	var sb strings.Builder
-	_ = syntax.NewPrinter().Print(&sb, w)
-	return sb.String()
+	return b.String(), ok
 }
 
 // Words splits src into words the way bash would (quotes removed) when it is one
