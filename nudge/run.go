@@ -56,7 +56,6 @@ func (n *Notifier) Check(ctx context.Context, looks []Look) {
 			if !n.Config.Wants(nu.Kind) {
 				continue
 			}
-			n.logf("%s\n", nu.Text)
 			if n.Show != nil {
 				n.Show(nu)
 			}
@@ -65,6 +64,9 @@ func (n *Notifier) Check(ctx context.Context, looks []Look) {
 					n.logf("hook-loop: nudge not delivered: %v\n", err)
 				}
 			}
+			// Said once delivered: whoever stops the watcher on seeing the
+			// line does not cut a delivery short.
+			n.logf("%s\n", nu.Text)
 		}
 	}
 }
