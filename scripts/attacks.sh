@@ -158,8 +158,9 @@ bash_input() { jq -cn --arg c "$1" '{tool_name: "Bash", tool_input: {command: $c
 # default puts it out of the workspace altogether).
 setup() {
   cp -r "$tpl/." "$proj/"
-  local state=()
-  if hook-loop claude install --help 2>/dev/null | grep -q -- '--state'; then state=(--state project); fi
+  local state=() help
+  help=$(hook-loop claude install --help 2>/dev/null) # whole: grep -q would close the pipe early
+  if grep -q -- '--state' <<<"$help"; then state=(--state project); fi
   (cd "$proj" && git init -q . && hook-loop claude install --profile plan_execute --write "${state[@]}" "$@" >/dev/null &&
     git add -A && git commit -qm init) || return 1
   local plan="$proj/PLAN.md" write

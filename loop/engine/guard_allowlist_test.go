@@ -32,7 +32,8 @@ func TestGuardProtectsByAllowlist(t *testing.T) {
 		// Links made in the same command line, then written through.
 		"ln -s hook-loop.json l && cat mine.json > l", "ln -s .hook-loop d && rm d/events.jsonl",
 		"ln .hook-loop/events.jsonl h && : > h", "cp -l hook-loop.json h && : > h",
-		"ln -s .claude c; cp mine.json c/settings.json", "ln -s . r && rm r/hook-loop.json", "cp -rs .claude c",
+		"ln -s .claude c; cp mine.json c/settings.json", "mkdir x && ln -s ../hook-loop.json x/y && truncate -s 0 x/y",
+		"ln -sf ../../hook-loop.json sub/deep/link", "ln -s . r && rm r/hook-loop.json", "cp -rs .claude c",
 		"eval \"$(echo rm -f hook-loop.json)\"", "sh -c \"$(echo gzip hook-loop.json)\"",
 		// By glob, brace, variable and tilde.
 		"gzip hook-*.json", "gzip {hook-loop,package}.json", "f=hook-loop.json; gzip $f",

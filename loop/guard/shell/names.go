@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -36,8 +37,40 @@ func (a *analyzer) names(args []arg, st *state) {
 			a.name(st, v, prog, x.raw, reader, tree)
 		}
 	}
+	if prog == "ln" {
+		a.linkTargets(args[1:], st, reader)
+	}
 	if tree && prog == "rg" && !slices.ContainsFunc(args[1:], func(x arg) bool { return !strings.HasPrefix(x.val, "-") }) {
 		a.name(st, ".", prog, ".", reader, tree) // rg with only a pattern searches its directory
+	}
+}
+
+// linkTargets: a relative symbolic link target is read from the link's
+// folder, not the working directory (mkdir x && ln -s ../hook-loop.json x/y):
+// ln names that path too.
+func (a *analyzer) linkTargets(args []arg, st *state, reader bool) {
+	symbolic := false
+	var ops []arg
+	for _, x := range args {
+		switch {
+		case x.val == "--symbolic" || isShortIn(x.val, 's'):
+			symbolic = true
+		case !strings.HasPrefix(x.val, "-"):
+			ops = append(ops, x)
+		}
+	}
+	if !symbolic || len(ops) < 2 {
+		return
+	}
+	link := ops[len(ops)-1]
+	base := a.abs(st, link.val)
+	if !strings.HasSuffix(link.val, "/") && !a.isDir(st, link.val) {
+		base = filepath.Dir(base)
+	}
+	for _, t := range ops[:len(ops)-1] {
+		if !strings.HasPrefix(t.val, "/") && !strings.HasPrefix(t.val, "~") {
+			a.name(st, filepath.Join(base, t.val), "ln", t.raw, reader, false)
+		}
 	}
 }
 
