@@ -42,9 +42,14 @@ func StateFinding(args []string, dir, sandbox, install string) Finding {
 	inside := err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 	switch {
 	case inside:
+		fix := fmt.Sprintf("for a boundary that does not depend on the parser: %s --state user --write, and turn the harness's write sandbox on", install)
+		if user := project.UserStateDir(os.Getenv); strings.HasPrefix(log, filepath.Clean(user)+string(filepath.Separator)) {
+			// Already the user's state directory, which itself lies in the workspace.
+			fix = fmt.Sprintf("hook-loop's state directory %s is inside the workspace: point HOOK_LOOP_STATE_DIR (or XDG_STATE_HOME) elsewhere, reinstall, and turn the harness's write sandbox on", user)
+		}
 		return Finding{Level: LevelOK,
 			What: fmt.Sprintf("state (the event log) lives in %s, inside the workspace: not covered by a sandbox, only hook-loop's command parser keeps the agent from it", state),
-			Fix:  fmt.Sprintf("for a boundary that does not depend on the parser: %s --state user --write, and turn the harness's write sandbox on", install)}
+			Fix:  fix}
 	case sandbox != "" && underTemp(state):
 		return Finding{Level: LevelWarn,
 			What: fmt.Sprintf("state (the event log) lives in %s, under the temporary directory, which write sandboxes leave writable: not covered", state),

@@ -29,3 +29,13 @@ func TestStateFinding(t *testing.T) {
 		}
 	}
 }
+
+// TestStateFindingStateDirInsideTheWorkspace: when the user's state directory
+// itself lies in the workspace, the advice is to move it, not --state user.
+func TestStateFindingStateDirInsideTheWorkspace(t *testing.T) {
+	t.Setenv("HOOK_LOOP_STATE_DIR", "/home/u/proj/.state")
+	f := StateFinding([]string{"hook-loop", "claude-hook", "--state", "user"}, "/home/u/proj", "", "hook-loop claude install")
+	if !strings.Contains(f.What, "inside the workspace") || !strings.Contains(f.Fix, "point HOOK_LOOP_STATE_DIR") {
+		t.Errorf("%+v", f)
+	}
+}
