@@ -148,13 +148,17 @@ func TestStopRefusedWhenAnExecutorsAnswerCannotBeApplied(t *testing.T) {
 			})
 	}()
 	receive(t, ex.entered, "loop_complete never fired")
-	held, unlock := make(chan struct{}), make(chan struct{})
-	go session.Open(filepath.Join(root, ".hook-loop", "events.jsonl")).Update(func(session.Tx) error {
-		close(held)
-		<-unlock
-		return nil
-	})
-	defer close(unlock)
+	held, unlock, released := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(released)
+		session.Open(filepath.Join(root, ".hook-loop", "events.jsonl")).Update(func(session.Tx) error {
+			close(held)
+			<-unlock
+			return nil
+		})
+	}()
+	// The holder finishes its transaction before the project folder goes.
+	defer func() { close(unlock); <-released }()
 	receive(t, held, "the test could not take the log's lock while the executor ran")
 	close(ex.release)
 	out := receive(t, done, "the Stop never answered")
