@@ -1,9 +1,11 @@
 package engine_test
 
 import (
+	"fmt"
 	"github.com/hook-loop/hook-loop/loop"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -23,7 +25,12 @@ func TestGuardProtectsByAllowlist(t *testing.T) {
 		"vim -es -c '%d' -c wq hook-loop.json", "ed hook-loop.json < script.ed",
 		"python3 -m zipfile -e x.zip .hook-loop", "git checkout-index -f hook-loop.json",
 		"git read-tree -u --reset HEAD -- hook-loop.json", "git read-tree -u --reset HEAD~0 && git checkout-index -fa",
-		"git checkout-index --all --force", "sort --output=hook-loop.json a.txt",
+		"git checkout-index --all --force", "git config core.fsmonitor 'cp mine.json hook-loop.json'",
+		"git -c core.fsmonitor='cp a.txt hook-loop.json; false' status hook-loop.json",
+		"GIT_EXTERNAL_DIFF='cp a.txt x' git diff hook-loop.json", "git grep -O'tee hook-loop.json' x hook-loop.json",
+		"sort -o hook-loop.j* a.txt", "go build -o hook-loop.j* .", "uniq a.txt hook-loop.j*",
+		"sort --outp=hook-loop.json a.txt", "sort --out hook-loop.json a.txt", "bat --pager='tee x' hook-loop.json",
+		"sort --compress-program=sh hook-loop.json", "sort --output=hook-loop.json a.txt",
 		"yq -i .x=1 hook-loop.json", "xxd a.txt hook-loop.json", "truncate -s0 cfg.json",
 		// Shell text that runs later or is made as it runs.
 		"trap 'rm hook-loop.json' EXIT", "alias ll='rm hook-loop.json'; ll",
@@ -53,6 +60,7 @@ func TestGuardProtectsByAllowlist(t *testing.T) {
 		"cp hook-loop.json /tmp/copy.json", "ls -la .hook-loop", "hook-loop validate hook-loop.json",
 		"sort .hook-loop/events.jsonl | uniq -c", "tail -n 3 .hook-loop/events.jsonl", "stat hook-loop.json",
 		"cd .hook-loop && ls", "sha256sum hook-loop.json", "test -f hook-loop.json && echo yes",
+		"uniq -f 1 hook-loop.json", "xxd -c 16 hook-loop.json", "jq . < hook-loop.json", "git log -p -- hook-loop.json",
 	}
 	for _, cmd := range read {
 		if got := g.bash(cmd); got.Blocked {
@@ -100,6 +108,8 @@ func TestGuardRefusesReadingSecrets(t *testing.T) {
 		"cat $ST/keys/abc.key", "head -c 32 $ST/keys/*", "cat $ST/k*/*", "grep -r . $ST",
 		"rg secret $ST", "cat $ST/pins/def.json", "xxd $ST/keys/abc.key", "base64 $ST/keys/abc.key",
 		"cd $ST && cat keys/abc.key", "jq . $ST/pins/def.json",
+		"cat < $ST/keys/abc.key", "base64 < $ST/keys/abc.key", "cp -r $ST /tmp/k", "grep --recur x $ST",
+		"grep -d recurse x $ST", "grep --directories=recurse x $ST",
 	} {
 		if got := g.bash(cmd); !got.Blocked {
 			t.Errorf("%q: allowed, want refused", cmd)
@@ -146,5 +156,24 @@ func TestGuardGeneratedShellText(t *testing.T) {
 	}
 	if got := newGuardProject(t, true).bash(cmd); !got.Blocked {
 		t.Errorf("%s under fail_closed: allowed, want refused", cmd)
+	}
+}
+
+// TestGuardHardLinksAreLookedUpOnce: naming many hard-linked files (a pnpm
+// node_modules) indexes the protected files once per call, and a word given
+// many times is looked at once.
+func TestGuardHardLinksAreLookedUpOnce(t *testing.T) {
+	g := newGuardProject(t, false)
+	a := filepath.Join(g.root, "a.txt")
+	var words []string
+	for i := 0; i < 200; i++ {
+		p := filepath.Join(g.root, fmt.Sprintf("l%d", i))
+		if err := os.Link(a, p); err != nil {
+			t.Skipf("no hard links here: %v", err)
+		}
+		words = append(words, p, p)
+	}
+	if got := g.bash("node x.js " + strings.Join(words, " ")); got.Blocked {
+		t.Errorf("hard links to an ordinary file refused: %s", got.Reason)
 	}
 }

@@ -276,7 +276,8 @@ func (p *Policy) checkLoopFiles(c Call) Check {
 		return Check{Blocked: true, Rule: "loop_lock",
 			Reason: fmt.Sprintf("hook-loop blocked a lock on %s: hook-loop's own locks are not the agent's to take (a held lock would stall every hook). Work on the task instead.", p.display(f))}
 	}
-	if n, f, ok := namesProtected(an.Named, protected); ok {
+	lk := newLinks(protected)
+	if n, f, ok := namesProtected(an.Named, protected, lk); ok {
 		return Check{Blocked: true, Rule: "loop_file",
 			Reason: fmt.Sprintf("hook-loop blocked a change to %s: the loop's own files (its definition, log, state and hook configuration) are not the agent's to edit, and `%s` is not a program that only reads them (cat, grep, jq, git diff, hook-loop status, ...). Work on the task instead.", p.display(strings.TrimSuffix(f, string(filepath.Separator))), n.Prog)}
 	}
@@ -289,7 +290,7 @@ func (p *Policy) checkLoopFiles(c Call) Check {
 	}
 	for _, t := range an.Writes {
 		if hit == "" {
-			hit = sameFileAs(t.Path, protected)
+			hit = lk.of(t.Path)
 		}
 	}
 	for _, in := range an.Inline {

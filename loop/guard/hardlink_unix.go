@@ -10,47 +10,81 @@ import (
 	"syscall"
 )
 
-// maxLinkScan bounds the files of protected folders compared with one hard
-// link.
-const maxLinkScan = 512
+// maxLinkScan bounds the entries of protected folders indexed for one call
+// (only a call naming a file with more than one hard link pays for it).
+const maxLinkScan = 20000
 
-// sameFileAs returns the protected entry that path is another name of (a
-// regular file with more than one hard link, the same inode as a protected
-// file or one in a protected folder), or "". A hard link made before the
-// guard saw it would otherwise make the log writable under a new name.
-func sameFileAs(path string, protected []string) string {
-	fi, err := os.Lstat(path)
-	if err != nil || !fi.Mode().IsRegular() {
-		return ""
+type inode struct{ dev, ino uint64 }
+
+// links finds hard links to protected files among a call's paths. The
+// protected files' inodes are indexed once per call, and only when a path
+// has more than one link; each path is looked at once.
+type links struct {
+	protected []string
+	seen      map[string]string
+	index     map[inode]string
+	truncated string // a protected folder too big to index: links are refused
+}
+
+func newLinks(protected []string) *links { return &links{protected: protected} }
+
+// of returns the protected entry that path is another name of (a regular file
+// with more than one hard link, the same inode as a protected file or one in
+// a protected folder), or "". A hard link made before the guard saw it would
+// otherwise make the log writable under a new name.
+func (l *links) of(path string) string {
+	if hit, ok := l.seen[path]; ok {
+		return hit
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || st.Nlink < 2 {
-		return ""
+	if l.seen == nil {
+		l.seen = map[string]string{}
 	}
-	seen := 0
-	for _, f := range protected {
+	hit := ""
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() {
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
+			l.build()
+			if hit = l.index[inode{uint64(st.Dev), uint64(st.Ino)}]; hit == "" {
+				hit = l.truncated
+			}
+		}
+	}
+	l.seen[path] = hit
+	return hit
+}
+
+func (l *links) build() {
+	if l.index != nil {
+		return
+	}
+	l.index = map[inode]string{}
+	add := func(p string, fi fs.FileInfo) {
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && fi.Mode().IsRegular() {
+			l.index[inode{uint64(st.Dev), uint64(st.Ino)}] = p
+		}
+	}
+	n := 0
+	for _, f := range l.protected {
 		if !strings.HasSuffix(f, string(filepath.Separator)) {
-			if pfi, err := os.Lstat(f); err == nil && os.SameFile(fi, pfi) {
-				return f
+			if fi, err := os.Lstat(f); err == nil {
+				add(f, fi)
 			}
 			continue
 		}
-		hit := ""
-		_ = filepath.WalkDir(strings.TrimSuffix(f, string(filepath.Separator)), func(p string, d fs.DirEntry, err error) error {
-			if err != nil || seen > maxLinkScan {
-				return filepath.SkipDir
+		dir := strings.TrimSuffix(f, string(filepath.Separator))
+		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
 			}
-			seen++
+			if n++; n > maxLinkScan {
+				l.truncated = f // too big to know: a hard link here is not let through
+				return filepath.SkipAll
+			}
 			if d.Type().IsRegular() {
-				if pfi, err := d.Info(); err == nil && os.SameFile(fi, pfi) {
-					hit = p
-					return filepath.SkipAll
+				if fi, err := d.Info(); err == nil {
+					add(p, fi)
 				}
 			}
 			return nil
 		})
-		if hit != "" {
-			return hit
-		}
 	}
-	return ""
 }

@@ -10,7 +10,7 @@ import (
 // namesProtected finds a program that is not a known reader naming one of
 // the protected paths (or a path under a protected folder): protected files
 // by allowlist of readers, since no list of writers is ever complete.
-func namesProtected(named []shell.Name, protected []string) (shell.Name, string, bool) {
+func namesProtected(named []shell.Name, protected []string, lk *links) (shell.Name, string, bool) {
 	for _, n := range named {
 		if n.Reader {
 			continue
@@ -18,7 +18,7 @@ func namesProtected(named []shell.Name, protected []string) (shell.Name, string,
 		if f := underAny(n.Path, protected); f != "" {
 			return n, f, true
 		}
-		if f := sameFileAs(n.Path, protected); f != "" {
+		if f := lk.of(n.Path); f != "" {
 			return n, f, true
 		}
 		if linkMakers[n.Prog] {

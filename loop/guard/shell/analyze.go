@@ -93,6 +93,7 @@ type analyzer struct {
 	findEntries int
 	printer     *syntax.Printer
 	noGlob      bool                 // the words being expanded are a reader's
+	runsEnv     bool                 // the call sets a variable that makes readers run programs
 	pipeIn      string               // literal text piped into the next statement
 	dirs        map[string]string    // directory -> its symlink-resolved form
 	missing     map[string]bool      // resolved directories that do not exist
@@ -241,6 +242,14 @@ func (a *analyzer) stmt(s *syntax.Stmt, st *state, depth int) {
 					continue // >&2 duplicates a descriptor
 				}
 				a.write(st, f.val, "redirect", f.raw, false)
+			}
+		case syntax.RdrIn:
+			// What the shell opens for reading is read: refused only where it
+			// is a secret.
+			if r.Word != nil {
+				for _, f := range a.fields(r.Word, st, depth) {
+					a.name(st, f.val, "<", f.raw, true, false)
+				}
 			}
 		case syntax.Hdoc, syntax.DashHdoc:
 			if r.Hdoc != nil {
@@ -420,29 +429,36 @@ func (a *analyzer) call(c *syntax.CallExpr, st *state, heredoc string, depth int
 	}
 	// VAR=x cmd: the value only reaches cmd's environment; cmd's own words
 	// expand with the old value. The values are still judged ($(rm x)).
+	saved, savedEnv := a.noGlob, a.runsEnv
 	for _, as := range c.Assigns {
 		a.assign(as, st.sub(), depth)
+		if as.Name != nil && runsPrograms(as.Name.Value) {
+			a.runsEnv = true
+		}
 	}
 	// A reader's globs are not expanded: their matches are never judged, and
-	// reading directories on every ls or grep would cost the hot path.
-	saved := a.noGlob
-	a.noGlob = readers[word(c.Args[0])]
+	// reading directories on every ls or grep would cost the hot path. One
+	// table (readerUse) says what a reader is, for globs and for names alike.
+	lit := make([]arg, len(c.Args))
+	for i, w := range c.Args {
+		lit[i] = arg{val: word(w)}
+	}
+	a.noGlob, _ = readerUse(baseName(lit[0].val), lit[1:])
+	a.noGlob = a.noGlob && !a.runsEnv
 	var args []arg
 	for _, w := range c.Args {
 		args = append(args, a.fields(w, st, depth)...)
 	}
 	a.noGlob = saved
 	a.command(args, st, heredoc, depth)
+	a.runsEnv = savedEnv
 }
 
-// readers only read their operands; anything else has its globs expanded.
-var readers = map[string]bool{
-	"ls": true, "cat": true, "grep": true, "egrep": true, "fgrep": true, "rg": true, "echo": true,
-	"printf": true, "head": true, "tail": true, "wc": true, "less": true, "more": true, "diff": true,
-	"stat": true, "file": true, "du": true, "jq": true, "sort": true, "uniq": true, "cut": true,
-	"nl": true, "od": true, "xxd": true, "hexdump": true, "md5sum": true, "sha256sum": true,
-	"sha1sum": true, "test": true, "[": true, "realpath": true, "readlink": true, "basename": true,
-	"dirname": true, "gofmt": true, "go": true, "bat": true, "tree": true,
+// runsPrograms: an environment variable that makes a reader run a program
+// (git's external diff and pager, less's input filter).
+func runsPrograms(name string) bool {
+	return strings.HasPrefix(name, "GIT_") || strings.HasSuffix(name, "PAGER") || strings.HasPrefix(name, "LESS") ||
+		name == "EDITOR" || name == "VISUAL"
 }
 
 // arg is one field of a command after expansion.

@@ -142,7 +142,7 @@ func findMatch(pat, name, rel string) bool {
 }
 
 // git reads the subcommands that rewrite the working tree.
-func (a *analyzer) git(args []arg, st *state) {
+func (a *analyzer) git(args []arg, st *state, depth int) {
 	gst := *st
 	i := 0
 	for ; i < len(args); i++ {
@@ -229,6 +229,15 @@ func (a *analyzer) git(args []arg, st *state) {
 		_, opts := options(rest, "cC", nil)
 		if has(opts, "f", "force", "discard-changes") {
 			tree("git switch -f")
+		}
+	case "config":
+		// A value may be a command git runs later (core.fsmonitor, core.pager,
+		// diff.external, "!" aliases): judge it as one now.
+		ops, _ := options(rest, "f", []string{"file", "blob", "type", "default", "comment"})
+		if len(ops) >= 2 && depth < maxNesting {
+			for _, v := range ops[1:] {
+				a.script(strings.TrimPrefix(v.val, "!"), st.sub(), depth+1)
+			}
 		}
 	case "read-tree":
 		// -u writes the work tree to match the index it reads.

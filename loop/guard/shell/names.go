@@ -32,6 +32,7 @@ func (a *analyzer) names(args []arg, st *state) {
 	}
 	prog := baseName(args[0].val)
 	reader, tree := readerUse(prog, args[1:])
+	reader = reader && !a.runsEnv
 	for _, x := range args[1:] {
 		for _, v := range nameForms(x.val) {
 			a.name(st, v, prog, x.raw, reader, tree)
@@ -131,7 +132,7 @@ var plainReaders = map[string]bool{
 	"ls": true, "stat": true, "file": true, "du": true, "md5sum": true, "sha1sum": true, "sha256sum": true,
 	"sha512sum": true, "b2sum": true, "cksum": true, "od": true, "hexdump": true, "nl": true, "cut": true,
 	"basename": true, "dirname": true, "realpath": true, "readlink": true, "test": true, "[": true,
-	"echo": true, "printf": true, "bat": true, "jq": true, "cd": true, "pushd": true, "popd": true,
+	"echo": true, "printf": true, "jq": true, "cd": true, "pushd": true, "popd": true,
 	"hook-loop": true, "hook-loop-hook": true, "true": true, "false": true, ":": true,
 	"grep": true, "egrep": true, "fgrep": true, "zcat": true, "column": true, "strings": true, "tac": true,
 }
@@ -148,37 +149,43 @@ func readerUse(prog string, args []arg) (reader, tree bool) {
 	has := func(opts ...string) bool {
 		return slices.ContainsFunc(args, func(x arg) bool {
 			for _, o := range opts {
-				if x.val == o || strings.HasPrefix(x.val, o+"=") || (len(o) == 2 && o[0] == '-' && isShortIn(x.val, o[1])) {
+				if x.val == o || strings.HasPrefix(x.val, o+"=") || (len(o) == 2 && o[0] == '-' && isShortIn(x.val, o[1])) ||
+					longPrefix(x.val, o) {
 					return true
 				}
 			}
 			return false
 		})
 	}
-	operands := 0
-	for _, x := range args {
-		if !strings.HasPrefix(x.val, "-") {
-			operands++
-		}
+	// operands counts the words that are not options or their values
+	// (uniq -f 1 IN, xxd -c 16 IN).
+	operands := func(withArg string, longArg ...string) int {
+		ops, _ := options(args, withArg, longArg)
+		return len(ops)
 	}
 	switch prog {
 	case "grep", "egrep", "fgrep":
-		return true, has("-r", "-R", "--recursive", "--dereference-recursive")
+		recurse := slices.ContainsFunc(args, func(x arg) bool { return x.val == "recurse" || strings.HasSuffix(x.val, "=recurse") })
+		return true, recurse || has("-r", "-R", "--recursive", "--dereference-recursive")
 	case "diff":
 		return true, has("-r", "--recursive")
 	case "rg":
 		return !has("--pre"), true
 	case "cp":
-		// A copy reads its sources; its destination is judged as a write.
-		return !has("-l", "-s", "--link", "--symbolic-link", "--remove-destination"), false
+		// A copy reads its sources (a folder whole with -r); its destination
+		// is judged as a write.
+		return !has("-l", "-s", "--link", "--symbolic-link", "--remove-destination"),
+			has("-r", "-R", "-a", "--recursive", "--archive")
 	case "sort":
-		return !has("-o", "--output"), false
+		return !has("-o", "--output", "--compress-program"), false
 	case "tree":
-		return !has("-o"), false
+		return !has("-o", "-R"), false
+	case "bat":
+		return !has("--pager", "--paging"), false
 	case "uniq":
-		return operands <= 1, false // uniq IN OUT writes OUT
+		return operands("fsw", "skip-fields", "skip-chars", "check-chars") <= 1, false // uniq IN OUT writes OUT
 	case "xxd":
-		return operands <= 1 && !has("-r", "-revert"), false
+		return operands("cglnos", "cols", "groupsize", "len", "name", "seek") <= 1 && !has("-r", "-revert"), false
 	case "find":
 		return !has("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"), false
 	case "git":
@@ -194,9 +201,21 @@ func readerUse(prog string, args []arg) (reader, tree bool) {
 				break
 			}
 		}
-		return gitReaders[sub] && !has("--output", "--ext-diff", "--textconv"), false
+		// -c, --config-env and a pager option can make any subcommand run a
+		// program (core.fsmonitor, diff.external).
+		return gitReaders[sub] && !has("--output", "--ext-diff", "--textconv", "-c", "--config-env", "-O", "--open-files-in-pager", "--paginate"), false
 	}
 	return plainReaders[prog], false
+}
+
+// longPrefix: w (--outp, --outp=F) is an abbreviation GNU getopt accepts for
+// the long option o (--output).
+func longPrefix(w, o string) bool {
+	if !strings.HasPrefix(w, "--") || !strings.HasPrefix(o, "--") {
+		return false
+	}
+	name, _, _ := strings.Cut(w, "=")
+	return len(name) >= 4 && strings.HasPrefix(o, name)
 }
 
 // isShortIn: w is a cluster of short options (-rn) holding c.

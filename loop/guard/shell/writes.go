@@ -124,7 +124,7 @@ func (a *analyzer) command(all []arg, st *state, heredoc string, depth int) {
 	case "find":
 		a.find(args[1:], st, depth)
 	case "git":
-		a.git(args[1:], st)
+		a.git(args[1:], st, depth)
 	case "rsync":
 		a.rsync(args[1:], st)
 	case "node", "nodejs", "bun", "deno":
