@@ -31,8 +31,8 @@ type Loop struct {
 	LogPath  string // the project's event log (--state)
 	Store    string // --store without its password, "" for the JSONL file
 	UserWide bool   // --scope user: the hooks serve every project
-	// State is "user" when user-wide hooks keep each project's log in the
-	// user's state directory (they pass --state user), else "".
+	// State is "user" when the hooks keep the project's log in the user's
+	// state directory (they pass --state user and find it themselves), else "".
 	State string
 	// Config and Log are the loop file and log the hooks name: "" where each
 	// project finds its own (user scope: both, unless --dsl names one loop).
@@ -57,7 +57,9 @@ func (c *Common) ResolveLoop(cmd, projectDir string) (*Loop, error) {
 	if l.LogPath, err = project.LogPathFor(projectDir, c.State, c.Getenv); err != nil {
 		return nil, Exitf(2, "%s: %v", cmd, err)
 	}
-	if l.UserWide && c.State == project.StateUser {
+	if c.State == project.StateUser {
+		// The hooks find the log in the user's state directory themselves:
+		// a settings file the team commits must not name one person's home.
 		l.State = project.StateUser
 	}
 	store, note, err := SafeStoreURL(c.Store)
@@ -71,7 +73,10 @@ func (c *Common) ResolveLoop(cmd, projectDir string) (*Loop, error) {
 	// User-wide hooks serve every project: each finds its own loop file and
 	// log from its root, unless --dsl names one loop for all.
 	if !l.UserWide {
-		l.Config, l.Log = l.Path, l.LogPath
+		l.Config = l.Path
+		if l.State == "" {
+			l.Log = l.LogPath
+		}
 	} else if c.DSL != "" {
 		l.Config = l.Path
 	}

@@ -28,9 +28,15 @@ func (c *Common) HookBinary(l *Loop) {
 // install's loop (when --dsl named one) quoted as it is, else "" (each
 // project finds its own).
 func (l *Loop) HookPaths(projectArg func(path string) string) (config, log string) {
+	arg := func(p string) string {
+		if p == "" {
+			return "" // --state user: the hook finds the log itself
+		}
+		return projectArg(p)
+	}
 	switch {
 	case !l.UserWide:
-		return projectArg(l.Config), projectArg(l.Log)
+		return arg(l.Config), arg(l.Log)
 	case l.Config != "":
 		return scaffold.ShellQuote(l.Config), ""
 	}

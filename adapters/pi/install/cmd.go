@@ -70,6 +70,11 @@ func runInstall(ctx context.Context, o *cmdutil.Common) error {
 	}
 	x := PiExtension{Version: o.Version, HookLoop: l.Binary, HooksConfig: hooksConfig, Record: o.Record, Store: l.Store, Mode: o.Mode,
 		Config: l.Config, EventLog: l.Log, State: l.State}
+	if !l.UserWide {
+		// The extension is written for this checkout (its paths are absolute):
+		// it names the log it uses.
+		x.EventLog, x.State = l.LogPath, ""
+	}
 	plan, err := planInstall(extPath, x, l.Spec)
 	if err != nil {
 		return fmt.Errorf("pi install: %w", err)
