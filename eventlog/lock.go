@@ -58,6 +58,13 @@ func WithLockTimeout(d time.Duration) Option {
 	}
 }
 
+// LockTimeout is how long a log opened without WithLockTimeout waits for its
+// lock: HOOK_LOOP_LOCK_TIMEOUT, else DefaultLockTimeout.
+func LockTimeout() time.Duration {
+	d, _ := lockTimeoutFromEnv()
+	return d
+}
+
 // lockTimeout is the timeout from the environment, else the default. A value
 // that does not parse is a mistake worth seeing, but not worth a refused hook:
 // the default applies and the log warns.

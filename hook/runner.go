@@ -223,11 +223,19 @@ func (r *Runner) decide(ctx context.Context, e *event) (d loop.Decision, notices
 		stage = engine.NewStaged(eng.Lifecycle)
 		eng.Lifecycle = stage
 	}
+	// reserve is what the passes still to come may need once a chain has run
+	// unlocked: a staged pass's lock wait, then a last pass's lock wait and
+	// its chains under the lock. Past it every pass is the last, so the hook
+	// answers inside its deadline whatever the chains or the lock do.
+	reserve := 2*eventlog.LockTimeout() + budget + time.Second
 	for pass := 1; ; pass++ {
+		if err := ctx.Err(); err != nil {
+			return d, nil, nil, err // out of time: refused as any failure is
+		}
 		if stage != nil {
 			// A SessionEnd (Codex allows it 3 s) has no time for a second
 			// pass: its chains run under the lock, within sessionEndBudget.
-			stage.Begin(pass == engine.MaxStagedPasses || e.ev.Name == loop.EventSessionEnd)
+			stage.Begin(pass == engine.MaxStagedPasses || e.ev.Name == loop.EventSessionEnd || timeLeft(ctx) < reserve)
 		}
 		err = log.Update(func(tx engine.Tx) error {
 			notices = notices[:0] // what this run of the transaction found
@@ -268,7 +276,7 @@ func (r *Runner) decide(ctx context.Context, e *event) (d loop.Decision, notices
 		if !errors.Is(err, engine.ErrStaged) {
 			break
 		}
-		lctx, cancel := unlockedLifecycle(ctx)
+		lctx, cancel := unlockedLifecycle(ctx, reserve)
 		stage.RunMissed(lctx)
 		cancel()
 	}
@@ -293,14 +301,23 @@ func (r *Runner) decide(ctx context.Context, e *event) (d loop.Decision, notices
 }
 
 // unlockedLifecycle bounds a chain run between passes: its executors get their
-// own timeoutSeconds, within what the hook's deadline leaves once the
-// committing pass has had the time to wait for the lock.
-func unlockedLifecycle(ctx context.Context) (context.Context, context.CancelFunc) {
+// own timeoutSeconds, within what the hook's deadline leaves once reserve (the
+// passes still to come) is set aside.
+func unlockedLifecycle(ctx context.Context, reserve time.Duration) (context.Context, context.CancelFunc) {
 	dl, ok := ctx.Deadline()
 	if !ok {
 		return context.WithCancel(ctx)
 	}
-	return context.WithDeadline(ctx, dl.Add(-eventlog.DefaultLockTimeout-time.Second))
+	return context.WithDeadline(ctx, dl.Add(-reserve))
+}
+
+// timeLeft is what ctx's deadline leaves (a day without one).
+func timeLeft(ctx context.Context) time.Duration {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return 24 * time.Hour
+	}
+	return time.Until(dl)
 }
 
 // LockedLifecycleBudget caps the time lifecycle executors may run while one

@@ -1,0 +1,61 @@
+package lifecycle_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hook-loop/hook-loop/adapters/codex"
+	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/hook"
+	"github.com/hook-loop/hook-loop/lifecycle"
+	"github.com/hook-loop/hook-loop/loop/engine"
+	"github.com/hook-loop/hook-loop/loop/session"
+	"github.com/hook-loop/hook-loop/sdk/hooks"
+)
+
+// lockProbe records whether the event log's lock was held while it ran.
+type lockProbe struct {
+	log  string
+	held chan bool
+}
+
+func (p *lockProbe) ToolRequested(ctx context.Context, c *hooks.ToolRequestedContext) error {
+	err := session.Open(p.log, eventlog.WithLockTimeout(50*time.Millisecond)).Update(func(session.Tx) error { return nil })
+	p.held <- errors.Is(err, eventlog.ErrLockTimeout)
+	return nil
+}
+
+// A hook whose deadline leaves no room for an unlocked chain and the passes
+// after it runs the chain in its one pass, under the lock and its budget,
+// instead of staging it and overrunning the harness's timeout.
+func TestShortDeadlineRunsTheChainInline(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "hook-loop.json"), []byte(gatedLoop), 0o644)
+	probe := &lockProbe{log: filepath.Join(root, ".hook-loop", "events.jsonl"), held: make(chan bool, 4)}
+	r, err := lifecycle.NewRunner(lifecycle.Entry{Name: "probe", Handler: probe, Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := hook.New(hook.Deps{Deadline: 8 * time.Second,
+		Lifecycle: func(string) (engine.Lifecycle, *engine.LifecycleRecord) { return r, nil }}).
+		Run(context.Background(), hook.Request{Adapter: codex.New(),
+			Flags: hook.Flags{ConfigPath: filepath.Join(root, "hook-loop.json"), Event: "PreToolUse"},
+			Stdin: strings.NewReader(fmt.Sprintf(preToolPayload, "s", root)), Cwd: root})
+	if out.Exit != 0 {
+		t.Fatalf("exit %d: %s", out.Exit, out.Stderr)
+	}
+	select {
+	case held := <-probe.held:
+		if !held {
+			t.Error("the chain ran unlocked although the deadline left no time for the passes after it")
+		}
+	default:
+		t.Fatal("the lifecycle hook never ran")
+	}
+}
