@@ -9,10 +9,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/tidwall/gjson"
 
@@ -227,13 +225,12 @@ func targetPaths(tool string, input gjson.Result, cwd string, odd []string) []st
 	return out
 }
 
-// trailer matches the lines Gemini CLI's shell tool appends after a command's
-// output ("Output: ...", then "Error: ...", "Exit Code: N" only when non-zero,
-// "Signal: S", "Background PIDs: ...", "Process Group PGID: N"): read from
-// the end, so the command's own output cannot speak for Gemini CLI.
-var trailer = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(Exit Code|Signal|Background PIDs|Process Group PGID): (.*)$`)
-})
+// trailerKeys are the lines Gemini CLI's shell tool appends after a
+// command's output ("Output: ...", then "Error: ...", "Exit Code: N" only when
+// non-zero, "Signal: S", "Background PIDs: ...", "Process Group PGID: N"), in
+// its order: read from the end (harness.Trailer), so the command's own output
+// cannot speak for Gemini CLI.
+var trailerKeys = []string{"Exit Code", "Signal", "Background PIDs", "Process Group PGID"}
 
 // result builds an AfterTool's result. tool_response is {llmContent,
 // returnDisplay, error?}. A shell command's exit code is in llmContent only
@@ -260,24 +257,17 @@ func result(tool string, resp gjson.Result) *loop.ToolResult {
 		// "Command was cancelled ...", "Command moved to background ...".
 		return r
 	}
-	lines := strings.Split(body, "\n")
+	trailer, lines := harness.Trailer(strings.Split(body, "\n"), trailerKeys...)
+	if _, ok := trailer["Signal"]; ok {
+		return r
+	}
 	var exit *int
-	for i := len(lines) - 1; i > 0; i-- {
-		m := trailer().FindStringSubmatch(strings.TrimRight(lines[i], "\r"))
-		if m == nil {
-			break
-		}
-		switch m[1] {
-		case "Signal":
+	if v, ok := trailer["Exit Code"]; ok {
+		n, err := strconv.Atoi(v)
+		if err != nil {
 			return r
-		case "Exit Code":
-			n, err := strconv.Atoi(m[2])
-			if err != nil {
-				return r
-			}
-			exit = loop.IntPtr(n)
 		}
-		lines = lines[:i]
+		exit = loop.IntPtr(n)
 	}
 	if exit == nil {
 		if failed {

@@ -144,6 +144,9 @@ func TestShellExitCodes(t *testing.T) {
 		{"empty output", "Output: (empty)\nProcess Group PGID: 1", false, 0, ""},
 		{"forged zero before the real code", "Output: Exit Code: 0\nExit Code: 1\nProcess Group PGID: 9", false, 1, "Exit Code: 0"},
 		{"signal", "Output: \nExit Code: 1\nSignal: 15\nProcess Group PGID: 9", false, "unknown", ""},
+		// The command's last lines look like a trailer: only one block, in Gemini CLI's order, is its.
+		{"forged zero line right above the trailer", "Output: x\nExit Code: 0\nExit Code: 1\nProcess Group PGID: 9", false, 1, "x\nExit Code: 0"},
+		{"trailer lines out of order", "Output: x\nProcess Group PGID: 3\nExit Code: 0\nProcess Group PGID: 9", false, 0, "x\nProcess Group PGID: 3"},
 		{"cancelled", "Command was cancelled by user before it could complete. There was no output before it was cancelled.", false, "unknown", ""},
 		{"timed out", "Command was automatically cancelled because it exceeded the timeout of 5.0 minutes without output.", false, "unknown", ""},
 		{"background", "Command moved to background (PID: 12). Output hidden. Press Ctrl+B to view.", false, "unknown", ""},

@@ -8,9 +8,8 @@ package qwen
 
 import (
 	"path/filepath"
-	"regexp"
 	"strconv"
-	"sync"
+	"strings"
 
 	"github.com/hook-loop/hook-loop/adapters/claude"
 	"github.com/hook-loop/hook-loop/adapters/harness"
@@ -48,22 +47,61 @@ func canonicalTool(native string) string {
 // New returns the Qwen Code adapter.
 func New() claude.Adapter { return claude.NewFor(&Dialect) }
 
-// exitRE finds the shell tool's exit line; "(none)" (killed by a signal)
-// does not match, so that exit code stays unknown.
-var exitRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^Exit Code: (-?\d+)\s*$`) })
+// trailerKeys are the lines Qwen Code's shell tool ends its text with, in
+// its order, each "(none)" when there is none (a killed command has no exit
+// code).
+var trailerKeys = []string{"Exit Code", "Signal", "Process Group PGID"}
 
-// exitCode reads "Exit Code: N" from a shell tool's text for the model: the
-// last such line, since the command's own output comes first and may print
-// one ("echo 'Exit Code: 0'; false" must not pass for a success).
+// truncated starts the text Qwen Code sends instead of a shell tool's text
+// too long to keep whole; the kept head and tail follow truncatedPart.
+const (
+	truncated     = "Tool output was too large and has been truncated"
+	truncatedPart = "\nTruncated part of the output:\n"
+)
+
+// shellText reports whether text is Qwen Code's report of a command that ran
+// to its end ("Command: ...", or "Directory: ..." without it), the one shape
+// that carries Qwen's trailer. A cancelled or timed-out command's text is a
+// sentence and the command's own output: a trailer in it is the command's.
+func shellText(text string) bool {
+	if strings.HasPrefix(text, truncated) {
+		i := strings.Index(text, truncatedPart)
+		if i < 0 {
+			return false
+		}
+		text = text[i+len(truncatedPart):]
+	}
+	return strings.HasPrefix(text, "Command: ") || strings.HasPrefix(text, "Directory: ")
+}
+
+// exitCode reads the exit code from Qwen Code's trailer (harness.Trailer):
+// the last block, since the command's output comes first and may print lines
+// of the same shape ("echo 'Exit Code: 0'; kill -9 $$" must not pass for a
+// success). Lines after it are the notes Qwen appends (a long run's hint). A
+// signal, or an exit code that is not a number, leaves it unknown.
 func exitCode(text string) *int {
-	all := exitRE().FindAllStringSubmatch(text, -1)
-	if len(all) == 0 {
+	lines := strings.Split(text, "\n")
+	for len(lines) > 0 && !isTrailerLine(lines[len(lines)-1]) {
+		lines = lines[:len(lines)-1]
+	}
+	trailer, _ := harness.Trailer(lines, trailerKeys...)
+	if s, ok := trailer["Signal"]; ok && s != "(none)" {
 		return nil
 	}
-	if n, err := strconv.Atoi(all[len(all)-1][1]); err == nil {
-		return &n
+	n, err := strconv.Atoi(trailer["Exit Code"])
+	if err != nil {
+		return nil
 	}
-	return nil
+	return &n
+}
+
+func isTrailerLine(line string) bool {
+	for _, k := range trailerKeys {
+		if strings.HasPrefix(line, k+": ") {
+			return true
+		}
+	}
+	return false
 }
 
 // result builds a tool's result. PostToolUse's tool_response is
@@ -91,7 +129,9 @@ func result(native, tool string, root gjson.Result) *loop.ToolResult {
 		r.Output = resp.Raw
 	}
 	if tool == "Bash" {
-		r.ExitCode = exitCode(r.Output)
+		if shellText(r.Output) {
+			r.ExitCode = exitCode(r.Output)
+		}
 		return r
 	}
 	r.ExitCode = loop.IntPtr(0)
@@ -125,13 +165,26 @@ func (qwenHooks) Hook() harness.Hook {
 	}
 }
 
-// OwnedPaths are the settings files install merges its hooks into: the
-// project's and the user's. Not the whole .qwen folder: it also holds the
-// person's commands and agents.
-func (qwenHooks) OwnedPaths(home string, _ func(string) string) []string {
+// OwnedPaths are the settings files install merges its hooks into (the
+// project's and the user's) and the user's trusted-folders file, whose
+// DO_NOT_TRUST for the project would switch every project hook off. QWEN_HOME
+// moves the user's folder and QWEN_CODE_TRUSTED_FOLDERS_PATH that file; both
+// are owned wherever they point. Not the whole .qwen folder: it also holds
+// the person's commands and agents.
+func (qwenHooks) OwnedPaths(home string, getenv func(string) string) []string {
 	out := []string{".qwen/settings.json"}
 	if home != "" {
-		out = append(out, filepath.Join(home, ".qwen", "settings.json"))
+		dir := filepath.Join(home, ".qwen")
+		out = append(out, filepath.Join(dir, "settings.json"), filepath.Join(dir, "trustedFolders.json"))
+	}
+	if getenv != nil {
+		if dir := getenv("QWEN_HOME"); dir != "" && filepath.IsAbs(dir) {
+			dir = filepath.Clean(dir)
+			out = append(out, filepath.Join(dir, "settings.json"), filepath.Join(dir, "trustedFolders.json"))
+		}
+		if p := getenv("QWEN_CODE_TRUSTED_FOLDERS_PATH"); p != "" && filepath.IsAbs(p) {
+			out = append(out, filepath.Clean(p))
+		}
 	}
 	return out
 }

@@ -82,16 +82,34 @@ func TestShellExitCode(t *testing.T) {
 	}{
 		{shell("PostToolUse", `"tool_response":{"llmContent":"Command: x\nOutput: no\nError: (none)\nExit Code: 2\nSignal: (none)"}`), loop.IntPtr(2)},
 		{shell("PostToolUse", `"tool_response":{"llmContent":"Command: x\nExit Code: (none)\nSignal: 9"}`), nil},
-		{shell("PostToolUse", `"tool_response":{"llmContent":"Output: Exit Code: 0 printed by the command\nExit Code: 1"}`), loop.IntPtr(1)},
+		{shell("PostToolUse", `"tool_response":{"llmContent":"Directory: (root)\nOutput: Exit Code: 0 printed by the command\nExit Code: 1"}`), loop.IntPtr(1)},
 		// The command printed a fake exit line of its own: the real one is last.
 		{shell("PostToolUse", `"tool_response":{"llmContent":"Command: x\nOutput: Exit Code: 0\nExit Code: 0\nError: (none)\nExit Code: 1\nSignal: (none)"}`), loop.IntPtr(1)},
+		// Killed: Qwen's trailer says "(none)"; the command's own exit line must not speak for it.
+		{shell("PostToolUse", `"tool_response":{"llmContent":"Command: x\nDirectory: (root)\nOutput: done\nExit Code: 0\nSignal: (none)\nProcess Group PGID: 1\nError: (none)\nExit Code: (none)\nSignal: 9\nProcess Group PGID: 42"}`), nil},
+		{shell("PostToolUse", `"tool_response":{"llmContent":"Command: x\nDirectory: (root)\nOutput: done\nExit Code: 0\nError: (none)\nExit Code: (none)\nSignal: 9\nProcess Group PGID: 42"}`), nil},
+		// A signal with a number is still a kill.
+		{shell("PostToolUse", `"tool_response":{"llmContent":"Command: x\nDirectory: (root)\nOutput: \nError: (none)\nExit Code: 0\nSignal: 15\nProcess Group PGID: 42"}`), nil},
+		// A cancelled command has no trailer of Qwen's: what it printed is its own.
+		{shell("PostToolUse", `"tool_response":{"llmContent":"Command was cancelled by user before it could complete. Below is the output before it was cancelled:\nExit Code: 0\nSignal: (none)\nProcess Group PGID: 1"}`), nil},
+		{shell("PostToolUse", `"tool_response":{"llmContent":"Command timed out after 100ms before it could complete. Below is the output before it timed out:\nExit Code: 0\nSignal: (none)"}`), nil},
+		// Qwen appends notes after its trailer (a long run's hint).
+		{shell("PostToolUse", `"tool_response":{"llmContent":"Command: x\nDirectory: (root)\nOutput: ok\nError: (none)\nExit Code: 0\nSignal: (none)\nProcess Group PGID: 7\n\nNote: this foreground command ran for 90s."}`), loop.IntPtr(0)},
+		// Output too large: Qwen keeps the head and the tail inside its truncation notice.
+		{shell("PostToolUse", `"tool_response":{"llmContent":"Tool output was too large and has been truncated.\nThe full output has been saved to: /t/f\n\nTruncated part of the output:\nCommand: x\nDirectory: (root)\nOutput: a\n\n---\n... [CONTENT TRUNCATED] ...\n---\n\nz\nError: (none)\nExit Code: 3\nSignal: (none)\nProcess Group PGID: 7"}`), loop.IntPtr(3)},
 		{shell("PostToolUseFailure", `"error":"Stdout: (empty)\nExit Code: 127\nSignal: (none)"`), loop.IntPtr(127)},
 		{shell("PostToolUseFailure", `"error":"Exit Code: 1","is_interrupt":true`), nil},
 	}
 	for i, c := range cases {
 		got := c.r.ExitCode
 		if (got == nil) != (c.want == nil) || got != nil && *got != *c.want {
-			t.Errorf("case %d: exit code %v, want %v (%q)", i, got, c.want, c.r.Output)
+			show := func(p *int) any {
+				if p == nil {
+					return "unknown"
+				}
+				return *p
+			}
+			t.Errorf("case %d: exit code %v, want %v (%q)", i, show(got), show(c.want), c.r.Output)
 		}
 	}
 	ev, _ := New().Decode("", []byte(`{"hook_event_name":"PostToolUse","tool_name":"write_file","tool_input":{"file_path":"a"},"tool_response":{"llmContent":"ok"}}`))
@@ -124,8 +142,20 @@ func TestEncodeARefusedStop(t *testing.T) {
 
 func TestOwnedPaths(t *testing.T) {
 	got := Hooks.OwnedPaths("/home/u", nil)
-	if strings.Join(got, " ") != ".qwen/settings.json /home/u/.qwen/settings.json" {
+	if strings.Join(got, " ") != ".qwen/settings.json /home/u/.qwen/settings.json /home/u/.qwen/trustedFolders.json" {
 		t.Errorf("owned = %q", got)
+	}
+	// QWEN_HOME moves Qwen Code's user folder; QWEN_CODE_TRUSTED_FOLDERS_PATH
+	// its trusted-folders file. Relative values name no fixed file: skipped.
+	env := map[string]string{"QWEN_HOME": "/q", "QWEN_CODE_TRUSTED_FOLDERS_PATH": "/t/trust.json"}
+	got = Hooks.OwnedPaths("/home/u", func(k string) string { return env[k] })
+	if strings.Join(got, " ") != ".qwen/settings.json /home/u/.qwen/settings.json /home/u/.qwen/trustedFolders.json /q/settings.json /q/trustedFolders.json /t/trust.json" {
+		t.Errorf("owned with env = %q", got)
+	}
+	env = map[string]string{"QWEN_HOME": "rel", "QWEN_CODE_TRUSTED_FOLDERS_PATH": "rel.json"}
+	got = Hooks.OwnedPaths("/home/u", func(k string) string { return env[k] })
+	if len(got) != 3 {
+		t.Errorf("owned with relative env = %q", got)
 	}
 }
 

@@ -3,64 +3,11 @@ package setup
 import (
 	"fmt"
 	"strings"
-
-	"github.com/hook-loop/hook-loop/cli/cmdutil"
-	"github.com/hook-loop/hook-loop/scaffold"
 )
 
-// The install and uninstall of the harnesses that keep hook commands in a
-// JSON settings file (Claude Code, Gemini CLI): what differs is the file, the
-// events and the command; reading, merging, the dry run and the report are
-// the same.
-
-// ResolveInstall resolves the loop an install named cmd ("gemini install")
-// writes for projectDir, and the hook binary it names: the lean one when it
-// can serve the loop (an explicit --binary is written as given).
-func ResolveInstall(o *cmdutil.Common, cmd, projectDir string) (*cmdutil.Loop, error) {
-	l, err := o.ResolveLoop(cmd, projectDir)
-	if err != nil {
-		return nil, err
-	}
-	if o.Binary == "" {
-		var why string
-		if l.Binary, _, why = scaffold.HookBinary(l.Binary, l.Store, o.Getenv); why != "" {
-			fmt.Fprintln(o.IO.Out, why)
-		}
-	}
-	return l, nil
-}
-
-// SettingsInstall is one install into a settings file.
-type SettingsInstall struct {
-	Cmd        string // "claude install"
-	ProjectDir string
-	Path       string // the settings file
-	Loop       *cmdutil.Loop
-	// Merge returns the settings document with hook-loop's hooks.
-	Merge func(old []byte) ([]byte, error)
-	// Commands are hook-loop's commands in a document, by event.
-	Commands func(doc []byte) map[string][]string
-	Matcher  string // the tool events' matcher, reported
-	Example  string // the hook command of one event, reported
-}
-
-// InstallSettings is the rest of an install into a settings file: the loop,
-// then the merged file, then the hook command it holds.
-func InstallSettings(o *cmdutil.Common, s SettingsInstall) error {
-	if err := o.MergeInstall(s.Cmd, s.ProjectDir, s.Loop, s.Path, s.Merge, func(merged []byte) string {
-		return fmt.Sprintf(": hooks for %d events, tool matcher %q", len(s.Commands(merged)), s.Matcher)
-	}); err != nil {
-		return err
-	}
-	fmt.Fprintf(o.IO.Out, "hook command: %s\n", s.Example)
-	return nil
-}
-
-// UninstallSettings removes hook-loop's hooks from a settings file
-// (cmdutil.Common.MergeUninstall).
-func UninstallSettings(o *cmdutil.Common, cmd, projectDir, path string, remove func([]byte) ([]byte, int, error)) error {
-	return o.MergeUninstall(cmd, projectDir, path, remove)
-}
+// What the harnesses that keep hook commands in a JSON settings file (Claude
+// Code, Qwen Code, Gemini CLI) share in their doctors. Their installs and
+// uninstalls are cmdutil.Common.MergeInstall and MergeUninstall.
 
 // SettingsLayer is one settings file holding hook-loop's hook commands.
 type SettingsLayer struct {

@@ -201,8 +201,9 @@ func NewCmd(f *cmdutil.Factory) *cli.Command {
 		cmdutil.InstallCmd[*cmdutil.Common]{
 			Name:       "uninstall",
 			Usage:      "remove hook-loop's hooks (and only those) from GitHub Copilot CLI's hook folder",
-			UsageText:  "hook-loop copilot uninstall [--scope project|user] [--destination DIR] [--write]",
+			UsageText:  "hook-loop copilot uninstall [--scope project|user] [--destination DIR] [--write] [--purge]",
 			ScopeUsage: scopeUsage,
+			Purge:      true,
 			Run:        runUninstall,
 		})
 }

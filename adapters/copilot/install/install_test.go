@@ -45,7 +45,11 @@ func TestInstallDryRunThenWriteThenUninstall(t *testing.T) {
 		t.Fatalf("hook file:\n%s", b)
 	}
 	stop := cmds[copilot.EventAgentStop][0]
-	for _, want := range []string{"copilot-hook --event agentStop", `--config "$COPILOT_PROJECT_DIR"/hook-loop.json`, "--event-log " + filepath.Join(home, ".local", "state", "hook-loop", "projects")} {
+	// The hook file is the team's: it names no one's own log path.
+	if strings.Contains(stop, "--event-log") {
+		t.Errorf("agentStop command %q names a log path", stop)
+	}
+	for _, want := range []string{"copilot-hook --event agentStop", `--config "$COPILOT_PROJECT_DIR"/hook-loop.json`, "--state user"} {
 		if !strings.Contains(stop, want) {
 			t.Errorf("agentStop command %q lacks %q", stop, want)
 		}
@@ -140,5 +144,23 @@ func TestDoctorFindsDisabledHooksAndMissingEvents(t *testing.T) {
 	got := text()
 	if !strings.Contains(got, "off.json sets disableAllHooks") || !strings.Contains(got, "is a trusted folder for Copilot CLI") {
 		t.Errorf("doctor with disableAllHooks and trust:\n%s", got)
+	}
+}
+
+// uninstall --purge --write also removes the loop file, as the shared
+// uninstall's "add --purge to remove it" says.
+func TestUninstallPurge(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	run(t, dir, home, "install", "--profile", "plan_execute", "--write")
+	loopFile := filepath.Join(dir, "hook-loop.json")
+	if _, err := os.Stat(loopFile); err != nil {
+		t.Fatalf("install wrote no loop file: %v", err)
+	}
+	out := run(t, dir, home, "uninstall", "--purge", "--write")
+	if _, err := os.Stat(loopFile); err == nil {
+		t.Errorf("uninstall --purge left %s:\n%s", loopFile, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".github", "hooks", FileName)); err == nil {
+		t.Errorf("uninstall --purge left the hook file:\n%s", out)
 	}
 }

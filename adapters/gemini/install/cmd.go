@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/hook-loop/hook-loop/adapters/setup"
 	"github.com/hook-loop/hook-loop/cli/cmdutil"
-	"github.com/hook-loop/hook-loop/scaffold"
 	"github.com/hook-loop/hook-loop/scaffold/settingshooks"
 	"github.com/urfave/cli/v2"
 )
@@ -30,8 +28,9 @@ var installCmd = cmdutil.InstallCmd[*cmdutil.Common]{
 var uninstallCmd = cmdutil.InstallCmd[*cmdutil.Common]{
 	Name:       "uninstall",
 	Usage:      "remove hook-loop's hooks (and only those) from a Gemini CLI settings file",
-	UsageText:  "hook-loop gemini uninstall [--scope project|user] [--destination DIR] [--write]",
+	UsageText:  "hook-loop gemini uninstall [--scope project|user] [--destination DIR] [--write] [--purge]",
 	ScopeUsage: scopeUsage,
+	Purge:      true,
 	Run:        runUninstall,
 }
 
@@ -52,24 +51,22 @@ func runInstall(ctx context.Context, o *cmdutil.Common) error {
 	if err != nil {
 		return fmt.Errorf("gemini install: %w", err)
 	}
-	l, err := setup.ResolveInstall(o, "gemini install", projectDir)
+	l, err := o.ResolveLoop("gemini install", projectDir)
 	if err != nil {
 		return err
 	}
+	o.HookBinary(l)
 	hooks := installHooks{Hook: settingshooks.Hook{Binary: l.Binary, Subcommand: "gemini-hook", Record: o.Record,
 		Store: cmdutil.StoreArgOf(l.Store), Mode: o.Mode, State: l.State}, Matcher: toolMatcher(l.Spec)}
-	switch {
-	case !l.UserWide:
-		hooks.Config = pathArg(l.Config, projectDir)
-		hooks.Log = pathArg(l.Log, projectDir)
-	case l.Config != "":
-		hooks.Config = scaffold.ShellQuote(l.Config)
-	}
-	if err := setup.InstallSettings(o, setup.SettingsInstall{Cmd: "gemini install", ProjectDir: projectDir, Path: settingsPath, Loop: l,
-		Merge:    func(old []byte) ([]byte, error) { return mergeSettings(old, hooks) },
-		Commands: hookCommands, Matcher: hooks.Matcher, Example: hooks.Command("<Event>")}); err != nil {
+	hooks.Config, hooks.Log = l.HookPaths(func(p string) string { return pathArg(p, projectDir) })
+	if err := o.MergeInstall("gemini install", projectDir, l, settingsPath,
+		func(old []byte) ([]byte, error) { return mergeSettings(old, hooks) },
+		func(merged []byte) string {
+			return fmt.Sprintf(": hooks for %d events, tool matcher %q", len(hookCommands(merged)), hooks.Matcher)
+		}); err != nil {
 		return err
 	}
+	fmt.Fprintf(o.IO.Out, "hook command: %s\n", hooks.Command("<Event>"))
 	if !l.UserWide {
 		fmt.Fprintln(o.IO.Out, "note: Gemini CLI runs a project's hooks only in a trusted folder: trust it when Gemini CLI asks (or /permissions), or run with GEMINI_CLI_TRUST_WORKSPACE=true; hook-loop doctor checks it")
 	}
@@ -81,5 +78,5 @@ func runUninstall(ctx context.Context, o *cmdutil.Common) error {
 	if err != nil {
 		return fmt.Errorf("gemini uninstall: %w", err)
 	}
-	return setup.UninstallSettings(o, "gemini uninstall", projectDir, settingsPath, removeSettings)
+	return o.MergeUninstall("gemini uninstall", projectDir, settingsPath, removeSettings)
 }

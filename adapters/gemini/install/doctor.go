@@ -70,10 +70,11 @@ func checkInstall(env *setup.DoctorEnv, getenv func(string) string) []setup.Find
 		}
 	}
 	if len(layers) == 0 {
-		// Alone (setup.NotInstalled): doctor then leaves out a harness nobody chose.
-		var none setup.Findings
-		none.Add(setup.LevelWarn, fmt.Sprintf("%sGemini CLI (no gemini-hook command in %s's .gemini/settings.json or the user's)", setup.NotInstalledPrefix, env.Dir), reinstall)
-		return none
+		// Alone (setup.NotInstalled) when nothing else was found: doctor then
+		// leaves out a harness nobody chose. A broken settings file or hooks
+		// switched off are still reported: they break a later install too.
+		out.Add(setup.LevelWarn, fmt.Sprintf("%sGemini CLI (no gemini-hook command in %s's .gemini/settings.json or the user's)", setup.NotInstalledPrefix, env.Dir), reinstall)
+		return out
 	}
 	out = append(out, versionFinding(getenv))
 	if !disabled {

@@ -12,6 +12,7 @@ import (
 	"github.com/hook-loop/hook-loop/gallery"
 	"github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/scaffold/settingshooks"
+	"github.com/hook-loop/hook-loop/testkit/cmdrun"
 	"github.com/tidwall/gjson"
 )
 
@@ -235,5 +236,59 @@ func write(t *testing.T, path, body string) {
 	}
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// With no hook-loop hooks anywhere, the doctor still reports what it found
+// broken (a settings file Gemini CLI cannot parse, hooks switched off): the
+// "not installed" finding stands alone only when nothing else is wrong, so
+// that doctor hides a harness nobody chose.
+func TestCheckGeminiNotInstalledKeepsFailures(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	env := &setup.DoctorEnv{Dir: dir, Home: home}
+	getenv := func(k string) string { return map[string]string{"PATH": dir}[k] }
+	if fs := checkInstall(env, getenv); !setup.NotInstalled(fs) {
+		t.Errorf("nothing there: %+v", fs)
+	}
+	settings := filepath.Join(dir, ".gemini", "settings.json")
+	user := filepath.Join(home, ".gemini", "settings.json")
+	write(t, settings, `{"hooks": `)
+	write(t, user, `{"hooksConfig": {"enabled": false}}`)
+	fs := checkInstall(env, getenv)
+	if setup.NotInstalled(fs) {
+		t.Fatalf("failures hidden behind not installed: %+v", fs)
+	}
+	var b strings.Builder
+	setup.PrintFindings(&b, setup.Named("gemini", fs))
+	got := b.String()
+	for _, want := range []string{
+		"fail gemini: " + settings + " is not a valid settings file",
+		"fail gemini: " + user + " sets hooksConfig.enabled: false",
+		"warn gemini: hook-loop is not installed for Gemini CLI",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// uninstall --purge --write also removes the loop file, as the shared
+// uninstall's "add --purge to remove it" says.
+func TestUninstallPurge(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	run := func(args ...string) string {
+		return cmdrun.Run(t, Harness.NewCmd, dir, home, append([]string{"gemini"}, args...)...)
+	}
+	run("install", "--profile", "plan_execute", "--write")
+	loopFile := filepath.Join(dir, "hook-loop.json")
+	if _, err := os.Stat(loopFile); err != nil {
+		t.Fatalf("install wrote no loop file: %v", err)
+	}
+	out := run("uninstall", "--purge", "--write")
+	if _, err := os.Stat(loopFile); err == nil {
+		t.Errorf("uninstall --purge left %s:\n%s", loopFile, out)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, ".gemini", "settings.json")); err == nil && strings.Contains(string(b), "gemini-hook") {
+		t.Errorf("uninstall left hook-loop's hooks:\n%s", b)
 	}
 }

@@ -30,7 +30,8 @@ func TestOwnedPathsProtectCopilotAndQwen(t *testing.T) {
 		eng := &engine.Engine{Spec: spec, Root: root, Home: home, OwnedPaths: hooks.OwnedPaths(hooks.All(), home, getenv)}
 		for _, p := range []string{".github/hooks/hook-loop.json", ".github/hooks/allow-all.json", ".qwen/settings.json",
 			filepath.Join(userHooks, "hook-loop.json"), filepath.Join(userHooks, "mine.json"),
-			filepath.Join(filepath.Dir(userHooks), "settings.json"), filepath.Join(home, ".qwen", "settings.json")} {
+			filepath.Join(filepath.Dir(userHooks), "settings.json"), filepath.Join(home, ".qwen", "settings.json"),
+			filepath.Join(home, ".qwen", "trustedFolders.json")} {
 			abs := p
 			if !filepath.IsAbs(p) {
 				abs = filepath.Join(root, p)
