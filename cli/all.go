@@ -116,24 +116,39 @@ func runBoardAll(o *BoardOptions) error {
 	if err != nil {
 		return err
 	}
+	stop := func() {}
+	// stop runs before the deferred f.Close: nudges look at the fleet.
+	defer func() { stop() }()
 	return serveBoard(o, srv, fmt.Sprintf("%d project(s)", len(f.Projects())), func(ctx context.Context) {
 		n := &nudge.Notifier{Config: cfg, Senders: cfg.Senders(nil), Show: srv.Nudge, Log: o.IO.ErrOut}
-		srv.OnChange = startNudges(ctx, n, func() []nudge.Look { return looks(f) })
+		srv.OnChange, stop = runNudges(ctx, n, func() []nudge.Look { return looks(f) })
 	})
 }
 
-// startNudges primes n with look() as things stand, then runs it until ctx
-// ends; the returned func wakes it after a change.
-func startNudges(ctx context.Context, n *nudge.Notifier, look func() []nudge.Look) func() {
-	wake := make(chan struct{}, 1)
+// runNudges primes n with look() as things stand, then runs it until ctx
+// ends or stop is called; wake wakes it after a change. stop returns once it
+// has stopped, so no Check (and no look at the fleet) runs after the caller
+// returns and closes what look reads.
+func runNudges(ctx context.Context, n *nudge.Notifier, look func() []nudge.Look) (wake, stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	ch := make(chan struct{}, 1)
+	done := make(chan struct{})
 	n.Prime(look())
-	go n.Run(ctx, wake, look)
-	return func() {
+	go func() {
+		defer close(done)
+		n.Run(ctx, ch, look)
+	}()
+	wake = func() {
 		select {
-		case wake <- struct{}{}:
+		case ch <- struct{}{}:
 		default:
 		}
 	}
+	stop = func() {
+		cancel()
+		<-done
+	}
+	return wake, stop
 }
 
 func looks(f *fleet.Fleet) []nudge.Look {
@@ -201,7 +216,9 @@ func runNotify(o *NotifyOptions) error {
 	ctx, stop := untilInterrupt(o.ctx)
 	defer stop()
 	n := &nudge.Notifier{Config: cfg, Senders: senders, Log: o.IO.Out}
-	wake := startNudges(ctx, n, func() []nudge.Look { return looks(f) })
+	wake, stopNudges := runNudges(ctx, n, func() []nudge.Look { return looks(f) })
+	// Stopped before the deferred f.Close: a Check looks at the fleet.
+	defer stopNudges()
 	if o.ready != nil {
 		o.ready()
 	}

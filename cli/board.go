@@ -104,6 +104,9 @@ func runBoard(o *BoardOptions) error {
 		return fmt.Errorf("board: %w", err)
 	}
 	defer l.Close()
+	stop := func() {}
+	// stop runs before the deferred l.Close: nudges look at the watcher.
+	defer func() { stop() }()
 	// The buttons act on the log the board shows, which is the hooks' own.
 	srv, err := board.New(w, operator.Controls{Log: l, Engine: controlEngine(spec, root, o.Getenv, func(s string) { fmt.Fprintln(o.IO.ErrOut, s) })}, root)
 	if err != nil {
@@ -113,7 +116,7 @@ func runBoard(o *BoardOptions) error {
 		// Nudges of this project, as browser notifications on the open page
 		// (desktop and webhook nudges are board --all's and notify's).
 		n := &nudge.Notifier{Show: srv.Nudge}
-		srv.OnChange = startNudges(ctx, n, func() []nudge.Look { return []nudge.Look{{Project: root, Sessions: w.Sessions()}} })
+		srv.OnChange, stop = runNudges(ctx, n, func() []nudge.Look { return []nudge.Look{{Project: root, Sessions: w.Sessions()}} })
 	})
 }
 

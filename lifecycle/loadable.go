@@ -19,7 +19,16 @@ import (
 // JSON path (nil when all load). Such an entry is then not called: a failure
 // known at load is not a hooks.failed at every point. A required one still
 // refuses where it runs, so a hook that is missing never opens the gate.
-func (r *Runner) Check() *engine.LifecycleRecord {
+func (r *Runner) Check() *engine.LifecycleRecord { return r.check(true) }
+
+// checkCheap is Check without starting python3, for the hook path: a module
+// found neither beside the declaration nor on PYTHONPATH is not a load
+// failure there but is left to fail at its own call (hooks.failed), so that
+// no hook event pays a process (and up to its timeout) per such module.
+// `hooks show`, `hooks test` and doctor keep the full Check.
+func (r *Runner) checkCheap() *engine.LifecycleRecord { return r.check(false) }
+
+func (r *Runner) check(python bool) *engine.LifecycleRecord {
 	if r == nil {
 		return nil
 	}
@@ -29,7 +38,7 @@ func (r *Runner) Check() *engine.LifecycleRecord {
 		if e.Disabled {
 			continue
 		}
-		if err := r.loadable(*e); err != nil {
+		if err := r.loadable(*e, python); err != nil {
 			e.loadErr = err
 			whys = append(whys, fmt.Sprintf("hooks[%d] (%q).%s", i, e.Name, err))
 		}
@@ -42,7 +51,7 @@ func (r *Runner) Check() *engine.LifecycleRecord {
 	return &rec
 }
 
-func (r *Runner) loadable(e Entry) error {
+func (r *Runner) loadable(e Entry, python bool) error {
 	switch e.Kind() {
 	case "path":
 		if _, err := os.Stat(e.Path); err != nil {
@@ -58,7 +67,7 @@ func (r *Runner) loadable(e Entry) error {
 		}
 		return fmt.Errorf("command: %s is not found (on PATH or at that path)", e.Command[0])
 	case "module":
-		if e.File() != "" || r.moduleOnPath(e) {
+		if e.File() != "" || r.moduleOnPythonPath(e) || !python || r.moduleByPython(e) {
 			return nil
 		}
 		return fmt.Errorf("module: %s is found neither beside the declaration (%s) nor by python3", e.Module, e.Dir)
@@ -66,9 +75,9 @@ func (r *Runner) loadable(e Entry) error {
 	return nil
 }
 
-// moduleOnPath asks Python whether it finds an installed module; only a
-// module not beside the declaration costs this process.
-func (r *Runner) moduleOnPath(e Entry) bool {
+// moduleOnPythonPath reports whether a module is a file under a PYTHONPATH
+// directory: a stat per directory, no process.
+func (r *Runner) moduleOnPythonPath(e Entry) bool {
 	mod, _, _ := strings.Cut(e.Module, ":")
 	for _, dir := range filepath.SplitList(r.getenv()("PYTHONPATH")) {
 		base := filepath.Join(dir, filepath.FromSlash(strings.ReplaceAll(mod, ".", "/")))
@@ -78,6 +87,13 @@ func (r *Runner) moduleOnPath(e Entry) bool {
 			}
 		}
 	}
+	return false
+}
+
+// moduleByPython asks Python whether it finds an installed module; only a
+// module found by neither cheaper look costs this process.
+func (r *Runner) moduleByPython(e Entry) bool {
+	mod, _, _ := strings.Cut(e.Module, ":")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "python3", "-c", "import importlib.util, sys; sys.exit(importlib.util.find_spec(sys.argv[1]) is None)", mod)

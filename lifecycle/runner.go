@@ -466,5 +466,7 @@ func ForHook(path string) (engine.Lifecycle, *engine.LifecycleRecord) {
 	if len(r.entries) == 0 {
 		return nil, nil
 	}
-	return r, r.Check()
+	// No python3 on the hot path: a module not found by a stat fails at its
+	// call instead (see checkCheap).
+	return r, r.checkCheap()
 }

@@ -3,6 +3,7 @@ package nudge
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -164,5 +165,42 @@ func TestLoadConfig(t *testing.T) {
 		if _, err := LoadConfig(env); err == nil || !strings.Contains(err.Error(), "config.json: notify") {
 			t.Errorf("%s: error %v, want one naming the file and the key", bad, err)
 		}
+	}
+}
+
+// A notifier that leaves a child holding its output pipe does not keep Send
+// (and so notify's Check) waiting for that child.
+func TestDesktopSendDoesNotWaitForTheNotifiersChild(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("a shell-script stand-in")
+	}
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "pid")
+	script := "#!/bin/sh\nsleep 120 &\necho $! > " + pidFile + "\nexit 0\n"
+	path := filepath.Join(dir, "notify-send")
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if b, err := os.ReadFile(pidFile); err == nil {
+			var pid int
+			if _, err := fmt.Sscan(string(b), &pid); err == nil && pid > 0 {
+				if p, err := os.FindProcess(pid); err == nil {
+					_ = p.Kill()
+					_, _ = p.Wait()
+				}
+			}
+		}
+	})
+	d := FindDesktop("linux", func(string) (string, error) { return path, nil })
+	done := make(chan error, 1)
+	go func() { done <- d.Send(context.Background(), Nudge{Kind: Waiting, Text: "x"}) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Send: %v", err)
+		}
+	case <-time.After(SendTimeout + 30*time.Second):
+		t.Fatal("Send waited for the notifier's child")
 	}
 }

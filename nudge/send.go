@@ -80,6 +80,10 @@ type Sender interface {
 // SendTimeout bounds one delivery.
 const SendTimeout = 5 * time.Second
 
+// sendWaitDelay is how long Send waits, after the notifier is killed or has
+// exited, for the pipes a child of it still holds.
+const sendWaitDelay = 500 * time.Millisecond
+
 // Senders are what c asks for that is present here: the desktop's notifier
 // (found with lookPath, exec.LookPath when nil) and the webhook.
 func (c Config) Senders(lookPath func(string) (string, error)) []Sender {
@@ -142,7 +146,14 @@ func (d *Desktop) Name() string { return d.Path }
 func (d *Desktop) Send(ctx context.Context, n Nudge) error {
 	ctx, cancel := context.WithTimeout(ctx, SendTimeout)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, d.Path, d.Args(n)...).CombinedOutput()
+	cmd := exec.CommandContext(ctx, d.Path, d.Args(n)...)
+	// A child of the notifier holding its output pipe must not keep Send
+	// waiting past SendTimeout.
+	cmd.WaitDelay = sendWaitDelay
+	out, err := cmd.CombinedOutput()
+	if errors.Is(err, exec.ErrWaitDelay) && ctx.Err() == nil {
+		err = nil // it exited 0; only a child of it kept the pipe
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %v: %s", d.Path, err, strings.TrimSpace(string(out)))
 	}

@@ -12,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/hook-loop/hook-loop/eventlog"
+	"github.com/hook-loop/hook-loop/hook"
 	"github.com/hook-loop/hook-loop/loop/engine"
 	"github.com/hook-loop/hook-loop/loop/session"
 )
@@ -118,7 +119,11 @@ func (c Controls) Apply(ctx context.Context, r Request) (Result, error) {
 		}
 		var refused error
 		res = Result{Session: r.Session}
+		// A chain run under the lock (the last pass only) is capped as a
+		// hook's is, so another session's hook waiting for the lock answers.
+		lctx, cancel := context.WithTimeout(ctx, hook.LockedLifecycleBudget)
 		err := c.Log.Update(func(tx engine.Tx) error {
+			ctx := lctx
 			refused = nil
 			v := tx.Session(r.Session)
 			if v.Events == 0 {
@@ -146,6 +151,7 @@ func (c Controls) Apply(ctx context.Context, r Request) (Result, error) {
 			res.From, res.To, res.Applied, res.Outcome = out.From, out.To, out.Applied, out.Outcome
 			return err
 		})
+		cancel()
 		if errors.Is(err, engine.ErrStaged) {
 			stage.RunMissed(ctx)
 			continue

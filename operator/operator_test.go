@@ -6,9 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/gallery"
+	"github.com/hook-loop/hook-loop/hook"
 	"github.com/hook-loop/hook-loop/loop"
 	"github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/loop/engine"
@@ -307,5 +309,39 @@ func TestEnforceIsTheDefault(t *testing.T) {
 	f.eng.Mode = dsl.ModeWarn
 	if f.eng.EffectiveMode() != dsl.ModeWarn {
 		t.Error("the override does not win over loop.mode")
+	}
+}
+
+// deadlineSeen is a lifecycle whose chains run inline, under the log lock
+// (Active false: nothing to stage), recording the longest time left it was
+// given; with no deadline at all it records -1.
+type deadlineSeen struct{ longest time.Duration }
+
+func (*deadlineSeen) Active(string) bool { return false }
+
+func (d *deadlineSeen) Fire(ctx context.Context, _ string, _ any) []engine.LifecycleRecord {
+	dl, ok := ctx.Deadline()
+	switch {
+	case !ok:
+		d.longest = -1
+	case d.longest >= 0:
+		d.longest = max(d.longest, time.Until(dl))
+	}
+	return nil
+}
+
+// A person's action runs lifecycle chains under the log lock within the same
+// budget a hook gives them, never for as long as the caller's context allows.
+func TestApplyCapsLifecycleUnderTheLock(t *testing.T) {
+	f := newFixture(t, "")
+	f.toWaiting()
+	seen := &deadlineSeen{}
+	f.eng.Lifecycle = seen
+	f.must(operator.Request{Action: operator.Approve})
+	if seen.longest < 0 || seen.longest > hook.LockedLifecycleBudget {
+		t.Fatalf("lifecycle under the lock had %v left (-1: no deadline), want at most %v", seen.longest, hook.LockedLifecycleBudget)
+	}
+	if seen.longest == 0 {
+		t.Fatal("the lifecycle was never fired")
 	}
 }

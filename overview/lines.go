@@ -12,6 +12,7 @@ import (
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/eventlog/follow"
+	"github.com/hook-loop/hook-loop/project/regfile"
 )
 
 // Operator event types: what a person did from outside the harness. The engine
@@ -143,7 +144,7 @@ func PayloadString(p map[string]any, k string) string {
 // line first, reading at most limit bytes; fn returns false to stop. It reports
 // whether it read back to the file's first line.
 func readBackwards(path string, end, limit int64, fn func(line []byte) bool) (bool, error) {
-	f, err := os.Open(path)
+	f, _, err := regfile.OpenNoFollow(path, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return true, nil
 	}
@@ -188,7 +189,7 @@ func readBackwards(path string, end, limit int64, fn func(line []byte) bool) (bo
 // completeEnd is the offset just after the file's last newline: a line still
 // being written is left to the follower, which waits for its end.
 func completeEnd(path string) (int64, error) {
-	f, err := os.Open(path)
+	f, _, err := regfile.OpenNoFollow(path, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
 	}
@@ -218,7 +219,7 @@ func completeEnd(path string) (int64, error) {
 // readForwards calls fn for each line of path's first end bytes that contains
 // needle, first to last; fn returns false to stop.
 func readForwards(path string, end int64, needle []byte, fn func(line []byte) bool) error {
-	f, err := os.Open(path)
+	f, _, err := regfile.OpenNoFollow(path, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

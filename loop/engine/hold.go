@@ -55,7 +55,7 @@ func (h *handling) noteHooksLoadFailed() error {
 		return nil
 	}
 	what := "the lifecycle hooks did not load, so none of them run: "
-	if partial, _ := rec.Payload["partial"].(bool); partial {
+	if isPartial(rec) {
 		what = "some lifecycle hooks did not load, so they do not run (a required one refuses where it would): "
 	}
 	h.system = append(h.system, "hook-loop: "+what+fmt.Sprint(rec.Payload["why"]))
@@ -70,7 +70,9 @@ func (h *handling) toolHold() string {
 	if s := h.tx.Session(h.sid); s.Held != "" {
 		return heldReason(s.Held, h.sid)
 	}
-	if h.e.HooksLoadFailed != nil && h.e.Spec.Definition.FailClosed {
+	// A partial record (some entries loaded) holds nothing: the entries that
+	// did not load are known, and a required one refuses where it would run.
+	if rec := h.e.HooksLoadFailed; rec != nil && h.e.Spec.Definition.FailClosed && !isPartial(rec) {
 		return fmt.Sprintf("hook-loop: the lifecycle hooks declaration did not load (%v); this loop is fail_closed and a gate cannot know which checks it lost, so tool calls and stops are refused until it loads.", h.e.HooksLoadFailed.Payload["why"])
 	}
 	return ""
@@ -100,4 +102,11 @@ func (h *handling) hold(point, hook, reason string) error {
 	h.held = true
 	h.system = append(h.system, heldReason(reason, h.sid))
 	return h.append(session.TypeLifecycleHeld, "hook-loop", map[string]any{"point": point, "hook": hook, "reason": reason})
+}
+
+// isPartial reports whether a hooks.load_failed record is of some entries
+// only, the rest of the declaration having loaded.
+func isPartial(rec *LifecycleRecord) bool {
+	partial, _ := rec.Payload["partial"].(bool)
+	return partial
 }

@@ -87,3 +87,24 @@ func TestHooksLoadFailed(t *testing.T) {
 		})
 	}
 }
+
+// A load failure of some entries only (partial) holds nothing even under
+// fail_closed: the entries that loaded still run, and a required one that did
+// not load refuses where it would run.
+func TestPartialHooksLoadFailedDoesNotHold(t *testing.T) {
+	rec := &engine.LifecycleRecord{Type: session.TypeHooksLoadFailed, Payload: map[string]any{
+		"why": `hooks[1] ("lint").path: /x is not there`, "partial": true}}
+	text := strings.Replace(planLoop, `"loop": {`, `"loop": {"fail_closed": true,`, 1)
+	f := newFixture(t, text)
+	f.eng.HooksLoadFailed = rec
+	d := f.handle(prompt("go"))
+	if !strings.Contains(d.SystemMessage, "some lifecycle hooks did not load") {
+		t.Fatalf("the person is not told: %+v", d)
+	}
+	if d := f.handle(pre("Bash", "ls")); d.Action == loop.Block {
+		t.Fatalf("tool call refused for a partial load failure: %+v", d)
+	}
+	if f.count(session.TypeHooksLoadFailed) != 1 {
+		t.Fatalf("hooks.load_failed recorded %d times", f.count(session.TypeHooksLoadFailed))
+	}
+}

@@ -64,7 +64,8 @@ func Register(stateDir string, e Entry) error {
 // List returns the registered projects, by root, removing the entries whose
 // project root or log is gone. An entry that does not parse is skipped (and
 // named in the returned warnings), never removed: it may be half-way through
-// a hand edit.
+// a hand edit. Nor is one whose log is not a regular file (a FIFO would
+// make every reader wait): it is skipped with a warning.
 func List(stateDir string) (entries []Entry, warnings []string, err error) {
 	dir := filepath.Join(stateDir, Dir)
 	names, err := os.ReadDir(dir)
@@ -93,6 +94,13 @@ func List(stateDir string) (entries []Entry, warnings []string, err error) {
 			_ = os.Remove(path)
 			continue
 		}
+		if !regularLog(e) {
+			// The registry is the agent's to write too: a log that is a FIFO,
+			// device or link would make a reader wait or read elsewhere. It is
+			// skipped, not removed, as it may be replaced by a file meanwhile.
+			warnings = append(warnings, fmt.Sprintf("%s: log %s is not a regular file; skipped", path, e.Log))
+			continue
+		}
 		entries = append(entries, e)
 	}
 	sort.Slice(entries, func(a, b int) bool {
@@ -115,4 +123,14 @@ func gone(e Entry) bool {
 	}
 	_, err := os.Stat(e.Log)
 	return errors.Is(err, fs.ErrNotExist)
+}
+
+// regularLog reports whether e's log is a regular file (not followed through a
+// link). A database-store entry has no log and passes.
+func regularLog(e Entry) bool {
+	if e.Log == "" {
+		return true
+	}
+	fi, err := os.Lstat(e.Log)
+	return err == nil && fi.Mode().IsRegular()
 }
