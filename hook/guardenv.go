@@ -39,36 +39,12 @@ func agentEnv(eng *engine.Engine, hooksConfig string) {
 	}
 	// The user's state: the logs' keys, and the logs an install --state user
 	// keeps there.
-	eng.OwnedPaths = append(eng.OwnedPaths, hookBinaries()...)
 	state := filepath.Clean(eventlog.StateDir())
 	eng.OwnedPaths = append(eng.OwnedPaths, state+string(filepath.Separator))
 	// With the key a script could append lines the MAC chain accepts; with a
 	// pin it could learn what the loop checks before the person sees it.
 	eng.SecretPaths = []string{filepath.Join(state, "keys") + string(filepath.Separator),
 		filepath.Join(state, "pins") + string(filepath.Separator)}
-}
-
-// hookBinaries are the binaries the installed hooks run: this one, as named
-// and with its links resolved, and its sibling (hook-loop beside
-// hook-loop-hook, which hands it what it does not carry, and the reverse).
-// Replacing either with `exit 0` would answer every hook with "allow".
-func hookBinaries() []string {
-	var out []string
-	named, err := os.Executable()
-	if err != nil {
-		return nil
-	}
-	for _, p := range []string{named, selfPath()} {
-		if p == "" {
-			continue
-		}
-		dir, ext := filepath.Dir(p), ""
-		if strings.EqualFold(filepath.Ext(p), ".exe") {
-			ext = filepath.Ext(p)
-		}
-		out = append(out, p, filepath.Join(dir, "hook-loop"+ext), filepath.Join(dir, "hook-loop-hook"+ext))
-	}
-	return out
 }
 
 // selfPath is the running binary, symbolic links resolved ("" when unknown),

@@ -180,7 +180,7 @@ func (p *Policy) Read(ev *loop.HookEvent) Call {
 // file protected both as the link and as its target, folders ending in "/".
 func (p *Policy) Protected(c Call) []string {
 	var out []string
-	for _, f := range LoopFiles(p.Root, p.ConfigPath, p.LogPath, p.OwnedPaths) {
+	for _, f := range append(LoopFiles(p.Root, p.ConfigPath, p.LogPath, p.OwnedPaths), p.binaries()...) {
 		folder := strings.HasSuffix(f, string(filepath.Separator))
 		for _, r := range c.resolver().Resolve(filepath.Clean(f)) {
 			if folder {

@@ -81,6 +81,30 @@ func (p *Policy) isSelf(word string) bool {
 	real, err := filepath.EvalSymlinks(word)
 	return err == nil && isSelfPath(real, self)
 }
+// binaries are the hook binaries (this one and its sibling, as isSelfPath
+// knows them): replaced by `exit 0`, every hook would allow. Asked only when
+// a call writes, like Self.
+func (p *Policy) binaries() []string {
+	if p.Self == nil {
+		return nil
+	}
+	self := p.Self()
+	if self == "" {
+		return nil
+	}
+	dir, ext := filepath.Dir(self), ""
+	if strings.EqualFold(filepath.Ext(self), ".exe") {
+		ext = filepath.Ext(self)
+	}
+	out := []string{self}
+	for name := range selfNames {
+		if p := filepath.Join(dir, name+ext); p != self {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 func isSelfPath(path, self string) bool {
 	return path == self || filepath.Dir(path) == filepath.Dir(self) && selfNames[filepath.Base(path)]
 }

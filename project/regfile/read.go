@@ -22,7 +22,15 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 		return data, &fs.PathError{Op: "read", Path: path, Err: err}
 	}
 	if int64(len(data)) > limit {
-		return data, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("larger than %d MiB", limit>>20)}
+		return data, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("larger than %s", size(limit))}
 	}
 	return data, nil
+}
+
+// size says a limit in MiB when it is whole MiB, else in bytes.
+func size(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

@@ -11,6 +11,7 @@ package gemini
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/hook-loop/hook-loop/testkit/procs"
 	"io"
 	"net"
 	"net/http"
@@ -130,6 +131,9 @@ func (s *Server) Env(home string) []string {
 	}
 	if d := os.Getenv("HOOK_LOOP_STATE_DIR"); d != "" {
 		env = append(env, "HOOK_LOOP_STATE_DIR="+d) // the hooks' state where the test reads it
+	}
+	if m := os.Getenv(procs.MarkerEnv); m != "" {
+		env = append(env, procs.MarkerEnv+"="+m) // the e2e leftover check finds what the harness starts
 	}
 	return env
 }

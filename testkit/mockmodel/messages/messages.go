@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/hook-loop/hook-loop/testkit/procs"
 	"io"
 	"net"
 	"net/http"
@@ -130,6 +131,9 @@ func (s *Server) Env(home string) []string {
 	}
 	if d := os.Getenv("HOOK_LOOP_STATE_DIR"); d != "" {
 		env = append(env, "HOOK_LOOP_STATE_DIR="+d)
+	}
+	if m := os.Getenv(procs.MarkerEnv); m != "" {
+		env = append(env, procs.MarkerEnv+"="+m) // the e2e leftover check finds what the harness starts
 	}
 	return env
 }
