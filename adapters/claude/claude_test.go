@@ -201,8 +201,10 @@ func TestDecodeTargetPaths(t *testing.T) {
 func TestDecodeReadPaths(t *testing.T) {
 	for tool, tt := range map[string]struct{ input, want string }{
 		"Read": {`{"file_path":"/abs/k.key"}`, "/abs/k.key"},
-		"Grep": {`{"pattern":"x","path":"state"}`, "/proj/state"},
+		"Grep": {`{"pattern":"x","path":"state"}`, "state"},
 		"Glob": {`{"pattern":"*","path":"/s"}`, "/s"},
+		// As given: the guard expands ~ as the tool does (it was read as <cwd>/~/...).
+		"LS": {`{"path":"~/.local/state/hook-loop/keys"}`, "~/.local/state/hook-loop/keys"},
 	} {
 		in := `{"session_id":"s","cwd":"/proj","hook_event_name":"PreToolUse","tool_name":"` + tool + `","tool_input":` + tt.input + `}`
 		if ev := decode(t, "", []byte(in)); !reflect.DeepEqual(ev.ReadPaths, []string{tt.want}) {

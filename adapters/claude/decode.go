@@ -165,7 +165,7 @@ func (a Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 		}
 		ev.TargetPaths = targetPaths(ev.ToolName, ti, ev.Cwd, odd)
 		if ev.Command == "" && len(ev.TargetPaths) == 0 {
-			ev.ReadPaths = harness.ReadPaths(ti, ev.Cwd)
+			ev.ReadPaths = harness.ReadPaths(ti)
 		}
 	}
 	if IsToolEvent(native) && ev.ToolName == "" {

@@ -180,7 +180,7 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 		}
 		ev.TargetPaths = targetPaths(ev.ToolName, ti, ev.Cwd, odd)
 		if ev.Command == "" && len(ev.TargetPaths) == 0 {
-			ev.ReadPaths = harness.ReadPaths(ti, ev.Cwd)
+			ev.ReadPaths = harness.ReadPaths(ti)
 		}
 		if native == NativeAfterTool {
 			ev.Result = result(ev.ToolName, root.Get("tool_response"))

@@ -2,7 +2,6 @@ package harness
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/hook-loop/hook-loop/diag/jsonkind"
@@ -70,19 +69,15 @@ func stringsIn(v gjson.Result, depth int) []string {
 var readPathKeys = []string{"file_path", "filePath", "path", "notebook_path", "notebookPath", "pattern_path", "dir", "directory"}
 
 // ReadPaths are the files and folders a tool that is not a shell or a writer
-// names in input, absolute against cwd: the engine refuses hook-loop's
-// secrets to them as it does to cat.
-func ReadPaths(input gjson.Result, cwd string) []string {
+// names in input: the engine refuses hook-loop's secrets to them as it does
+// to cat.
+func ReadPaths(input gjson.Result) []string {
 	var out []string
 	for _, k := range readPathKeys {
 		for _, s := range Strings(input.Get(k)) {
-			if s == "" {
-				continue
+			if s != "" {
+				out = append(out, s) // as given: the guard resolves it as the shell would (~, .., links)
 			}
-			if !filepath.IsAbs(s) && cwd != "" {
-				s = filepath.Join(cwd, s)
-			}
-			out = append(out, filepath.Clean(s))
 		}
 	}
 	return out

@@ -217,7 +217,7 @@ func decodeTool(root gjson.Result, ev *loop.HookEvent) error {
 	}
 	ev.TargetPaths = targetPaths(ev.ToolName, args, ev.Cwd, odd)
 	if ev.Command == "" && len(ev.TargetPaths) == 0 {
-		ev.ReadPaths = harness.ReadPaths(args, ev.Cwd)
+		ev.ReadPaths = harness.ReadPaths(args)
 	}
 	if ev.Name == loop.EventPostToolUse {
 		ev.Result = result(root)

@@ -211,7 +211,7 @@ func decodeTool(ev *loop.HookEvent, payload gjson.Result) error {
 		}
 		ev.TargetPaths = []string{resolve(ev.Cwd, p.String())}
 	default:
-		ev.ReadPaths = harness.ReadPaths(in, ev.Cwd)
+		ev.ReadPaths = harness.ReadPaths(in)
 	}
 	return nil
 }

@@ -139,7 +139,9 @@ func TestGuardRefusesSecretsToReadTools(t *testing.T) {
 		ev := loop.HookEvent{Name: loop.EventPreToolUse, ToolName: tool, Cwd: g.root, ReadPaths: paths}
 		return g.eng.CheckTool(&ev, "a").Blocked
 	}
-	if !check("Read", key) || !check("Grep", state) || !check("Glob", filepath.Join(state, "keys")) {
+	g.eng.Home = filepath.Dir(g.root) // ~ is the folder holding the project and the state
+	if !check("Read", key) || !check("Grep", state) || !check("Glob", filepath.Join(state, "keys")) ||
+		!check("read", "../state/keys/abc.key") || !check("read", "~/state/keys/abc.key") {
 		t.Error("a read tool was let read the log's key")
 	}
 	if check("Read", filepath.Join(g.root, "hook-loop.json")) || check("Grep", g.root) {
