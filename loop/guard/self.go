@@ -81,6 +81,7 @@ func (p *Policy) isSelf(word string) bool {
 	real, err := filepath.EvalSymlinks(word)
 	return err == nil && isSelfPath(real, self)
 }
+
 // binaries are the hook binaries (this one and its sibling, as isSelfPath
 // knows them): replaced by `exit 0`, every hook would allow. Asked only when
 // a call writes, like Self.
