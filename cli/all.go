@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/hook-loop/hook-loop/loop/dsl"
+	"github.com/hook-loop/hook-loop/loop/engine"
 	"os"
 	"text/tabwriter"
 
@@ -17,7 +19,8 @@ import (
 // openFleet opens every project whose hooks ran for the user (the registry
 // in the user state directory) and, when a store is configured (storeFlag,
 // $HOOK_LOOP_STORE, the user config's "store"), every project in it.
-func openFleet(storeFlag string, getenv func(string) string) (*fleet.Fleet, error) {
+// controls, when set, builds the engine each project's controls act with.
+func openFleet(storeFlag string, getenv func(string) string, controls func(*dsl.Spec, string) *engine.Engine) (*fleet.Fleet, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
@@ -25,7 +28,7 @@ func openFleet(storeFlag string, getenv func(string) string) (*fleet.Fleet, erro
 	if err != nil {
 		return nil, err
 	}
-	return fleet.Open(fleet.Options{StateDir: project.UserStateDir(getenv), StoreURL: url, Getenv: getenv})
+	return fleet.Open(fleet.Options{StateDir: project.UserStateDir(getenv), StoreURL: url, Getenv: getenv, Engine: controls})
 }
 
 // liveLine is one line of status --all.
@@ -45,7 +48,7 @@ type liveLine struct {
 // statusAll prints one line per live session (no outcome yet) of every
 // project: those waiting for the person first.
 func statusAll(o *StatusOptions) error {
-	f, err := openFleet(o.store, o.Getenv)
+	f, err := openFleet(o.store, o.Getenv, nil)
 	if err != nil {
 		return fmt.Errorf("status --all: %w", err)
 	}
@@ -107,7 +110,10 @@ func runBoardAll(o *BoardOptions) error {
 	if err != nil {
 		return fmt.Errorf("board: %w", err)
 	}
-	f, err := openFleet(o.store, o.Getenv)
+	f, err := openFleet(o.store, o.Getenv, func(spec *dsl.Spec, root string) *engine.Engine {
+		// The buttons run the person's lifecycle hooks, as the one-project board does.
+		return controlEngine(spec, root, o.Getenv, func(s string) { fmt.Fprintln(o.IO.ErrOut, s) })
+	})
 	if err != nil {
 		return fmt.Errorf("board --all: %w", err)
 	}
@@ -197,7 +203,7 @@ func runNotify(o *NotifyOptions) error {
 	if err != nil {
 		return fmt.Errorf("notify: %w", err)
 	}
-	f, err := openFleet(o.store, o.Getenv)
+	f, err := openFleet(o.store, o.Getenv, nil)
 	if err != nil {
 		return fmt.Errorf("notify: %w", err)
 	}

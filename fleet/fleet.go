@@ -39,6 +39,10 @@ type Options struct {
 	Getenv    func(string) string
 	Rescan    time.Duration // default DefaultRescan
 	StorePoll time.Duration // overview.Options.StorePoll
+	// Engine builds the engine a project's controls act with (the person's
+	// lifecycle hooks loaded, as the one-project board and the CLI do); nil:
+	// the loop alone.
+	Engine func(spec *dsl.Spec, root string) *engine.Engine
 }
 
 // Project is one project's live overview and the controls on its log.
@@ -225,7 +229,10 @@ func (f *Fleet) open(w want) (*Project, error) {
 	}
 	p.Watcher = wt
 	p.Controls = operator.Controls{Log: log}
-	if spec != nil {
+	switch {
+	case spec != nil && f.opts.Engine != nil:
+		p.Controls.Engine = f.opts.Engine(spec, w.root)
+	case spec != nil:
 		p.Controls.Engine = &engine.Engine{Spec: spec, Root: w.root}
 	}
 	return p, nil

@@ -2,6 +2,8 @@ package fleet_test
 
 import (
 	"context"
+	"github.com/hook-loop/hook-loop/loop/dsl"
+	"github.com/hook-loop/hook-loop/loop/engine"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,4 +90,31 @@ func registered(t testing.TB, state string, events, sessions int) (root, log str
 		t.Fatal(err)
 	}
 	return root, log
+}
+
+// TestControlsUseTheGivenEngine: a project's controls act with the engine
+// Options.Engine builds (the CLI's loads the person's lifecycle hooks), not a
+// bare one that would skip them.
+func TestControlsUseTheGivenEngine(t *testing.T) {
+	state := t.TempDir()
+	root, _ := registered(t, state, 10, 1)
+	loopDoc := `{"loop": {"id": "x", "initial_state": "a", "states": ["a", "done"], "events": ["go"], "terminal_states": ["done"],
+		"transitions": [{"from": "a", "event": "go", "to": "done"}]}}`
+	if err := os.WriteFile(filepath.Join(root, "hook-loop.json"), []byte(loopDoc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var built *engine.Engine
+	f, err := fleet.Open(fleet.Options{StateDir: state, Getenv: func(string) string { return "" },
+		Engine: func(spec *dsl.Spec, root string) *engine.Engine {
+			built = &engine.Engine{Spec: spec, Root: root}
+			return built
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ps := f.Projects()
+	if len(ps) != 1 || built == nil || ps[0].Controls.Engine != built {
+		t.Fatalf("projects %d, the controls' engine is not the one Options.Engine built", len(ps))
+	}
 }
