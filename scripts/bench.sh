@@ -25,14 +25,16 @@
 #   PG=1 PLUGIN=0 SIZES=10000,1000000 scripts/bench.sh   # + each hook on PostgreSQL
 #   STORE=postgres://user@host/db scripts/bench.sh        # ... on a server of yours
 #   PG=1 PG_PARAMS='&synchronous_commit=off' ...           # URL parameters for PG=1's
+#   STORE=postgres://... PGBOUNCER=postgres://... scripts/bench.sh  # + through your PgBouncer
 #
 # PG=1 starts a throwaway PostgreSQL cluster (initdb in the scratch directory,
-# loopback TCP on a random port, fsync on: durable commits) and times every hook
-# cell on it as well, side by side with the JSONL file: hook-loop-hook, which
-# hands a hook with a store to hook-loop, each hook its own process and its own
-# connection (budget, issue 30: ≤ +5 ms median over the same binary's JSONL
-# rows at 10,000 and 1,000,000 events). A fleet puts PgBouncer in front of the
-# server instead (docs/pgbouncer.md).
+# loopback TCP on a random port, fsync on: durable commits) and, when the system
+# has pgbouncer (PGBOUNCER=0: not), a PgBouncer in front of it in transaction
+# pooling mode as docs/pgbouncer.md sets one up for a fleet, and times every hook
+# cell on the server and through PgBouncer too, side by side with the JSONL
+# file: hook-loop, what installs write for a log in a database, each hook its
+# own process and its own connection (budget, issue 30: ≤ +5 ms median over the
+# JSONL log's hook-loop-hook rows at 10,000 and 1,000,000 events).
 #
 # By default the binaries are built as the README's install line builds them:
 # CGO_ENABLED=0 go build -tags urfave_cli_no_docs -trimpath -ldflags='-s -w'.
@@ -80,9 +82,31 @@ if [ "${PG:-}" = 1 ] && [ -z "${STORE:-}" ]; then
   trap '"${pgrun[@]}" "$pgbin/pg_ctl" -D "$pgdir/data" -m fast stop >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
   STORE="postgres://hookloop@127.0.0.1:$pgport/postgres?sslmode=disable${PG_PARAMS:-}"
   echo "PG=1: throwaway PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}') at $STORE" >&2
+  if command -v pgbouncer >/dev/null && [ "${PGBOUNCER:-}" != 0 ]; then
+    # The settings docs/pgbouncer.md gives a fleet, with trust on loopback.
+    bport=$((pgport + 1))
+    printf '%s\n' '[databases]' "postgres = host=127.0.0.1 port=$pgport dbname=postgres" \
+      '[pgbouncer]' 'listen_addr = 127.0.0.1' "listen_port = $bport" 'unix_socket_dir =' \
+      'auth_type = trust' "auth_file = $pgdir/userlist.txt" 'pool_mode = transaction' \
+      'default_pool_size = 4' 'max_client_conn = 100' \
+      'ignore_startup_parameters = lock_timeout,statement_timeout,idle_in_transaction_session_timeout' \
+      "pidfile = $pgdir/pgbouncer.pid" "logfile = $pgdir/pgbouncer.log" >"$pgdir/pgbouncer.ini"
+    echo '"hookloop" ""' >"$pgdir/userlist.txt"
+    if [ "$(id -u)" = 0 ]; then chown postgres "$pgdir/pgbouncer.ini" "$pgdir/userlist.txt"; fi
+    "${pgrun[@]}" pgbouncer -d "$pgdir/pgbouncer.ini"
+    trap '"${pgrun[@]}" kill "$(cat "$pgdir/pgbouncer.pid" 2>/dev/null)" 2>/dev/null || true; "${pgrun[@]}" "$pgbin/pg_ctl" -D "$pgdir/data" -m fast stop >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
+    for _ in $(seq 50); do [ -s "$pgdir/pgbouncer.pid" ] && break; sleep 0.1; done
+    PGBOUNCER="postgres://hookloop@127.0.0.1:$bport/postgres?sslmode=disable${PG_PARAMS:-}"
+    echo "PG=1: PgBouncer $(pgbouncer --version | head -1 | awk '{print $2}') in front of it at $PGBOUNCER" >&2
+  else
+    echo "PG=1: no pgbouncer here (scripts/install-postgres.sh installs it): timing the server only" >&2
+  fi
 fi
 if [ -n "${STORE:-}" ]; then
   store_flags=(-store "$STORE")
+  if [ -n "${PGBOUNCER:-}" ] && [ "$PGBOUNCER" != 0 ]; then
+    store_flags+=(-pgbouncer "$PGBOUNCER")
+  fi
 fi
 if [ -z "${PLUGIN_ONLY:-}" ]; then
   "$tmp/benchrun" -bin "$tmp/hook-loop-hook" -full "$tmp/hook-loop" -hello "$tmp/hello" -work "$tmp/work" \

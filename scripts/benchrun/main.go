@@ -48,6 +48,9 @@ type options struct {
 	sessions int
 	jsonOut  string
 	store    string // a postgres:// URL: every hook cell is timed on it too
+	// pgbouncer is the same database through PgBouncer (transaction
+	// pooling): every hook cell is timed through it as well.
+	pgbouncer string
 }
 
 // cell is one (event, size) measurement.
@@ -127,6 +130,7 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.sessions, "sessions", 8, "sessions interleaved in each log")
 	fs.StringVar(&o.jsonOut, "json", "", "also write every sample to this JSON file")
 	fs.StringVar(&o.store, "store", "", "also time every hook with its log in this PostgreSQL database (postgres:// URL), side by side with the JSONL file")
+	fs.StringVar(&o.pgbouncer, "pgbouncer", "", "also time every hook on -store's database through this PgBouncer URL (transaction pooling); the logs are migrated over -store")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -150,7 +154,25 @@ func parseFlags(args []string) (options, error) {
 	if o.runs < 1 {
 		return o, fmt.Errorf("-runs must be at least 1")
 	}
+	if o.pgbouncer != "" && o.store == "" {
+		return o, fmt.Errorf("-pgbouncer needs -store, the server's own URL, to migrate the logs")
+	}
 	return o, nil
+}
+
+// storeRow is one database the hook cells are also timed on.
+type storeRow struct{ label, url string }
+
+// storeList is the databases of -store and -pgbouncer, in the order of their rows.
+func (o options) storeList() []storeRow {
+	var out []storeRow
+	if o.store != "" {
+		out = append(out, storeRow{"postgres", o.store})
+	}
+	if o.pgbouncer != "" {
+		out = append(out, storeRow{"postgres via PgBouncer", o.pgbouncer})
+	}
+	return out
 }
 
 func run(o options, stdout, stderr io.Writer) error {
@@ -237,6 +259,20 @@ func run(o options, stdout, stderr io.Writer) error {
 		}
 		cells = append([]*cell{trueFloor}, cells...)
 	}
+	// Every size's log is generated (and copied into the database) first, so
+	// that each event's cells of every size, binary and store run in the same
+	// rounds: this machine's speed moves by more than the 1,000,000 ÷ 10,000
+	// budget from one minute to the next, and cells timed minutes apart
+	// measured the machine as much as the log.
+	bases := map[int]string{}
+	defer func() {
+		for _, base := range bases {
+			os.Remove(base)
+			os.Remove(base + ".idx")
+			os.Remove(base + ".lock")
+		}
+	}()
+	stores := map[int]map[string][]string{} // size → store label → the hooks' environment
 	for _, size := range o.sizes {
 		base := filepath.Join(o.work, fmt.Sprintf("base-%d.jsonl", size))
 		start := time.Now()
@@ -244,83 +280,89 @@ func run(o options, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("generate %d events: %w", size, err)
 		}
+		bases[size] = base
 		fmt.Fprintf(stderr, "generated %d events (%.1f MiB, %d sessions) in %v\n", size, float64(n)/(1<<20), o.sessions, time.Since(start).Round(time.Millisecond))
 		// Written back before timing, as each cell's copy is (copyLog): left
 		// dirty, the 500 MB of the 1,000,000-event log flushed during the
-		// cells that followed its generation, which read 10-20 % slower than
-		// the same cells timed before it (-sizes 1000000,10000 put the
-		// difference on the 10,000-event cells instead).
+		// cells that followed its generation and slowed them.
 		if err := syncFile(base); err != nil {
 			return err
 		}
-		var pgEnv []string
-		if o.store != "" {
-			// One project per size and run, migrated once: copying a large log
-			// into the database takes minutes, so the event cells share it (each
-			// JSONL cell starts from a fresh copy; both grow by their own runs).
-			pgEnv = []string{"HOOK_LOOP_STORE=" + o.store, fmt.Sprintf("HOOK_LOOP_PROJECT=bench/%d/%d", size, time.Now().UnixNano())}
+		stores[size] = map[string][]string{}
+		for _, st := range o.storeList() {
+			// One project per size and store, migrated once: copying a large
+			// log into the database takes minutes, so the event cells share
+			// it (each JSONL cell starts from a fresh copy; both grow by their
+			// own runs). Migrated over the server's own URL: a long copy is no
+			// work for a transaction pool.
+			proj := fmt.Sprintf("HOOK_LOOP_PROJECT=bench/%d/%s/%d", size, st.label, time.Now().UnixNano())
 			start := time.Now()
 			mig := exec.Command(full, "store", "migrate", "--from", base, "--to", o.store)
-			mig.Dir, mig.Env = project, append(hookEnviron(), append(env, pgEnv...)...)
+			mig.Dir, mig.Env = project, append(hookEnviron(), append(env, proj)...)
 			if out, err := mig.CombinedOutput(); err != nil {
 				return fmt.Errorf("store migrate %d events: %v: %s", size, err, strings.TrimSpace(string(out)))
 			}
-			fmt.Fprintf(stderr, "migrated %d events into %s in %v\n", size, o.store, time.Since(start).Round(time.Millisecond))
+			fmt.Fprintf(stderr, "migrated %d events into %s for the %s cells in %v\n", size, o.store, st.label, time.Since(start).Round(time.Millisecond))
+			stores[size][st.label] = []string{"HOOK_LOOP_STORE=" + st.url, proj}
 		}
-		for _, ev := range o.events {
-			j := job{Dir: project, Env: env, Stdin: payloads[ev], Warmup: o.warmup, Runs: o.runs}
-			// Run by run, alternately with each binary and on the database, so
-			// a change in the machine's load weighs on every variant alike.
+	}
+	for _, ev := range o.events {
+		j := job{Dir: project, Env: env, Stdin: payloads[ev], Warmup: o.warmup, Runs: o.runs}
+		// Run by run, alternately with each size, binary and store, so a
+		// change in the machine's load weighs on every variant alike.
+		var cs []*cell
+		for _, size := range o.sizes {
 			// Each binary has its own copy of the log, as a user has one
 			// binary per log: sharing one, the two would split the answers
 			// between them (Stop's refusals in a row, then its capped allow).
-			var cs []*cell
 			for _, b := range bins {
-				logPath := filepath.Join(project, ".hook-loop", "events."+binaryName(b)+".jsonl")
-				if err := copyLog(base, logPath); err != nil {
+				logPath := filepath.Join(project, ".hook-loop", fmt.Sprintf("events.%s.%d.jsonl", binaryName(b), size))
+				if err := copyLog(bases[size], logPath); err != nil {
 					return err
 				}
 				cs = append(cs, &cell{Event: ev, Size: size, Binary: binaryName(b)})
 				j.Variants = append(j.Variants, variant{Bin: b, Args: hookArgs(ev, config, logPath)})
 			}
-			if pgEnv != nil {
-				// What installs write, on the database: hook-loop-hook hands a
-				// hook with a store to hook-loop, one process per event. One
-				// binary only: two would share the database's log and split
-				// its answers. The command line is that binary's JSONL one:
-				// the store, when set, takes the log's place.
-				cs = append(cs, &cell{Event: ev, Store: "postgres", Size: size, Binary: binaryName(bin)})
-				j.Variants = append(j.Variants, variant{Bin: bin, Args: j.Variants[0].Args, Env: pgEnv})
+			for _, st := range o.storeList() {
+				// What installs write for a log in a database: hook-loop
+				// itself (scaffold.HookBinary), one process per event, each
+				// with its own connection. The store takes the log's place.
+				cs = append(cs, &cell{Event: ev, Store: st.label, Size: size, Binary: binaryName(full)})
+				j.Variants = append(j.Variants, variant{Bin: full, Args: hookArgs(ev, config, filepath.Join(project, ".hook-loop", "unused.jsonl")), Env: stores[size][st.label]})
 			}
-			// The hello-world runs in the same rounds: each cell's ratio is
-			// against the floor of its own minutes.
-			measured := cs
-			var side *cell
-			if o.hello != "" {
-				hello, err := filepath.Abs(o.hello)
-				if err != nil {
-					return err
-				}
-				side = &cell{Event: helloEvent, Size: -1}
-				measured = append(slices.Clone(cs), side)
-				j.Variants = append(j.Variants, variant{Bin: hello})
-			}
-			if err := measure(measured, j); err != nil {
-				return fmt.Errorf("%s at %d events: %w", ev, size, err)
-			}
-			if side != nil {
-				for _, c := range cs {
-					c.Hello = side.Wall
-				}
-			}
-			for _, c := range cs {
-				fmt.Fprintf(stderr, "%-16s %8d events: median %.2f ms (%s)\n", ev, size, median(c.Wall), c.label())
-			}
-			cells = append(cells, cs...)
 		}
-		os.Remove(base)
-		os.Remove(base + ".idx")
-		os.Remove(base + ".lock")
+		// The hello-world runs in the same rounds: each cell's ratio is
+		// against the floor of its own minutes.
+		measured := cs
+		var side *cell
+		if o.hello != "" {
+			hello, err := filepath.Abs(o.hello)
+			if err != nil {
+				return err
+			}
+			side = &cell{Event: helloEvent, Size: -1}
+			measured = append(slices.Clone(cs), side)
+			j.Variants = append(j.Variants, variant{Bin: hello})
+		}
+		if err := measure(measured, j); err != nil {
+			return fmt.Errorf("%s: %w", ev, err)
+		}
+		for _, c := range cs {
+			if side != nil {
+				c.Hello = side.Wall
+			}
+			fmt.Fprintf(stderr, "%-16s %8d events: median %.2f ms (%s)\n", ev, c.Size, median(c.Wall), c.label())
+		}
+		cells = append(cells, cs...)
+		// The copies of this event's cells are not needed again.
+		for _, size := range o.sizes {
+			for _, b := range bins {
+				logPath := filepath.Join(project, ".hook-loop", fmt.Sprintf("events.%s.%d.jsonl", binaryName(b), size))
+				for _, p := range []string{logPath, logPath + ".idx", logPath + ".lock"} {
+					os.Remove(p)
+				}
+			}
+		}
 	}
 	if o.jsonOut != "" {
 		b, _ := json.MarshalIndent(cells, "", "  ")
@@ -675,7 +717,7 @@ func report(w io.Writer, o options, cells []*cell) {
 	if full != "" {
 		bins = fmt.Sprintf("`%s` (what installs write) and `%s`, run by run alternately", lean, full)
 		if o.store != "" {
-			bins += fmt.Sprintf("; on postgres `%s`", lean)
+			bins += fmt.Sprintf("; on postgres `%s` (what installs write for a database)", full)
 		}
 	}
 	fmt.Fprintf(w, "codex-hook of %s, one process per event; %d runs per cell after %d warm-up runs, logs of %d interleaved sessions, each cell's ratio to the hello-world run in its own rounds; %s/%s, %d CPUs%s, %s.\n\n",
@@ -724,16 +766,18 @@ func report(w io.Writer, o options, cells []*cell) {
 		budgetLines(w, o, cells, byKey, lean, hello, fmt.Sprintf("Budgets (issue 30) on %s, what installs write:", lean))
 		budgetLines(w, o, cells, byKey, full, hello, fmt.Sprintf("The same on %s, for reference (one process per event: what installs write without hook-loop-hook beside it):", full))
 	}
-	if o.store != "" && full != "" {
-		// The headed blocks above end with a blank line.
-		fmt.Fprintf(w, "PostgreSQL (issue 30):\n\n")
-	}
 	if o.store != "" {
+		if full != "" {
+			// The headed blocks above end with a blank line.
+			fmt.Fprintf(w, "PostgreSQL (issue 30):\n\n")
+		}
 		// A hook on PostgreSQL, one-shot over loopback, adds ≤ 5 ms median
-		// over the same binary's JSONL rows at 10k and 1M events: what moving
-		// the log to the database costs a user.
-		for _, ev := range o.events {
-			pgLine(w, o, byKey, ev, lean)
+		// over the JSONL log at 10k and 1M events, judged on what installs
+		// write for each (what moving the log to the database costs a user).
+		for _, st := range o.storeList() {
+			for _, ev := range o.events {
+				pgLine(w, o, byKey, ev, st.label, lean, binaryName(o.fullOrBin()))
+			}
 		}
 		var pgPeak int64
 		for _, c := range cells {
@@ -742,7 +786,7 @@ func report(w io.Writer, o options, cells []*cell) {
 			}
 		}
 		if pgPeak > 0 {
-			fmt.Fprintf(w, "- peak RSS of the postgres hooks (%s, handing them to hook-loop): %.1f MiB (issue 17's budget ≤ 20 MiB: %s)\n", lean, float64(pgPeak)/(1<<20), verdict(pgPeak <= 20<<20))
+			fmt.Fprintf(w, "- peak RSS of the database hooks (%s): %.1f MiB (issue 17's budget ≤ 20 MiB: %s)\n", binaryName(o.fullOrBin()), float64(pgPeak)/(1<<20), verdict(pgPeak <= 20<<20))
 		}
 	}
 	var notes []string
@@ -792,16 +836,9 @@ func budgetLines(w io.Writer, o options, cells []*cell, byKey map[string]*cell, 
 			line += fmt.Sprintf(" = %.2f× the hello-world%s (budget ≤ 1.7×: %s; stretch 1.5×: %s)", r, same, verdict(r <= 1.7), verdict(r <= 1.5))
 		}
 		if big != nil {
+			// Timed in the same rounds (run), so the raw medians compare.
 			r := median(big.Wall) / median(small.Wall)
-			if len(big.Hello) > 0 && len(small.Hello) > 0 {
-				// The two cells ran minutes apart, and this machine's speed
-				// moves more than the budget between them: each is taken
-				// relative to its own rounds' hello-world.
-				n := (median(big.Wall) / median(big.Hello)) / (median(small.Wall) / median(small.Hello))
-				line += fmt.Sprintf("; 1,000,000 events %.2f× that, each cell to the hello-world of its own rounds (raw medians %.2f×; budget ≤ 1.05×: %s)", n, r, verdict(n <= 1.05))
-			} else {
-				line += fmt.Sprintf("; 1,000,000 events %.2f× that (budget ≤ 1.05×: %s)", r, verdict(r <= 1.05))
-			}
+			line += fmt.Sprintf("; 1,000,000 events %.2f× that, in the same rounds (budget ≤ 1.05×: %s)", r, verdict(r <= 1.05))
 		}
 		fmt.Fprintln(w, line)
 	}
@@ -819,13 +856,15 @@ func budgetLines(w io.Writer, o options, cells []*cell, byKey map[string]*cell, 
 	}
 }
 
-// pgLine prints the median of ev on postgres minus its median on the JSONL
-// file, both run by binary, per size, with the verdict of the budget.
-func pgLine(w io.Writer, o options, byKey map[string]*cell, ev, binary string) {
+// pgLine prints, per size, the median of ev on the database store (run by
+// dbBin, what installs write for it) minus its median on the JSONL file run by
+// fileBin (what installs write for that), with the budget's verdict, and the
+// difference to dbBin's own JSONL rows: the backend's share.
+func pgLine(w io.Writer, o options, byKey map[string]*cell, ev, store, fileBin, dbBin string) {
 	var parts []string
 	ok := true
 	for _, size := range o.sizes {
-		f, p := byKey[cellKey(ev, size, "", binary)], byKey[cellKey(ev, size, "postgres", binary)]
+		f, p := byKey[cellKey(ev, size, "", fileBin)], byKey[cellKey(ev, size, store, dbBin)]
 		if f == nil || p == nil {
 			continue
 		}
@@ -833,12 +872,24 @@ func pgLine(w io.Writer, o options, byKey map[string]*cell, ev, binary string) {
 		if size == 10000 || size == 1000000 {
 			ok = ok && d <= 5
 		}
-		parts = append(parts, fmt.Sprintf("%+.2f ms at %s events (%.2f vs %.2f)", d, thousands(size), median(p.Wall), median(f.Wall)))
+		part := fmt.Sprintf("%+.2f ms at %s events (%.2f vs %.2f)", d, thousands(size), median(p.Wall), median(f.Wall))
+		if same := byKey[cellKey(ev, size, "", dbBin)]; same != nil && dbBin != fileBin {
+			part += fmt.Sprintf(", %+.2f ms over %s's own JSONL rows", median(p.Wall)-median(same.Wall), dbBin)
+		}
+		parts = append(parts, part)
 	}
 	if len(parts) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "- %s on postgres − JSONL, both %s, median: %s (budget ≤ +5 ms at 10,000 and 1,000,000: %s)\n", ev, binary, strings.Join(parts, "; "), verdict(ok))
+	fmt.Fprintf(w, "- %s on %s (%s) − JSONL (%s), median: %s (budget ≤ +5 ms at 10,000 and 1,000,000: %s)\n", ev, store, dbBin, fileBin, strings.Join(parts, "; "), verdict(ok))
+}
+
+// fullOrBin is the binary of the database cells: hook-loop, or -bin alone.
+func (o options) fullOrBin() string {
+	if o.full != "" {
+		return o.full
+	}
+	return o.bin
 }
 
 // loadAverage is the 1-minute load average where /proc says it, because a busy
