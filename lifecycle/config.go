@@ -465,7 +465,7 @@ func parseEntry(i int, item any, dir string) (Entry, error) {
 			s, ok := p.(string)
 			name, known := hooks.Canonical(s)
 			if !ok || !known {
-				return Entry{}, bad(fmt.Sprintf("on[%d]", j), "expected one of %s (or a design name: %s), got %s", strings.Join(hooks.PointNames(), ", "), strings.Join(sortedKeys(hooks.DesignAliases), ", "), show(p))
+				return Entry{}, bad(fmt.Sprintf("on[%d]", j), "expected one of %s (or a design name: %s), got %s", strings.Join(hooks.PointNames(), ", "), strings.Join(sortedKeys(hooks.DesignAliases()), ", "), show(p))
 			}
 			if name != s {
 				if e.Aliases == nil {

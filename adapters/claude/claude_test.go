@@ -258,7 +258,7 @@ func TestEncodeGolden(t *testing.T) {
 	sort.Strings(names)
 	for _, native := range NativeEvents {
 		for _, dn := range names {
-			ev := loop.HookEvent{Harness: Name, Name: nativeToCanonical[native], NativeName: native, ToolName: "Bash"}
+			ev := loop.HookEvent{Harness: Name, Name: canonicalOf(native), NativeName: native, ToolName: "Bash"}
 			out := New().Encode(ev, decisions[dn])
 			golden := filepath.Join("testdata", "golden", "encode", native+"-"+dn+".out")
 			got := string(out.Stdout)
@@ -314,7 +314,7 @@ func TestEncodeSessionStartEndSession(t *testing.T) {
 func TestEncodeContract(t *testing.T) {
 	for _, native := range NativeEvents {
 		for dn, d := range decisions {
-			ev := loop.HookEvent{Harness: Name, Name: nativeToCanonical[native], NativeName: native, ToolName: "Bash"}
+			ev := loop.HookEvent{Harness: Name, Name: canonicalOf(native), NativeName: native, ToolName: "Bash"}
 			out := New().Encode(ev, d)
 			if out.Exit != 0 {
 				t.Errorf("%s × %s: exit %d, want 0 (a refusal rides on the JSON)", native, dn, out.Exit)

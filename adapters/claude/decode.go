@@ -36,18 +36,18 @@ const (
 // MessageDisplay, Notification, SubagentStart, InstructionsLoaded, ...) carry
 // nothing a loop can act on; install does not register them and Decode refuses
 // them with an error naming the supported set.
-var nativeToCanonical = map[string]string{
-	loop.EventSessionStart:      loop.EventSessionStart,
-	loop.EventUserPromptSubmit:  loop.EventUserPromptSubmit,
-	loop.EventPreToolUse:        loop.EventPreToolUse,
-	loop.EventPermissionRequest: loop.EventPermissionRequest,
-	loop.EventPostToolUse:       loop.EventPostToolUse,
-	EventPostToolUseFailure:     loop.EventPostToolUse,
-	loop.EventStop:              loop.EventStop,
-	loop.EventSubagentStop:      loop.EventSubagentStop,
-	loop.EventPreCompact:        loop.EventPreCompact,
-	loop.EventPostCompact:       loop.EventPostCompact,
-	loop.EventSessionEnd:        loop.EventSessionEnd,
+var nativeToCanonical = harness.Table{
+	{loop.EventSessionStart, loop.EventSessionStart},
+	{loop.EventUserPromptSubmit, loop.EventUserPromptSubmit},
+	{loop.EventPreToolUse, loop.EventPreToolUse},
+	{loop.EventPermissionRequest, loop.EventPermissionRequest},
+	{loop.EventPostToolUse, loop.EventPostToolUse},
+	{EventPostToolUseFailure, loop.EventPostToolUse},
+	{loop.EventStop, loop.EventStop},
+	{loop.EventSubagentStop, loop.EventSubagentStop},
+	{loop.EventPreCompact, loop.EventPreCompact},
+	{loop.EventPostCompact, loop.EventPostCompact},
+	{loop.EventSessionEnd, loop.EventSessionEnd},
 }
 
 // NativeEvents lists the Claude Code events hook-loop handles, in lifecycle order.
@@ -117,7 +117,7 @@ func (a Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	if err != nil {
 		return loop.HookEvent{}, err
 	}
-	canonical, ok := nativeToCanonical[native]
+	canonical, ok := nativeToCanonical.Lookup(native)
 	if !ok {
 		return loop.HookEvent{}, fmt.Errorf("unsupported %s event %q: expected one of %s", d.Product, native, strings.Join(NativeEvents, ", "))
 	}

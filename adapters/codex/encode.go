@@ -12,17 +12,25 @@ import (
 // without a non-empty reason and then fails open.
 const defaultReason = "blocked by hook-loop"
 
-// contextEvents are the events whose output schema has
-// hookSpecificOutput.additionalContext.
-var contextEvents = map[string]bool{
-	"SessionStart": true, "UserPromptSubmit": true, "PreToolUse": true,
-	"PostToolUse": true, "SubagentStart": true,
+// contextEvent: the events whose output schema has
+// hookSpecificOutput.additionalContext. (A switch, unlike a package-level
+// map, costs the hook nothing at start-up.)
+func contextEvent(native string) bool {
+	switch native {
+	case "SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "SubagentStart":
+		return true
+	}
+	return false
 }
 
-// blockEvents accept the top-level {"decision":"block","reason":R} form.
-var blockEvents = map[string]bool{
-	"UserPromptSubmit": true, "PreToolUse": true, "PostToolUse": true,
-	"Stop": true, "SubagentStop": true,
+// blockEvent: the events that accept the top-level
+// {"decision":"block","reason":R} form.
+func blockEvent(native string) bool {
+	switch native {
+	case "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SubagentStop":
+		return true
+	}
+	return false
 }
 
 // Encode implements harness.Adapter. It prints nothing at all when there is
@@ -58,7 +66,7 @@ func (a *Adapter) Encode(ev loop.HookEvent, d loop.Decision) harness.Output {
 				"hookEventName": "PermissionRequest",
 				"decision":      map[string]any{"behavior": "deny", "message": reason},
 			}
-		case blockEvents[native]:
+		case blockEvent(native):
 			if native == "PreToolUse" {
 				// Codex tells the model "Command blocked by PreToolUse hook: R.
 				// Command: …": a final period of R would be doubled.
@@ -83,7 +91,7 @@ func (a *Adapter) Encode(ev loop.HookEvent, d loop.Decision) harness.Output {
 			}
 		}
 	default:
-		if d.Context != "" && contextEvents[native] {
+		if d.Context != "" && contextEvent(native) {
 			out["hookSpecificOutput"] = map[string]any{
 				"hookEventName":     native,
 				"additionalContext": d.Context,

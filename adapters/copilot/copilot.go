@@ -46,20 +46,20 @@ const (
 var NativeEvents = []string{EventSessionStart, EventPrompt, EventPreToolUse, EventPostToolUse,
 	EventAgentStop, EventSubagentStop, EventPreCompact, EventSessionEnd}
 
-var nativeToCanonical = map[string]string{
-	EventSessionStart: loop.EventSessionStart,
-	EventPrompt:       loop.EventUserPromptSubmit,
-	EventPreToolUse:   loop.EventPreToolUse,
-	EventPostToolUse:  loop.EventPostToolUse,
-	EventAgentStop:    loop.EventStop,
-	EventSubagentStop: loop.EventSubagentStop,
-	EventPreCompact:   loop.EventPreCompact,
-	EventSessionEnd:   loop.EventSessionEnd,
+var nativeToCanonical = harness.Table{
+	{EventSessionStart, loop.EventSessionStart},
+	{EventPrompt, loop.EventUserPromptSubmit},
+	{EventPreToolUse, loop.EventPreToolUse},
+	{EventPostToolUse, loop.EventPostToolUse},
+	{EventAgentStop, loop.EventStop},
+	{EventSubagentStop, loop.EventSubagentStop},
+	{EventPreCompact, loop.EventPreCompact},
+	{EventSessionEnd, loop.EventSessionEnd},
 }
 
 // tools maps Copilot's tool names to the canonical ones; create writes a
 // file (path, file_text), edit changes one (path, old_str, new_str).
-var tools = map[string]string{"bash": "Bash", "create": "Write", "edit": "Edit", "view": "Read"}
+var tools = harness.Table{{"bash", "Bash"}, {"create", "Write"}, {"edit", "Edit"}, {"view", "Read"}}
 
 // Adapter implements harness.Adapter for Copilot CLI.
 type Adapter struct {
@@ -83,7 +83,7 @@ func (Adapter) Harness() string { return Name }
 
 // CanonicalEvent maps a native event name (for input that cannot be decoded).
 func (Adapter) CanonicalEvent(native string) (string, bool) {
-	c, ok := nativeToCanonical[native]
+	c, ok := nativeToCanonical.Lookup(native)
 	return c, ok
 }
 
@@ -104,7 +104,7 @@ func (a Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	if event == "" {
 		return loop.HookEvent{}, fmt.Errorf("no --event given: Copilot CLI's payload does not name its event (expected one of %s)", strings.Join(NativeEvents, ", "))
 	}
-	canonical, ok := nativeToCanonical[event]
+	canonical, ok := nativeToCanonical.Lookup(event)
 	if !ok {
 		return loop.HookEvent{}, fmt.Errorf("unsupported Copilot CLI event %q: expected one of %s", event, strings.Join(NativeEvents, ", "))
 	}
@@ -128,7 +128,7 @@ func (a Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	if isTool && ev.ToolName == "" {
 		return loop.HookEvent{}, fmt.Errorf("$.toolName is missing: expected the tool's name for %s", event)
 	}
-	if c, ok := tools[ev.ToolName]; ok {
+	if c, ok := tools.Lookup(ev.ToolName); ok {
 		ev.ToolName = c
 	}
 	if args := root.Get("toolArgs"); args.Exists() && args.Type != gjson.Null {

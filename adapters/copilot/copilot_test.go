@@ -148,7 +148,7 @@ func TestEncodeTheRecordedShapes(t *testing.T) {
 		{EventPostToolUse, block, "", "hook-loop: run make check && stop\n"},
 	}
 	for _, c := range cases {
-		out := New().Encode(loop.HookEvent{Name: nativeToCanonical[c.native], NativeName: c.native}, c.d)
+		out := New().Encode(loop.HookEvent{Name: canonicalOf(c.native), NativeName: c.native}, c.d)
 		if string(out.Stdout) != c.stdout || string(out.Stderr) != c.errs || out.Exit != 0 {
 			t.Errorf("%s %+v: stdout %q stderr %q exit %d; want %q, %q, 0", c.native, c.d, out.Stdout, out.Stderr, out.Exit, c.stdout, c.errs)
 		}

@@ -37,14 +37,14 @@ const (
 // canonical name. BeforeModel, AfterModel, BeforeToolSelection and
 // Notification carry nothing a loop acts on (and BeforeModel/AfterModel carry
 // the whole conversation on every model call): install does not register them.
-var nativeToCanonical = map[string]string{
-	NativeSessionStart: loop.EventSessionStart,
-	NativeBeforeAgent:  loop.EventUserPromptSubmit,
-	NativeBeforeTool:   loop.EventPreToolUse,
-	NativeAfterTool:    loop.EventPostToolUse,
-	NativeAfterAgent:   loop.EventStop,
-	NativePreCompress:  loop.EventPreCompact,
-	NativeSessionEnd:   loop.EventSessionEnd,
+var nativeToCanonical = harness.Table{
+	{NativeSessionStart, loop.EventSessionStart},
+	{NativeBeforeAgent, loop.EventUserPromptSubmit},
+	{NativeBeforeTool, loop.EventPreToolUse},
+	{NativeAfterTool, loop.EventPostToolUse},
+	{NativeAfterAgent, loop.EventStop},
+	{NativePreCompress, loop.EventPreCompact},
+	{NativeSessionEnd, loop.EventSessionEnd},
 }
 
 // NativeEvents lists the Gemini CLI events hook-loop handles, in lifecycle
@@ -74,16 +74,16 @@ const EventContinuation = "BeforeAgent (hook-loop's refused stop)"
 
 // toolNames maps Gemini CLI's built-in tools to the canonical names loops
 // use; other tools keep their own name.
-var toolNames = map[string]string{
-	"run_shell_command": "Bash",
-	"write_file":        "Write",
-	"replace":           "Edit",
-	"read_file":         "Read",
+var toolNames = harness.Table{
+	{"run_shell_command", "Bash"},
+	{"write_file", "Write"},
+	{"replace", "Edit"},
+	{"read_file", "Read"},
 }
 
 // CanonicalTool returns the canonical name of a Gemini CLI tool.
 func CanonicalTool(name string) string {
-	if c, ok := toolNames[name]; ok {
+	if c, ok := toolNames.Lookup(name); ok {
 		return c
 	}
 	return name
@@ -103,7 +103,7 @@ var _ harness.EventNamer = Adapter{}
 // CanonicalEvent implements harness.EventNamer: a fail_closed loop must know
 // that an undecodable BeforeTool is a tool request and AfterAgent a stop.
 func (Adapter) CanonicalEvent(native string) (string, bool) {
-	c, ok := nativeToCanonical[native]
+	c, ok := nativeToCanonical.Lookup(native)
 	return c, ok
 }
 
@@ -114,7 +114,7 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	if err != nil {
 		return loop.HookEvent{}, err
 	}
-	canonical, ok := nativeToCanonical[native]
+	canonical, ok := nativeToCanonical.Lookup(native)
 	if !ok {
 		return loop.HookEvent{}, fmt.Errorf("unsupported Gemini CLI event %q: expected one of %s", native, strings.Join(NativeEvents, ", "))
 	}

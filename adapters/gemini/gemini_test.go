@@ -259,7 +259,7 @@ func TestEncode(t *testing.T) {
 		{NativeSessionEnd, loop.Decision{Action: loop.Allow}, ``},
 	}
 	for _, tt := range tests {
-		ev := loop.HookEvent{Harness: Name, NativeName: tt.native, Name: nativeToCanonical[tt.native]}
+		ev := loop.HookEvent{Harness: Name, NativeName: tt.native, Name: canonicalOf(tt.native)}
 		out := New().Encode(ev, tt.d)
 		if got := strings.TrimSpace(string(out.Stdout)); got != tt.want || out.Exit != 0 || len(out.Stderr) != 0 {
 			t.Errorf("%s %+v: %q exit %d stderr %q, want %q", tt.native, tt.d, got, out.Exit, out.Stderr, tt.want)

@@ -117,21 +117,24 @@ func HookObject(input []byte, event, who, example string) (root gjson.Result, tr
 // the engine judges each as a write, since an MCP tool's effect is unknown.
 func MCPPaths(input gjson.Result, add func(string)) { mcpPaths(input, 0, add) }
 
-// mcpPathKeys are the argument names MCP servers give the files a tool works
+// mcpPathKey: the argument names MCP servers give the files a tool works
 // on. The engine judges each as a write: an MCP tool's effect is unknown, so
 // a path it names may be one it changes.
-var mcpPathKeys = map[string]bool{
-	"path": true, "file_path": true, "filePath": true, "target": true,
-	"destination": true, "source": true, "paths": true,
+func mcpPathKey(k string) bool {
+	switch k {
+	case "path", "file_path", "filePath", "target", "destination", "source", "paths":
+		return true
+	}
+	return false
 }
 
 // mcpPaths reports the path-like arguments of an MCP tool's input: strings
-// and arrays of strings under mcpPathKeys, in the input and one level down
+// and arrays of strings under an mcpPathKey, in the input and one level down
 // (an object or an array of objects as an argument's value).
 func mcpPaths(obj gjson.Result, depth int, add func(string)) {
 	obj.ForEach(func(k, v gjson.Result) bool {
 		switch {
-		case mcpPathKeys[k.Str] && (v.IsObject() || v.IsArray() && !AllStrings(v)):
+		case mcpPathKey(k.Str) && (v.IsObject() || v.IsArray() && !AllStrings(v)):
 			// Not the string or list of strings a path argument is: every
 			// string in it may be a path.
 			for _, s := range Strings(v) {
@@ -139,16 +142,16 @@ func mcpPaths(obj gjson.Result, depth int, add func(string)) {
 			}
 		case v.IsObject() && depth == 0:
 			mcpPaths(v, 1, add)
-		case v.IsArray() && depth == 0 && !mcpPathKeys[k.Str]:
+		case v.IsArray() && depth == 0 && !mcpPathKey(k.Str):
 			v.ForEach(func(_, item gjson.Result) bool {
 				if item.IsObject() {
 					mcpPaths(item, 1, add)
 				}
 				return true
 			})
-		case mcpPathKeys[k.Str] && v.Type == gjson.String:
+		case mcpPathKey(k.Str) && v.Type == gjson.String:
 			add(v.Str)
-		case mcpPathKeys[k.Str] && v.IsArray():
+		case mcpPathKey(k.Str) && v.IsArray():
 			v.ForEach(func(_, item gjson.Result) bool {
 				if item.Type == gjson.String {
 					add(item.Str)

@@ -13,8 +13,8 @@ import (
 // Seeds are the real opencode 1.18 plugin captures plus inline malformed ones.
 func FuzzDecode(f *testing.F) {
 	events := []string{""}
-	for e := range nativeToCanonical {
-		events = append(events, e)
+	for _, e := range nativeToCanonical {
+		events = append(events, e[0])
 	}
 	sort.Strings(events)
 	for _, s := range []string{

@@ -37,19 +37,19 @@ import (
 // nativeToCanonical maps the plugin's --event names (and those of the Python
 // prototype hook-loop stays compatible with, see docs/dsl-origin.md) to the
 // canonical vocabulary.
-var nativeToCanonical = map[string]string{
-	"tool.execute.before":                  loop.EventPreToolUse,
-	"tool.execute.after":                   loop.EventPostToolUse,
-	"chat.message":                         loop.EventUserPromptSubmit,
-	"message.updated":                      loop.EventUserPromptSubmit, // the Python prototype's name
-	"session.created":                      loop.EventSessionStart,
-	"experimental.text.complete":           loop.EventStop,
-	"session.idle":                         loop.EventStop,
-	"permission.ask":                       loop.EventPermissionRequest,
-	"experimental.session.compacting":      loop.EventPreCompact,
-	"session.compacted":                    loop.EventPostCompact,
-	"session.deleted":                      loop.EventSessionEnd,
-	"experimental.compaction.autocontinue": loop.EventPostCompact,
+var nativeToCanonical = harness.Table{
+	{"tool.execute.before", loop.EventPreToolUse},
+	{"tool.execute.after", loop.EventPostToolUse},
+	{"chat.message", loop.EventUserPromptSubmit},
+	{"message.updated", loop.EventUserPromptSubmit}, // the Python prototype's name
+	{"session.created", loop.EventSessionStart},
+	{"experimental.text.complete", loop.EventStop},
+	{"session.idle", loop.EventStop},
+	{"permission.ask", loop.EventPermissionRequest},
+	{"experimental.session.compacting", loop.EventPreCompact},
+	{"session.compacted", loop.EventPostCompact},
+	{"session.deleted", loop.EventSessionEnd},
+	{"experimental.compaction.autocontinue", loop.EventPostCompact},
 }
 
 // NativeEvents lists the opencode hook and bus events the adapter decodes.
@@ -63,7 +63,7 @@ var NativeEvents = []string{
 // Canonical returns the canonical event for an opencode hook or bus event name;
 // canonical names pass through. ok is false for an unknown name.
 func Canonical(native string) (string, bool) {
-	if c, ok := nativeToCanonical[native]; ok {
+	if c, ok := nativeToCanonical.Lookup(native); ok {
 		return c, true
 	}
 	if loop.IsCanonicalEvent(native) {
@@ -74,27 +74,27 @@ func Canonical(native string) (string, bool) {
 
 // toolNames maps opencode's tool ids to the canonical (Claude/Codex) names that
 // event_map rules use.
-var toolNames = map[string]string{
-	"bash":        "Bash",
-	"write":       "Write",
-	"edit":        "Edit",
-	"multiedit":   "MultiEdit",
-	"multi_edit":  "MultiEdit",
-	"read":        "Read",
-	"grep":        "Grep",
-	"glob":        "Glob",
-	"list":        "LS",
-	"todowrite":   "TodoWrite",
-	"todo_write":  "TodoWrite",
-	"todoread":    "TodoRead",
-	"webfetch":    "WebFetch",
-	"web_fetch":   "WebFetch",
-	"websearch":   "WebSearch",
-	"task":        "Task",
-	"apply_patch": "apply_patch",
-	"patch":       "apply_patch",
-	"question":    "Question",
-	"skill":       "Skill",
+var toolNames = harness.Table{
+	{"bash", "Bash"},
+	{"write", "Write"},
+	{"edit", "Edit"},
+	{"multiedit", "MultiEdit"},
+	{"multi_edit", "MultiEdit"},
+	{"read", "Read"},
+	{"grep", "Grep"},
+	{"glob", "Glob"},
+	{"list", "LS"},
+	{"todowrite", "TodoWrite"},
+	{"todo_write", "TodoWrite"},
+	{"todoread", "TodoRead"},
+	{"webfetch", "WebFetch"},
+	{"web_fetch", "WebFetch"},
+	{"websearch", "WebSearch"},
+	{"task", "Task"},
+	{"apply_patch", "apply_patch"},
+	{"patch", "apply_patch"},
+	{"question", "Question"},
+	{"skill", "Skill"},
 }
 
 // CanonicalTool maps an opencode tool id (bash, write, apply_patch, ...) to its
@@ -102,7 +102,7 @@ var toolNames = map[string]string{
 // rule can still name them exactly.
 func CanonicalTool(name string) string {
 	key := strings.ToLower(strings.ReplaceAll(strings.TrimSpace(name), "-", "_"))
-	if c, ok := toolNames[key]; ok {
+	if c, ok := toolNames.Lookup(key); ok {
 		return c
 	}
 	return strings.TrimSpace(name)

@@ -40,13 +40,13 @@ const (
 // nativeToCanonical maps the pi events hook-loop listens to onto canonical names.
 // The final assistant message_end is the stop request: pi has no pre-stop hook,
 // and it is the last moment a follow-up still reaches the same run in -p mode.
-var nativeToCanonical = map[string]string{
-	NativeSessionStart:    loop.EventSessionStart,
-	NativeInput:           loop.EventUserPromptSubmit,
-	NativeToolCall:        loop.EventPreToolUse,
-	NativeToolResult:      loop.EventPostToolUse,
-	NativeMessageEnd:      loop.EventStop,
-	NativeSessionShutdown: loop.EventSessionEnd,
+var nativeToCanonical = harness.Table{
+	{NativeSessionStart, loop.EventSessionStart},
+	{NativeInput, loop.EventUserPromptSubmit},
+	{NativeToolCall, loop.EventPreToolUse},
+	{NativeToolResult, loop.EventPostToolUse},
+	{NativeMessageEnd, loop.EventStop},
+	{NativeSessionShutdown, loop.EventSessionEnd},
 }
 
 // NativeEvents lists the pi events the adapter decodes, in lifecycle order.
@@ -56,20 +56,20 @@ var NativeEvents = []string{
 }
 
 // toolNames maps pi's built-in tool names to the canonical ones DSL rules use.
-var toolNames = map[string]string{
-	"bash":  "Bash",
-	"write": "Write",
-	"edit":  "Edit",
-	"read":  "Read",
-	"grep":  "Grep",
-	"find":  "Glob",
-	"ls":    "LS",
+var toolNames = harness.Table{
+	{"bash", "Bash"},
+	{"write", "Write"},
+	{"edit", "Edit"},
+	{"read", "Read"},
+	{"grep", "Grep"},
+	{"find", "Glob"},
+	{"ls", "LS"},
 }
 
 // CanonicalTool returns the canonical name of a pi tool; unknown (custom) tools
 // keep their own name.
 func CanonicalTool(name string) string {
-	if c, ok := toolNames[name]; ok {
+	if c, ok := toolNames.Lookup(name); ok {
 		return c
 	}
 	return name
@@ -118,7 +118,7 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	if native == "" {
 		return loop.HookEvent{}, fmt.Errorf("$.event: missing; pass --event NAME")
 	}
-	name, ok := nativeToCanonical[native]
+	name, ok := nativeToCanonical.Lookup(native)
 	if !ok {
 		return loop.HookEvent{}, fmt.Errorf("event %q: expected one of %s", native, strings.Join(NativeEvents, ", "))
 	}

@@ -26,19 +26,19 @@ const ProjectDirVar = "QWEN_PROJECT_DIR"
 
 // tools maps Qwen Code's tool names to the canonical ones; the rest keep
 // their own names (read_file's input is absolute_path, not file_path).
-var tools = map[string]string{
-	"run_shell_command": "Bash",
-	"write_file":        "Write",
-	"edit":              "Edit",
-	"replace":           "Edit",
-	"notebook_edit":     "NotebookEdit",
+var tools = harness.Table{
+	{"run_shell_command", "Bash"},
+	{"write_file", "Write"},
+	{"edit", "Edit"},
+	{"replace", "Edit"},
+	{"notebook_edit", "NotebookEdit"},
 }
 
 // Dialect is Qwen Code's flavour of Claude Code's hook protocol.
 var Dialect = claude.Dialect{Name: Name, Product: "Qwen Code", Tool: canonicalTool, Result: result}
 
 func canonicalTool(native string) string {
-	if c, ok := tools[native]; ok {
+	if c, ok := tools.Lookup(native); ok {
 		return c
 	}
 	return native

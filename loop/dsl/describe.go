@@ -7,18 +7,30 @@ import (
 	"github.com/hook-loop/hook-loop/loop"
 )
 
-// eventPhrases name each hook event in words the agent understands.
-var eventPhrases = map[string]string{
-	loop.EventSessionStart:      "the start of a session",
-	loop.EventUserPromptSubmit:  "a prompt from the person",
-	loop.EventPreToolUse:        "a tool request",
-	loop.EventPermissionRequest: "a permission request",
-	loop.EventPostToolUse:       "a finished tool call",
-	loop.EventStop:              "your final message",
-	loop.EventSubagentStop:      "a subagent's final message",
-	loop.EventPreCompact:        "a compaction",
-	loop.EventPostCompact:       "a compaction",
-	loop.EventSessionEnd:        "the end of the session",
+// eventPhrase names a hook event in words the agent understands. (A switch,
+// unlike a package-level map, costs the hook nothing at start-up.)
+func eventPhrase(event string) (string, bool) {
+	switch event {
+	case loop.EventSessionStart:
+		return "the start of a session", true
+	case loop.EventUserPromptSubmit:
+		return "a prompt from the person", true
+	case loop.EventPreToolUse:
+		return "a tool request", true
+	case loop.EventPermissionRequest:
+		return "a permission request", true
+	case loop.EventPostToolUse:
+		return "a finished tool call", true
+	case loop.EventStop:
+		return "your final message", true
+	case loop.EventSubagentStop:
+		return "a subagent's final message", true
+	case loop.EventPreCompact, loop.EventPostCompact:
+		return "a compaction", true
+	case loop.EventSessionEnd:
+		return "the end of the session", true
+	}
+	return "", false
 }
 
 // Describe says in plain words what makes the rule fire, e.g. "a Bash command
@@ -32,7 +44,7 @@ func (r *Rule) Describe() string {
 	case r.CodexEvent == loop.EventStop && w.LastMessageMatch != nil:
 		b.WriteString("a final message")
 	default:
-		if p, ok := eventPhrases[r.CodexEvent]; ok {
+		if p, ok := eventPhrase(r.CodexEvent); ok {
 			b.WriteString(p)
 		} else {
 			b.WriteString(r.CodexEvent)

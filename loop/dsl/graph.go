@@ -41,11 +41,15 @@ func edgeLabel(t Transition) string {
 // mermaidIdent is compiled on first use, by graph only (not at hook start-up).
 var mermaidIdent = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
-// mermaidReserved are words stateDiagram-v2 reads as keywords, so a state with
+// mermaidReserved: words stateDiagram-v2 reads as keywords, so a state with
 // such a name needs an alias.
-var mermaidReserved = map[string]bool{
-	"state": true, "note": true, "class": true, "classDef": true, "direction": true,
-	"end": true, "click": true, "style": true, "as": true, "left": true, "right": true, "of": true,
+func mermaidReserved(s string) bool {
+	switch s {
+	case "state", "note", "class", "classDef", "direction",
+		"end", "click", "style", "as", "left", "right", "of":
+		return true
+	}
+	return false
 }
 
 // mermaidEscape turns the characters Mermaid would read as syntax into its
@@ -62,7 +66,7 @@ func mermaid(d *Definition) string {
 	b.WriteString("stateDiagram-v2\n")
 	fmt.Fprintf(&b, "    %%%% loop %s\n", mermaidText(d.ID))
 	for i, s := range d.States {
-		if mermaidIdent().MatchString(s) && !mermaidReserved[s] {
+		if mermaidIdent().MatchString(s) && !mermaidReserved(s) {
 			id[s] = s
 			fmt.Fprintf(&b, "    %s\n", s)
 		} else {

@@ -107,19 +107,24 @@ func (p *parser) eventMapWarnings(spec *Spec, path string) {
 	}
 }
 
-// carries lists, per canonical event, the facts a HookEvent of that name has.
-// A matcher on a fact the event lacks sees "" (or an unknown exit code).
-var carries = map[string][]string{
-	loop.EventPreToolUse:        {"tool_name", "command", "paths"},
-	loop.EventPermissionRequest: {"tool_name", "command", "paths"},
-	loop.EventPostToolUse:       {"tool_name", "command", "paths", "exit_code"},
-	loop.EventUserPromptSubmit:  {"prompt"},
-	loop.EventStop:              {"last_message"},
-	loop.EventSubagentStop:      {"last_message"},
+// carries reports whether a HookEvent of the canonical event has the fact. A
+// matcher on a fact the event lacks sees "" (or an unknown exit code).
+func carries(event, fact string) bool {
+	switch event {
+	case loop.EventPreToolUse, loop.EventPermissionRequest:
+		return fact == "tool_name" || fact == "command" || fact == "paths"
+	case loop.EventPostToolUse:
+		return fact == "tool_name" || fact == "command" || fact == "paths" || fact == "exit_code"
+	case loop.EventUserPromptSubmit:
+		return fact == "prompt"
+	case loop.EventStop, loop.EventSubagentStop:
+		return fact == "last_message"
+	}
+	return false
 }
 
 func (p *parser) matcherWarnings(r Rule, rulePath string) {
-	has := func(fact string) bool { return slices.Contains(carries[r.CodexEvent], fact) }
+	has := func(fact string) bool { return carries(r.CodexEvent, fact) }
 	at := func(field string) string { return child(child(rulePath, "when"), field) }
 	never := func(field, why string) {
 		p.warnf(CodeMatcherNeverMatches, at(field), "",

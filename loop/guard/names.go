@@ -2,6 +2,7 @@ package guard
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/hook-loop/hook-loop/loop/guard/shell"
@@ -21,7 +22,7 @@ func namesProtected(named []shell.Name, protected []string, lk *links) (shell.Na
 		if f := lk.of(n.Path); f != "" {
 			return n, f, true
 		}
-		if linkMakers[n.Prog] {
+		if slices.Contains(linkMakers, n.Prog) {
 			// ln -s .claude c; cp x c/settings.json: a link to a folder that
 			// holds a protected file reaches it under a name no check knows.
 			dir := strings.TrimSuffix(n.Path, string(filepath.Separator)) + string(filepath.Separator)
@@ -37,7 +38,9 @@ func namesProtected(named []shell.Name, protected []string, lk *links) (shell.Na
 
 // linkMakers make a second name for what they are given (symbolic or hard
 // links, bind mounts, cp -s/-l).
-var linkMakers = map[string]bool{"ln": true, "link": true, "cp": true, "mount": true}
+// (Small static slices, unlike package-level maps, cost the hook nothing at
+// start-up.)
+var linkMakers = []string{"ln", "link", "cp", "mount"}
 
 // readsSecret finds a name, by any program, of a secret path: the path
 // itself, one under a secret folder, or a folder a recursive reader reads

@@ -13,27 +13,28 @@ import (
 // A checker says why a program run with args (after its name) is risky, or "".
 type checker func(name string, args []string) string
 
-// riskyPrograms maps a program's base name to its checker. A program not listed
-// is never risky by itself (sudo and doas are judged among the launchers).
-var riskyPrograms = map[string]checker{
-	"rm":        rmRisk,
-	"git":       gitRisk,
-	"find":      findRisk,
-	"dd":        ddRisk,
-	"chmod":     recursiveOnHomeRisk,
-	"chown":     recursiveOnHomeRisk,
-	"mkfs":      machineRisk,
-	"mkfs.ext4": machineRisk,
-	"mkfs.xfs":  machineRisk,
-	"fdisk":     machineRisk,
-	"parted":    machineRisk,
-	"shutdown":  machineRisk,
-	"reboot":    machineRisk,
-	"halt":      machineRisk,
-	"poweroff":  machineRisk,
-	"kill":      killRisk,
-	"pkill":     killRisk,
-	"killall":   killRisk,
+// riskyProgram is the checker of a program's base name, or nil. A program not
+// listed is never risky by itself (sudo and doas are judged among the
+// launchers). A switch, unlike a package-level map, costs the hook nothing at
+// start-up.
+func riskyProgram(name string) checker {
+	switch name {
+	case "rm":
+		return rmRisk
+	case "git":
+		return gitRisk
+	case "find":
+		return findRisk
+	case "dd":
+		return ddRisk
+	case "chmod", "chown":
+		return recursiveOnHomeRisk
+	case "mkfs", "mkfs.ext4", "mkfs.xfs", "fdisk", "parted", "shutdown", "reboot", "halt", "poweroff":
+		return machineRisk
+	case "kill", "pkill", "killall":
+		return killRisk
+	}
+	return nil
 }
 
 // Killing hook-loop's hooks opens the gate: a hook killed or stopped before
@@ -121,7 +122,7 @@ func killTargets(args []string) []string {
 }
 
 // lookups find processes by a pattern (their operands that are not flags).
-var lookups = map[string]bool{"pgrep": true, "pidof": true, "grep": true, "egrep": true, "fgrep": true, "rg": true}
+var lookups = []string{"pgrep", "pidof", "grep", "egrep", "fgrep", "rg"}
 
 // killByLookup applies the third part of the rule above to the simple
 // commands of one command line.
@@ -144,7 +145,7 @@ func killByLookup(calls []shell.Call) string {
 	}
 	for _, c := range calls {
 		args := shell.Unwrap(c.Args)
-		lookup := len(args) > 0 && lookups[filepath.Base(args[0])]
+		lookup := len(args) > 0 && slices.Contains(lookups, filepath.Base(args[0]))
 		for _, w := range args {
 			if strings.HasPrefix(w, "-") || len(w) < 2 {
 				continue
@@ -157,15 +158,23 @@ func killByLookup(calls []shell.Call) string {
 	return ""
 }
 
-// gitRisks maps a git subcommand to its checker (name is the subcommand).
-var gitRisks = map[string]checker{
-	"push":     gitPushRisk,
-	"reset":    gitResetRisk,
-	"clean":    gitCleanRisk,
-	"checkout": gitCheckoutRisk,
-	"restore":  gitCheckoutRisk,
-	"branch":   gitBranchRisk,
-	"stash":    gitStashRisk,
+// gitSubRisk is the checker of a git subcommand (name is the subcommand), or nil.
+func gitSubRisk(sub string) checker {
+	switch sub {
+	case "push":
+		return gitPushRisk
+	case "reset":
+		return gitResetRisk
+	case "clean":
+		return gitCleanRisk
+	case "checkout", "restore":
+		return gitCheckoutRisk
+	case "branch":
+		return gitBranchRisk
+	case "stash":
+		return gitStashRisk
+	}
+	return nil
 }
 
 // RiskyCall names why a simple command is risky, or returns "".
@@ -185,7 +194,7 @@ func RiskyCall(c shell.Call) string {
 	}
 	// A leading backslash only skips the shell's aliases: \rm is rm.
 	name := strings.TrimPrefix(filepath.Base(args[0]), `\`)
-	if check, ok := riskyPrograms[name]; ok {
+	if check := riskyProgram(name); check != nil {
 		return check(name, args[1:])
 	}
 	return ""
@@ -275,7 +284,7 @@ func recursiveOnHomeRisk(name string, args []string) string {
 
 func gitRisk(_ string, args []string) string {
 	sub, subArgs := gitSub(args)
-	if check, ok := gitRisks[sub]; ok {
+	if check := gitSubRisk(sub); check != nil {
 		return check(sub, subArgs)
 	}
 	return ""

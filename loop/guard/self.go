@@ -12,15 +12,16 @@ import (
 // run them to see where it stands. Every other command (install, uninstall,
 // reload, the operator commands, the *-hook commands, serve, store migrate,
 // and any command added later) is the person's.
-var readOnlyCommands = map[string]bool{
-	"status": true, "log": true, "validate": true, "graph": true, "simulate": true,
-	"doctor": true, "schema": true, "gallery": true, "completion": true,
-	"help": true, "version": true,
+// (Static slices, unlike package-level maps, cost the hook nothing at start-up.)
+var readOnlyCommands = []string{
+	"status", "log", "validate", "graph", "simulate",
+	"doctor", "schema", "gallery", "completion",
+	"help", "version",
 }
 
 // readOnlyHooks are the read-only subcommands of `hook-loop hooks`; bare
 // `hooks` lists the declared hooks.
-var readOnlyHooks = map[string]bool{"": true, "list": true, "points": true, "help": true}
+var readOnlyHooks = []string{"", "list", "points", "help"}
 
 // SelfCommand reports the first hook-loop command of c that is not read-only,
 // as "sub [subsub]". hook-loop is recognised by its name or by the path of
@@ -61,11 +62,11 @@ func (p *Policy) SelfCommand(c Call) (string, bool) {
 // selfNames are hook-loop's binaries: the CLI and the lean hook binary
 // installed beside it (cmd/hook-loop-hook), which hands every other command to
 // the CLI.
-var selfNames = map[string]bool{"hook-loop": true, "hook-loop-hook": true}
+var selfNames = []string{"hook-loop", "hook-loop-hook"}
 
 func (p *Policy) isSelf(word string) bool {
 	word = strings.TrimPrefix(word, `\`)
-	if selfNames[filepath.Base(word)] {
+	if slices.Contains(selfNames, filepath.Base(word)) {
 		return true
 	}
 	if p.Self == nil || !strings.Contains(word, "/") {
@@ -98,7 +99,7 @@ func (p *Policy) binaries() []string {
 		ext = filepath.Ext(self)
 	}
 	out := []string{self}
-	for name := range selfNames {
+	for _, name := range selfNames {
 		if p := filepath.Join(dir, name+ext); p != self {
 			out = append(out, p)
 		}
@@ -107,7 +108,7 @@ func (p *Policy) binaries() []string {
 }
 
 func isSelfPath(path, self string) bool {
-	return path == self || filepath.Dir(path) == filepath.Dir(self) && selfNames[filepath.Base(path)]
+	return path == self || filepath.Dir(path) == filepath.Dir(self) && slices.Contains(selfNames, filepath.Base(path))
 }
 
 // writingSubcommand reads hook-loop's arguments: the command named by the
@@ -132,7 +133,7 @@ func writingSubcommand(args []string) (string, bool) {
 	}
 	switch {
 	case sub == "hooks":
-		if readOnlyHooks[next] {
+		if slices.Contains(readOnlyHooks, next) {
 			return "", false
 		}
 		return sub + " " + next, true
@@ -142,7 +143,7 @@ func writingSubcommand(args []string) (string, bool) {
 		// simulate writes the log it is given; bare, it writes only a
 		// temporary log of its own.
 		return "simulate with a log to write", true
-	case readOnlyCommands[sub]:
+	case slices.Contains(readOnlyCommands, sub):
 		return "", false
 	}
 	if next != "" && !strings.HasSuffix(sub, "-hook") {
@@ -170,7 +171,7 @@ func hasFlag(args []string, name string) bool {
 }
 
 // lockers take a lock on the file named by their first operand.
-var lockers = map[string]bool{"flock": true, "lockfile": true, "lckdo": true}
+var lockers = []string{"flock", "lockfile", "lckdo"}
 
 // locksOwnFiles reports the protected file a call locks: flock (and its kin)
 // on a file under a protected folder, or interpreter code that imports a lock
@@ -179,7 +180,7 @@ var lockers = map[string]bool{"flock": true, "lockfile": true, "lckdo": true}
 // before locksOwnFiles resolves what it locks).
 func takesLock(c Call) bool {
 	for _, sc := range c.Calls {
-		if args := shell.Unwrap(sc.Args); len(args) >= 2 && lockers[filepath.Base(args[0])] {
+		if args := shell.Unwrap(sc.Args); len(args) >= 2 && slices.Contains(lockers, filepath.Base(args[0])) {
 			return true
 		}
 	}
@@ -189,7 +190,7 @@ func takesLock(c Call) bool {
 func locksOwnFiles(c Call, protected []string) (string, bool) {
 	for _, sc := range c.Calls {
 		args := shell.Unwrap(sc.Args)
-		if len(args) < 2 || !lockers[filepath.Base(args[0])] {
+		if len(args) < 2 || !slices.Contains(lockers, filepath.Base(args[0])) {
 			continue
 		}
 		for _, a := range args[1:] {

@@ -182,14 +182,25 @@ func Lookup(name string) (Point, bool) {
 	return Point{}, false
 }
 
-// DesignAliases maps the point names of the lifecycle-hook design hook-loop
-// adopted (a delivery system's work items) to hook-loop's own, so a
+// designAliases are the point names of the lifecycle-hook design hook-loop
+// adopted (a delivery system's work items) with hook-loop's own, so a
 // declaration written with the design's names loads; docs/lifecycle.md says
-// why each was renamed.
-var DesignAliases = map[string]string{
-	"work_item_start":    PointLoopStart,
-	"session_spawn":      PointSessionStart,
-	"work_item_complete": PointLoopComplete,
+// why each was renamed. A static array, unlike a package-level map, costs
+// the hook nothing at start-up.
+var designAliases = [...][2]string{
+	{"work_item_start", PointLoopStart},
+	{"session_spawn", PointSessionStart},
+	{"work_item_complete", PointLoopComplete},
+}
+
+// DesignAliases maps the design's point names to hook-loop's own (a new map
+// on each call).
+func DesignAliases() map[string]string {
+	m := make(map[string]string, len(designAliases))
+	for _, a := range designAliases {
+		m[a[0]] = a[1]
+	}
+	return m
 }
 
 // Canonical returns hook-loop's name of point: the point itself, or the one a
@@ -198,8 +209,12 @@ func Canonical(name string) (string, bool) {
 	if _, ok := Lookup(name); ok {
 		return name, true
 	}
-	p, ok := DesignAliases[name]
-	return p, ok
+	for _, a := range designAliases {
+		if a[0] == name {
+			return a[1], true
+		}
+	}
+	return "", false
 }
 
 // PointOf returns the point whose context type c (a pointer) is, or "".

@@ -10,6 +10,7 @@ import (
 // where the program it runs begins, so that the program is judged exactly as
 // if it were run directly, whatever options the launcher is given.
 type launcher struct {
+	name  string   // base name
 	short string   // short options that take a value (attached or the next word)
 	long  []string // long options that take a value (--name=v or --name v)
 	// permute: options may follow operands (su me -c cmd), so every word is
@@ -30,43 +31,53 @@ type launcher struct {
 	chdir                 []string // options naming the directory the program starts in (env -C)
 }
 
-// launchers is every launcher the analysis sees through, by base name.
-var launchers = map[string]launcher{
-	"nice": {short: "n", long: []string{"adjustment"}},
-	"env": {short: "uCSP", long: []string{"unset", "chdir", "split-string"}, assigns: true, script: []string{"S", "split-string"},
-		chdir: []string{"C", "chdir"}},
-	"exec":    {short: "a"},
-	"timeout": {short: "sk", long: []string{"signal", "kill-after"}, skip: 1},
-	"setsid":  {},
-	"ionice": {short: "cnpPu", long: []string{"class", "classdata", "pid", "pgid", "uid"},
-		noRun: []string{"p", "P", "u", "pid", "pgid", "uid"}},
-	"chrt": {short: "TPD", long: []string{"sched-runtime", "sched-period", "sched-deadline"}, skip: 1,
+// launcherTable is every launcher the analysis sees through, sorted by name:
+// a static table, unlike a map, costs the hook nothing at start-up.
+var launcherTable = []launcher{
+	{name: "builtin"},
+	{name: "busybox"},
+	{name: "chrt", short: "TPD", long: []string{"sched-runtime", "sched-period", "sched-deadline"}, skip: 1,
 		noRun: []string{"p", "pid", "m", "max"}},
-	"taskset": {skip: 1, noRun: []string{"p", "pid"}},
-	"stdbuf":  {short: "ioe", long: []string{"input", "output", "error"}},
-	"nohup":   {},
-	"xargs": {short: "adEILnPs", long: []string{"arg-file", "delimiter", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"},
-		more: true},
-	"parallel": {short: "aCdEIjLNnPSs", long: []string{"jobs", "arg-file", "colsep", "delimiter", "eof", "replace", "max-lines",
+	{name: "command", noRun: []string{"v", "V"}},
+	{name: "doas", short: "uC"},
+	{name: "env", short: "uCSP", long: []string{"unset", "chdir", "split-string"}, assigns: true, script: []string{"S", "split-string"},
+		chdir: []string{"C", "chdir"}},
+	{name: "exec", short: "a"},
+	{name: "ionice", short: "cnpPu", long: []string{"class", "classdata", "pid", "pgid", "uid"},
+		noRun: []string{"p", "P", "u", "pid", "pgid", "uid"}},
+	{name: "nice", short: "n", long: []string{"adjustment"}},
+	{name: "nohup"},
+	{name: "parallel", short: "aCdEIjLNnPSs", long: []string{"jobs", "arg-file", "colsep", "delimiter", "eof", "replace", "max-lines",
 		"max-args", "max-procs", "max-chars", "sshlogin", "sshloginfile", "joblog", "results", "tmpdir", "workdir", "timeout",
 		"retries", "delay", "memfree", "load", "halt", "tagstring", "basefile", "return", "env", "nice"},
 		join: true, more: true, untilWord: []string{":::", "::::", ":::+", "::::+"}},
-	"watch": {short: "nq", long: []string{"interval", "equexit"}, join: true, direct: []string{"x", "exec"}},
-	"script": {short: "cEIOBTmo", long: []string{"command", "echo", "log-in", "log-out", "log-io", "log-timing", "logging-format", "output-limit"},
-		permute: true, script: []string{"c", "command"}},
-	"sudo": {short: "uUgCDprtTR", long: []string{"user", "other-user", "group", "close-from", "chdir", "chroot", "prompt", "role", "type", "command-timeout", "host"},
-		shell: []string{"s", "i", "shell", "login"}, noRun: []string{"l", "list", "v", "validate", "e", "edit"}, chdir: []string{"D", "chdir"}},
-	"doas": {short: "uC"},
-	"su":   {short: "cgGsw", long: []string{"command", "session-command", "group", "supp-group", "shell", "whitelist-environment"}, permute: true, script: []string{"c", "command", "session-command"}},
+	{name: "pkexec", long: []string{"user"}},
 	// runuser -u USER runs a program; without -u it is su.
-	"runuser": {short: "cgGswu", long: []string{"command", "session-command", "group", "supp-group", "shell", "whitelist-environment", "user"},
+	{name: "runuser", short: "cgGswu", long: []string{"command", "session-command", "group", "supp-group", "shell", "whitelist-environment", "user"},
 		permute: true, script: []string{"c", "command", "session-command"}, needs: []string{"u", "user"}},
-	"command": {noRun: []string{"v", "V"}},
-	"builtin": {},
-	"time":    {short: "of", long: []string{"output", "format"}},
-	"busybox": {},
-	"toybox":  {},
-	"pkexec":  {long: []string{"user"}},
+	{name: "script", short: "cEIOBTmo", long: []string{"command", "echo", "log-in", "log-out", "log-io", "log-timing", "logging-format", "output-limit"},
+		permute: true, script: []string{"c", "command"}},
+	{name: "setsid"},
+	{name: "stdbuf", short: "ioe", long: []string{"input", "output", "error"}},
+	{name: "su", short: "cgGsw", long: []string{"command", "session-command", "group", "supp-group", "shell", "whitelist-environment"}, permute: true, script: []string{"c", "command", "session-command"}},
+	{name: "sudo", short: "uUgCDprtTR", long: []string{"user", "other-user", "group", "close-from", "chdir", "chroot", "prompt", "role", "type", "command-timeout", "host"},
+		shell: []string{"s", "i", "shell", "login"}, noRun: []string{"l", "list", "v", "validate", "e", "edit"}, chdir: []string{"D", "chdir"}},
+	{name: "taskset", skip: 1, noRun: []string{"p", "pid"}},
+	{name: "time", short: "of", long: []string{"output", "format"}},
+	{name: "timeout", short: "sk", long: []string{"signal", "kill-after"}, skip: 1},
+	{name: "toybox"},
+	{name: "watch", short: "nq", long: []string{"interval", "equexit"}, join: true, direct: []string{"x", "exec"}},
+	{name: "xargs", short: "adEILnPs", long: []string{"arg-file", "delimiter", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"},
+		more: true},
+}
+
+// launcherFor is the launcher named name, if it is one.
+func launcherFor(name string) (*launcher, bool) {
+	i, ok := slices.BinarySearchFunc(launcherTable, name, func(g launcher, n string) int { return strings.Compare(g.name, n) })
+	if !ok {
+		return nil, false
+	}
+	return &launcherTable[i], true
 }
 
 // Launched is what a command's words run once its launchers are peeled off.
@@ -93,7 +104,7 @@ func Launch(words []string) Launched {
 	var l Launched
 	for l.Start < len(words) {
 		name := strings.TrimPrefix(baseName(words[l.Start]), `\`)
-		g, ok := launchers[name]
+		g, ok := launcherFor(name)
 		if !ok {
 			return l
 		}
@@ -245,7 +256,7 @@ func pick(args []string, idx []int) []string {
 	return out
 }
 
-// Unwrap strips the launchers off a command's words (see launchers),
+// Unwrap strips the launchers off a command's words (see launcherTable),
 // returning the words of the program that actually runs; a launcher that
 // runs a shell command line (su -c, watch, env -S) gives sh -c and that line.
 func Unwrap(args []string) []string {

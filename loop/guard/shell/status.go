@@ -160,7 +160,7 @@ func statusOfCall(call *syntax.CallExpr, redirs []*syntax.Redirect, code, depth 
 	}
 	l := Launch(words)
 	for _, via := range l.Via {
-		if !passesStatus[via] {
+		if !passesStatus(via) {
 			return nil
 		}
 	}
@@ -188,15 +188,19 @@ func statusOfCall(call *syntax.CallExpr, redirs []*syntax.Redirect, code, depth 
 	return out
 }
 
-// passesStatus are the launchers whose exit status is the program's own: they
+// passesStatus: the launchers whose exit status is the program's own: they
 // run it and wait for it (or exec it). setsid may fork and return at once,
 // xargs and parallel sum up many runs, watch and script answer for
 // themselves.
-var passesStatus = map[string]bool{
-	"nice": true, "env": true, "exec": true, "timeout": true, "ionice": true, "chrt": true,
-	"taskset": true, "stdbuf": true, "nohup": true, "sudo": true, "doas": true, "su": true,
-	"runuser": true, "command": true, "builtin": true, "time": true, "busybox": true,
-	"toybox": true, "pkexec": true,
+func passesStatus(launcher string) bool {
+	switch launcher {
+	case "nice", "env", "exec", "timeout", "ionice", "chrt",
+		"taskset", "stdbuf", "nohup", "sudo", "doas", "su",
+		"runuser", "command", "builtin", "time", "busybox",
+		"toybox", "pkexec":
+		return true
+	}
+	return false
 }
 
 // statusOfScript follows a shell command line that a call runs (sh -c, su -c).

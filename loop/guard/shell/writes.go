@@ -22,7 +22,7 @@ func (a *analyzer) command(all []arg, st *state, heredoc string, depth int) {
 			// parallel: the words it reads from its input reach every program
 			// of the line.
 			for _, c := range Parse(l.Script) {
-				if in := Unwrap(c.Args); len(in) > 0 && writers[baseName(in[0])] {
+				if in := Unwrap(c.Args); len(in) > 0 && writer(baseName(in[0])) {
 					a.uncertain(strings.Join(l.Via, " ") + " passes " + baseName(in[0]) + " operands from its input")
 				}
 			}
@@ -45,7 +45,7 @@ func (a *analyzer) command(all []arg, st *state, heredoc string, depth int) {
 	name := baseName(args[0].val)
 	a.names(args, st)
 	ops, opts := options(args[1:], "", nil)
-	if viaXargs && writers[name] {
+	if viaXargs && writer(name) {
 		a.uncertain("xargs passes " + name + " operands from standard input")
 	}
 	w := func(x arg, op string) { a.write(st, x.val, op, x.raw, false) }
@@ -180,12 +180,16 @@ func tarExtracts(args []arg) bool {
 	return false
 }
 
-// writers are the commands whose operands are written.
-var writers = map[string]bool{
-	"rm": true, "rmdir": true, "unlink": true, "shred": true, "tee": true, "mkdir": true,
-	"touch": true, "truncate": true, "chmod": true, "chown": true, "chgrp": true,
-	"mv": true, "cp": true, "install": true, "ln": true, "dd": true, "sed": true,
-	"perl": true, "ruby": true, "rsync": true, "git": true, "find": true,
+// writer: the commands whose operands are written.
+func writer(name string) bool {
+	switch name {
+	case "rm", "rmdir", "unlink", "shred", "tee", "mkdir",
+		"touch", "truncate", "chmod", "chown", "chgrp",
+		"mv", "cp", "install", "ln", "dd", "sed",
+		"perl", "ruby", "rsync", "git", "find":
+		return true
+	}
+	return false
 }
 
 func isPython(name string) bool {
