@@ -162,8 +162,32 @@ func StateDirs(root, logPath string, getenv func(string) string) []string {
 type Plan struct {
 	Dest        string // absolute project directory
 	DestMissing bool   // Dest does not exist yet: install creates it
+	Binary      string // the hook-loop executable the installed files run
+	ConfigPath  string // the loop file the hooks use
+	LogPath     string // the event log the hooks use (--state)
 	Changes     []Change
 	Notes       []string
+}
+
+// NewPlan starts the plan of an install (or its uninstall) into the project
+// at destination ("" = "."): binary ("" = this executable) and the event log
+// of --state state are resolved the same way for every harness whose files
+// name them. getenv nil reads the process's environment.
+func NewPlan(destination, binary, state string, getenv func(string) string) (Plan, error) {
+	dest, missing, err := Destination(destination)
+	if err != nil {
+		return Plan{}, err
+	}
+	bin, err := HookLoopBinary(binary)
+	if err != nil {
+		return Plan{}, err
+	}
+	logPath, err := project.LogPathFor(dest, state, getenv)
+	if err != nil {
+		return Plan{}, err
+	}
+	return Plan{Dest: dest, DestMissing: missing, Binary: bin,
+		ConfigPath: project.ConfigPath(dest), LogPath: logPath}, nil
 }
 
 // Render prints the plan: every file with its exact change, then the notes.

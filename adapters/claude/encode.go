@@ -5,18 +5,6 @@ import (
 	"github.com/hook-loop/hook-loop/loop"
 )
 
-// output is the JSON object a Claude Code command hook prints on stdout. Only the
-// fields Claude Code 2.1 honours are here; empty ones are omitted, so an allow
-// with nothing to say prints nothing at all.
-type output struct {
-	Decision           string              `json:"decision,omitempty"`
-	Reason             string              `json:"reason,omitempty"`
-	SystemMessage      string              `json:"systemMessage,omitempty"`
-	HookSpecificOutput *hookSpecificOutput `json:"hookSpecificOutput,omitempty"`
-	Continue           *bool               `json:"continue,omitempty"`
-	StopReason         string              `json:"stopReason,omitempty"`
-}
-
 // hookSpecificOutput must always carry hookEventName, equal to the event Claude
 // fired (experiments pre_no_event_name, pre_wrong_event_name: otherwise the whole
 // output is rejected and the tool runs).
@@ -35,20 +23,18 @@ type permissionDecision struct {
 	Message  string `json:"message,omitempty"`
 }
 
+// output is the JSON object a Claude Code command hook prints on stdout.
+// Only the fields Claude Code 2.1 honours are there; continue:false ends the
+// session without another model call (captured: experiments
+// stop_continue_false, pre_continue_false).
+type output = harness.CommandAnswer[hookSpecificOutput]
+
 // Encode renders d for ev. Every answer exits 0: a refusal is carried by the JSON
 // (never exit 2 together with JSON), and hook-loop never prints an explicit
 // "allow", which would bypass the user's own permission settings.
 func (Adapter) Encode(ev loop.HookEvent, d loop.Decision) harness.Output {
-	native := ev.NativeName
-	if native == "" {
-		native = ev.Name
-	}
-	var o output
-	o.SystemMessage = d.SystemMessage
-	reason := d.Reason
-	if d.Action == loop.Block && reason == "" {
-		reason = "refused by hook-loop"
-	}
+	native, reason := harness.NativeEvent(ev), harness.BlockReason(d, harness.RefusedReason)
+	o := output{SystemMessage: d.SystemMessage}
 	ctx := d.Context
 	if d.Action == loop.Block || d.Action == loop.Steer || ctx != "" {
 		switch native {
@@ -96,14 +82,5 @@ func (Adapter) Encode(ev loop.HookEvent, d loop.Decision) harness.Output {
 			}
 		}
 	}
-	if d.EndSession {
-		// continue:false ends the session without another model call
-		// (captured: experiments stop_continue_false, pre_continue_false).
-		f := false
-		o.Continue, o.StopReason = &f, reason
-	}
-	if o == (output{}) {
-		return harness.Output{}
-	}
-	return harness.JSONOutput(o, "claude")
+	return o.Answer(d, reason, "claude")
 }

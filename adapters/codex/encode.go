@@ -39,10 +39,7 @@ func blockEvent(native string) bool {
 // writes fields the event's output schema declares (Codex rejects unknown fields
 // and then fails open).
 func (a *Adapter) Encode(ev loop.HookEvent, d loop.Decision) harness.Output {
-	native := ev.NativeName
-	if native == "" {
-		native = ev.Name
-	}
+	native := harness.NativeEvent(ev)
 	out := map[string]any{}
 	if native == "SessionEnd" {
 		// SessionEnd has no output schema: Codex reads nothing back.
@@ -53,10 +50,7 @@ func (a *Adapter) Encode(ev loop.HookEvent, d loop.Decision) harness.Output {
 	}
 	switch d.Action {
 	case loop.Block:
-		reason := d.Reason
-		if reason == "" {
-			reason = defaultReason
-		}
+		reason := harness.BlockReason(d, defaultReason)
 		switch {
 		case native == "PermissionRequest":
 			// PermissionRequest has no top-level decision; its deny lives in

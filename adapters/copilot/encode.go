@@ -28,10 +28,7 @@ type output struct {
 // for text to the model elsewhere, so a refusal of another event, and any
 // context or message for the person, goes to stderr, which Copilot logs.
 func (Adapter) Encode(ev loop.HookEvent, d loop.Decision) harness.Output {
-	reason := d.Reason
-	if d.Action == loop.Block && reason == "" {
-		reason = "refused by hook-loop"
-	}
+	reason := harness.BlockReason(d, harness.RefusedReason)
 	var o output
 	var note []string
 	switch {

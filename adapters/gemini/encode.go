@@ -8,21 +8,12 @@ import (
 )
 
 // output is the JSON object a Gemini CLI command hook prints on stdout (exit
-// 0). Only fields Gemini CLI 0.61 acts on are here; empty ones are omitted, so
-// an allow with nothing to say prints nothing at all.
-type output struct {
-	// Decision "deny" refuses: a BeforeTool's call (the model reads "Tool
-	// execution blocked: <reason>"), an AfterAgent's stop (the reason goes
-	// back to the model as the next prompt), a BeforeAgent's prompt, an
-	// AfterTool's result ("Tool result blocked: <reason>").
-	Decision           string              `json:"decision,omitempty"`
-	Reason             string              `json:"reason,omitempty"`
-	SystemMessage      string              `json:"systemMessage,omitempty"`
-	HookSpecificOutput *hookSpecificOutput `json:"hookSpecificOutput,omitempty"`
-	// Continue false ends the agent's run (shouldStopExecution).
-	Continue   *bool  `json:"continue,omitempty"`
-	StopReason string `json:"stopReason,omitempty"`
-}
+// 0); Gemini CLI 0.61 acts on each of its fields. Decision "deny" refuses: a
+// BeforeTool's call (the model reads "Tool execution blocked: <reason>"), an
+// AfterAgent's stop (the reason goes back to the model as the next prompt), a
+// BeforeAgent's prompt, an AfterTool's result ("Tool result blocked:
+// <reason>"). Continue false ends the agent's run (shouldStopExecution).
+type output = harness.CommandAnswer[hookSpecificOutput]
 
 // hookSpecificOutput.additionalContext is honoured by SessionStart (prepended
 // to the first prompt), BeforeAgent (added to the prompt) and AfterTool
@@ -36,16 +27,8 @@ type hookSpecificOutput struct {
 // stderr the reason, and any other failure (exit 1, a timeout) lets Gemini CLI
 // go on as if no hook ran. hook-loop never prints an explicit "allow".
 func (Adapter) Encode(ev loop.HookEvent, d loop.Decision) harness.Output {
-	native := ev.NativeName
-	if native == "" {
-		native = ev.Name
-	}
-	var o output
-	o.SystemMessage = d.SystemMessage
-	reason := d.Reason
-	if d.Action == loop.Block && reason == "" {
-		reason = "refused by hook-loop"
-	}
+	native, reason := harness.NativeEvent(ev), harness.BlockReason(d, harness.RefusedReason)
+	o := output{SystemMessage: d.SystemMessage}
 	ctx := d.Context
 	switch native {
 	case NativeBeforeTool, loop.EventPreToolUse:
@@ -78,12 +61,5 @@ func (Adapter) Encode(ev loop.HookEvent, d loop.Decision) harness.Output {
 			o.SystemMessage = harness.JoinMessages(o.SystemMessage, reason)
 		}
 	}
-	if d.EndSession {
-		f := false
-		o.Continue, o.StopReason = &f, reason
-	}
-	if o == (output{}) {
-		return harness.Output{}
-	}
-	return harness.JSONOutput(o, "gemini")
+	return o.Answer(d, reason, "gemini")
 }

@@ -9,17 +9,20 @@ import (
 	"github.com/hook-loop/hook-loop/scaffold"
 )
 
-// HookBinary resolves, unless --binary named one (written as given), the
-// binary an install writes into the hooks (the lean hook binary beside
-// hook-loop when it can serve them), saying why when it is not that one.
-func (c *Common) HookBinary(l *Loop) {
-	if c.Binary != "" {
-		return
+// ResolveMergeLoop is ResolveLoop for an install that merges hook-loop's
+// hooks into a harness file (MergeInstall): unless --binary named one
+// (written as given), the hooks run the lean hook binary beside hook-loop
+// when it can serve them, and the install says why when it is not that one.
+func (c *Common) ResolveMergeLoop(cmd, projectDir string) (*Loop, error) {
+	l, err := c.ResolveLoop(cmd, projectDir)
+	if err != nil || c.Binary != "" {
+		return l, err
 	}
 	var why string
 	if l.Binary, _, why = scaffold.HookBinary(l.Binary, l.Store, c.Getenv); why != "" {
 		fmt.Fprintln(c.IO.Out, why)
 	}
+	return l, nil
 }
 
 // HookPaths are the --config and --event-log arguments of the hooks, in

@@ -54,11 +54,10 @@ func (fl *Flavor) runInstall(ctx context.Context, o *cmdutil.Common) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", cmd, err)
 	}
-	l, err := o.ResolveLoop(cmd, projectDir)
+	l, err := o.ResolveMergeLoop(cmd, projectDir)
 	if err != nil {
 		return err
 	}
-	o.HookBinary(l)
 	hooks := installHooks{Binary: l.Binary, Record: o.Record, Store: cmdutil.StoreArgOf(l.Store), Mode: o.Mode, State: l.State, Flavor: fl}
 	if fl.Matcher != nil {
 		hooks.Matcher = fl.Matcher(l.Spec)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/hook-loop/hook-loop/adapters/codex"
 	"github.com/hook-loop/hook-loop/cli/cmdutil"
-	"github.com/hook-loop/hook-loop/project"
 	"github.com/hook-loop/hook-loop/scaffold"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -96,10 +95,7 @@ type installPlan struct {
 	Target string
 	scaffold.Plan
 	HooksPath   string // the hooks.json written
-	ConfigPath  string // the loop file the hooks use
-	LogPath     string // the event log the hooks use
 	CodexHome   string
-	Binary      string
 	OurCommands []string // the commands install writes (or uninstall removes)
 }
 
@@ -118,7 +114,7 @@ func (o *planOptions) resolve() (*installPlan, error) {
 	if !valid {
 		return nil, fmt.Errorf("--scope %q: expected one of %s", target, strings.Join(CodexTargets, ", "))
 	}
-	dest, missing, err := scaffold.Destination(o.Destination)
+	plan, err := scaffold.NewPlan(o.Destination, o.Binary, o.State, o.Getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -126,26 +122,11 @@ func (o *planOptions) resolve() (*installPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	bin, err := scaffold.HookLoopBinary(o.Binary)
-	if err != nil {
-		return nil, err
-	}
-	logPath, err := project.LogPathFor(dest, o.State, o.Getenv)
-	if err != nil {
-		return nil, err
-	}
-	p := &installPlan{
-		Target:     target,
-		Plan:       scaffold.Plan{Dest: dest, DestMissing: missing},
-		CodexHome:  home,
-		Binary:     bin,
-		ConfigPath: project.ConfigPath(dest),
-		LogPath:    logPath,
-	}
+	p := &installPlan{Target: target, Plan: plan, CodexHome: home}
 	if target == targetUser {
 		p.HooksPath = filepath.Join(home, "hooks.json")
 	} else {
-		p.HooksPath = filepath.Join(dest, ".codex", "hooks.json")
+		p.HooksPath = filepath.Join(plan.Dest, ".codex", "hooks.json")
 	}
 	return p, nil
 }

@@ -222,11 +222,10 @@ func runInstall(ctx context.Context, o *cmdutil.Common) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", cmd, err)
 	}
-	l, err := o.ResolveLoop(cmd, projectDir)
+	l, err := o.ResolveMergeLoop(cmd, projectDir)
 	if err != nil {
 		return err
 	}
-	o.HookBinary(l)
 	h := hooks{Binary: l.Binary, Record: o.Record, Store: cmdutil.StoreArgOf(l.Store), Mode: o.Mode, State: l.State}
 	h.Config, h.Log = l.HookPaths(func(p string) string { return projectArg(p, projectDir) })
 	if err := o.MergeInstall(cmd, projectDir, l, file,

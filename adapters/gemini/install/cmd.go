@@ -51,11 +51,10 @@ func runInstall(ctx context.Context, o *cmdutil.Common) error {
 	if err != nil {
 		return fmt.Errorf("gemini install: %w", err)
 	}
-	l, err := o.ResolveLoop("gemini install", projectDir)
+	l, err := o.ResolveMergeLoop("gemini install", projectDir)
 	if err != nil {
 		return err
 	}
-	o.HookBinary(l)
 	hooks := installHooks{Hook: settingshooks.Hook{Binary: l.Binary, Subcommand: "gemini-hook", Record: o.Record,
 		Store: cmdutil.StoreArgOf(l.Store), Mode: o.Mode, State: l.State}, Matcher: toolMatcher(l.Spec)}
 	hooks.Config, hooks.Log = l.HookPaths(func(p string) string { return pathArg(p, projectDir) })

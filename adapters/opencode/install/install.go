@@ -13,7 +13,6 @@ import (
 	"github.com/hook-loop/hook-loop/adapters/setup"
 	"github.com/hook-loop/hook-loop/cli/cmdutil"
 	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
-	"github.com/hook-loop/hook-loop/project"
 	"github.com/hook-loop/hook-loop/scaffold"
 	"github.com/hook-loop/hook-loop/templates"
 )
@@ -54,9 +53,6 @@ type planOptions struct {
 type installPlan struct {
 	scaffold.Plan
 	PluginPath string
-	ConfigPath string
-	LogPath    string
-	Binary     string
 }
 
 // OpencodePluginData is the template data of templates/opencode/hook_loop.js.tmpl.
@@ -95,25 +91,11 @@ func isPlugin(src []byte) bool {
 }
 
 func (o planOptions) resolve() (*installPlan, error) {
-	dest, missing, err := scaffold.Destination(o.Destination)
+	plan, err := scaffold.NewPlan(o.Destination, o.Binary, o.State, o.Getenv)
 	if err != nil {
 		return nil, err
 	}
-	bin, err := scaffold.HookLoopBinary(o.Binary)
-	if err != nil {
-		return nil, err
-	}
-	logPath, err := project.LogPathFor(dest, o.State, o.Getenv)
-	if err != nil {
-		return nil, err
-	}
-	return &installPlan{
-		Plan:       scaffold.Plan{Dest: dest, DestMissing: missing},
-		PluginPath: filepath.Join(dest, filepath.FromSlash(opencode.PluginRel)),
-		ConfigPath: project.ConfigPath(dest),
-		LogPath:    logPath,
-		Binary:     bin,
-	}, nil
+	return &installPlan{Plan: plan, PluginPath: filepath.Join(plan.Dest, filepath.FromSlash(opencode.PluginRel))}, nil
 }
 
 // planInstall computes the install without touching anything: the loop
