@@ -6,10 +6,8 @@ import (
 	"os"
 
 	hlcli "github.com/hook-loop/hook-loop/cli"
-	"github.com/hook-loop/hook-loop/hook"
 )
 
 func main() {
-	hook.GrowStack()
 	os.Exit(hlcli.Main(os.Args, os.Stdin, os.Stdout, os.Stderr))
 }

@@ -26,7 +26,6 @@ import (
 )
 
 func main() {
-	hook.GrowStack()
 	os.Exit(run(env{
 		args: os.Args, in: os.Stdin, out: os.Stdout, errOut: os.Stderr,
 		getenv: os.Getenv, exec: execFull, executable: os.Executable,
