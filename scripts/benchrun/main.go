@@ -25,6 +25,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -306,6 +307,21 @@ func run(o options, stdout, stderr io.Writer) error {
 			stores[size][st.label] = []string{"HOOK_LOOP_STORE=" + st.url, proj}
 		}
 	}
+	// Every cell's copy of its log is made before any timing: copying (and
+	// writing back) half a gigabyte right before a cell slowed the cell that
+	// followed it by 10-15 %, long after the copy's own sync had returned.
+	logPath := func(ev string, size int, b string) string {
+		return filepath.Join(project, ".hook-loop", fmt.Sprintf("events.%s.%s.%d.jsonl", binaryName(b), ev, size))
+	}
+	for _, ev := range o.events {
+		for _, size := range o.sizes {
+			for _, b := range bins {
+				if err := copyLog(bases[size], logPath(ev, size, b)); err != nil {
+					return err
+				}
+			}
+		}
+	}
 	for _, ev := range o.events {
 		j := job{Dir: project, Env: env, Stdin: payloads[ev], Warmup: o.warmup, Runs: o.runs}
 		// Run by run, alternately with each size, binary and store, so a
@@ -316,12 +332,8 @@ func run(o options, stdout, stderr io.Writer) error {
 			// binary per log: sharing one, the two would split the answers
 			// between them (Stop's refusals in a row, then its capped allow).
 			for _, b := range bins {
-				logPath := filepath.Join(project, ".hook-loop", fmt.Sprintf("events.%s.%d.jsonl", binaryName(b), size))
-				if err := copyLog(bases[size], logPath); err != nil {
-					return err
-				}
 				cs = append(cs, &cell{Event: ev, Size: size, Binary: binaryName(b)})
-				j.Variants = append(j.Variants, variant{Bin: b, Args: hookArgs(ev, config, logPath)})
+				j.Variants = append(j.Variants, variant{Bin: b, Args: hookArgs(ev, config, logPath(ev, size, b))})
 			}
 			for _, st := range o.storeList() {
 				// What installs write for a log in a database: hook-loop
@@ -357,8 +369,8 @@ func run(o options, stdout, stderr io.Writer) error {
 		// The copies of this event's cells are not needed again.
 		for _, size := range o.sizes {
 			for _, b := range bins {
-				logPath := filepath.Join(project, ".hook-loop", fmt.Sprintf("events.%s.%d.jsonl", binaryName(b), size))
-				for _, p := range []string{logPath, logPath + ".idx", logPath + ".lock"} {
+				l := logPath(ev, size, b)
+				for _, p := range []string{l, l + ".idx", l + ".lock"} {
 					os.Remove(p)
 				}
 			}
@@ -582,6 +594,11 @@ func spawn(stdin io.Reader, stdout io.Writer) error {
 		return err
 	}
 	samples := make([]sample, 0, j.Runs*len(j.Variants))
+	// A child's ru_maxrss starts at this process's peak RSS (exec records the
+	// old address space's high-water mark), so this process must not grow:
+	// its garbage is collected after every run, outside the timed window,
+	// instead of piling up until the heap's first goal.
+	debug.SetGCPercent(-1)
 	for i := 0; i < j.Warmup+j.Runs; i++ {
 		for _, k := range roundOrder(i, len(j.Variants)) {
 			v := j.Variants[k]
@@ -597,6 +614,7 @@ func spawn(stdin io.Reader, stdout io.Writer) error {
 			if i >= j.Warmup {
 				samples = append(samples, s)
 			}
+			runtime.GC()
 		}
 	}
 	return json.NewEncoder(stdout).Encode(samples)
