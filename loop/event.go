@@ -66,6 +66,9 @@ type HookEvent struct {
 	StopHookActive       bool   // Stop: the harness says a stop hook already blocked this turn
 	Source               string // SessionStart: startup / resume / compact / ...; PreCompact/PostCompact: trigger; SessionEnd: reason (Claude Code)
 	TranscriptPath       string
+	// Model is the model the harness's payload names at its top level
+	// (Codex's and Claude Code's hooks do), for lifecycle hooks.
+	Model string
 
 	Raw json.RawMessage // the harness's input, verbatim
 }

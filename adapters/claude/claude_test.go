@@ -57,7 +57,7 @@ func TestDecodeRealPayloads(t *testing.T) {
 	}{
 		{file: "SessionStart-startup.json", want: loop.HookEvent{Name: "SessionStart", Source: "startup",
 			SessionID: "3f78cda8-9e3a-46cd-99da-346fa6cc315a", Cwd: "/home/dev/project"}},
-		{file: "SessionStart-compact.json", want: loop.HookEvent{Name: "SessionStart", Source: "compact"}},
+		{file: "SessionStart-compact.json", want: loop.HookEvent{Name: "SessionStart", Source: "compact", Model: "claude-opus-5-5"}},
 		{file: "UserPromptSubmit.json", want: loop.HookEvent{Name: "UserPromptSubmit", Prompt: "run echo hello",
 			TurnID: "ac49008b-baab-4350-ade6-62784607c1df"}},
 		{file: "PreToolUse.json", want: loop.HookEvent{Name: "PreToolUse", ToolName: "Bash", Command: "echo hello",

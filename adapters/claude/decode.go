@@ -127,6 +127,7 @@ func (a Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 		Name:       canonical,
 		NativeName: native,
 		Raw:        json.RawMessage(trimmed),
+		Model:      harness.Model(root),
 	}
 	fields := []struct {
 		path string

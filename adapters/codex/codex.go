@@ -94,6 +94,7 @@ func (a *Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	ev.NativeName = native
 	ev.Name = canonicalName(native)
 	ev.Raw = json.RawMessage(trimmed)
+	ev.Model = harness.Model(root)
 
 	var err error
 	get := func(dst *string, keys ...string) {

@@ -95,8 +95,8 @@ func TestDecodeFields(t *testing.T) {
 		t.Errorf("UserPromptSubmit: no prompt")
 	}
 	ev = decodeFile(t, filepath.Join(dir, "SessionStart-resume.json"))
-	if ev.Source != "resume" {
-		t.Errorf("SessionStart source %q", ev.Source)
+	if ev.Source != "resume" || ev.Model != "mock-model" {
+		t.Errorf("SessionStart source %q model %q", ev.Source, ev.Model)
 	}
 	ev = decodeFile(t, filepath.Join(dir, "PostToolUse-apply_patch-update.json"))
 	if ev.Result == nil || ev.Result.ExitCode == nil || *ev.Result.ExitCode != 0 {

@@ -108,7 +108,7 @@ func (a Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	if !ok {
 		return loop.HookEvent{}, fmt.Errorf("unsupported Copilot CLI event %q: expected one of %s", event, strings.Join(NativeEvents, ", "))
 	}
-	ev := loop.HookEvent{Harness: Name, Name: canonical, NativeName: event, Raw: json.RawMessage(trimmed)}
+	ev := loop.HookEvent{Harness: Name, Name: canonical, NativeName: event, Raw: json.RawMessage(trimmed), Model: harness.Model(root)}
 	var err error
 	for _, f := range []struct {
 		path string

@@ -118,7 +118,7 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	if !ok {
 		return loop.HookEvent{}, fmt.Errorf("unsupported Gemini CLI event %q: expected one of %s", native, strings.Join(NativeEvents, ", "))
 	}
-	ev := loop.HookEvent{Harness: Name, Name: canonical, NativeName: native, Raw: json.RawMessage(trimmed)}
+	ev := loop.HookEvent{Harness: Name, Name: canonical, NativeName: native, Raw: json.RawMessage(trimmed), Model: harness.Model(root)}
 	var tool string
 	for _, f := range []struct {
 		path string

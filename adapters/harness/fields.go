@@ -34,6 +34,15 @@ func TargetPath(cwd, p string) string {
 	return filepath.Clean(p)
 }
 
+// Model is the model a hook payload names at its top level ("model"), or ""
+// when it names none as a string.
+func Model(root gjson.Result) string {
+	if v := root.Get("model"); v.Type == gjson.String {
+		return v.Str
+	}
+	return ""
+}
+
 // LifecycleFields reads what Claude Code's payloads and those modelled on
 // them (Copilot CLI, Qwen Code) share: the one "why" string a lifecycle event
 // has (SessionStart's source, Pre/PostCompact's trigger, SessionEnd's reason:

@@ -135,6 +135,7 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 		return ev, fmt.Errorf("$: expected an object, got %s", jsonkind.Of(root))
 	}
 	ev.Raw = json.RawMessage(trimmed)
+	ev.Model = harness.Model(root)
 
 	native := event
 	if native == "" {

@@ -144,6 +144,7 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 		SessionID:  sid,
 		Cwd:        filepath.Clean(cwd),
 		Raw:        json.RawMessage(append([]byte(nil), input...)),
+		Model:      harness.Model(root),
 	}
 	switch native {
 	case NativeSessionStart:

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/hook-loop/hook-loop/loop"
@@ -25,21 +24,8 @@ func (h *handling) facts() hooks.Facts {
 	}
 }
 
-// model is the model the harness's payload names at its top level (Codex,
-// Claude Code), read only when hooks may see it.
-func (h *handling) model() string {
-	if h.e.Lifecycle == nil || len(h.ev.Raw) == 0 {
-		return ""
-	}
-	var p struct {
-		Model any `json:"model"`
-	}
-	if json.Unmarshal(h.ev.Raw, &p) != nil {
-		return ""
-	}
-	m, _ := p.Model.(string)
-	return m
-}
+// model is the model the harness's payload names (its adapter read it).
+func (h *handling) model() string { return h.ev.Model }
 
 // actorName is who brought the handled moment about, as the contexts say it.
 func (h *handling) actorName() string {
