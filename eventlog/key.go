@@ -19,15 +19,10 @@ import (
 
 // StateDirEnv overrides where hook-loop keeps per-user state (the log keys):
 // by default $XDG_STATE_HOME/hook-loop.
-const StateDirEnv = "HOOK_LOOP_STATE_DIR"
+const StateDirEnv = basedir.StateDirEnv
 
 // StateDir is the directory hook-loop keeps per-user state in.
-func StateDir() string {
-	if d := os.Getenv(StateDirEnv); d != "" {
-		return d
-	}
-	return filepath.Join(basedir.StateHome(), "hook-loop")
-}
+func StateDir() string { return basedir.HookLoopState(os.Getenv) }
 
 // logKey is the key of one log and what hook-loop recorded when it created it:
 // the log's bytes before its first keyed line (legacy lines), which stay

@@ -18,18 +18,9 @@ const (
 	StateUser    = "user"    // the user's state directory, outside it
 )
 
-// UserStateDir is hook-loop's per-user state directory: $HOOK_LOOP_STATE_DIR,
-// else $XDG_STATE_HOME/hook-loop (xdg's default when unset). getenv is
-// os.Getenv outside tests.
-func UserStateDir(getenv func(string) string) string {
-	if d := getenv("HOOK_LOOP_STATE_DIR"); d != "" {
-		return d
-	}
-	if d := getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "hook-loop")
-	}
-	return filepath.Join(basedir.StateHome(), "hook-loop")
-}
+// UserStateDir is hook-loop's per-user state directory
+// (basedir.HookLoopState), the one the log keys are kept in too.
+func UserStateDir(getenv func(string) string) string { return basedir.HookLoopState(getenv) }
 
 // UserLogPath is the event log of the project at root when its state is
 // kept in the user's state directory: projects/<name>-<hash of the root's

@@ -21,10 +21,26 @@ func CacheHome() string { return envPath("XDG_CACHE_HOME", defaults(home()).cach
 
 type dirs struct{ state, config, cache string }
 
+// StateDirEnv names the variable that moves hook-loop's state directory.
+const StateDirEnv = "HOOK_LOOP_STATE_DIR"
+
+// HookLoopState is hook-loop's per-user state directory, where the log keys,
+// pinned loops, logs kept out of the workspace and the project roster live
+// together: $HOOK_LOOP_STATE_DIR, else hook-loop under the XDG state home.
+// getenv is os.Getenv outside tests.
+func HookLoopState(getenv func(string) string) string {
+	if d := getenv(StateDirEnv); d != "" {
+		return d
+	}
+	return filepath.Join(envPathOf(getenv, "XDG_STATE_HOME", defaults(home()).state), "hook-loop")
+}
+
 // envPath is xdg's: the variable when it holds an absolute path (after "~"
 // expansion), else the fallback.
-func envPath(name, fallback string) string {
-	dir := expandHome(os.Getenv(name))
+func envPath(name, fallback string) string { return envPathOf(os.Getenv, name, fallback) }
+
+func envPathOf(getenv func(string) string, name, fallback string) string {
+	dir := expandHome(getenv(name))
 	if dir != "" && filepath.IsAbs(dir) {
 		return dir
 	}

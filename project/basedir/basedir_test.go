@@ -37,3 +37,25 @@ func TestMatchesXDG(t *testing.T) {
 		}
 	}
 }
+
+func TestHookLoopState(t *testing.T) {
+	env := func(kv map[string]string) func(string) string {
+		return func(k string) string { return kv[k] }
+	}
+	abs := filepath.Join(t.TempDir(), "st")
+	for _, tt := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{StateDirEnv: "/x/state", "XDG_STATE_HOME": abs}, "/x/state"},
+		{map[string]string{"XDG_STATE_HOME": abs}, filepath.Join(abs, "hook-loop")},
+		{map[string]string{"XDG_STATE_HOME": "~/st"}, filepath.Join(home(), "st", "hook-loop")},
+		// A relative XDG_STATE_HOME is ignored, as xdg ignores it.
+		{map[string]string{"XDG_STATE_HOME": "rel"}, filepath.Join(defaults(home()).state, "hook-loop")},
+		{map[string]string{}, filepath.Join(defaults(home()).state, "hook-loop")},
+	} {
+		if got := HookLoopState(env(tt.env)); got != tt.want {
+			t.Errorf("HookLoopState(%v) = %q, want %q", tt.env, got, tt.want)
+		}
+	}
+}
