@@ -13,13 +13,13 @@ import (
 // BenchmarkCodexHookInProcess runs `hook-loop codex-hook` in-process on a
 // recorded payload, from argument parsing to the encoded answer, on a log of
 // 10,000 events. It is the profile target for start-up work that does not
-// serve the event (go test -bench CodexHook -cpuprofile cpu.out ./internal/cmd);
+// serve the event (go test -bench CodexHook -cpuprofile cpu.out ./cli);
 // what it cannot see is the runtime's own start-up and package init, which
 // scripts/bench.sh measures with the real binary.
 func BenchmarkCodexHookInProcess(b *testing.B) {
 	for _, event := range []string{"SessionStart", "PreToolUse", "PostToolUse", "Stop"} {
 		b.Run(event, func(b *testing.B) {
-			payload, err := os.ReadFile(filepath.Join("..", "..", "testdata", "bench", "codex", event+".json"))
+			payload, err := os.ReadFile(filepath.Join("..", "testdata", "bench", "codex", event+".json"))
 			if err != nil {
 				b.Fatal(err)
 			}
