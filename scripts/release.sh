@@ -35,7 +35,10 @@ export PATH="$bin:$PATH"
 HOOK_LOOP_COMMIT=$(git rev-parse HEAD)
 HOOK_LOOP_SHORT=$(git rev-parse --short=7 HEAD)
 HOOK_LOOP_COMMIT_TIME=$(git log -1 --format=%ct HEAD)
-export HOOK_LOOP_COMMIT HOOK_LOOP_SHORT HOOK_LOOP_COMMIT_TIME
+# The date `hook-loop version` prints is the commit's, in UTC, not the
+# build's: two builds of one commit are then byte for byte alike.
+HOOK_LOOP_COMMIT_DATE=$(TZ=UTC git log -1 --date=format-local:%Y-%m-%dT%H:%M:%SZ --format=%cd HEAD)
+export HOOK_LOOP_COMMIT HOOK_LOOP_SHORT HOOK_LOOP_COMMIT_TIME HOOK_LOOP_COMMIT_DATE
 
 args=(release --clean)
 if [ "${1:-}" = "--snapshot" ]; then

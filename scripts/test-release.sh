@@ -75,7 +75,9 @@ npm install -g --prefix "$prefix" --offline --no-audit --no-fund --loglevel=erro
   "./dist/npm/hook-loop-$version.tgz" "./dist/npm/hook-loop-$os-$arch-$version.tgz"
 got=$("$prefix/bin/hook-loop" --version)
 [ "$got" = "hook-loop version $version" ] || fail "$prefix/bin/hook-loop --version printed '$got', want the stamped $version"
-"$prefix/bin/hook-loop" version | grep -q "^hook-loop $version (commit $commit[0-9a-f]*, built " || fail "hook-loop version: $("$prefix/bin/hook-loop" version)"
+# The date stamped is the commit's, so that a rebuild of it is the same bytes.
+date=$(TZ=UTC git log -1 --date=format-local:%Y-%m-%dT%H:%M:%SZ --format=%cd HEAD)
+"$prefix/bin/hook-loop" version | grep -q "^hook-loop $version (commit $commit[0-9a-f]*, built $date" || fail "hook-loop version: $("$prefix/bin/hook-loop" version), want the commit's date $date"
 echo "  $prefix/bin/hook-loop --version: $got"
 answer_hook "$prefix/bin/hook-loop" "$prefix/lib/node_modules/hook-loop-$os-$arch/bin/hook-loop-hook" "$work/npm-proj"
 (cd "$work/npm-proj" && "$prefix/bin/hook-loop" doctor --harness claude) > "$work/doctor.out" || fail "doctor through the npm launcher: $(cat "$work/doctor.out")"
