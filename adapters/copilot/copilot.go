@@ -146,6 +146,10 @@ func (a Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 			ev.Command = ""
 		}
 		ev.TargetPaths = targetPaths(ev.ToolName, args, ev.Cwd, odd)
+		if ev.Command == "" && len(ev.TargetPaths) == 0 {
+			// view and its kin: hook-loop's secrets are refused to them as to cat.
+			ev.ReadPaths = harness.ReadPaths(args)
+		}
 	}
 	switch event {
 	case EventPostToolUse:

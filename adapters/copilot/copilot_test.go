@@ -171,3 +171,22 @@ func TestOwnedPathsFollowCopilotHome(t *testing.T) {
 		t.Errorf("owned with COPILOT_HOME = %q", got)
 	}
 }
+
+// view names the file it reads in path: hook-loop's secrets are refused to it
+// as to cat, so the guard must see the path; writes and shells name none.
+func TestViewPathsAreReadPaths(t *testing.T) {
+	ev, err := New().Decode(EventPreToolUse, []byte(`{"cwd":"/p","toolName":"view","toolArgs":{"path":"/s/hook-loop/keys/k.key"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ev.ReadPaths) != 1 || ev.ReadPaths[0] != "/s/hook-loop/keys/k.key" {
+		t.Errorf("view: ReadPaths = %q", ev.ReadPaths)
+	}
+	ev, err = New().Decode(EventPreToolUse, []byte(`{"cwd":"/p","toolName":"create","toolArgs":{"path":"a.txt","file_text":"x"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ev.ReadPaths) != 0 {
+		t.Errorf("create: ReadPaths = %q, want none (a write is judged as a target)", ev.ReadPaths)
+	}
+}

@@ -65,8 +65,10 @@ func stringsIn(v gjson.Result, depth int) []string {
 }
 
 // readPathKeys are the arguments read tools (Read, Grep, Glob, LS and their
-// kin in every harness) name their file or folder with.
-var readPathKeys = []string{"file_path", "filePath", "path", "notebook_path", "notebookPath", "pattern_path", "dir", "directory"}
+// kin in every harness) name their files or folders with: Qwen Code's
+// read_file takes absolute_path, Gemini CLI's folder tools dir_path and its
+// read_many_files paths.
+var readPathKeys = []string{"file_path", "filePath", "path", "paths", "absolute_path", "dir_path", "notebook_path", "notebookPath", "pattern_path", "dir", "directory"}
 
 // ReadPaths are the files and folders a tool that is not a shell or a writer
 // names in input: the engine refuses hook-loop's secrets to them as it does

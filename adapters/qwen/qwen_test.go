@@ -171,3 +171,16 @@ func FuzzDecode(f *testing.F) {
 		adaptercheck.Check(t, a, event, input)
 	})
 }
+
+// Qwen Code's read_file names its file in absolute_path: the guard refuses
+// hook-loop's secrets to it only if the adapter passes that path on.
+func TestReadFileAbsolutePathIsARead(t *testing.T) {
+	in := `{"session_id":"s","cwd":"/proj","hook_event_name":"PreToolUse","tool_name":"read_file","tool_input":{"absolute_path":"/s/hook-loop/keys/k.key"}}`
+	ev, err := New().Decode("", []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ev.ReadPaths) != 1 || ev.ReadPaths[0] != "/s/hook-loop/keys/k.key" {
+		t.Errorf("read_file: ReadPaths = %q", ev.ReadPaths)
+	}
+}

@@ -150,9 +150,10 @@ func (fl *Flavor) isHookCommand(cmd string) bool {
 	return settingshooks.RunsSubcommand(cmd, fl.Name+"-hook")
 }
 
-// claudeProtectTools are the tools that write files or run commands: the loop's
-// guardrails must see them whatever the DSL names.
-var claudeProtectTools = []string{"Bash", "Edit", "MultiEdit", "NotebookEdit", "Write"}
+// claudeProtectTools are the tools the loop's guardrails must see whatever
+// the DSL names: those that write files or run commands, and those that read
+// files, to which hook-loop's keys and pinned loops are refused.
+var claudeProtectTools = []string{"Bash", "Edit", "Glob", "Grep", "LS", "MultiEdit", "NotebookEdit", "Read", "Write"}
 
 // toolMatcher returns the smallest tool matcher that shows the loop every tool
 // call it can act on: the tools its rules and policies name plus the tools that

@@ -67,9 +67,10 @@ func pathArg(path, projectDir string) string {
 // the gemini-hook subcommand. Re-install and uninstall touch only these.
 func isHookCommand(cmd string) bool { return settingshooks.RunsSubcommand(cmd, "gemini-hook") }
 
-// protectTools are Gemini CLI's tools that write files or run commands: the
-// loop's guardrails must see them whatever the DSL names.
-var protectTools = []string{"replace", "run_shell_command", "write_file"}
+// protectTools are Gemini CLI's tools the loop's guardrails must see whatever
+// the DSL names: those that write files or run commands, and those that read
+// files, to which hook-loop's keys and pinned loops are refused.
+var protectTools = []string{"glob", "list_directory", "read_file", "read_many_files", "replace", "run_shell_command", "search_file_content", "write_file"}
 
 // nativeTools maps the canonical tool names a DSL uses to Gemini CLI's.
 var nativeTools = map[string]string{"Bash": "run_shell_command", "Write": "write_file", "Edit": "replace", "Read": "read_file"}
