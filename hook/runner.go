@@ -228,6 +228,7 @@ func (r *Runner) decide(ctx context.Context, e *event) (d loop.Decision, notices
 	// its chains under the lock. Past it every pass is the last, so the hook
 	// answers inside its deadline whatever the chains or the lock do.
 	reserve := 2*eventlog.LockTimeout() + budget + time.Second
+	inline := false // the next pass runs its chains under the lock
 	for pass := 1; ; pass++ {
 		if err := ctx.Err(); err != nil {
 			return d, nil, nil, err // out of time: refused as any failure is
@@ -235,7 +236,7 @@ func (r *Runner) decide(ctx context.Context, e *event) (d loop.Decision, notices
 		if stage != nil {
 			// A SessionEnd (Codex allows it 3 s) has no time for a second
 			// pass: its chains run under the lock, within sessionEndBudget.
-			stage.Begin(pass == engine.MaxStagedPasses || e.ev.Name == loop.EventSessionEnd || timeLeft(ctx) < reserve)
+			stage.Begin(inline || pass == engine.MaxStagedPasses || e.ev.Name == loop.EventSessionEnd || timeLeft(ctx) < reserve)
 		}
 		err = log.Update(func(tx engine.Tx) error {
 			notices = notices[:0] // what this run of the transaction found
@@ -275,6 +276,13 @@ func (r *Runner) decide(ctx context.Context, e *event) (d loop.Decision, notices
 		})
 		if !errors.Is(err, engine.ErrStaged) {
 			break
+		}
+		if timeLeft(ctx)-reserve < budget {
+			// Unlocked, the chain would get less than it has under the lock:
+			// its executors would fail for want of time, and a required hook
+			// would hold the session for nothing.
+			inline = true
+			continue
 		}
 		lctx, cancel := unlockedLifecycle(ctx, reserve)
 		stage.RunMissed(lctx)

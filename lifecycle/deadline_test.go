@@ -35,6 +35,22 @@ func (p *lockProbe) ToolRequested(ctx context.Context, c *hooks.ToolRequestedCon
 // after it runs the chain in its one pass, under the lock and its budget,
 // instead of staging it and overrunning the harness's timeout.
 func TestShortDeadlineRunsTheChainInline(t *testing.T) {
+	runsLocked(t, 8*time.Second, "the chain ran unlocked although the deadline left no time for the passes after it")
+}
+
+// A deadline that leaves room for the passes but less than the locked budget
+// for an unlocked chain (reserve 13 s, so 14 s leaves it 1 s of its 2 s) runs
+// the chain under the lock in the next pass: unlocked, its executors would
+// start with almost no time, fail, and a required hook would hold the
+// session for nothing, or a tool call would go unchecked.
+func TestDeadlineTooShortForAnUnlockedChainRunsItLocked(t *testing.T) {
+	runsLocked(t, 14*time.Second, "the chain ran unlocked with less time than its budget under the lock")
+}
+
+// runsLocked runs a PreToolUse whose tool_requested hook records whether the
+// log's lock was held, under deadline, and fails with why when it was not.
+func runsLocked(t *testing.T, deadline time.Duration, why string) {
+	t.Helper()
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "hook-loop.json"), []byte(gatedLoop), 0o644)
 	probe := &lockProbe{log: filepath.Join(root, ".hook-loop", "events.jsonl"), held: make(chan bool, 4)}
@@ -42,7 +58,7 @@ func TestShortDeadlineRunsTheChainInline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := hook.New(hook.Deps{Deadline: 8 * time.Second,
+	out := hook.New(hook.Deps{Deadline: deadline,
 		Lifecycle: func(string) (engine.Lifecycle, *engine.LifecycleRecord) { return r, nil }}).
 		Run(context.Background(), hook.Request{Adapter: codex.New(),
 			Flags: hook.Flags{ConfigPath: filepath.Join(root, "hook-loop.json"), Event: "PreToolUse"},
@@ -53,7 +69,7 @@ func TestShortDeadlineRunsTheChainInline(t *testing.T) {
 	select {
 	case held := <-probe.held:
 		if !held {
-			t.Error("the chain ran unlocked although the deadline left no time for the passes after it")
+			t.Error(why)
 		}
 	default:
 		t.Fatal("the lifecycle hook never ran")
