@@ -25,7 +25,10 @@ while [ $# -gt 0 ]; do
     --version) [ $# -ge 2 ] || die "--version needs a value"; version=$2; shift 2 ;;
     --dir) [ $# -ge 2 ] || die "--dir needs a value"; dir=$2; shift 2 ;;
     --base-url) [ $# -ge 2 ] || die "--base-url needs a value"; base=$2; shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help)
+      # The header above; piped into sh there is no file to read it from.
+      if [ -f "$0" ]; then sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; else echo "usage: sh install.sh [--version V] [--dir D] [--base-url URL]"; fi
+      exit 0 ;;
     *) die "unknown option $1 (see --help)" ;;
   esac
 done

@@ -14,7 +14,7 @@ import (
 	"github.com/hook-loop/hook-loop/testkit/need"
 )
 
-var update = flag.Bool("update", false, "write the board's screenshot to docs/board.png")
+var update = flag.Bool("update", false, "write the boards' screenshots (docs/board.png, docs/img/board-all.png)")
 
 // browser starts headless Chromium for the test, or skips it (fails it under
 // CI) when none is installed (scripts/install-chromium.sh installs one).

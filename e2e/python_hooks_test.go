@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/hook-loop/hook-loop/testkit/need"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -96,7 +97,7 @@ type pyHooks struct {
 func newPyHooks(t *testing.T) *pyHooks {
 	t.Helper()
 	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 is not installed: skipping the Python lifecycle hook tests")
+		need.Skipf(t, "python3 is not installed: skipping the Python lifecycle hook tests")
 	}
 	root, err := os.MkdirTemp("", "hl-e2e-")
 	if err != nil {

@@ -4,6 +4,7 @@ package lifecycle_test
 
 import (
 	"context"
+	"github.com/hook-loop/hook-loop/testkit/need"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,7 +41,7 @@ if __name__ == "__main__":
 func needPython(t testing.TB) {
 	t.Helper()
 	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 is not installed: skipping the Python executor tests")
+		need.Skipf(t, "python3 is not installed: skipping the Python executor tests")
 	}
 }
 

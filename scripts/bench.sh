@@ -62,7 +62,7 @@ echo "built with: go build ${flags[*]} (CGO_ENABLED=${CGO_ENABLED:-})" >&2
 go build -o "$tmp/benchrun" ./scripts/benchrun
 store_flags=()
 if [ "${PG:-}" = 1 ] && [ -z "${STORE:-}" ]; then
-  pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+  pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
   if [ -z "$pgbin" ] || [ ! -x "$pgbin/initdb" ]; then
     pgbin=$(dirname "$(command -v initdb || echo /nonexistent/initdb)")
   fi
@@ -82,7 +82,9 @@ if [ "${PG:-}" = 1 ] && [ -z "${STORE:-}" ]; then
   trap '"${pgrun[@]}" "$pgbin/pg_ctl" -D "$pgdir/data" -m fast stop >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
   STORE="postgres://hookloop@127.0.0.1:$pgport/postgres?sslmode=disable${PG_PARAMS:-}"
   echo "PG=1: throwaway PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}') at $STORE" >&2
-  if command -v pgbouncer >/dev/null && [ "${PGBOUNCER:-}" != 0 ]; then
+  # Debian installs it in /usr/sbin, which a user's PATH often lacks.
+  pgbouncer=$(command -v pgbouncer || ls /usr/sbin/pgbouncer 2>/dev/null || true)
+  if [ -n "$pgbouncer" ] && [ "${PGBOUNCER:-}" != 0 ]; then
     # The settings docs/pgbouncer.md gives a fleet, with trust on loopback.
     bport=$((pgport + 1))
     printf '%s\n' '[databases]' "postgres = host=127.0.0.1 port=$pgport dbname=postgres" \
@@ -93,11 +95,12 @@ if [ "${PG:-}" = 1 ] && [ -z "${STORE:-}" ]; then
       "pidfile = $pgdir/pgbouncer.pid" "logfile = $pgdir/pgbouncer.log" >"$pgdir/pgbouncer.ini"
     echo '"hookloop" ""' >"$pgdir/userlist.txt"
     if [ "$(id -u)" = 0 ]; then chown postgres "$pgdir/pgbouncer.ini" "$pgdir/userlist.txt"; fi
-    "${pgrun[@]}" pgbouncer -d "$pgdir/pgbouncer.ini"
+    "${pgrun[@]}" "$pgbouncer" -d "$pgdir/pgbouncer.ini"
     trap '"${pgrun[@]}" kill "$(cat "$pgdir/pgbouncer.pid" 2>/dev/null)" 2>/dev/null || true; "${pgrun[@]}" "$pgbin/pg_ctl" -D "$pgdir/data" -m fast stop >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
     for _ in $(seq 50); do [ -s "$pgdir/pgbouncer.pid" ] && break; sleep 0.1; done
+    [ -s "$pgdir/pgbouncer.pid" ] || { echo "PG=1: PgBouncer did not start:" >&2; cat "$pgdir/pgbouncer.log" >&2; exit 1; }
     PGBOUNCER="postgres://hookloop@127.0.0.1:$bport/postgres?sslmode=disable${PG_PARAMS:-}"
-    echo "PG=1: PgBouncer $(pgbouncer --version | head -1 | awk '{print $2}') in front of it at $PGBOUNCER" >&2
+    echo "PG=1: PgBouncer $("$pgbouncer" --version | head -1 | awk '{print $2}') in front of it at $PGBOUNCER" >&2
   else
     echo "PG=1: no pgbouncer here (scripts/install-postgres.sh installs it): timing the server only" >&2
   fi

@@ -37,7 +37,7 @@ go test -count=1 -timeout 40m ./...
 echo "== benchmarks, once each"
 # Each benchmark runs one iteration, so one that no longer runs (a moved
 # fixture, a renamed package) fails here, not when someone needs its figures.
-bench_out=$(mktemp)
+bench_out="$HOOK_LOOP_STATE_DIR/bench.out" # removed with it on exit
 if ! go test -count=1 -run '^$' -bench . -benchtime 1x -timeout 15m ./... >"$bench_out" 2>&1; then
   grep -v '^ok\|no test files' "$bench_out"
   rm -f "$bench_out"
