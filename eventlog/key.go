@@ -24,6 +24,10 @@ const StateDirEnv = basedir.StateDirEnv
 // StateDir is the directory hook-loop keeps per-user state in.
 func StateDir() string { return basedir.HookLoopState(os.Getenv) }
 
+// KeysDir is the folder of the logs' keys in StateDir: the guard refuses it
+// to every program, so it must be named in one place only.
+func KeysDir() string { return filepath.Join(StateDir(), "keys") }
+
 // logKey is the key of one log and what hook-loop recorded when it created it:
 // the log's bytes before its first keyed line (legacy lines), which stay
 // acceptable exactly as they were.
@@ -50,7 +54,7 @@ func KeyPath(logPath string) (string, error) {
 		abs = filepath.Join(dir, filepath.Base(abs))
 	}
 	sum := sha256.Sum256([]byte(abs))
-	return filepath.Join(StateDir(), "keys", hex.EncodeToString(sum[:])+".key"), nil
+	return filepath.Join(KeysDir(), hex.EncodeToString(sum[:])+".key"), nil
 }
 
 // readKey loads the key of the log; (nil, nil) when none was created yet.

@@ -24,7 +24,7 @@ type LineKey struct {
 // (eventlog/postgres: its project and loop), under StateDir like every key.
 func StoreKeyPath(id string) string {
 	sum := sha256.Sum256([]byte("store\x00" + id))
-	return filepath.Join(StateDir(), "keys", hex.EncodeToString(sum[:])+".key")
+	return filepath.Join(KeysDir(), hex.EncodeToString(sum[:])+".key")
 }
 
 // ReadStoreKey loads the key of store log id; (nil, nil) when it has none yet.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/loop/engine"
+	"github.com/hook-loop/hook-loop/loop/pin"
 	"github.com/hook-loop/hook-loop/project/userconfig"
 )
 
@@ -43,8 +44,8 @@ func agentEnv(eng *engine.Engine, hooksConfig string) {
 	eng.OwnedPaths = append(eng.OwnedPaths, state+string(filepath.Separator))
 	// With the key a script could append lines the MAC chain accepts; with a
 	// pin it could learn what the loop checks before the person sees it.
-	eng.SecretPaths = []string{filepath.Join(state, "keys") + string(filepath.Separator),
-		filepath.Join(state, "pins") + string(filepath.Separator)}
+	eng.SecretPaths = []string{filepath.Clean(eventlog.KeysDir()) + string(filepath.Separator),
+		filepath.Clean(pin.Default().Dir) + string(filepath.Separator)}
 }
 
 // selfPath is the running binary, symbolic links resolved ("" when unknown),
