@@ -262,3 +262,20 @@ func TestHookRegistersItsProject(t *testing.T) {
 		t.Fatalf("with an unwritable registry the stop was answered %q (stderr %q), want %q", got3.Stdout, got3.Stderr, want.Stdout)
 	}
 }
+
+// A --state the hook does not know is a failure (the stop refused, one line
+// naming it), never a quiet fall-back to the project's log while `status`
+// and the board read the user's.
+func TestUnknownStateIsAFailure(t *testing.T) {
+	t.Setenv(eventlog.StateDirEnv, t.TempDir())
+	root := project(t, "")
+	out := hook.New(hook.Deps{}).Run(context.Background(), hook.Request{
+		Adapter: plainAdapter{}, Flags: hook.Flags{Event: "Stop", State: "usr"}, Stdin: strings.NewReader(`{"session":"s"}`), Cwd: root,
+	})
+	if !strings.HasPrefix(string(out.Stdout), "block:") || !strings.Contains(string(out.Stderr), `--state "usr"`) {
+		t.Fatalf("--state usr: %q / %q, want the stop refused naming the flag", out.Stdout, out.Stderr)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".hook-loop", "events.jsonl")); err == nil {
+		t.Fatal("a log was written in the project for an unknown --state")
+	}
+}

@@ -178,6 +178,10 @@ func (r *Runner) decode(e *event) error {
 
 // decide runs the engine on the event inside the log's transaction.
 func (r *Runner) decide(ctx context.Context, e *event) (d loop.Decision, notices, warnings []string, err error) {
+	if s := e.req.State; s != "" && s != project.StateProject && s != project.StateUser {
+		// Guessing would write a log `status` and the board do not read.
+		return d, nil, nil, fmt.Errorf("--state %q: expected %s or %s", s, project.StateProject, project.StateUser)
+	}
 	storeURL, err := r.stores.URL(e.req.Store, r.getenv)
 	if err != nil {
 		return d, nil, nil, err
