@@ -243,6 +243,8 @@ disk_flock() {
   timeout 60 flock "$lock" sleep 60 >/dev/null 2>&1 &
   holder=$!
   for i in $(seq 50); do flock -n "$lock" true || break; sleep 0.1; done
+  # The row means something only if the lock was held when the stop came.
+  if flock -n "$lock" true; then echo "setup failed (the lock was never held)"; kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null; return; fi
   stop t
   kill "$holder" 2>/dev/null
   wait "$holder" 2>/dev/null
@@ -262,6 +264,8 @@ held = []
 while True: held.append(s.accept()[0])' >"$d/port" 2>/dev/null &
   server=$!
   for i in $(seq 50); do port=$(cat "$d/port"); [ -n "$port" ] && break; sleep 0.1; done
+  # Without the port the URL is refused at once: another row's case.
+  if [ -z "$port" ]; then echo "setup failed (no silent server)"; kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; return; fi
   user_store "postgres://hookloop@127.0.0.1:$port/hookloop?sslmode=disable" && stop t
   kill "$server" 2>/dev/null
   wait "$server" 2>/dev/null
