@@ -32,7 +32,9 @@ func findProjectLog(root string, env []string) (string, error) {
 		}
 		return v
 	}
-	candidates := []string{project.LogPath(root), project.UserLogPath(root, os.Getenv), project.UserLogPath(root, fromEnv)}
+	// project.FindLog, as status and the board find it, under the harness's
+	// environment and then the test's.
+	candidates := []string{project.FindLog(root, fromEnv), project.FindLog(root, nil)}
 	for _, c := range candidates {
 		if _, err := os.Stat(c); err == nil {
 			return c, nil

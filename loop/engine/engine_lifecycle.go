@@ -62,7 +62,8 @@ func (h *handling) fire(point string, c any) error {
 const RecordFailed = "hooks.failed"
 
 func (h *handling) fireLoopStart() (bool, string, error) {
-	c := &hooks.LoopStartContext{Facts: h.facts(), Command: h.command, Proceed: true}
+	c := hooks.NewLoopStart(h.facts())
+	c.Command = h.command
 	if c.Command == "" {
 		c.Command = h.ev.Name
 	}
@@ -71,7 +72,8 @@ func (h *handling) fireLoopStart() (bool, string, error) {
 }
 
 func (h *handling) fireSessionStart(text string) (proceed bool, reason, context string, err error) {
-	c := &hooks.SessionStartContext{Facts: h.facts(), Source: h.ev.Source, Model: h.model(), Respawn: h.ev.Source == "resume", Context: text, Proceed: true}
+	c := hooks.NewSessionStart(h.facts(), h.ev.Source, text)
+	c.Model = h.model()
 	err = h.fire(hooks.PointSessionStart, c)
 	return c.Proceed, refusal(c.Reason, hooks.PointSessionStart), c.Context, err
 }
@@ -86,10 +88,7 @@ func (h *handling) fireInputReceived() (proceed bool, reason, context string, er
 }
 
 func (h *handling) fireToolRequested() (bool, string, error) {
-	c := &hooks.ToolRequestedContext{
-		Facts: h.facts(), ToolName: h.ev.ToolName, ToolInput: h.ev.ToolInput,
-		Command: h.ev.Command, Paths: h.targets, Proceed: true,
-	}
+	c := hooks.NewToolRequested(h.facts(), h.ev.ToolName, h.ev.ToolInput, h.ev.Command, h.targets)
 	err := h.fire(hooks.PointToolRequested, c)
 	return c.Proceed, refusal(c.Reason, hooks.PointToolRequested), err
 }

@@ -251,9 +251,9 @@ func (p Point) HasDecision(name string) bool {
 func NewLoopStart(f Facts) *LoopStartContext { return &LoopStartContext{Facts: f, Proceed: true} }
 
 // NewSessionStart returns a session_start context with proceed true and the text
-// hook-loop will inject.
+// hook-loop will inject; a resumed session is a respawn, as in session_spawned.
 func NewSessionStart(f Facts, source, context string) *SessionStartContext {
-	return &SessionStartContext{Facts: f, Source: source, Context: context, Proceed: true}
+	return &SessionStartContext{Facts: f, Source: source, Respawn: source == "resume", Context: context, Proceed: true}
 }
 
 // NewSessionSpawned returns a session_spawned context.
