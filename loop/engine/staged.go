@@ -87,6 +87,15 @@ func (s *Staged) Fire(ctx context.Context, point string, c any) []LifecycleRecor
 // transaction must be rolled back (ErrStaged) and RunMissed called.
 func (s *Staged) Missed() bool { return s.missed != "" }
 
+// ExecutorFiles are the wrapped runner's (the files its executors run from,
+// which the guard protects), so that what sees a Staged sees them too.
+func (s *Staged) ExecutorFiles() []string {
+	if r, ok := s.inner.(interface{ ExecutorFiles() []string }); ok {
+		return r.ExecutorFiles()
+	}
+	return nil
+}
+
 // RunMissed runs the chain the last pass missed, outside the lock, and keeps
 // its answer for the next pass.
 func (s *Staged) RunMissed(ctx context.Context) {

@@ -63,3 +63,19 @@ func TestStagedRunsAChainOnceAndAppliesItLater(t *testing.T) {
 		t.Fatalf("inline pass: missed %v context %+v calls %d", s.Missed(), c, inner.calls)
 	}
 }
+
+type withFiles struct{ refuser }
+
+func (withFiles) ExecutorFiles() []string { return []string{"/hooks/check.py"} }
+
+// The guard protects the executors' files of whatever lifecycle the engine
+// holds: a Staged must not hide them.
+func TestStagedForwardsExecutorFiles(t *testing.T) {
+	s := engine.NewStaged(&withFiles{})
+	if got := s.ExecutorFiles(); len(got) != 1 || got[0] != "/hooks/check.py" {
+		t.Errorf("ExecutorFiles = %q", got)
+	}
+	if got := engine.NewStaged(&refuser{}).ExecutorFiles(); got != nil {
+		t.Errorf("without executor files: %q", got)
+	}
+}
