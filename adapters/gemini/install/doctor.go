@@ -136,16 +136,7 @@ func trustFinding(dir, home string, getenv func(string) string) setup.Finding {
 	if err := json.Unmarshal(b, &rules); err != nil {
 		return setup.Finding{Level: setup.LevelFail, What: fmt.Sprintf("%s is not a JSON object of folder rules: Gemini CLI refuses to start", path), Fix: "fix or remove " + path}
 	}
-	best, level := -1, ""
-	for p, l := range rules {
-		eff := p
-		if l == "TRUST_PARENT" {
-			eff = filepath.Dir(p)
-		}
-		if under(dir, eff) && len(p) > best {
-			best, level = len(p), l
-		}
-	}
+	level := setup.TrustRule(rules, dir)
 	switch level {
 	case "TRUST_FOLDER", "TRUST_PARENT":
 		return setup.Finding{Level: setup.LevelOK, What: fmt.Sprintf("Gemini CLI trusts %s (%s in %s)", dir, level, path)}
@@ -160,12 +151,6 @@ func trustedFoldersPath(home string, getenv func(string) string) string {
 		return p
 	}
 	return filepath.Join(gemini.UserDir(home, getenv), "trustedFolders.json")
-}
-
-// under reports whether p is dir or lies below it.
-func under(p, dir string) bool {
-	rel, err := filepath.Rel(filepath.Clean(dir), filepath.Clean(p))
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // versionFinding reports the gemini on PATH: its version from the package

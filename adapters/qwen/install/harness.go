@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/hook-loop/hook-loop/adapters/claude"
 	claudeinstall "github.com/hook-loop/hook-loop/adapters/claude/install"
@@ -56,8 +55,8 @@ func doctor(env *setup.DoctorEnv, out *setup.Findings) {
 	*out = append(*out, setup.CheckVersion(env.Ctx, "qwen", TestedVersion, "Qwen Code"))
 }
 
-// trusted reports whether ~/.qwen/trustedFolders.json trusts dir (itself, or
-// a parent with TRUST_PARENT or TRUST_FOLDER on an ancestor).
+// trusted reports whether ~/.qwen/trustedFolders.json trusts dir, by the
+// longest rule dir lies in (a DO_NOT_TRUST inside a trusted folder wins).
 func trusted(home, dir string) bool {
 	b, err := os.ReadFile(filepath.Join(home, ".qwen", "trustedFolders.json"))
 	if err != nil {
@@ -67,13 +66,5 @@ func trusted(home, dir string) bool {
 	if json.Unmarshal(b, &m) != nil {
 		return false
 	}
-	for p, v := range m {
-		switch {
-		case v == "TRUST_FOLDER" && (p == dir || strings.HasPrefix(dir, p+string(filepath.Separator))):
-			return true
-		case v == "TRUST_PARENT" && strings.HasPrefix(dir, filepath.Dir(p)+string(filepath.Separator)):
-			return true
-		}
-	}
-	return false
+	return setup.Trusted(setup.TrustRule(m, dir))
 }

@@ -106,4 +106,10 @@ func TestDoctorChecksFolderTrust(t *testing.T) {
 	if got := text(); !strings.Contains(got, "folder trust is on and "+dir+" is trusted") {
 		t.Errorf("doctor with a trusted parent:\n%s", got)
 	}
+	// The folder's own DO_NOT_TRUST wins over its trusted parent: Qwen Code
+	// skips the hooks, and doctor must not say otherwise.
+	write("trustedFolders.json", `{"`+filepath.Dir(dir)+`": "TRUST_FOLDER", "`+dir+`": "DO_NOT_TRUST"}`)
+	if got := text(); !strings.Contains(got, "is not in ~/.qwen/trustedFolders.json") {
+		t.Errorf("doctor with the folder distrusted inside a trusted parent:\n%s", got)
+	}
 }
