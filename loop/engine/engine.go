@@ -255,6 +255,11 @@ func (h *handling) decide() (loop.Decision, error) {
 		if err := h.noteForcedStop(); err != nil {
 			return loop.Decision{}, err
 		}
+		if h.echoesRefusal() {
+			// hook-loop's own words coming back, not the person's: neither the
+			// input_received hooks nor the prompt rules are asked about them.
+			return loop.Decision{Action: loop.Allow}, nil
+		}
 		proceed, reason, extra, err := h.fireInputReceived()
 		if err != nil {
 			return loop.Decision{}, err
@@ -652,7 +657,7 @@ func (h *handling) noteForcedStop() error {
 		// hand a refused stop's reason to the model as the next prompt) or an
 		// empty one (Qwen Code's prompt event when it sends tool results back):
 		// the agent is going on, and the refusals still count toward the cap.
-		if p := strings.TrimSpace(h.ev.Prompt); p == "" || session.RefusalKey(p) == s.LastRefusal {
+		if strings.TrimSpace(h.ev.Prompt) == "" || h.echoesRefusal() {
 			return nil
 		}
 		endedBy = "new_turn"
@@ -662,6 +667,14 @@ func (h *handling) noteForcedStop() error {
 	return h.completeWith("forced", map[string]any{
 		"forced_by_harness": true, "ended_by": endedBy, "end_reason": h.ev.Source, "stop_blocks": s.StopBlocks,
 	})
+}
+
+// echoesRefusal reports whether a prompt is the session's last refused stop
+// handed back by the harness (Copilot CLI and Qwen Code give the model a
+// refused stop's reason as its next prompt).
+func (h *handling) echoesRefusal() bool {
+	s := h.tx.Session(h.sid)
+	return s.StopBlocks > 0 && session.RefusalKey(h.ev.Prompt) == s.LastRefusal
 }
 
 func (h *handling) recordHookFired(d loop.Decision) error {

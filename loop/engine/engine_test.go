@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -548,6 +549,33 @@ func TestRefusalCarriedAsAPromptIsNoNewTurn(t *testing.T) {
 	f.handle(prompt("something else"))
 	if s := f.session("s1"); s.Outcome != "forced" || s.StopBlocks != 0 {
 		t.Fatalf("after a new turn: %+v", s)
+	}
+}
+
+// A refused stop that the harness hands back as the next prompt (Copilot CLI,
+// Qwen Code) is hook-loop's own text, not the person's: input_received hooks
+// are not asked about it and prompt rules do not match it, as with Gemini
+// CLI's marked continuation.
+func TestRefusalCarriedAsAPromptFiresNoPromptHooks(t *testing.T) {
+	f := newFixture(t, planLoop)
+	r := &recorder{}
+	f.eng.Lifecycle = r
+	f.handle(prompt("go"))
+	d := f.handle(stop(""))
+	if d.Action != loop.Block {
+		t.Fatalf("stop: %+v", d)
+	}
+	r.fired = nil
+	if got := f.handle(prompt(d.Reason)); got.Action != loop.Allow {
+		t.Errorf("the echoed refusal: %+v, want allow", got)
+	}
+	if slices.Contains(r.fired, hooks.PointInputReceived) {
+		t.Errorf("input_received fired for hook-loop's own refusal: %q", r.fired)
+	}
+	r.fired = nil
+	f.handle(prompt("something else"))
+	if !slices.Contains(r.fired, hooks.PointInputReceived) {
+		t.Errorf("input_received not fired for the person's prompt: %q", r.fired)
 	}
 }
 
