@@ -222,10 +222,3 @@ func hooksDisabled(doc []byte) bool {
 	return gjson.GetBytes(doc, "disableAllHooks").Bool()
 }
 
-// writeSettings writes a settings document (see mergeSettings).
-func writeSettings(path string, data []byte) error {
-	if err := scaffold.WriteFileAtomic(path, data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}

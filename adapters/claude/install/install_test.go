@@ -284,7 +284,7 @@ func TestCheckClaude(t *testing.T) {
 		t.Fatal(err)
 	}
 	settings := filepath.Join(dir, ".claude", "settings.json")
-	if err := writeSettings(settings, doc); err != nil {
+	if err := scaffold.WriteFileAtomic(settings, doc); err != nil {
 		t.Fatal(err)
 	}
 	got := text()
@@ -304,7 +304,7 @@ func TestCheckClaude(t *testing.T) {
 
 	// Broken: hooks disabled, the loop invalid, the binary gone, a second scope.
 	doc2, _ := mergeSettings([]byte(`{"disableAllHooks": true}`), h)
-	if err := writeSettings(filepath.Join(home, ".claude", "settings.json"), doc2); err != nil {
+	if err := scaffold.WriteFileAtomic(filepath.Join(home, ".claude", "settings.json"), doc2); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "hook-loop.json"), []byte(`{"loop": {}}`), 0o644); err != nil {
