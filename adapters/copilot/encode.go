@@ -1,8 +1,6 @@
 package copilot
 
 import (
-	"bytes"
-	"encoding/json"
 	"strings"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
@@ -52,14 +50,7 @@ func (Adapter) Encode(ev loop.HookEvent, d loop.Decision) harness.Output {
 	if o == (output{}) {
 		return out
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	// Reasons quote shell commands; keep "&&" and "<" readable.
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(o); err != nil {
-		out.Stderr = append(out.Stderr, "hook-loop: encode copilot output: "+err.Error()+"\n"...)
-		return out
-	}
-	out.Stdout = buf.Bytes()
+	enc := harness.JSONOutput(o, "copilot")
+	out.Stdout, out.Stderr = enc.Stdout, append(out.Stderr, enc.Stderr...)
 	return out
 }
