@@ -8,7 +8,6 @@ package gemini
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -134,15 +133,11 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 			return loop.HookEvent{}, err
 		}
 	}
-	// Source carries the one "why" string each lifecycle event has:
-	// SessionStart's source, PreCompress's trigger, SessionEnd's reason.
-	for _, p := range []string{"source", "trigger", "reason"} {
-		if v, err := str(root, p); err != nil {
-			return loop.HookEvent{}, err
-		} else if v != "" {
-			ev.Source = v
-			break
-		}
+	// Source carries the one "why" string each lifecycle event has
+	// (SessionStart's source, PreCompress's trigger, SessionEnd's reason), and
+	// AfterAgent says whether a stop hook already refused this turn.
+	if err := harness.LifecycleFields(root, &ev); err != nil {
+		return loop.HookEvent{}, err
 	}
 	switch native {
 	case NativeBeforeAgent:
@@ -155,12 +150,6 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 			return loop.HookEvent{}, err
 		}
 		ev.Prompt = ""
-		if v := root.Get("stop_hook_active"); v.Exists() {
-			if v.Type != gjson.True && v.Type != gjson.False {
-				return loop.HookEvent{}, fmt.Errorf("$.stop_hook_active is %s: expected true or false", jsonkind.Of(v))
-			}
-			ev.StopHookActive = v.Bool()
-		}
 	case NativeBeforeTool, NativeAfterTool:
 		if tool == "" {
 			return loop.HookEvent{}, fmt.Errorf("$.tool_name is missing: expected the tool's name for %s", native)
@@ -196,13 +185,10 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 func targetPaths(tool string, input gjson.Result, cwd string, odd []string) []string {
 	var out []string
 	add := func(p string) {
-		if p == "" {
+		if p = harness.TargetPath(cwd, p); p == "" {
 			return
 		}
-		if !filepath.IsAbs(p) && cwd != "" {
-			p = filepath.Join(cwd, p)
-		}
-		out = append(out, filepath.Clean(p))
+		out = append(out, p)
 	}
 	for _, s := range odd {
 		add(s)

@@ -1,11 +1,10 @@
 package gemini
 
 import (
-	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
-	"github.com/hook-loop/hook-loop/project"
 )
 
 // Hooks is Gemini CLI for the hook path's registry; install.Harness adds
@@ -22,38 +21,15 @@ func (geminiHooks) Hook() harness.Hook {
 	return harness.Hook{
 		Usage:      "the command Gemini CLI runs for a hook event (reads the event JSON on stdin)",
 		UsageText:  "hook-loop gemini-hook [--event EVENT] [--config FILE] [--event-log FILE] [--hooks-config FILE] [--record]",
-		EventUsage: "Gemini CLI hook event name: " + joinEvents() + " (default: the payload's hook_event_name)",
+		EventUsage: "Gemini CLI hook event name: " + strings.Join(NativeEvents, ", ") + " (default: the payload's hook_event_name)",
 		Project:    hookProject,
 	}
 }
 
-func joinEvents() string {
-	s := ""
-	for i, e := range NativeEvents {
-		if i > 0 {
-			s += ", "
-		}
-		s += e
-	}
-	return s
-}
-
 // hookProject prefers GEMINI_PROJECT_DIR, which Gemini CLI exports to every
-// hook, so a hook started elsewhere still finds the project. Without --config
-// (a user-scope install serves every project) a project with neither a loop
-// file nor a log is not gated: Gemini CLI proceeds and the person is not told
-// on every event that a loop is missing. A project with a log was gated:
-// deleting its loop file must not ungate it.
-func hookProject(in io.Reader, getenv func(string) string, configPath, cwd string) (string, bool) {
-	if d := getenv("GEMINI_PROJECT_DIR"); d != "" && configPath == "" {
-		cwd = d
-	}
-	if configPath == "" && !project.Gated(project.Root(cwd)) {
-		io.Copy(io.Discard, in) //nolint:errcheck // drain stdin so Gemini CLI never sees a broken pipe
-		return cwd, false
-	}
-	return cwd, true
-}
+// hook; a project neither gated nor named by --config is not gated
+// (harness.ProjectFrom).
+var hookProject = harness.ProjectFrom("GEMINI_PROJECT_DIR")
 
 // OwnedPaths are the settings files install merges its hooks into (the
 // project's and the user's) and the user's trusted-folders file, whose
