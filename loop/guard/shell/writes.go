@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // command judges one simple command after expansion: the builtins that move
@@ -14,6 +16,7 @@ func (a *analyzer) command(all []arg, st *state, heredoc string, depth int) {
 	}
 	l := Launch(vals(all))
 	args := all[l.Start:]
+	defer func(r bool) { a.runsEnv = r }(a.runsEnv)
 	if l.HasScript {
 		// su -c, watch, env -S: the program is a shell command line.
 		unknown := slices.ContainsFunc(all, func(x arg) bool { return x.unknown })
@@ -25,6 +28,15 @@ func (a *analyzer) command(all []arg, st *state, heredoc string, depth int) {
 				if in := Unwrap(c.Args); len(in) > 0 && writer(baseName(in[0])) {
 					a.uncertain(strings.Join(l.Via, " ") + " passes " + baseName(in[0]) + " operands from its input")
 				}
+			}
+		}
+	}
+	// env NAME=VALUE: the value may be a command the program runs.
+	for _, x := range all[:min(l.Start, len(all))] {
+		if n, v, ok := strings.Cut(x.val, "="); ok && syntax.ValidName(n) {
+			a.envValue(n, arg{val: v, raw: x.raw, unknown: x.unknown}, st, depth)
+			if runsPrograms(n) {
+				a.runsEnv = true
 			}
 		}
 	}
