@@ -1,6 +1,10 @@
 package guard
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 // TestGitShellValuesJudged: values git runs through a shell (an external
 // diff, a "!" alias, -c diff.external) are judged as the command they are,
@@ -24,6 +28,70 @@ func TestGitShellValuesJudged(t *testing.T) {
 		}
 	}
 	for _, cmd := range []string{"git -c core.pager=less diff", "GIT_PAGER=cat git log", "git -c color.ui=never status"} {
+		if got := p.bash(cmd); got.Blocked {
+			t.Errorf("%s: refused (%s)", cmd, got.Reason)
+		}
+	}
+}
+
+// secretsProject is launchProject with a key and a pinned loop under the
+// state folder in the user's home.
+func secretsProject(t *testing.T, failClosed bool) *Policy {
+	t.Helper()
+	p := launchProject(t, false, failClosed)
+	state := filepath.Join(p.Home, ".local", "state", "hook-loop")
+	for _, f := range []string{"keys/k1", "pins/p1.json", "projects/x/events.jsonl"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(state, f)), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(state, f), []byte("k"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.SecretPaths = []string{filepath.Join(state, "keys") + "/", filepath.Join(state, "pins") + "/"}
+	return p
+}
+
+// TestSecretsRefusedToFolderWalkers: a program that is not a known reader
+// and names a folder holding a secret reads the whole tree.
+func TestSecretsRefusedToFolderWalkers(t *testing.T) {
+	p := secretsProject(t, false)
+	for _, cmd := range []string{
+		"find ~/.local/state -type f -exec cat {} +", "rsync -a ~/.local/state/ /tmp/leak/",
+		"zip -r /tmp/x.zip ~/.local/state", "tar -czf /tmp/x.tgz ~/.local/state/hook-loop",
+	} {
+		wantRefused(t, p, cmd)
+	}
+	for _, cmd := range []string{"find . -name '*.go'", "zip -r /tmp/x.zip sub", "ls ~/.local/state",
+		"cat ~/.local/state/hook-loop/projects/x/events.jsonl"} {
+		if got := p.bash(cmd); got.Blocked {
+			t.Errorf("%s: refused (%s)", cmd, got.Reason)
+		}
+	}
+}
+
+// TestSecretWordWithUnknownExpansion: a reader's word made as the command
+// runs may name a secret: a note, and a refusal under fail_closed.
+func TestSecretWordWithUnknownExpansion(t *testing.T) {
+	cmd := `cat "$(printf %s ~/.local/state/hook-loop/ke)ys/k1"`
+	if got := secretsProject(t, true).bash(cmd); !got.Blocked {
+		t.Errorf("%s under fail_closed: allowed", cmd)
+	}
+	if got := secretsProject(t, false).bash(cmd); got.Blocked || got.Note == "" {
+		t.Errorf("%s: %+v, want allowed with a note", cmd, got)
+	}
+	// Without secrets, a reader's unknown word stays unremarked.
+	p := launchProject(t, false, true)
+	if got := p.bash(`cat "$(printf %s a.tx)t"`); got.Blocked {
+		t.Errorf("cat of a computed name without secrets: refused (%s)", got.Reason)
+	}
+}
+
+// TestUnknownWordsOfNonReadersStayAllowed: a commit message made by a
+// command substitution is no reason to refuse under fail_closed.
+func TestUnknownWordsOfNonReadersStayAllowed(t *testing.T) {
+	p := secretsProject(t, true)
+	for _, cmd := range []string{`git commit -m "$(printf 'fix: x')"`, `echo "$(date)"`} {
 		if got := p.bash(cmd); got.Blocked {
 			t.Errorf("%s: refused (%s)", cmd, got.Reason)
 		}

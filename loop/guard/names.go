@@ -36,6 +36,26 @@ func namesProtected(named []shell.Name, protected []string, lk *links) (shell.Na
 	return shell.Name{}, "", false
 }
 
+// unknownSecretName is the first word made as the command runs (or relative
+// to a folder known only then) that a reader opening files is handed while
+// there are secrets: it may name one. (Non-readers' such words are left
+// alone: git commit -m "$(cat <<EOF ...)" is every agent's habit.)
+func (p *Policy) unknownSecretName(named []shell.Name) (string, bool) {
+	if len(p.SecretPaths) == 0 {
+		return "", false
+	}
+	for _, n := range named {
+		if n.Unknown && n.Reader && !slices.Contains(opensNothing, n.Prog) {
+			return n.Word, true
+		}
+	}
+	return "", false
+}
+
+// opensNothing are readers that never open what they are handed (a cd to
+// an unknown folder is judged by the words that follow it).
+var opensNothing = []string{"echo", "printf", "true", "false", ":", "basename", "dirname", "cd", "pushd", "popd"}
+
 // linkMakers make a second name for what they are given (symbolic or hard
 // links, bind mounts, cp -s/-l).
 // (Small static slices, unlike package-level maps, cost the hook nothing at
@@ -63,7 +83,9 @@ func (p *Policy) readsSecret(c Call) (string, bool) {
 		if f := underAny(n.Path, secrets); f != "" {
 			return strings.TrimSuffix(f, string(filepath.Separator)), true
 		}
-		if !n.Tree {
+		if !n.Tree && n.Reader {
+			// A program not known to read only what it names may walk a
+			// folder (find -exec cat, rsync, zip -r): it reads the tree.
 			continue
 		}
 		dir := strings.TrimSuffix(n.Path, string(filepath.Separator)) + string(filepath.Separator)

@@ -19,6 +19,9 @@ type Name struct {
 	Reader bool
 	// Tree: Prog reads everything under Path (grep -r, rg, diff -r).
 	Tree bool
+	// Unknown: the word held an expansion analysis cannot know, so it may
+	// name any path.
+	Unknown bool
 }
 
 // maxNameLen: no longer word is a path any system opens (PATH_MAX).
@@ -35,7 +38,11 @@ func (a *analyzer) names(args []arg, st *state) {
 	reader = reader && !a.runsEnv
 	for _, x := range args[1:] {
 		for _, v := range nameForms(x.val) {
+			n := len(a.out.Named)
 			a.name(st, v, prog, x.raw, reader, tree)
+			for i := n; i < len(a.out.Named); i++ {
+				a.out.Named[i].Unknown = x.unknown
+			}
 		}
 	}
 	if prog == "ln" {
