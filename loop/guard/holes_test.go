@@ -97,3 +97,20 @@ func TestUnknownWordsOfNonReadersStayAllowed(t *testing.T) {
 		}
 	}
 }
+
+// TestLostDirRelativeWords: after a cd to a folder known only as the
+// command runs, a relative word of a non-reader may name a protected file.
+func TestLostDirRelativeWords(t *testing.T) {
+	cmd := `cd "$(printf %s .clau)de" && gzip settings.json`
+	wantRefused(t, launchProject(t, false, false), cmd)
+	cmd = `cd "$(printf %s .clau)de" && gzip other.json`
+	wantRefused(t, launchProject(t, false, true), cmd)
+	if got := launchProject(t, false, false).bash(cmd); got.Blocked || got.Note == "" {
+		t.Errorf("%s: %+v, want allowed with a note", cmd, got)
+	}
+	if got := launchProject(t, false, true).bash(`cd "$(printf %s su)b" && cat b.txt`); got.Blocked {
+		t.Errorf("cat after a computed cd: refused (%s)", got.Reason)
+	}
+	// With secrets, a reader's relative word there may name a key.
+	wantRefused(t, secretsProject(t, true), `cd "$(printf %s ~/.local/state/hook-loop/ke)ys" && cat k1`)
+}

@@ -19,6 +19,16 @@ func namesProtected(named []shell.Name, protected []string, lk *links) (shell.Na
 		if f := underAny(n.Path, protected); f != "" {
 			return n, f, true
 		}
+		if n.Unknown {
+			// Its folder is not known (cd "$(...)" && gzip settings.json):
+			// a protected file's name is taken to be that file.
+			base := filepath.Base(n.Path)
+			for _, f := range protected {
+				if filepath.Base(strings.TrimSuffix(f, string(filepath.Separator))) == base {
+					return n, f, true
+				}
+			}
+		}
 		if f := lk.of(n.Path); f != "" {
 			return n, f, true
 		}

@@ -40,8 +40,8 @@ func (a *analyzer) names(args []arg, st *state) {
 		for _, v := range nameForms(x.val) {
 			n := len(a.out.Named)
 			a.name(st, v, prog, x.raw, reader, tree)
-			for i := n; i < len(a.out.Named); i++ {
-				a.out.Named[i].Unknown = x.unknown
+			for i := n; i < len(a.out.Named) && x.unknown; i++ {
+				a.out.Named[i].Unknown = true
 			}
 		}
 	}
@@ -106,7 +106,13 @@ func (a *analyzer) name(st *state, p, prog, raw string, reader, tree bool) {
 	}
 	if !strings.HasPrefix(p, "/") {
 		if st.lostDir {
-			return // after a cd to an unknown place a relative word names nothing known
+			// After a cd to a folder known only as it runs, a relative word
+			// may name any file there: the guard compares its base name.
+			if !reader {
+				a.uncertain("after a cd to a folder known only as it runs, " + prog + " is handed " + clip(raw))
+			}
+			a.out.Named = append(a.out.Named, Name{Path: p, Prog: prog, Word: raw, Reader: reader, Tree: tree, Unknown: true})
+			return
 		}
 		p = st.dir + "/" + p
 	}
