@@ -114,3 +114,18 @@ func TestLostDirRelativeWords(t *testing.T) {
 	// With secrets, a reader's relative word there may name a key.
 	wantRefused(t, secretsProject(t, true), `cd "$(printf %s ~/.local/state/hook-loop/ke)ys" && cat k1`)
 }
+
+// TestUnzipListOnlyBeforeArchive: only options before the archive make
+// unzip list; after it, -x -l leaves out a member named -l and extracts the
+// rest, which is uncertain (refused under fail_closed).
+func TestUnzipListOnlyBeforeArchive(t *testing.T) {
+	p := launchProject(t, false, true)
+	for _, cmd := range []string{"cd .claude && unzip ../evil.zip -x -l", "cd .claude && unzip ../evil.zip -l", "unzip evil.zip -x -t"} {
+		wantRefused(t, p, cmd)
+	}
+	for _, cmd := range []string{"cd .claude && unzip -l ../evil.zip", "unzip -d /tmp/x -l evil.zip"} {
+		if got := p.bash(cmd); got.Blocked {
+			t.Errorf("%s: refused (%s)", cmd, got.Reason)
+		}
+	}
+}

@@ -171,9 +171,17 @@ func (a *analyzer) command(all []arg, st *state, heredoc string, depth int) {
 }
 
 // unzipOnlyReads: -l, -t, -v, -Z list or test, -p prints to standard output.
+// Only clusters before the archive count: after it, unzip evil.zip -x -l
+// leaves out a member named -l and extracts the rest.
 func unzipOnlyReads(args []arg) bool {
-	for _, x := range args {
-		if len(x.val) > 1 && x.val[0] == '-' && strings.ContainsAny(x.val[1:2], "ltvZp") {
+	for i := 0; i < len(args); i++ {
+		s := args[i].val
+		switch {
+		case s == "-d":
+			i++ // its folder
+		case len(s) < 2 || s[0] != '-' || s == "--":
+			return false
+		case strings.ContainsAny(s[1:2], "ltvZp"):
 			return true
 		}
 	}
