@@ -59,11 +59,12 @@ func TestSecretsRefusedToFolderWalkers(t *testing.T) {
 	for _, cmd := range []string{
 		"find ~/.local/state -type f -exec cat {} +", "rsync -a ~/.local/state/ /tmp/leak/",
 		"zip -r /tmp/x.zip ~/.local/state", "tar -czf /tmp/x.tgz ~/.local/state/hook-loop",
+		"find / -path '*keys*' -exec cat {} +", "python3 walk.py ~",
 	} {
 		wantRefused(t, p, cmd)
 	}
 	for _, cmd := range []string{"find . -name '*.go'", "zip -r /tmp/x.zip sub", "ls ~/.local/state",
-		"cat ~/.local/state/hook-loop/projects/x/events.jsonl"} {
+		"cat ~/.local/state/hook-loop/projects/x/events.jsonl", "tr / _ < a.txt", "awk -F/ '{print $1}' a.txt"} {
 		if got := p.bash(cmd); got.Blocked {
 			t.Errorf("%s: refused (%s)", cmd, got.Reason)
 		}

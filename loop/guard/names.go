@@ -66,6 +66,9 @@ func (p *Policy) unknownSecretName(named []shell.Name) (string, bool) {
 // an unknown folder is judged by the words that follow it).
 var opensNothing = []string{"echo", "printf", "true", "false", ":", "basename", "dirname", "cd", "pushd", "popd"}
 
+// rootWalkers are the programs that, handed /, are taken to walk it.
+var rootWalkers = []string{"find", "rsync", "tar", "bsdtar", "zip", "7z", "7za", "cpio", "cp", "scp", "rclone", "du", "tree", "fd", "fdfind", "locate", "xargs", "python", "python3", "node", "perl", "ruby", "bash", "sh", "zsh"}
+
 // linkMakers make a second name for what they are given (symbolic or hard
 // links, bind mounts, cp -s/-l).
 // (Small static slices, unlike package-level maps, cost the hook nothing at
@@ -97,6 +100,9 @@ func (p *Policy) readsSecret(c Call) (string, bool) {
 			// A program not known to read only what it names may walk a
 			// folder (find -exec cat, rsync, zip -r): it reads the tree.
 			continue
+		}
+		if !n.Tree && n.Path == string(filepath.Separator) && !slices.Contains(rootWalkers, n.Prog) {
+			continue // a bare / is mostly a delimiter (tr / _, awk -F/)
 		}
 		dir := strings.TrimSuffix(n.Path, string(filepath.Separator)) + string(filepath.Separator)
 		for _, s := range secrets {
