@@ -267,6 +267,9 @@ func (p *Policy) checkLoopFiles(c Call) Check {
 		return Check{Blocked: true, Rule: "loop_file",
 			Reason: fmt.Sprintf("hook-loop blocked reading %s: the event log's keys and the pinned loops are hook-loop's alone, not the agent's to read or write. Work on the task instead.", f)}
 	}
+	if w, ok := p.unknownSecretName(an.Named); ok {
+		an.Uncertain = append(slices.Clip(an.Uncertain), "a word made as the command runs may name hook-loop's keys: "+w)
+	}
 	if len(an.Writes) == 0 && len(an.Inline) == 0 && len(an.Uncertain) == 0 && !takesLock(c) &&
 		!slices.ContainsFunc(an.Named, func(n shell.Name) bool { return !n.Reader }) {
 		return Check{} // only readers: nothing but the secrets is theirs to miss

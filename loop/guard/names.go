@@ -19,6 +19,16 @@ func namesProtected(named []shell.Name, protected []string, lk *links) (shell.Na
 		if f := underAny(n.Path, protected); f != "" {
 			return n, f, true
 		}
+		if n.Unknown {
+			// Its folder is not known (cd "$(...)" && gzip settings.json):
+			// a protected file's name is taken to be that file.
+			base := filepath.Base(n.Path)
+			for _, f := range protected {
+				if filepath.Base(strings.TrimSuffix(f, string(filepath.Separator))) == base {
+					return n, f, true
+				}
+			}
+		}
 		if f := lk.of(n.Path); f != "" {
 			return n, f, true
 		}
@@ -35,6 +45,29 @@ func namesProtected(named []shell.Name, protected []string, lk *links) (shell.Na
 	}
 	return shell.Name{}, "", false
 }
+
+// unknownSecretName is the first word made as the command runs (or relative
+// to a folder known only then) that a reader opening files is handed while
+// there are secrets: it may name one. (Non-readers' such words are left
+// alone: git commit -m "$(cat <<EOF ...)" is every agent's habit.)
+func (p *Policy) unknownSecretName(named []shell.Name) (string, bool) {
+	if len(p.SecretPaths) == 0 {
+		return "", false
+	}
+	for _, n := range named {
+		if n.Unknown && n.Reader && !slices.Contains(opensNothing, n.Prog) {
+			return n.Word, true
+		}
+	}
+	return "", false
+}
+
+// opensNothing are readers that never open what they are handed (a cd to
+// an unknown folder is judged by the words that follow it).
+var opensNothing = []string{"echo", "printf", "true", "false", ":", "basename", "dirname", "cd", "pushd", "popd"}
+
+// rootWalkers are the programs that, handed /, are taken to walk it.
+var rootWalkers = []string{"find", "rsync", "tar", "bsdtar", "zip", "7z", "7za", "cpio", "cp", "scp", "rclone", "du", "tree", "fd", "fdfind", "locate", "xargs", "python", "python3", "node", "perl", "ruby", "bash", "sh", "zsh"}
 
 // linkMakers make a second name for what they are given (symbolic or hard
 // links, bind mounts, cp -s/-l).
@@ -63,8 +96,13 @@ func (p *Policy) readsSecret(c Call) (string, bool) {
 		if f := underAny(n.Path, secrets); f != "" {
 			return strings.TrimSuffix(f, string(filepath.Separator)), true
 		}
-		if !n.Tree {
+		if !n.Tree && n.Reader {
+			// A program not known to read only what it names may walk a
+			// folder (find -exec cat, rsync, zip -r): it reads the tree.
 			continue
+		}
+		if !n.Tree && n.Path == string(filepath.Separator) && !slices.Contains(rootWalkers, n.Prog) {
+			continue // a bare / is mostly a delimiter (tr / _, awk -F/)
 		}
 		dir := strings.TrimSuffix(n.Path, string(filepath.Separator)) + string(filepath.Separator)
 		for _, s := range secrets {

@@ -94,6 +94,7 @@ type analyzer struct {
 	printer     *syntax.Printer
 	noGlob      bool                 // the words being expanded are a reader's
 	runsEnv     bool                 // the call sets a variable that makes readers run programs
+	callEnv     map[string]arg       // the call's own NAME=VALUE environment (git --config-env reads it)
 	pipeIn      string               // literal text piped into the next statement
 	dirs        map[string]string    // directory -> its symlink-resolved form
 	missing     map[string]bool      // resolved directories that do not exist
@@ -413,6 +414,7 @@ func (a *analyzer) assign(as *syntax.Assign, st *state, depth int) {
 		v = old + v
 	}
 	st.vars.set(as.Name.Value, v)
+	a.envValue(as.Name.Value, arg{val: v, raw: a.printWord(as.Value), unknown: unknown}, st, depth)
 	if unknown {
 		a.unknownVar(st, as.Name.Value)
 	} else {
@@ -429,12 +431,23 @@ func (a *analyzer) call(c *syntax.CallExpr, st *state, heredoc string, depth int
 	}
 	// VAR=x cmd: the value only reaches cmd's environment; cmd's own words
 	// expand with the old value. The values are still judged ($(rm x)).
-	saved, savedEnv := a.noGlob, a.runsEnv
+	saved, savedEnv, savedCall := a.noGlob, a.runsEnv, a.callEnv
+	a.callEnv = nil
 	for _, as := range c.Assigns {
-		a.assign(as, st.sub(), depth)
-		if as.Name != nil && runsPrograms(as.Name.Value) {
+		sub := st.sub()
+		a.assign(as, sub, depth)
+		if as.Name == nil {
+			continue
+		}
+		if runsPrograms(as.Name.Value) {
 			a.runsEnv = true
 		}
+		if a.callEnv == nil {
+			a.callEnv = map[string]arg{}
+		}
+		v, _ := sub.vars.get(as.Name.Value)
+		u, _ := sub.vars.get(unknownKey + as.Name.Value)
+		a.callEnv[as.Name.Value] = arg{val: v, raw: v, unknown: u == "1"}
 	}
 	// A reader's globs are not expanded: their matches are never judged, and
 	// reading directories on every ls or grep would cost the hot path. One
@@ -451,7 +464,43 @@ func (a *analyzer) call(c *syntax.CallExpr, st *state, heredoc string, depth int
 	}
 	a.noGlob = saved
 	a.command(args, st, heredoc, depth)
-	a.runsEnv = savedEnv
+	a.runsEnv, a.callEnv = savedEnv, savedCall
+}
+
+// envValue judges the value of a variable whose text a program runs as a
+// shell command (git's external diff, a pager, an editor, less's filter),
+// however it is set: prefix, env, export, or plain assignment (it may be
+// exported already).
+func (a *analyzer) envValue(name string, v arg, st *state, depth int) {
+	if name == "GIT_CONFIG_PARAMETERS" {
+		a.uncertain("git reads settings from GIT_CONFIG_PARAMETERS: " + clip(v.raw))
+		return
+	}
+	if !runsShell(name) {
+		return
+	}
+	a.runValue(v, st, depth)
+}
+
+// runValue judges text git or another program runs through a shell.
+func (a *analyzer) runValue(v arg, st *state, depth int) {
+	if v.unknown {
+		a.uncertain("a program runs text made as the command runs: " + clip(v.raw))
+	}
+	code := runText(v.val)
+	if depth < maxNesting && strings.TrimSpace(code) != "" {
+		a.script(code, st.sub(), depth+1)
+	}
+}
+
+// runsShell: a variable whose value is run as a command line.
+func runsShell(name string) bool {
+	switch name {
+	case "GIT_EXTERNAL_DIFF", "GIT_SSH_COMMAND", "GIT_SSH", "GIT_ASKPASS", "SSH_ASKPASS", "GIT_PROXY_COMMAND",
+		"VISUAL", "LESSOPEN", "LESSCLOSE":
+		return true
+	}
+	return strings.HasSuffix(name, "PAGER") || strings.HasSuffix(name, "EDITOR") || strings.HasPrefix(name, "GIT_CONFIG_VALUE_")
 }
 
 // runsPrograms: an environment variable that makes a reader run a program

@@ -156,8 +156,18 @@ func (a *analyzer) git(args []arg, st *state, depth int) {
 				i++
 				gst.dir = a.abs(st, args[i].val)
 			}
-		case "-c", "--git-dir", "--work-tree", "--namespace":
+		case "-c", "--config-env":
+			// A setting may be a command git runs (diff.external, "!" aliases).
+			if i+1 < len(args) {
+				i++
+				a.gitSetting(s, args[i], st, depth)
+			}
+		case "--git-dir", "--work-tree", "--namespace":
 			i++
+		default:
+			if v, ok := strings.CutPrefix(s, "--config-env="); ok {
+				a.gitSetting("--config-env", arg{val: v, raw: args[i].raw, unknown: args[i].unknown}, st, depth)
+			}
 		}
 	}
 	if i >= len(args) {
@@ -251,6 +261,31 @@ func (a *analyzer) git(args []arg, st *state, depth int) {
 		}
 		a.gitPaths(&gst, ops, "git checkout-index")
 	}
+}
+
+// gitSetting judges the value of git -c name=value, or of --config-env
+// name=VAR (VAR's value), as a command git may run.
+func (a *analyzer) gitSetting(opt string, x arg, st *state, depth int) {
+	_, v, ok := strings.Cut(x.val, "=")
+	if !ok {
+		return
+	}
+	if opt == "--config-env" {
+		if e, ok := a.callEnv[v]; ok {
+			a.runValue(e, st, depth)
+			return
+		}
+		val, known := st.vars.get(v)
+		if u, _ := st.vars.get(unknownKey + v); u == "1" || !known && a.env.Vars[v] == "" {
+			a.uncertain("git reads a setting from the environment: " + clip(x.raw))
+		}
+		if !known {
+			val = a.env.Vars[v]
+		}
+		a.runValue(arg{val: val, raw: x.raw}, st, depth)
+		return
+	}
+	a.runValue(arg{val: v, raw: x.raw, unknown: x.unknown}, st, depth)
 }
 
 // gitPaths records pathspecs; a pattern (git matches it itself) makes its

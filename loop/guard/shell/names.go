@@ -19,6 +19,9 @@ type Name struct {
 	Reader bool
 	// Tree: Prog reads everything under Path (grep -r, rg, diff -r).
 	Tree bool
+	// Unknown: the word held an expansion analysis cannot know, so it may
+	// name any path.
+	Unknown bool
 }
 
 // maxNameLen: no longer word is a path any system opens (PATH_MAX).
@@ -35,7 +38,11 @@ func (a *analyzer) names(args []arg, st *state) {
 	reader = reader && !a.runsEnv
 	for _, x := range args[1:] {
 		for _, v := range nameForms(x.val) {
+			n := len(a.out.Named)
 			a.name(st, v, prog, x.raw, reader, tree)
+			for i := n; i < len(a.out.Named) && x.unknown; i++ {
+				a.out.Named[i].Unknown = true
+			}
 		}
 	}
 	if prog == "ln" {
@@ -99,7 +106,13 @@ func (a *analyzer) name(st *state, p, prog, raw string, reader, tree bool) {
 	}
 	if !strings.HasPrefix(p, "/") {
 		if st.lostDir {
-			return // after a cd to an unknown place a relative word names nothing known
+			// After a cd to a folder known only as it runs, a relative word
+			// may name any file there: the guard compares its base name.
+			if !reader {
+				a.uncertain("after a cd to a folder known only as it runs, " + prog + " is handed " + clip(raw))
+			}
+			a.out.Named = append(a.out.Named, Name{Path: p, Prog: prog, Word: raw, Reader: reader, Tree: tree, Unknown: true})
+			return
 		}
 		p = st.dir + "/" + p
 	}

@@ -41,6 +41,7 @@
 package shell
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -176,9 +177,74 @@ func parse(src string, depth int) []Call {
 		if isCall {
 			calls = append(calls, nested(c.Args, depth, false)...)
 		}
+		if d, ok := stmt.Cmd.(*syntax.DeclClause); ok {
+			for _, a := range d.Args {
+				if a.Name != nil && a.Value != nil {
+					c.Env = append(c.Env, a.Name.Value+"="+word(a.Value))
+				}
+			}
+		}
+		if depth < maxNesting {
+			for _, code := range shellValues(c) {
+				calls = append(calls, parse(code, depth+1)...)
+			}
+		}
 		return true
 	})
 	return calls
+}
+
+// shellValues are the texts a call hands a program to run as shell: values
+// of variables like GIT_EXTERNAL_DIFF (set before it, by env or export) and
+// git's -c and --config-env settings (diff.external, "!" aliases).
+func shellValues(c Call) []string {
+	var out []string
+	l := Launch(c.Args)
+	env := slices.Clone(c.Env)
+	for _, w := range c.Args[:min(l.Start, len(c.Args))] {
+		if n, _, ok := strings.Cut(w, "="); ok && syntax.ValidName(n) {
+			env = append(env, w)
+		}
+	}
+	lookup := map[string]string{}
+	for _, e := range env {
+		n, v, _ := strings.Cut(e, "=")
+		lookup[n] = v
+		if runsShell(n) {
+			out = append(out, runText(v))
+		}
+	}
+	args := c.Args[min(l.Start, len(c.Args)):]
+	if len(args) == 0 || baseName(args[0]) != "git" {
+		return out
+	}
+	for i := 1; i < len(args) && strings.HasPrefix(args[i], "-"); i++ {
+		opt, v := args[i], ""
+		switch {
+		case (opt == "-c" || opt == "--config-env") && i+1 < len(args):
+			i++
+			v = args[i]
+		case strings.HasPrefix(opt, "--config-env="):
+			opt, v = "--config-env", strings.TrimPrefix(opt, "--config-env=")
+		case opt == "-C" || opt == "--git-dir" || opt == "--work-tree" || opt == "--namespace":
+			i++
+			continue
+		default:
+			continue
+		}
+		_, v, _ = strings.Cut(v, "=")
+		if opt == "--config-env" {
+			v = lookup[v]
+		}
+		out = append(out, runText(v))
+	}
+	return out
+}
+
+// runText is a value as the shell runs it: without the "!" of a git alias
+// or the "|" of LESSOPEN.
+func runText(v string) string {
+	return strings.TrimLeft(strings.TrimPrefix(v, "!"), "|")
 }
 
 // maxParseDepth bounds the bracket nesting handed to the shell parser.

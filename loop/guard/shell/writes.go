@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // command judges one simple command after expansion: the builtins that move
@@ -14,6 +16,7 @@ func (a *analyzer) command(all []arg, st *state, heredoc string, depth int) {
 	}
 	l := Launch(vals(all))
 	args := all[l.Start:]
+	defer func(r bool) { a.runsEnv = r }(a.runsEnv)
 	if l.HasScript {
 		// su -c, watch, env -S: the program is a shell command line.
 		unknown := slices.ContainsFunc(all, func(x arg) bool { return x.unknown })
@@ -25,6 +28,15 @@ func (a *analyzer) command(all []arg, st *state, heredoc string, depth int) {
 				if in := Unwrap(c.Args); len(in) > 0 && writer(baseName(in[0])) {
 					a.uncertain(strings.Join(l.Via, " ") + " passes " + baseName(in[0]) + " operands from its input")
 				}
+			}
+		}
+	}
+	// env NAME=VALUE: the value may be a command the program runs.
+	for _, x := range all[:min(l.Start, len(all))] {
+		if n, v, ok := strings.Cut(x.val, "="); ok && syntax.ValidName(n) {
+			a.envValue(n, arg{val: v, raw: x.raw, unknown: x.unknown}, st, depth)
+			if runsPrograms(n) {
+				a.runsEnv = true
 			}
 		}
 	}
@@ -159,9 +171,17 @@ func (a *analyzer) command(all []arg, st *state, heredoc string, depth int) {
 }
 
 // unzipOnlyReads: -l, -t, -v, -Z list or test, -p prints to standard output.
+// Only clusters before the archive count: after it, unzip evil.zip -x -l
+// leaves out a member named -l and extracts the rest.
 func unzipOnlyReads(args []arg) bool {
-	for _, x := range args {
-		if len(x.val) > 1 && x.val[0] == '-' && strings.ContainsAny(x.val[1:2], "ltvZp") {
+	for i := 0; i < len(args); i++ {
+		s := args[i].val
+		switch {
+		case s == "-d":
+			i++ // its folder
+		case len(s) < 2 || s[0] != '-' || s == "--":
+			return false
+		case strings.ContainsAny(s[1:2], "ltvZp"):
 			return true
 		}
 	}
