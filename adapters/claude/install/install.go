@@ -221,4 +221,3 @@ func (fl *Flavor) hookCommands(doc []byte) map[string][]string {
 func hooksDisabled(doc []byte) bool {
 	return gjson.GetBytes(doc, "disableAllHooks").Bool()
 }
-
