@@ -24,12 +24,29 @@ func UserStateDir(getenv func(string) string) string { return basedir.HookLoopSt
 
 // UserLogPath is the event log of the project at root when its state is
 // kept in the user's state directory: projects/<name>-<hash of the root's
-// path>/events.jsonl, one folder per checkout.
+// path>/events.jsonl, one folder per checkout. The path is hashed with its
+// symbolic links resolved, so a hook given one spelling of the project and
+// `status` run from another find the same log; a log written before that
+// under the unresolved spelling is still used while the resolved one has none.
 func UserLogPath(root string, getenv func(string) string) string {
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		abs = root
 	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return userLogPath(abs, getenv)
+	}
+	p := userLogPath(real, getenv)
+	if real != abs {
+		if legacy := userLogPath(abs, getenv); !exists(filepath.Dir(p)) && exists(filepath.Dir(legacy)) {
+			return legacy
+		}
+	}
+	return p
+}
+
+func userLogPath(abs string, getenv func(string) string) string {
 	sum := sha256.Sum256([]byte(abs))
 	name := strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
@@ -39,6 +56,11 @@ func UserLogPath(root string, getenv func(string) string) string {
 	}, filepath.Base(abs))
 	id := strings.TrimLeft(name, ".") + "-" + hex.EncodeToString(sum[:6])
 	return filepath.Join(UserStateDir(getenv), "projects", id, "events.jsonl")
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 // LogPathFor is the event log an install with --state state writes into the
