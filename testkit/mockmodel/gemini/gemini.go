@@ -11,104 +11,53 @@ package gemini
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/hook-loop/hook-loop/testkit/mockmodel/scripted"
 	"github.com/hook-loop/hook-loop/testkit/procs"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"strings"
-	"sync"
-	"time"
 )
 
 // Step is one answer of the scripted model: a function call when Tool is
-// set, else the text Text.
-type Step struct {
-	Tool string         // function name, e.g. "run_shell_command"
-	Args map[string]any // function arguments
-	Text string
-}
+// set (its arguments in Input), else the text Text.
+type Step = scripted.Step
+
+// Script decides the model's answers.
+type Script = scripted.Script[Request]
+
+// Request is one HTTP request the mock received.
+type Request struct{ scripted.Meta }
+
+func meta(r *Request) *scripted.Meta { return &r.Meta }
 
 // Shell is a step running command with Gemini CLI's shell tool.
 func Shell(command string) Step {
-	return Step{Tool: "run_shell_command", Args: map[string]any{"command": command, "description": "scripted by the mock model"}}
+	return Step{Tool: "run_shell_command", Input: map[string]any{"command": command, "description": "scripted by the mock model"}}
 }
 
 // WriteFile is a step writing content to path with Gemini CLI's write_file.
 func WriteFile(path, content string) Step {
-	return Step{Tool: "write_file", Args: map[string]any{"file_path": path, "content": content}}
+	return Step{Tool: "write_file", Input: map[string]any{"file_path": path, "content": content}}
 }
 
 // Text is a text-only step: the model's turn ends with this answer.
-func Text(s string) Step { return Step{Text: s} }
-
-// Script decides the model's answers.
-type Script struct {
-	// Steps answer the agent loop's requests in order.
-	Steps []Step
-	// Next, when set, answers after Steps run out; it is given the request
-	// and the number of agent requests before it. When nil: "done".
-	Next func(r *Request, n int) Step
-}
-
-// Request is one HTTP request the mock received.
-type Request struct {
-	N      int
-	Time   time.Time
-	Method string
-	Path   string
-	Body   json.RawMessage
-	// Kind is "main" (an agent-loop request answered from the script),
-	// "side" (a request for JSON), "count_tokens", "embed" or "other".
-	Kind string
-	Step Step // the answer a main request got
-}
+func Text(s string) Step { return scripted.Text(s) }
 
 // Server is a running mock.
 type Server struct {
-	// URL is the base URL to give Gemini CLI as GOOGLE_GEMINI_BASE_URL.
-	URL string
-
-	ln     net.Listener
-	srv    *http.Server
-	script Script
-
-	mu       sync.Mutex
-	requests []Request
-	main     int
+	*scripted.Server[Request] // URL: the base URL to give Gemini CLI as GOOGLE_GEMINI_BASE_URL
 }
 
 // Start listens on 127.0.0.1 on a free port and serves script.
 func Start(script Script) (*Server, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	s := &Server{}
+	srv, err := scripted.Start("gemini api", script, meta, s.serve)
 	if err != nil {
-		return nil, fmt.Errorf("mock gemini api: listen: %w", err)
+		return nil, err
 	}
-	s := &Server{URL: "http://" + ln.Addr().String(), ln: ln, script: script}
-	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve)}
-	go s.srv.Serve(ln) //nolint:errcheck // Serve returns ErrServerClosed on Close
+	s.Server = srv
 	return s, nil
-}
-
-// Close stops the server.
-func (s *Server) Close() error { return s.srv.Close() }
-
-// Requests returns a copy of every request received so far.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.requests...)
-}
-
-// MainRequests returns the agent-loop requests, in order.
-func (s *Server) MainRequests() []Request {
-	var out []Request
-	for _, r := range s.Requests() {
-		if r.Kind == "main" {
-			out = append(out, r)
-		}
-	}
-	return out
 }
 
 // UserSettings is the user settings file Gemini CLI needs to use an API key
@@ -140,24 +89,21 @@ func (s *Server) Env(home string) []string {
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	req := Request{Method: r.Method, Path: r.URL.Path, Kind: "other", Time: time.Now()}
-	if json.Valid(body) {
-		req.Body = json.RawMessage(body)
-	}
+	req := Request{scripted.NewMeta(r, body)}
 	switch {
 	case r.Method == http.MethodGet:
-		s.record(req)
+		s.Record(req)
 		writeJSON(w, map[string]any{"models": []any{map[string]any{"name": "models/gemini-2.5-flash"}}})
 	case r.Method != http.MethodPost:
-		s.record(req)
+		s.Record(req)
 		http.Error(w, "mock: no such endpoint", http.StatusNotFound)
 	case strings.HasSuffix(r.URL.Path, ":countTokens"):
 		req.Kind = "count_tokens"
-		s.record(req)
+		s.Record(req)
 		writeJSON(w, map[string]any{"totalTokens": 10})
 	case strings.HasSuffix(r.URL.Path, ":embedContent"):
 		req.Kind = "embed"
-		s.record(req)
+		s.Record(req)
 		writeJSON(w, map[string]any{"embedding": map[string]any{"values": []float64{0}}})
 	case strings.HasSuffix(r.URL.Path, ":generateContent") || strings.HasSuffix(r.URL.Path, ":streamGenerateContent"):
 		var parts []any
@@ -170,19 +116,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		if cfg == nil {
 			cfg = gc.Config
 		}
-		s.mu.Lock()
-		req.N = len(s.requests) + 1
 		if wantsJSON(cfg) {
-			req.Kind = "side"
+			s.Answer(req, false, Step{})
 			j, _ := json.Marshal(map[string]any{"next_speaker": "user", "reasoning": "done", "model_choice": "flash"})
 			parts = []any{map[string]any{"text": string(j)}}
 		} else {
-			req.Kind = "main"
-			req.Step = s.nextLocked(&req)
-			parts = []any{part(req.Step)}
+			parts = []any{part(s.Answer(req, true, Step{}).Step)}
 		}
-		s.requests = append(s.requests, req)
-		s.mu.Unlock()
 		resp := map[string]any{
 			"candidates":    []any{map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}},
 			"usageMetadata": map[string]any{"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
@@ -197,7 +137,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		writeJSON(w, resp)
 	default:
-		s.record(req)
+		s.Record(req)
 		http.Error(w, "mock: no such endpoint", http.StatusNotFound)
 	}
 }
@@ -215,33 +155,13 @@ func wantsJSON(cfg map[string]any) bool {
 
 func part(st Step) map[string]any {
 	if st.Tool != "" {
-		args := st.Args
+		args := st.Input
 		if args == nil {
 			args = map[string]any{}
 		}
 		return map[string]any{"functionCall": map[string]any{"name": st.Tool, "args": args}}
 	}
 	return map[string]any{"text": st.Text}
-}
-
-// nextLocked picks the answer for a main request; s.mu is held.
-func (s *Server) nextLocked(r *Request) Step {
-	n := s.main
-	s.main++
-	if n < len(s.script.Steps) {
-		return s.script.Steps[n]
-	}
-	if s.script.Next != nil {
-		return s.script.Next(r, n)
-	}
-	return Text("done")
-}
-
-func (s *Server) record(r Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r.N = len(s.requests) + 1
-	s.requests = append(s.requests, r)
 }
 
 func writeJSON(w http.ResponseWriter, v any) {

@@ -12,23 +12,18 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/hook-loop/hook-loop/testkit/mockmodel/scripted"
 	"github.com/hook-loop/hook-loop/testkit/procs"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"strings"
-	"sync"
-	"time"
+	"sync/atomic"
 )
 
-// Step is one answer of the scripted model: a tool call when Tool is set, else
-// the final text Text.
-type Step struct {
-	Tool  string         // tool name, e.g. "Bash"
-	Input map[string]any // tool arguments
-	Text  string         // text answer (when Tool is "")
-}
+// Step is one answer of the scripted model: a tool call when Tool is set,
+// else the final text Text.
+type Step = scripted.Step
 
 // Bash is a tool-call step running command.
 func Bash(command string) Step {
@@ -36,79 +31,32 @@ func Bash(command string) Step {
 }
 
 // Text is a text-only step: the model's turn ends with this answer.
-func Text(s string) Step { return Step{Text: s} }
+func Text(s string) Step { return scripted.Text(s) }
 
 // Script decides the model's answers.
-type Script struct {
-	// Steps answer the main loop's requests in order.
-	Steps []Step
-	// Next, when set, answers the main loop's requests after Steps run out; it is
-	// given the request and the number of main requests before it. When nil, the
-	// model answers "done".
-	Next func(r *Request, n int) Step
-}
+type Script = scripted.Script[Request]
 
 // Request is one HTTP request the mock received.
-type Request struct {
-	N      int       // 1-based arrival order
-	Time   time.Time // arrival
-	Method string
-	Path   string
-	Header http.Header
-	Body   json.RawMessage
-	// Kind is "main" (a main-loop request answered from the script), "side",
-	// "count_tokens", or "other".
-	Kind string
-	// Step is the answer a main request got.
-	Step Step
-}
+type Request struct{ scripted.Meta }
+
+func meta(r *Request) *scripted.Meta { return &r.Meta }
 
 // Server is a running mock.
 type Server struct {
-	// URL is the base URL to give Claude Code as ANTHROPIC_BASE_URL.
-	URL string
+	*scripted.Server[Request] // URL: the base URL to give Claude Code as ANTHROPIC_BASE_URL
 
-	ln     net.Listener
-	srv    *http.Server
-	script Script
-
-	mu       sync.Mutex
-	requests []Request
-	main     int
-	toolID   int
+	toolID atomic.Int64
 }
 
 // Start listens on 127.0.0.1 on a free port and serves script.
 func Start(script Script) (*Server, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	s := &Server{}
+	srv, err := scripted.Start("messages api", script, meta, s.serve)
 	if err != nil {
-		return nil, fmt.Errorf("mock messages api: listen: %w", err)
+		return nil, err
 	}
-	s := &Server{URL: "http://" + ln.Addr().String(), ln: ln, script: script}
-	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve)}
-	go s.srv.Serve(ln) //nolint:errcheck // Serve returns ErrServerClosed on Close
+	s.Server = srv
 	return s, nil
-}
-
-// Close stops the server.
-func (s *Server) Close() error { return s.srv.Close() }
-
-// Requests returns a copy of every request received so far.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.requests...)
-}
-
-// MainRequests returns the main-loop requests, in order.
-func (s *Server) MainRequests() []Request {
-	var out []Request
-	for _, r := range s.Requests() {
-		if r.Kind == "main" {
-			out = append(out, r)
-		}
-	}
-	return out
 }
 
 // Env is the environment that runs `claude -p` against this mock and nothing
@@ -140,22 +88,15 @@ func (s *Server) Env(home string) []string {
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	req := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Kind: "other", Time: time.Now()}
-	req.Header.Del("X-Api-Key")
-	req.Header.Del("Authorization")
-	if json.Valid(body) {
-		req.Body = json.RawMessage(body)
-	} else if len(body) > 0 {
-		req.Body, _ = json.Marshal(string(body))
-	}
+	req := Request{scripted.NewMeta(r, body)}
 
 	switch {
 	case r.Method == http.MethodHead:
-		s.record(req)
+		s.Record(req)
 		w.WriteHeader(http.StatusOK)
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages/count_tokens":
 		req.Kind = "count_tokens"
-		s.record(req)
+		s.Record(req)
 		writeJSON(w, http.StatusOK, map[string]any{"input_tokens": 1234})
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages":
 		var mr struct {
@@ -166,7 +107,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			} `json:"tools"`
 		}
 		if err := json.Unmarshal(body, &mr); err != nil {
-			s.record(req)
+			s.Record(req)
 			writeJSON(w, http.StatusBadRequest, apiError("invalid_request_error", "mock: body is not JSON"))
 			return
 		}
@@ -174,24 +115,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		for _, t := range mr.Tools {
 			main = main || t.Name == "Bash"
 		}
-		var step Step
-		s.mu.Lock()
-		req.N = len(s.requests) + 1
-		if main {
-			req.Kind = "main"
-			step = s.nextLocked(&req)
-		} else {
-			req.Kind = "side"
-			step = Text("Mock session")
-		}
+		req = s.Answer(req, main, Text("Mock session"))
+		step := req.Step
 		var id string
 		if step.Tool != "" {
-			s.toolID++
-			id = fmt.Sprintf("toolu_mock%06d", s.toolID)
+			id = fmt.Sprintf("toolu_mock%06d", s.toolID.Add(1))
 		}
-		req.Step = step
-		s.requests = append(s.requests, req)
-		s.mu.Unlock()
 
 		model := mr.Model
 		if model == "" {
@@ -212,29 +141,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			"usage": map[string]any{"input_tokens": 100, "output_tokens": 10},
 		})
 	default:
-		s.record(req)
+		s.Record(req)
 		writeJSON(w, http.StatusNotFound, apiError("not_found_error", "mock: no such endpoint"))
 	}
-}
-
-// nextLocked picks the answer for a main request; s.mu is held.
-func (s *Server) nextLocked(r *Request) Step {
-	n := s.main
-	s.main++
-	if n < len(s.script.Steps) {
-		return s.script.Steps[n]
-	}
-	if s.script.Next != nil {
-		return s.script.Next(r, n)
-	}
-	return Text("done")
-}
-
-func (s *Server) record(r Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r.N = len(s.requests) + 1
-	s.requests = append(s.requests, r)
 }
 
 func stopReason(st Step) string {
