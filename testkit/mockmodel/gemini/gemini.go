@@ -12,10 +12,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/hook-loop/hook-loop/testkit/mockmodel/scripted"
-	"github.com/hook-loop/hook-loop/testkit/procs"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 )
 
@@ -69,22 +67,8 @@ const UserSettings = `{"security":{"auth":{"selectedType":"gemini-api-key"}}}` +
 // else (harness/gemini/README.md). home isolates Gemini CLI's settings and
 // state; the workspace is trusted through the environment.
 func (s *Server) Env(home string) []string {
-	env := []string{
-		"PATH=/usr/local/bin:/usr/bin:/bin",
-		"HOME=" + home,
-		"TERM=dumb",
-		"LANG=C.UTF-8",
-		"GEMINI_API_KEY=dummy",
-		"GOOGLE_GEMINI_BASE_URL=" + s.URL,
-		"GEMINI_CLI_TRUST_WORKSPACE=true",
-	}
-	if d := os.Getenv("HOOK_LOOP_STATE_DIR"); d != "" {
-		env = append(env, "HOOK_LOOP_STATE_DIR="+d) // the hooks' state where the test reads it
-	}
-	if m := os.Getenv(procs.MarkerEnv); m != "" {
-		env = append(env, procs.MarkerEnv+"="+m) // the e2e leftover check finds what the harness starts
-	}
-	return env
+	return scripted.Env(home,
+		"GEMINI_API_KEY=dummy", "GOOGLE_GEMINI_BASE_URL="+s.URL, "GEMINI_CLI_TRUST_WORKSPACE=true")
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {

@@ -13,10 +13,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/hook-loop/hook-loop/testkit/mockmodel/scripted"
-	"github.com/hook-loop/hook-loop/testkit/procs"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 	"sync/atomic"
 )
@@ -65,25 +63,9 @@ func Start(script Script) (*Server, error) {
 // hook-loop's state directory, when the test set one, is passed on so that
 // the hooks and the test's own reads of the log agree on where it lives.
 func (s *Server) Env(home string) []string {
-	env := []string{
-		"PATH=/usr/local/bin:/usr/bin:/bin",
-		"HOME=" + home,
-		"TERM=dumb",
-		"LANG=C.UTF-8",
-		"ANTHROPIC_BASE_URL=" + s.URL,
-		"ANTHROPIC_API_KEY=dummy",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-		"DISABLE_AUTOUPDATER=1",
-		"DISABLE_TELEMETRY=1",
-		"DISABLE_ERROR_REPORTING=1",
-	}
-	if d := os.Getenv("HOOK_LOOP_STATE_DIR"); d != "" {
-		env = append(env, "HOOK_LOOP_STATE_DIR="+d)
-	}
-	if m := os.Getenv(procs.MarkerEnv); m != "" {
-		env = append(env, procs.MarkerEnv+"="+m) // the e2e leftover check finds what the harness starts
-	}
-	return env
+	return scripted.Env(home,
+		"ANTHROPIC_BASE_URL="+s.URL, "ANTHROPIC_API_KEY=dummy", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1")
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {

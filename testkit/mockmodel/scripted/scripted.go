@@ -9,8 +9,11 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"sync"
 	"time"
+
+	"github.com/hook-loop/hook-loop/testkit/procs"
 )
 
 // Step is one answer of the scripted model: a tool call when Tool is set,
@@ -152,4 +155,20 @@ func (s *Server[R]) next(r *R) Step {
 		return s.script.Next(r, n)
 	}
 	return Text("done")
+}
+
+// Env is the environment that runs a harness against a mock and nothing else:
+// a plain PATH, home (which isolates the harness's config and state), the
+// API's own variables (api), and hook-loop's state directory and the e2e
+// leftover check's marker when the test set them, so the hooks and the
+// test's own reads agree on where the state lives.
+func Env(home string, api ...string) []string {
+	env := append([]string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + home, "TERM=dumb", "LANG=C.UTF-8"}, api...)
+	if d := os.Getenv("HOOK_LOOP_STATE_DIR"); d != "" {
+		env = append(env, "HOOK_LOOP_STATE_DIR="+d)
+	}
+	if m := os.Getenv(procs.MarkerEnv); m != "" {
+		env = append(env, procs.MarkerEnv+"="+m)
+	}
+	return env
 }
