@@ -4,6 +4,7 @@ import (
 	"context"
 	"github.com/hook-loop/hook-loop/project/identity"
 	"os"
+	"time"
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/eventlog/postgres"
@@ -34,6 +35,8 @@ type readLog interface {
 	Where() string
 	// Exists is false for a JSONL log not created yet.
 	Exists() (bool, error)
+	// LockWait is the longest Update waits for the lock (operator.Log).
+	LockWait() time.Duration
 	Close() error
 }
 

@@ -58,6 +58,10 @@ func WithLockTimeout(d time.Duration) Option {
 	}
 }
 
+// LockWait is how long this log's Update and View wait for its lock: the
+// WithLockTimeout it was opened with, else LockTimeout.
+func (l *Log) LockWait() time.Duration { return l.lockTimeout }
+
 // LockTimeout is how long a log opened without WithLockTimeout waits for its
 // lock: HOOK_LOOP_LOCK_TIMEOUT, else DefaultLockTimeout.
 func LockTimeout() time.Duration {

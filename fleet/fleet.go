@@ -251,6 +251,8 @@ func (d storeLog) View(fn func(tx engine.Tx) error) error {
 	return d.s.View(func(tx *postgres.Tx[session.View, *session.View]) error { return fn(tx) })
 }
 
+func (d storeLog) LockWait() time.Duration { return d.s.LockWait() }
+
 // Projects returns the projects, those with a session waiting for a person
 // first, then by name.
 func (f *Fleet) Projects() []*Project {

@@ -227,22 +227,11 @@ func (r *Runner) decide(ctx context.Context, e *event) (d loop.Decision, notices
 		stage = engine.NewStaged(eng.Lifecycle)
 		eng.Lifecycle = stage
 	}
-	// reserve is what the passes still to come may need once a chain has run
-	// unlocked: a staged pass's lock wait, then a last pass's lock wait and
-	// its chains under the lock. Past it every pass is the last, so the hook
-	// answers inside its deadline whatever the chains or the lock do.
-	reserve := 2*eventlog.LockTimeout() + budget + time.Second
-	inline := false // the next pass runs its chains under the lock
-	for pass := 1; ; pass++ {
-		if err := ctx.Err(); err != nil {
-			return d, nil, nil, err // out of time: refused as any failure is
-		}
-		if stage != nil {
-			// A SessionEnd (Codex allows it 3 s) has no time for a second
-			// pass: its chains run under the lock, within sessionEndBudget.
-			stage.Begin(inline || pass == engine.MaxStagedPasses || e.ev.Name == loop.EventSessionEnd || timeLeft(ctx) < reserve)
-		}
-		err = log.Update(func(tx engine.Tx) error {
+	// A SessionEnd (Codex allows it 3 s) has no time for a second pass: its
+	// chains run under the lock, within sessionEndBudget.
+	passes := engine.Passes{Stage: stage, Budget: budget, LockWait: log.LockWait(), Inline: e.ev.Name == loop.EventSessionEnd}
+	err = passes.Run(ctx, func() error {
+		return log.Update(func(tx engine.Tx) error {
 			notices = notices[:0] // what this run of the transaction found
 			spec, notice, err := r.loops.Judge(tx, sid, e.file)
 			if err != nil {
@@ -264,7 +253,7 @@ func (r *Runner) decide(ctx context.Context, e *event) (d loop.Decision, notices
 			defer cancel()
 			var herr error
 			d, herr = eng.Handle(hctx, tx, e.ev)
-			if stage != nil && stage.Missed() {
+			if stage.Missed() {
 				return engine.ErrStaged
 			}
 			if notice != "" && herr == nil {
@@ -278,19 +267,10 @@ func (r *Runner) decide(ctx context.Context, e *event) (d loop.Decision, notices
 			// removes a file no rollback restores.
 			return r.stops.clear(tx, e.paths.root, sid, state)
 		})
-		if !errors.Is(err, engine.ErrStaged) {
-			break
-		}
-		if timeLeft(ctx)-reserve < budget {
-			// Unlocked, the chain would get less than it has under the lock:
-			// its executors would fail for want of time, and a required hook
-			// would hold the session for nothing.
-			inline = true
-			continue
-		}
-		lctx, cancel := unlockedLifecycle(ctx, reserve)
-		stage.RunMissed(lctx)
-		cancel()
+	})
+	var late *engine.OutOfTimeError
+	if errors.As(err, &late) {
+		return d, nil, nil, late.Err // out of time: refused as any failure is
 	}
 	if err != nil {
 		if storeURL != "" && !errors.Is(err, pin.ErrMissing) {
@@ -310,26 +290,6 @@ func (r *Runner) decide(ctx context.Context, e *event) (d loop.Decision, notices
 	}
 	_ = roster.Register(project.UserStateDir(r.getenv), entry)
 	return d, notices, log.Warnings(), nil
-}
-
-// unlockedLifecycle bounds a chain run between passes: its executors get their
-// own timeoutSeconds, within what the hook's deadline leaves once reserve (the
-// passes still to come) is set aside.
-func unlockedLifecycle(ctx context.Context, reserve time.Duration) (context.Context, context.CancelFunc) {
-	dl, ok := ctx.Deadline()
-	if !ok {
-		return context.WithCancel(ctx)
-	}
-	return context.WithDeadline(ctx, dl.Add(-reserve))
-}
-
-// timeLeft is what ctx's deadline leaves (a day without one).
-func timeLeft(ctx context.Context) time.Duration {
-	dl, ok := ctx.Deadline()
-	if !ok {
-		return 24 * time.Hour
-	}
-	return time.Until(dl)
 }
 
 // LockedLifecycleBudget caps the time lifecycle executors may run while one

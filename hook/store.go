@@ -29,6 +29,10 @@ type Store interface {
 	Warnings() []string
 	// Where names the log for messages (never with a password).
 	Where() string
+	// LockWait is the longest one Update waits for the log's lock before it
+	// fails: the file's lock timeout, the database's budget. A hook sets it
+	// aside for every transaction still to come (engine.Passes).
+	LockWait() time.Duration
 	Close() error
 }
 
@@ -120,7 +124,10 @@ func (f fileStore) Update(fn func(tx engine.Tx) error) error {
 }
 func (f fileStore) Warnings() []string { return f.l.Warnings() }
 func (f fileStore) Where() string      { return f.l.Path() }
-func (f fileStore) Close() error       { return nil }
+func (f fileStore) LockWait() time.Duration {
+	return f.l.LockWait()
+}
+func (f fileStore) Close() error { return nil }
 
 // expect tells a database store which session the hook's transaction reads
 // (postgres.Store.Expect); the file store needs no hint.

@@ -51,6 +51,50 @@ func TestDeadlineTooShortForAnUnlockedChainRunsItLocked(t *testing.T) {
 // log's lock was held, under deadline, and fails with why when it was not.
 func runsLocked(t *testing.T, deadline time.Duration, why string) {
 	t.Helper()
+	if !chainLocked(t, deadline, nil) {
+		t.Error(why)
+	}
+}
+
+// waitStores open the JSONL log waiting wait for its lock, whatever
+// HOOK_LOOP_LOCK_TIMEOUT says.
+type waitStores struct {
+	hook.LeanStores
+	wait time.Duration
+}
+
+func (s waitStores) Open(url, root, logPath string, getenv func(string) string, budget time.Duration, fileOpts ...eventlog.Option) (hook.Store, error) {
+	return hook.OpenFile(logPath, append(fileOpts, eventlog.WithLockTimeout(s.wait))...), nil
+}
+
+// The time a hook sets aside for the passes after an unlocked chain is its
+// store's own lock wait, not HOOK_LOOP_LOCK_TIMEOUT's: with an 8 s deadline
+// (reserve: two lock waits, the 2 s locked budget and a second), a store
+// that waits 100 ms leaves room for an unlocked chain, one that waits 5 s
+// does not.
+func TestReserveFollowsTheStoresLockWait(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		env, wait time.Duration
+		locked    bool
+	}{
+		{"short wait", 5 * time.Second, 100 * time.Millisecond, false},
+		{"long wait", 100 * time.Millisecond, 5 * time.Second, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv(eventlog.LockTimeoutEnv, c.env.String())
+			if got := chainLocked(t, 8*time.Second, waitStores{wait: c.wait}); got != c.locked {
+				t.Errorf("the chain ran locked=%v, want %v for a store waiting %v", got, c.locked, c.wait)
+			}
+		})
+	}
+}
+
+// chainLocked runs a PreToolUse whose tool_requested hook records whether the
+// log's lock was held, under deadline, with stores (the lean ones when nil),
+// and reports whether it was.
+func chainLocked(t *testing.T, deadline time.Duration, stores hook.Stores) bool {
+	t.Helper()
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "hook-loop.json"), []byte(gatedLoop), 0o644)
 	probe := &lockProbe{log: filepath.Join(root, ".hook-loop", "events.jsonl"), held: make(chan bool, 4)}
@@ -58,7 +102,7 @@ func runsLocked(t *testing.T, deadline time.Duration, why string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := hook.New(hook.Deps{Deadline: deadline,
+	out := hook.New(hook.Deps{Deadline: deadline, Stores: stores,
 		Lifecycle: func(string) (engine.Lifecycle, *engine.LifecycleRecord) { return r, nil }}).
 		Run(context.Background(), hook.Request{Adapter: codex.New(),
 			Flags: hook.Flags{ConfigPath: filepath.Join(root, "hook-loop.json"), Event: "PreToolUse"},
@@ -68,10 +112,9 @@ func runsLocked(t *testing.T, deadline time.Duration, why string) {
 	}
 	select {
 	case held := <-probe.held:
-		if !held {
-			t.Error(why)
-		}
+		return held
 	default:
 		t.Fatal("the lifecycle hook never ran")
+		return false
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/hook"
@@ -62,9 +63,12 @@ var ErrRefused = errors.New("refused")
 // (FileLog) or the project's log in PostgreSQL — whichever the project's hooks
 // write, so a person's action and a hook's decision take the same lock. Update
 // runs a read-decide-append in one exclusive transaction; View reads.
+// LockWait is the longest an Update waits for the lock (hook.Store's), which
+// an action with a deadline sets aside for each transaction still to come.
 type Log interface {
 	Update(fn func(tx engine.Tx) error) error
 	View(fn func(tx engine.Tx) error) error
+	LockWait() time.Duration
 }
 
 // FileLog is the JSONL log as a Log.
@@ -79,6 +83,8 @@ func (f fileLog) Update(fn func(tx engine.Tx) error) error {
 func (f fileLog) View(fn func(tx engine.Tx) error) error {
 	return f.l.View(func(tx session.Tx) error { return fn(tx) })
 }
+
+func (f fileLog) LockWait() time.Duration { return f.l.LockWait() }
 
 // Controls applies requests to the sessions of one log under one loop.
 type Controls struct {
@@ -97,7 +103,10 @@ func (c Controls) Do(ctx context.Context, sessionID, action, reason string) erro
 // (input_received, source person), and see the transitions it makes
 // (phase_changed, waiting_for_input, loop_complete, with actor person); their
 // executors run between transactions of the log, as a hook's do
-// (engine.Staged), and what they decide is applied with the action, once.
+// (engine.Staged, engine.Passes), and what they decide is applied with the
+// action, once. A deadline on ctx (a board request's) is kept as a hook's is:
+// chains run under the lock, within the locked budget, once it leaves too
+// little time for an unlocked one and the passes after it.
 func (c Controls) Apply(ctx context.Context, r Request) (Result, error) {
 	if !slices.Contains(Actions, r.Action) {
 		return Result{}, fmt.Errorf("unknown action %q (want one of %v)", r.Action, Actions)
@@ -113,18 +122,17 @@ func (c Controls) Apply(ctx context.Context, r Request) (Result, error) {
 	}
 	c.Engine = &eng
 	var res Result
-	for pass := 1; ; pass++ {
-		if stage != nil {
-			stage.Begin(pass == engine.MaxStagedPasses)
-		}
-		var refused error
+	var refused error
+	// A chain run under the lock (the last pass, or when ctx's deadline
+	// leaves no time for more) is capped as a hook's is, so another
+	// session's hook waiting for the lock answers.
+	passes := engine.Passes{Stage: stage, Budget: hook.LockedLifecycleBudget, LockWait: c.Log.LockWait()}
+	err := passes.Run(ctx, func() error {
+		refused = nil
 		res = Result{Session: r.Session}
-		// A chain run under the lock (the last pass only) is capped as a
-		// hook's is, so another session's hook waiting for the lock answers.
-		lctx, cancel := context.WithTimeout(ctx, hook.LockedLifecycleBudget)
-		err := c.Log.Update(func(tx engine.Tx) error {
-			ctx := lctx
-			refused = nil
+		return c.Log.Update(func(tx engine.Tx) error {
+			ctx, cancel := context.WithTimeout(ctx, hook.LockedLifecycleBudget)
+			defer cancel()
 			v := tx.Session(r.Session)
 			if v.Events == 0 {
 				return refusedf("no session %q in the log", r.Session)
@@ -133,7 +141,7 @@ func (c Controls) Apply(ctx context.Context, r Request) (Result, error) {
 				return err
 			}
 			proceed, why, err := eng.PersonInput(ctx, tx, r.Session, r.Action, r.Event, r.Reason)
-			if stage != nil && stage.Missed() {
+			if stage.Missed() {
 				return engine.ErrStaged
 			}
 			if err != nil {
@@ -145,22 +153,17 @@ func (c Controls) Apply(ctx context.Context, r Request) (Result, error) {
 				return nil
 			}
 			out, err := c.apply(ctx, tx, r, v)
-			if stage != nil && stage.Missed() {
+			if stage.Missed() {
 				return engine.ErrStaged
 			}
 			res.From, res.To, res.Applied, res.Outcome = out.From, out.To, out.Applied, out.Outcome
 			return err
 		})
-		cancel()
-		if errors.Is(err, engine.ErrStaged) {
-			stage.RunMissed(ctx)
-			continue
-		}
-		if err == nil && refused != nil {
-			return Result{Session: r.Session}, refused
-		}
-		return res, err
+	})
+	if err == nil && refused != nil {
+		return Result{Session: r.Session}, refused
 	}
+	return res, err
 }
 
 // allowed refuses what the session's standing makes meaningless.

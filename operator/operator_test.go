@@ -345,3 +345,97 @@ func TestApplyCapsLifecycleUnderTheLock(t *testing.T) {
 		t.Fatal("the lifecycle was never fired")
 	}
 }
+
+// chainProbe is a lifecycle with executors at every point that records, for
+// each chain, whether the log's lock was held while it ran and the time its
+// context left it; block makes each chain take all the time it is given.
+type chainProbe struct {
+	log    string
+	block  bool
+	locked []bool
+	left   []time.Duration
+}
+
+func (*chainProbe) Active(string) bool { return true }
+
+func (p *chainProbe) Fire(ctx context.Context, _ string, _ any) []engine.LifecycleRecord {
+	err := session.Open(p.log, eventlog.WithLockTimeout(50*time.Millisecond)).Update(func(session.Tx) error { return nil })
+	p.locked = append(p.locked, errors.Is(err, eventlog.ErrLockTimeout))
+	left := time.Duration(-1)
+	if dl, ok := ctx.Deadline(); ok {
+		left = time.Until(dl)
+	}
+	p.left = append(p.left, left)
+	if p.block {
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Minute):
+		}
+	}
+	return nil
+}
+
+// A person's action whose context has a deadline (a board request's) answers
+// inside it: a chain that takes all the time it is given, with too little
+// left for an unlocked chain and the passes after it, runs under the lock
+// within the locked budget instead of unlocked until the deadline.
+func TestApplyAnswersInsideItsDeadline(t *testing.T) {
+	t.Setenv(eventlog.LockTimeoutEnv, "")
+	f := newFixture(t, "")
+	f.toWaiting()
+	chains := &chainProbe{log: f.log.Path(), block: true}
+	f.eng.Lifecycle = chains
+	const deadline = 4 * time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	start := time.Now()
+	res, err := f.ctl.Apply(ctx, operator.Request{Action: operator.Approve, Session: "s1"})
+	took := time.Since(start)
+	if err != nil || !res.Applied {
+		t.Fatalf("approve: %+v, %v", res, err)
+	}
+	if took >= deadline {
+		t.Fatalf("answered after %v, past its %v deadline", took.Round(time.Millisecond), deadline)
+	}
+	if len(chains.locked) == 0 || !chains.locked[0] {
+		t.Errorf("chains locked %v: the first ran unlocked with no time left for the passes after it", chains.locked)
+	}
+}
+
+// The time an action sets aside for the passes after an unlocked chain is
+// its log's own lock wait, not HOOK_LOOP_LOCK_TIMEOUT's: a log that waits
+// 100 ms leaves a 6 s deadline room for an unlocked chain (given what is left
+// less two lock waits, the locked budget and a second), one that waits 5 s
+// does not.
+func TestApplyReserveFollowsTheLogsLockWait(t *testing.T) {
+	const deadline = 6 * time.Second
+	for _, c := range []struct {
+		name      string
+		env, wait time.Duration
+		unlocked  bool
+	}{
+		{"short wait", 5 * time.Second, 100 * time.Millisecond, true},
+		{"long wait", 100 * time.Millisecond, 5 * time.Second, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv(eventlog.LockTimeoutEnv, c.env.String())
+			f := newFixture(t, "")
+			f.toWaiting()
+			chains := &chainProbe{log: f.log.Path()}
+			f.eng.Lifecycle = chains
+			ctl := operator.Controls{Log: operator.FileLog(session.Open(f.log.Path(), eventlog.WithLockTimeout(c.wait))), Engine: f.eng}
+			ctx, cancel := context.WithTimeout(context.Background(), deadline)
+			defer cancel()
+			if res, err := ctl.Apply(ctx, operator.Request{Action: operator.Approve, Session: "s1"}); err != nil || !res.Applied {
+				t.Fatalf("approve: %+v, %v", res, err)
+			}
+			if len(chains.locked) == 0 || chains.locked[0] == c.unlocked {
+				t.Fatalf("chains locked %v: want the first unlocked=%v", chains.locked, c.unlocked)
+			}
+			reserve := 2*c.wait + hook.LockedLifecycleBudget + time.Second
+			if c.unlocked && chains.left[0] > deadline-reserve {
+				t.Errorf("the unlocked chain had %v, more than the deadline less the reserve (%v)", chains.left[0], deadline-reserve)
+			}
+		})
+	}
+}

@@ -123,6 +123,13 @@ func Open[V any, P ViewOf[V]](url string, o Options) (*Store[V, P], error) {
 // Where names the database, without the password.
 func (s *Store[V, P]) Where() string { return s.where }
 
+// LockWait is the longest one Update waits on the database before it fails:
+// its whole budget (Options.Budget), since the loop's lock is waited for out
+// of what connecting has left of it (lockWait), and reads and the commit use
+// the rest. A caller that must answer by a deadline sets it aside for each
+// transaction still to come.
+func (s *Store[V, P]) LockWait() time.Duration { return s.budget }
+
 // Project is the project identity the store was opened with.
 func (s *Store[V, P]) Project() string { return s.project }
 

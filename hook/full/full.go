@@ -107,4 +107,7 @@ func (d dbStore) Update(fn func(tx engine.Tx) error) error {
 }
 func (d dbStore) Warnings() []string { return d.s.Warnings() }
 func (d dbStore) Where() string      { return d.s.Where() + " (project " + d.s.Project() + ")" }
-func (d dbStore) Close() error       { return d.s.Close() }
+func (d dbStore) LockWait() time.Duration {
+	return d.s.LockWait()
+}
+func (d dbStore) Close() error { return d.s.Close() }

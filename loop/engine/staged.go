@@ -84,8 +84,9 @@ func (s *Staged) Fire(ctx context.Context, point string, c any) []LifecycleRecor
 }
 
 // Missed reports whether this pass met a point it had no answer for: its
-// transaction must be rolled back (ErrStaged) and RunMissed called.
-func (s *Staged) Missed() bool { return s.missed != "" }
+// transaction must be rolled back (ErrStaged) and RunMissed called. A nil
+// Staged (no lifecycle hooks) misses nothing.
+func (s *Staged) Missed() bool { return s != nil && s.missed != "" }
 
 // ExecutorFiles are the wrapped runner's (the files its executors run from,
 // which the guard protects), so that what sees a Staged sees them too.
