@@ -130,3 +130,22 @@ func TestUnzipListOnlyBeforeArchive(t *testing.T) {
 		}
 	}
 }
+
+// TestCopyDestinationSpellings: cp, mv and install write where an
+// abbreviated --target-directory points, and over a folder with -T.
+func TestCopyDestinationSpellings(t *testing.T) {
+	p := launchProject(t, false, false)
+	for _, cmd := range []string{
+		"cp --target=.claude /tmp/settings.json", "cp --target .claude /tmp/settings.json", "cp --t=.claude /tmp/settings.json",
+		"mv --targ=.claude /tmp/settings.json", "install --target=.claude /tmp/settings.json", "nice cp --ta .claude /tmp/settings.json",
+		"cp -rT /tmp/evil .claude", "cp -a -T /tmp/evil .claude", "cp -r --no-target-directory /tmp/evil .claude",
+		"cp -r --no-t /tmp/evil .claude", "cp -rT /tmp/evil .hook-loop", "env cp -rT /tmp/evil ./.claude/",
+	} {
+		wantRefused(t, p, cmd)
+	}
+	for _, cmd := range []string{"cp --target=sub a.txt", "cp -rT /tmp/x build", "cp --suf=.bak a.txt sub/"} {
+		if got := p.bash(cmd); got.Blocked {
+			t.Errorf("%s: refused (%s)", cmd, got.Reason)
+		}
+	}
+}

@@ -112,6 +112,7 @@ func (a *analyzer) command(all []arg, st *state, heredoc string, depth int) {
 		}
 	case "mv":
 		// Moving a file away writes it as much as its destination does.
+		args = append(args[:1:1], longNames(args[1:])...)
 		ops, opts = options(args[1:], "tS", []string{"target-directory", "suffix"})
 		if len(optArgs(opts, "t", "target-directory")) == 0 && len(ops) >= 2 {
 			for _, o := range ops[:len(ops)-1] {
@@ -120,7 +121,7 @@ func (a *analyzer) command(all []arg, st *state, heredoc string, depth int) {
 		}
 		a.copyLike(name, args[1:], st)
 	case "cp", "install", "ln":
-		a.copyLike(name, args[1:], st)
+		a.copyLike(name, longNames(args[1:]), st)
 	case "dd":
 		for _, o := range args[1:] {
 			if v, ok := strings.CutPrefix(o.val, "of="); ok {
@@ -336,8 +337,10 @@ func (a *analyzer) copyLike(name string, args []arg, st *state) {
 		dests, srcs = ops[len(ops)-1:], ops[:len(ops)-1]
 	}
 	recursive := has(opts, "r", "R", "a", "recursive", "archive")
+	// -T: a folder destination is written over, not entered (cp -rT x .claude).
+	over := has(opts, "T", "no-target-directory")
 	for _, d := range dests {
-		if !a.isDir(st, d.val) && len(optArgs(opts, "t", "target-directory")) == 0 {
+		if (over || !a.isDir(st, d.val)) && len(optArgs(opts, "t", "target-directory")) == 0 {
 			a.write(st, d.val, name, d.raw, recursive)
 			continue
 		}
@@ -352,6 +355,33 @@ func (a *analyzer) copyLike(name string, args []arg, st *state) {
 			a.write(st, filepath.Join(d.val, filepath.Base(s.val)), name, d.raw, recursive)
 		}
 	}
+}
+
+// longNames spells out the abbreviations GNU getopt takes for the long
+// options of cp, mv, ln and install that change which word is written
+// (--target=DIR, --t DIR, --suf X, --no-t), which options knows only in full.
+func longNames(args []arg) []arg {
+	out := slices.Clone(args)
+	for i, x := range out {
+		if x.val == "--" {
+			break
+		}
+		name, v, hasV := strings.Cut(strings.TrimPrefix(x.val, "--"), "=")
+		if !strings.HasPrefix(x.val, "--") || name == "" {
+			continue
+		}
+		for _, full := range []string{"target-directory", "suffix", "no-target-directory"} {
+			// The shortest spellings that name only this option.
+			unique := map[byte]int{'t': 1, 's': 2, 'n': 4}[full[0]]
+			if name != full && strings.HasPrefix(full, name) && len(name) >= unique {
+				out[i].val = "--" + full
+				if hasV {
+					out[i].val += "=" + v
+				}
+			}
+		}
+	}
+	return out
 }
 
 func (a *analyzer) isDir(st *state, p string) bool {
