@@ -32,7 +32,7 @@ func namesProtected(named []shell.Name, protected []string, lk *links) (shell.Na
 		if f := lk.of(n.Path); f != "" {
 			return n, f, true
 		}
-		if slices.Contains(linkMakers, n.Prog) {
+		if slices.Contains(linkMakers, n.Prog) && !n.LinkDest {
 			// ln -s .claude c; cp x c/settings.json: a link to a folder that
 			// holds a protected file reaches it under a name no check knows.
 			dir := strings.TrimSuffix(n.Path, string(filepath.Separator)) + string(filepath.Separator)
@@ -100,6 +100,9 @@ func (p *Policy) readsSecret(c Call) (string, bool) {
 			// A program not known to read only what it names may walk a
 			// folder (find -exec cat, rsync, zip -r): it reads the tree.
 			continue
+		}
+		if n.LinkDest {
+			continue // a link is made there; the folder is not read
 		}
 		if !n.Tree && n.Path == string(filepath.Separator) && !slices.Contains(rootWalkers, n.Prog) {
 			continue // a bare / is mostly a delimiter (tr / _, awk -F/)
