@@ -149,3 +149,24 @@ func TestCopyDestinationSpellings(t *testing.T) {
 		}
 	}
 }
+
+// TestGitPathspecMagicAndCase: a magic pathspec (":!x" excludes, ":/x" is
+// from the top) and pathspecs matched without regard to case may reach the
+// loop's files under a name the guard cannot compare: the whole work tree.
+func TestGitPathspecMagicAndCase(t *testing.T) {
+	p := launchProject(t, false, false)
+	for _, cmd := range []string{
+		"git checkout -- ':!main.go'", "git checkout -- ':(exclude)main.go'", "git restore ':/'", "git restore ':/hook-loop.json'",
+		"cd sub && git checkout -- :/hook-loop.json", "git restore ':(top)hook-loop.json'", "git restore ':(icase)HOOK-LOOP.JSON'",
+		"git rm ':!x'", "git rm -- ':/.claude/settings.json'", "git --icase-pathspecs restore .CLAUDE/SETTINGS.JSON",
+		"GIT_ICASE_PATHSPECS=1 git restore HOOK-LOOP.JSON", "env GIT_ICASE_PATHSPECS=1 git restore HOOK-LOOP.JSON",
+		"export GIT_ICASE_PATHSPECS=1; git restore HOOK-LOOP.JSON", "nice env GIT_ICASE_PATHSPECS=1 git checkout -- HOOK-LOOP.JSON",
+	} {
+		wantRefused(t, p, cmd)
+	}
+	for _, cmd := range []string{"git restore main.go", "GIT_PAGER=cat git checkout -- main.go", "env X=1 git checkout -- main.go"} {
+		if got := p.bash(cmd); got.Blocked {
+			t.Errorf("%s: refused (%s)", cmd, got.Reason)
+		}
+	}
+}

@@ -144,6 +144,8 @@ func findMatch(pat, name, rel string) bool {
 // git reads the subcommands that rewrite the working tree.
 func (a *analyzer) git(args []arg, st *state, depth int) {
 	gst := *st
+	icase := a.envOn(st, "GIT_ICASE_PATHSPECS")
+	defer func(c bool) { a.icase = c }(a.icase)
 	i := 0
 	for ; i < len(args); i++ {
 		s := args[i].val
@@ -164,6 +166,8 @@ func (a *analyzer) git(args []arg, st *state, depth int) {
 			}
 		case "--git-dir", "--work-tree", "--namespace":
 			i++
+		case "--icase-pathspecs":
+			icase = true
 		default:
 			if v, ok := strings.CutPrefix(s, "--config-env="); ok {
 				a.gitSetting("--config-env", arg{val: v, raw: args[i].raw, unknown: args[i].unknown}, st, depth)
@@ -173,6 +177,7 @@ func (a *analyzer) git(args []arg, st *state, depth int) {
 	if i >= len(args) {
 		return
 	}
+	a.icase = icase
 	sub, rest := args[i].val, args[i+1:]
 	root := a.gitRoot(gst.dir)
 	tree := func(op string) { a.write(&gst, root, op, args[i].raw, true) }
@@ -288,10 +293,31 @@ func (a *analyzer) gitSetting(opt string, x arg, st *state, depth int) {
 	a.runValue(arg{val: v, raw: x.raw, unknown: x.unknown}, st, depth)
 }
 
+// envOn: the variable name is set, to a value not known to be empty, in
+// the call's environment, the line's or the harness's.
+func (a *analyzer) envOn(st *state, name string) bool {
+	if v, ok := a.callEnv[name]; ok {
+		return v.unknown || v.val != ""
+	}
+	if u, _ := st.vars.get(unknownKey + name); u == "1" {
+		return true
+	}
+	v, known := st.vars.get(name)
+	if !known {
+		v = a.env.Vars[name]
+	}
+	return v != ""
+}
+
 // gitPaths records pathspecs; a pattern (git matches it itself) makes its
-// directory a tree.
+// directory a tree, and magic (":!x", ":/x", ":(icase)x") or matching
+// without regard to case the whole work tree.
 func (a *analyzer) gitPaths(st *state, ops []arg, op string) {
 	for _, o := range ops {
+		if strings.HasPrefix(o.val, ":") || a.icase {
+			a.write(st, a.gitRoot(st.dir), op, o.raw, true)
+			continue
+		}
 		if hasMeta(o.val) {
 			dir := filepath.Dir(o.val)
 			for hasMeta(dir) && dir != "." && dir != "/" {

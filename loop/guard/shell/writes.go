@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,7 +17,7 @@ func (a *analyzer) command(all []arg, st *state, heredoc string, depth int) {
 	}
 	l := Launch(vals(all))
 	args := all[l.Start:]
-	defer func(r bool) { a.runsEnv = r }(a.runsEnv)
+	defer func(r bool, c map[string]arg) { a.runsEnv, a.callEnv = r, c }(a.runsEnv, a.callEnv)
 	if l.HasScript {
 		// su -c, watch, env -S: the program is a shell command line.
 		unknown := slices.ContainsFunc(all, func(x arg) bool { return x.unknown })
@@ -38,6 +39,11 @@ func (a *analyzer) command(all []arg, st *state, heredoc string, depth int) {
 			if runsPrograms(n) {
 				a.runsEnv = true
 			}
+			a.callEnv = maps.Clone(a.callEnv)
+			if a.callEnv == nil {
+				a.callEnv = map[string]arg{}
+			}
+			a.callEnv[n] = arg{val: v, raw: x.raw, unknown: x.unknown}
 		}
 	}
 	viaXargs := l.More
