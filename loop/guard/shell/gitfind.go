@@ -214,18 +214,35 @@ func (a *analyzer) git(args []arg, st *state, depth int) {
 		ops, _ := options(rest, "", nil)
 		a.gitPaths(&gst, ops, "git mv")
 	case "stash":
+		// A stash (push) with pathspecs resets only those paths; pop, apply,
+		// branch, save and one of every change rewrite the whole tree.
+		before, paths := rest, []arg(nil)
+		if dash := slices.IndexFunc(rest, func(x arg) bool { return x.val == "--" }); dash >= 0 {
+			before, paths = rest[:dash], rest[dash+1:]
+		}
+		ops, opts := options(before, "m", []string{"message", "pathspec-from-file"})
 		op := "git stash"
-		ops, opts := options(rest, "m", []string{"message", "pathspec-from-file"})
+		if has(opts, "u", "include-untracked", "a", "all") {
+			op = "git stash -u" // removes untracked files too
+		}
 		if len(ops) > 0 {
 			switch ops[0].val {
 			case "list", "show", "drop", "clear", "create", "store":
 				return
+			case "push":
+				paths = append(slices.Clip(ops[1:]), paths...)
+			case "pop", "apply", "branch":
+				tree("git stash " + ops[0].val)
+				return
+			default:
+				paths = nil
 			}
 		}
-		if has(opts, "u", "include-untracked", "a", "all") {
-			op = "git stash -u" // removes every untracked file
+		if len(paths) == 0 || has(opts, "pathspec-from-file") {
+			tree(op)
+			return
 		}
-		tree(op)
+		a.gitPaths(&gst, paths, op)
 	case "clean":
 		ops, opts := options(rest, "eS", []string{"exclude"})
 		if has(opts, "n", "dry-run") {
