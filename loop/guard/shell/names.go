@@ -313,6 +313,8 @@ func readerUse(prog string, args []arg) (reader, tree bool) {
 		// is judged as a write.
 		return !has("-l", "-s", "--link", "--symbolic-link", "--remove-destination"),
 			has("-r", "-R", "-a", "--recursive", "--archive")
+	case "sed":
+		return readSed(args).reads(), false
 	case "sort":
 		return !has("-o", "--output", "--compress-program"), false
 	case "tree":

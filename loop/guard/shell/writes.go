@@ -135,7 +135,7 @@ func (a *analyzer) command(all []arg, st *state, heredoc string, depth int) {
 			}
 		}
 	case "sed":
-		a.sed(args[1:], st)
+		a.sed(args[1:], st, depth)
 	case "perl", "ruby":
 		a.perlRuby(name, args[1:], st, heredoc)
 	case "awk", "gawk", "mawk", "nawk", "busybox":
@@ -399,57 +399,6 @@ func (a *analyzer) isDir(st *state, p string) bool {
 func (a *analyzer) exists(st *state, p string) bool {
 	_, err := a.env.FS.Lstat(a.abs(st, p))
 	return err == nil
-}
-
-// sed writes its file operands with -i in any spelling: -i, -i.bak, -Ei,
-// -ni, --in-place, --in-place=.bak.
-func (a *analyzer) sed(args []arg, st *state) {
-	inPlace, script := false, false
-	var ops []arg
-	for i := 0; i < len(args); i++ {
-		s := args[i].val
-		switch {
-		case s == "--":
-			ops = append(ops, args[i+1:]...)
-			i = len(args)
-		case strings.HasPrefix(s, "--in-place"):
-			inPlace = true
-		case s == "--expression" || s == "--file":
-			script = true
-			i++
-		case strings.HasPrefix(s, "--expression=") || strings.HasPrefix(s, "--file="):
-			script = true
-		case strings.HasPrefix(s, "--"):
-		case len(s) > 1 && s[0] == '-':
-		cluster:
-			for j := 1; j < len(s); j++ {
-				switch s[j] {
-				case 'i':
-					inPlace = true
-					break cluster // the rest is the backup suffix
-				case 'e', 'f', 'l':
-					if s[j] != 'l' {
-						script = true
-					}
-					if j+1 == len(s) {
-						i++
-					}
-					break cluster
-				}
-			}
-		default:
-			ops = append(ops, args[i])
-		}
-	}
-	if !inPlace {
-		return
-	}
-	if !script && len(ops) > 0 {
-		ops = ops[1:]
-	}
-	for _, o := range ops {
-		a.write(st, o.val, "sed -i", o.raw, false)
-	}
 }
 
 // perlRuby reads perl's and ruby's -e code and -i in-place files.
