@@ -39,3 +39,26 @@ func TestGitStashOfEverythingRefused(t *testing.T) {
 		wantRefused(t, p, cmd)
 	}
 }
+
+// TestGitAddCommitOfLoopFilesAllowed: git add and git commit copy the
+// files they name into the repository and leave them as they are.
+func TestGitAddCommitOfLoopFilesAllowed(t *testing.T) {
+	for _, failClosed := range []bool{false, true} {
+		p := launchProject(t, false, failClosed)
+		for _, cmd := range []string{
+			"git add hook-loop.json", "git add .claude/settings.json main.go", "git commit -m x hook-loop.json",
+			"git add -f .hook-loop/events.jsonl", "git commit -m 'add loop' -- hook-loop.json .claude/settings.json",
+		} {
+			if got := p.bash(cmd); got.Blocked {
+				t.Errorf("fail_closed=%v: %s: refused (%s)", failClosed, cmd, got.Reason)
+			}
+		}
+	}
+	p := launchProject(t, false, false)
+	for _, cmd := range []string{
+		"git -c core.fsmonitor='rm hook-loop.json' add hook-loop.json", "GIT_EDITOR='rm hook-loop.json' git commit hook-loop.json",
+		"git add hook-loop.json && rm hook-loop.json", "git commit -m x hook-loop.json > hook-loop.json",
+	} {
+		wantRefused(t, p, cmd)
+	}
+}

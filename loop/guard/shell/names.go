@@ -270,11 +270,12 @@ func plainReader(prog string) bool {
 	return false
 }
 
-// gitReader: git's subcommands that only read the files they name.
+// gitReader: git's subcommands that only read the files they name (add
+// and commit copy them into the repository, not the work tree).
 func gitReader(sub string) bool {
 	switch sub {
 	case "status", "diff", "log", "show", "blame", "ls-files",
-		"grep", "rev-parse", "check-ignore", "annotate", "shortlog":
+		"grep", "rev-parse", "check-ignore", "annotate", "shortlog", "add", "commit":
 		return true
 	}
 	return false
