@@ -170,3 +170,30 @@ func TestGitPathspecMagicAndCase(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretsNamedInCodeRefused: inline code (python -c, node -e, awk)
+// naming a key, a pinned loop or a folder holding them reads them; code
+// whose words only look like them does not.
+func TestSecretsNamedInCodeRefused(t *testing.T) {
+	p := secretsProject(t, false)
+	state := filepath.Join(p.Home, ".local", "state", "hook-loop")
+	k := filepath.Join(state, "keys", "k1")
+	for _, cmd := range []string{
+		`python3 -c "print(open('` + k + `').read())"`, `python3 -c "print(open('~/.local/state/hook-loop/keys/k1').read())"`,
+		`awk 'BEGIN{while((getline l < "` + k + `")>0) print l}'`, `node -e "console.log(require('fs').readFileSync('` + k + `','utf8'))"`,
+		`python3 -c "import shutil; shutil.copytree('` + state + `', '/tmp/x')"`, `python3 -c "import glob; print(glob.glob('` + state + `/k*/*'))"`,
+		`ruby -e 'puts File.read("` + k + `")'`, `perl -e 'open(F, "<", "` + filepath.Join(state, "pins", "p1.json") + `"); print <F>'`,
+		`cd ` + state + ` && python3 -c "print(open('keys/k1').read())"`,
+	} {
+		wantRefused(t, p, cmd)
+	}
+	for _, cmd := range []string{
+		`python3 -c "import json; print(json.load(open('package.json'))['keys'])"`, `python3 -c "print('a/b'.split('/'))"`,
+		`python3 -c "import os; print(os.path.expanduser('~/x'))"`, `node -e "console.log(require('path').join('/', 'tmp'))"`,
+		`python3 -c "print(open('` + filepath.Join(state, "projects", "x", "events.jsonl") + `').read())"`,
+	} {
+		if got := p.bash(cmd); got.Blocked {
+			t.Errorf("%s: refused (%s)", cmd, got.Reason)
+		}
+	}
+}
