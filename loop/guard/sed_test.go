@@ -56,3 +56,30 @@ func TestSedReadsOfSecretsRefused(t *testing.T) {
 		wantRefused(t, p, cmd)
 	}
 }
+
+// TestAwkPrintingReadsLoopFiles: awk with only -F and -v, whose program
+// has no redirection, pipe, system() or @, only reads the files it names.
+func TestAwkPrintingReadsLoopFiles(t *testing.T) {
+	for _, failClosed := range []bool{false, true} {
+		p := launchProject(t, false, failClosed)
+		for _, cmd := range []string{
+			"awk 'NR<5' .hook-loop/events.jsonl", "awk '{print $1}' hook-loop.json", "awk -F: '{print $2}' hook-loop.json",
+			"awk -v n=3 'NR<n' hook-loop.json", "awk 'END{print NR}' .hook-loop/events.jsonl", "gawk '{print}' hook-loop.json",
+			"awk --field-separator=: '{print}' hook-loop.json", "nice awk '{print}' hook-loop.json",
+		} {
+			if got := p.bash(cmd); got.Blocked {
+				t.Errorf("fail_closed=%v: %s: refused (%s)", failClosed, cmd, got.Reason)
+			}
+		}
+	}
+	p := launchProject(t, false, false)
+	for _, cmd := range []string{
+		`awk '{print > "hook-loop.json"}' a.txt`, "awk '{print}' a.txt > hook-loop.json", `awk 'BEGIN{system("rm hook-loop.json")}'`,
+		`awk '{print | "sh"}' hook-loop.json`, `awk '{print > FILENAME}' hook-loop.json`, `awk '{print |& "sh"}' hook-loop.json`,
+		"awk -f x.awk hook-loop.json", "awk -i inplace '{print}' hook-loop.json", "awk --pretty-print=hook-loop.json '{print}' a.txt",
+		"awk -o '{print}' hook-loop.json", `awk '@load "x"; {print}' hook-loop.json`, "awk -e '{print}' hook-loop.json",
+		`awk "$(cat prog.awk)" hook-loop.json`, `awk '{f=FILENAME; print "" > f}' hook-loop.json`,
+	} {
+		wantRefused(t, p, cmd)
+	}
+}

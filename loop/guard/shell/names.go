@@ -316,6 +316,8 @@ func readerUse(prog string, args []arg) (reader, tree bool) {
 			has("-r", "-R", "-a", "--recursive", "--archive")
 	case "sed":
 		return readSed(args).reads(), false
+	case "awk", "gawk", "mawk", "nawk":
+		return awkReads(args), false
 	case "sort":
 		return !has("-o", "--output", "--compress-program"), false
 	case "tree":
@@ -361,4 +363,22 @@ func longPrefix(w, o string) bool {
 // isShortIn: w is a cluster of short options (-rn) holding c.
 func isShortIn(w string, c byte) bool {
 	return len(w) > 1 && w[0] == '-' && w[1] != '-' && strings.IndexByte(w[1:], c) >= 0 && !strings.Contains(w, "=")
+}
+
+// awkReads: awk with only -F and -v, and a program that cannot write a file
+// or run one: without > (print > f), | (print | cmd, cmd | getline),
+// system() and gawk's @ (@load, indirect calls). A comparison with > is
+// refused too: telling it from a redirection is not worth the parser.
+func awkReads(args []arg) bool {
+	ops, opts := options(args, "Fv", []string{"field-separator", "assign"})
+	for o := range opts {
+		if o != "F" && o != "v" && o != "field-separator" && o != "assign" {
+			return false
+		}
+	}
+	if len(ops) == 0 || ops[0].unknown {
+		return false
+	}
+	prog := ops[0].val
+	return !strings.ContainsAny(prog, ">|@") && !strings.Contains(prog, "system")
 }
