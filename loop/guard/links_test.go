@@ -62,6 +62,37 @@ func TestLinkProtectionsHold(t *testing.T) {
 	}
 }
 
+// TestLinkThroughSymlinkedSpellings: a folder reached through a symlink or
+// $HOME is judged as the folder it is, as a source and as a destination.
+func TestLinkThroughSymlinkedSpellings(t *testing.T) {
+	p := launchProject(t, false, false)
+	if err := os.Symlink(p.Root, filepath.Join(p.Root, "sub", "top")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(p.Root, "sub", "inner"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join("sub", "inner"), filepath.Join(p.Root, "deep")); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{
+		"ln -s sub/top /tmp/p", "ln -s -t /tmp sub/top", "cp -rs sub/top/ /tmp/y", `ln -s "$HOME/../proj" /tmp/p`,
+		"ln -s ~/../proj/.claude /tmp/c", "ln -s /tmp/hook-loop.json sub/top", "ln -s -t sub/top /tmp/hook-loop.json",
+		"ln -s /tmp/settings.json sub/top/.claude", "ln -s --target-directory=sub/top/.claude /tmp/settings.json",
+		`ln -s /tmp/hook-loop.json "$HOME/../proj"`, "cd sub/top && ln -s /tmp/hook-loop.json .",
+		// deep/ is sub/inner: a target's .. climbs from there.
+		"ln -s ../../.claude deep/c && cp /tmp/evil deep/c/settings.json", "ln -s ../../hook-loop.json deep/",
+		"ln -s -t deep ../../.claude", "mkdir -p deep/x/y && ln -s ../../../../.claude deep/x/y/c",
+	} {
+		wantRefused(t, p, cmd)
+	}
+	for _, cmd := range []string{"ln -s ../foo sub/top", "ln -s -t sub/top ../foo", `ln -s ../foo "$HOME/../proj/sub"`} {
+		if got := p.bash(cmd); got.Blocked {
+			t.Errorf("%s: refused (%s)", cmd, got.Reason)
+		}
+	}
+}
+
 // TestLinkReplacingLinkedFolderRefused: with -n or -T, ln replaces a
 // destination that is a link to a folder instead of entering it; where the
 // hook configuration's folder is such a link, that swaps the whole folder.

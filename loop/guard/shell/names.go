@@ -77,9 +77,12 @@ func (a *analyzer) linkTargets(args []arg, st *state, reader bool) {
 			continue // made in the working directory: the target is as named
 		}
 		d := f.dir
-		bases := []string{a.abs(st, d)}
+		// The folders as the kernel finds them: a target's ".." climbs from
+		// where a symlinked folder leads, not from the link's spelling.
+		full, parents := a.resolve(a.abs(st, d))
+		bases := []string{full}
 		if !f.into && !strings.HasSuffix(d, "/") && !a.isDir(st, d) {
-			bases = append(bases, filepath.Dir(bases[0]))
+			bases = append(bases, filepath.Dir(parents))
 		}
 		for _, i := range f.srcs {
 			t := args[i]
@@ -87,7 +90,7 @@ func (a *analyzer) linkTargets(args []arg, st *state, reader bool) {
 				continue
 			}
 			for _, b := range bases {
-				a.name(st, filepath.Join(b, t.val), "ln", t.raw, reader, false)
+				a.name(st, b+"/"+t.val, "ln", t.raw, reader, false)
 			}
 		}
 	}
