@@ -116,3 +116,18 @@ func TestLinkReplacingLinkedFolderRefused(t *testing.T) {
 		t.Errorf("a link made inside the linked folder: refused (%s)", got.Reason)
 	}
 }
+
+// TestLinkIntoHomeWithSecrets: a link made in the home folder does not read
+// the keys under it; a link to a folder holding them still does.
+func TestLinkIntoHomeWithSecrets(t *testing.T) {
+	p := secretsProject(t, false)
+	for _, cmd := range []string{"ln -s /tmp/x ~/", "ln -sf \"$PWD/build\" ~/", "ln -s -t ~ /tmp/x"} {
+		if got := p.bash(cmd); got.Blocked {
+			t.Errorf("%s: refused (%s)", cmd, got.Reason)
+		}
+	}
+	for _, cmd := range []string{"ln -s ~/.local/state /tmp/s", "ln -s -t /tmp ~/.local/state/hook-loop", "cp -rs ~/.local /tmp/l",
+		"ln -s ~ /tmp/h", "ln -s /tmp/x ~/.local/state/hook-loop/keys/k2"} {
+		wantRefused(t, p, cmd)
+	}
+}
