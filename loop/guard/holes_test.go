@@ -197,3 +197,26 @@ func TestSecretsNamedInCodeRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestCopyBackupNamesJudged: with -b, cp, mv, ln and install rename what a
+// destination held to its name plus the suffix: a write of that name.
+func TestCopyBackupNamesJudged(t *testing.T) {
+	p := launchProject(t, false, false)
+	if err := os.WriteFile(filepath.Join(p.Root, "hook-loop"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{
+		"cp -b -S .json a.txt hook-loop", "cp --backup --suffix=.json a.txt hook-loop", "mv -b -S .json a.txt hook-loop",
+		"ln -sfb -S .json /tmp/x hook-loop", "install -b -S .json a.txt hook-loop", "cp --back --suf .json a.txt hook-loop",
+		"SIMPLE_BACKUP_SUFFIX=.json cp -b a.txt hook-loop", "env SIMPLE_BACKUP_SUFFIX=.json cp -b a.txt hook-loop",
+		"export SIMPLE_BACKUP_SUFFIX=.json; cp -b a.txt hook-loop", "cp -b -S .json a.txt sub/../hook-loop",
+		"cd .claude && cp -b -S .json ../a.txt settings",
+	} {
+		wantRefused(t, p, cmd)
+	}
+	for _, cmd := range []string{"cp -b a.txt main.go", "cp --backup=numbered a.txt main.go", "mv -b a.txt sub/"} {
+		if got := p.bash(cmd); got.Blocked {
+			t.Errorf("%s: refused (%s)", cmd, got.Reason)
+		}
+	}
+}

@@ -330,6 +330,18 @@ func (a *analyzer) copyLike(name string, args []arg, st *state) {
 		}
 		return
 	}
+	// A backup (-b, --backup) renames what a destination held to its name
+	// plus a suffix (cp -b -S .json x hook-loop): that name is written too.
+	suffix, backup := "", has(opts, "b", "backup")
+	if backup {
+		suffix = a.backupSuffix(opts, st)
+	}
+	put := func(p, raw string, tree bool) {
+		a.write(st, p, name, raw, tree)
+		if backup && p != "" {
+			a.write(st, strings.TrimRight(p, "/")+suffix, name+" --backup", raw, false)
+		}
+	}
 	dests := optArgs(opts, "t", "target-directory")
 	srcs := ops
 	if len(dests) == 0 {
@@ -337,7 +349,7 @@ func (a *analyzer) copyLike(name string, args []arg, st *state) {
 			return
 		}
 		if name == "ln" && len(ops) == 1 {
-			a.write(st, filepath.Base(ops[0].val), name, ops[0].raw, false)
+			put(filepath.Base(ops[0].val), ops[0].raw, false)
 			return
 		}
 		dests, srcs = ops[len(ops)-1:], ops[:len(ops)-1]
@@ -347,7 +359,7 @@ func (a *analyzer) copyLike(name string, args []arg, st *state) {
 	over := has(opts, "T", "no-target-directory")
 	for _, d := range dests {
 		if (over || !a.isDir(st, d.val)) && len(optArgs(opts, "t", "target-directory")) == 0 {
-			a.write(st, d.val, name, d.raw, recursive)
+			put(d.val, d.raw, recursive)
 			continue
 		}
 		// Into a directory: each source lands under its base name; the
@@ -358,14 +370,49 @@ func (a *analyzer) copyLike(name string, args []arg, st *state) {
 			}
 		}
 		for _, s := range srcs {
-			a.write(st, filepath.Join(d.val, filepath.Base(s.val)), name, d.raw, recursive)
+			put(filepath.Join(d.val, filepath.Base(s.val)), d.raw, recursive)
 		}
 	}
 }
 
+// backupSuffix is what a backup's name ends in: -S or --suffix, else
+// SIMPLE_BACKUP_SUFFIX, else "~". (A numbered backup's .~N~ names no loop
+// file; the simple name is judged whatever the version control says.)
+func (a *analyzer) backupSuffix(opts map[string][]arg, st *state) string {
+	if s := optArgs(opts, "S", "suffix"); len(s) > 0 {
+		x := s[len(s)-1]
+		if x.unknown {
+			a.uncertain("backup suffix not known: " + clip(x.raw))
+		}
+		return x.val
+	}
+	const env = "SIMPLE_BACKUP_SUFFIX"
+	if v, ok := a.callEnv[env]; ok {
+		if v.unknown {
+			a.uncertain("backup suffix not known: " + clip(v.raw))
+		}
+		if v.val != "" {
+			return v.val
+		}
+		return "~"
+	}
+	if u, _ := st.vars.get(unknownKey + env); u == "1" {
+		a.uncertain("backup suffix not known: $" + env)
+	}
+	v, known := st.vars.get(env)
+	if !known {
+		v = a.env.Vars[env]
+	}
+	if v == "" {
+		return "~"
+	}
+	return v
+}
+
 // longNames spells out the abbreviations GNU getopt takes for the long
 // options of cp, mv, ln and install that change which word is written
-// (--target=DIR, --t DIR, --suf X, --no-t), which options knows only in full.
+// (--target=DIR, --t DIR, --suf X, --no-t, --back), which options knows only
+// in full.
 func longNames(args []arg) []arg {
 	out := slices.Clone(args)
 	for i, x := range out {
@@ -376,9 +423,9 @@ func longNames(args []arg) []arg {
 		if !strings.HasPrefix(x.val, "--") || name == "" {
 			continue
 		}
-		for _, full := range []string{"target-directory", "suffix", "no-target-directory"} {
+		for _, full := range []string{"target-directory", "suffix", "no-target-directory", "backup"} {
 			// The shortest spellings that name only this option.
-			unique := map[byte]int{'t': 1, 's': 2, 'n': 4}[full[0]]
+			unique := map[byte]int{'t': 1, 's': 2, 'n': 4, 'b': 1}[full[0]]
 			if name != full && strings.HasPrefix(full, name) && len(name) >= unique {
 				out[i].val = "--" + full
 				if hasV {
