@@ -287,11 +287,7 @@ func parseSed(s string) (fx sedEffects, ok bool) {
 func (a *analyzer) sed(args []arg, st *state, depth int) {
 	c := readSed(args)
 	if c.inPlace {
-		files := c.files
-		if c.fromFile && len(c.scripts) == 0 {
-			files = append(c.scripts, files...)
-		}
-		for _, o := range files {
+		for _, o := range c.files {
 			a.write(st, o.val, "sed -i", o.raw, false)
 		}
 	}
