@@ -108,7 +108,8 @@ func TestLinkReplacingLinkedFolderRefused(t *testing.T) {
 	for _, cmd := range []string{
 		"ln -sfn /tmp/evil .claude", "ln -sfT /tmp/evil .claude", "ln -sf --no-dereference /tmp/evil .claude",
 		"ln -sf --no-target-directory /tmp/evil .claude", "ln -sf --no-d /tmp/evil .claude", "ln -sf -n -- /tmp/evil .claude",
-		"ln -s /tmp/settings.json .claude", "ln -s .claude /tmp/c",
+		"ln -s /tmp/settings.json .claude", "ln -s .claude /tmp/c", "ln -sf /tmp/.claude .", "ln -sf -t . /tmp/.claude",
+		"ln -sf /tmp/x/.claude ./", "cp -sf /tmp/.claude .",
 	} {
 		wantRefused(t, p, cmd)
 	}
