@@ -289,6 +289,15 @@ func (p *Policy) checkLoopFiles(c Call) Check {
 		hit = t.Path
 		if strings.HasPrefix(f, t.Path+string(filepath.Separator)) || t.Path == string(filepath.Separator) {
 			hit = f // a folder move or tree write: name the loop file it takes along
+			if hint := gitTreeHint(t.Op); hint != "" {
+				// The agent meant its own files: say how to name them.
+				where := "every file under " + p.display(t.Path)
+				if p.display(t.Path) == "." {
+					where = "the whole work tree"
+				}
+				return Check{Blocked: true, Rule: "loop_file",
+					Reason: fmt.Sprintf("hook-loop blocked `%s`: it rewrites %s, %s included, and the loop's own files (its definition, log and hook configuration) are not the agent's to edit. %s", t.Op, where, p.display(strings.TrimSuffix(f, string(filepath.Separator))), hint)}
+			}
 		}
 	}
 	for _, t := range an.Writes {
@@ -314,6 +323,29 @@ func (p *Policy) checkLoopFiles(c Call) Check {
 		return Check{Note: fmt.Sprintf("hook-loop could not tell every file this command writes (%s). The loop's own files (hook-loop.json, .hook-loop/, the hook configuration) are not the agent's to change.", why)}
 	}
 	return Check{}
+}
+
+// gitTreeHint is what to run instead of a git command that rewrites a
+// whole tree: the same with the files named. (The guard does not run git to
+// see which files are dirty: the repository's config is the agent's, and
+// settings such as core.fsmonitor run programs.)
+func gitTreeHint(op string) string {
+	files := "Name the files instead: "
+	switch op {
+	case "git stash", "git stash -u":
+		return files + "`git stash push -- FILE...`."
+	case "git reset --hard", "git checkout -f", "git checkout", "git restore", "git checkout-index -a", "git read-tree -u":
+		return files + "`git checkout -- FILE...` or `git restore FILE...`."
+	case "git stash pop", "git stash apply", "git stash branch":
+		return "It restores whatever files the stash holds; take named ones from it instead: `git restore --source=stash@{0} FILE...`."
+	case "git switch -f":
+		return files + "`git stash push -- FILE...` or `git restore FILE...`, then `git switch` without -f."
+	case "git clean":
+		return files + "`git clean -f -- FILE...`."
+	case "git rm":
+		return files + "`git rm -- FILE...`."
+	}
+	return ""
 }
 
 // dropSQL is compiled on first use: only tool requests need it, and every hook

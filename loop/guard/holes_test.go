@@ -130,3 +130,93 @@ func TestUnzipListOnlyBeforeArchive(t *testing.T) {
 		}
 	}
 }
+
+// TestCopyDestinationSpellings: cp, mv and install write where an
+// abbreviated --target-directory points, and over a folder with -T.
+func TestCopyDestinationSpellings(t *testing.T) {
+	p := launchProject(t, false, false)
+	for _, cmd := range []string{
+		"cp --target=.claude /tmp/settings.json", "cp --target .claude /tmp/settings.json", "cp --t=.claude /tmp/settings.json",
+		"mv --targ=.claude /tmp/settings.json", "install --target=.claude /tmp/settings.json", "nice cp --ta .claude /tmp/settings.json",
+		"cp -rT /tmp/evil .claude", "cp -a -T /tmp/evil .claude", "cp -r --no-target-directory /tmp/evil .claude",
+		"cp -r --no-t /tmp/evil .claude", "cp -rT /tmp/evil .hook-loop", "env cp -rT /tmp/evil ./.claude/",
+	} {
+		wantRefused(t, p, cmd)
+	}
+	for _, cmd := range []string{"cp --target=sub a.txt", "cp -rT /tmp/x build", "cp --suf=.bak a.txt sub/"} {
+		if got := p.bash(cmd); got.Blocked {
+			t.Errorf("%s: refused (%s)", cmd, got.Reason)
+		}
+	}
+}
+
+// TestGitPathspecMagicAndCase: a magic pathspec (":!x" excludes, ":/x" is
+// from the top) and pathspecs matched without regard to case may reach the
+// loop's files under a name the guard cannot compare: the whole work tree.
+func TestGitPathspecMagicAndCase(t *testing.T) {
+	p := launchProject(t, false, false)
+	for _, cmd := range []string{
+		"git checkout -- ':!main.go'", "git checkout -- ':(exclude)main.go'", "git restore ':/'", "git restore ':/hook-loop.json'",
+		"cd sub && git checkout -- :/hook-loop.json", "git restore ':(top)hook-loop.json'", "git restore ':(icase)HOOK-LOOP.JSON'",
+		"git rm ':!x'", "git rm -- ':/.claude/settings.json'", "git --icase-pathspecs restore .CLAUDE/SETTINGS.JSON",
+		"GIT_ICASE_PATHSPECS=1 git restore HOOK-LOOP.JSON", "env GIT_ICASE_PATHSPECS=1 git restore HOOK-LOOP.JSON",
+		"export GIT_ICASE_PATHSPECS=1; git restore HOOK-LOOP.JSON", "nice env GIT_ICASE_PATHSPECS=1 git checkout -- HOOK-LOOP.JSON",
+	} {
+		wantRefused(t, p, cmd)
+	}
+	for _, cmd := range []string{"git restore main.go", "GIT_PAGER=cat git checkout -- main.go", "env X=1 git checkout -- main.go"} {
+		if got := p.bash(cmd); got.Blocked {
+			t.Errorf("%s: refused (%s)", cmd, got.Reason)
+		}
+	}
+}
+
+// TestSecretsNamedInCodeRefused: inline code (python -c, node -e, awk)
+// naming a key, a pinned loop or a folder holding them reads them; code
+// whose words only look like them does not.
+func TestSecretsNamedInCodeRefused(t *testing.T) {
+	p := secretsProject(t, false)
+	state := filepath.Join(p.Home, ".local", "state", "hook-loop")
+	k := filepath.Join(state, "keys", "k1")
+	for _, cmd := range []string{
+		`python3 -c "print(open('` + k + `').read())"`, `python3 -c "print(open('~/.local/state/hook-loop/keys/k1').read())"`,
+		`awk 'BEGIN{while((getline l < "` + k + `")>0) print l}'`, `node -e "console.log(require('fs').readFileSync('` + k + `','utf8'))"`,
+		`python3 -c "import shutil; shutil.copytree('` + state + `', '/tmp/x')"`, `python3 -c "import glob; print(glob.glob('` + state + `/k*/*'))"`,
+		`ruby -e 'puts File.read("` + k + `")'`, `perl -e 'open(F, "<", "` + filepath.Join(state, "pins", "p1.json") + `"); print <F>'`,
+		`cd ` + state + ` && python3 -c "print(open('keys/k1').read())"`,
+	} {
+		wantRefused(t, p, cmd)
+	}
+	for _, cmd := range []string{
+		`python3 -c "import json; print(json.load(open('package.json'))['keys'])"`, `python3 -c "print('a/b'.split('/'))"`,
+		`python3 -c "import os; print(os.path.expanduser('~/x'))"`, `node -e "console.log(require('path').join('/', 'tmp'))"`,
+		`python3 -c "print(open('` + filepath.Join(state, "projects", "x", "events.jsonl") + `').read())"`,
+	} {
+		if got := p.bash(cmd); got.Blocked {
+			t.Errorf("%s: refused (%s)", cmd, got.Reason)
+		}
+	}
+}
+
+// TestCopyBackupNamesJudged: with -b, cp, mv, ln and install rename what a
+// destination held to its name plus the suffix: a write of that name.
+func TestCopyBackupNamesJudged(t *testing.T) {
+	p := launchProject(t, false, false)
+	if err := os.WriteFile(filepath.Join(p.Root, "hook-loop"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{
+		"cp -b -S .json a.txt hook-loop", "cp --backup --suffix=.json a.txt hook-loop", "mv -b -S .json a.txt hook-loop",
+		"ln -sfb -S .json /tmp/x hook-loop", "install -b -S .json a.txt hook-loop", "cp --back --suf .json a.txt hook-loop",
+		"SIMPLE_BACKUP_SUFFIX=.json cp -b a.txt hook-loop", "env SIMPLE_BACKUP_SUFFIX=.json cp -b a.txt hook-loop",
+		"export SIMPLE_BACKUP_SUFFIX=.json; cp -b a.txt hook-loop", "cp -b -S .json a.txt sub/../hook-loop",
+		"cd .claude && cp -b -S .json ../a.txt settings",
+	} {
+		wantRefused(t, p, cmd)
+	}
+	for _, cmd := range []string{"cp -b a.txt main.go", "cp --backup=numbered a.txt main.go", "mv -b a.txt sub/"} {
+		if got := p.bash(cmd); got.Blocked {
+			t.Errorf("%s: refused (%s)", cmd, got.Reason)
+		}
+	}
+}

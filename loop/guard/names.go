@@ -32,7 +32,7 @@ func namesProtected(named []shell.Name, protected []string, lk *links) (shell.Na
 		if f := lk.of(n.Path); f != "" {
 			return n, f, true
 		}
-		if slices.Contains(linkMakers, n.Prog) {
+		if slices.Contains(linkMakers, n.Prog) && !n.LinkDest {
 			// ln -s .claude c; cp x c/settings.json: a link to a folder that
 			// holds a protected file reaches it under a name no check knows.
 			dir := strings.TrimSuffix(n.Path, string(filepath.Separator)) + string(filepath.Separator)
@@ -92,6 +92,9 @@ func (p *Policy) readsSecret(c Call) (string, bool) {
 			secrets = append(secrets, r)
 		}
 	}
+	if f, ok := p.codeNamesSecret(c, secrets); ok {
+		return f, true
+	}
 	for _, n := range c.Analysis.Named {
 		if f := underAny(n.Path, secrets); f != "" {
 			return strings.TrimSuffix(f, string(filepath.Separator)), true
@@ -101,6 +104,9 @@ func (p *Policy) readsSecret(c Call) (string, bool) {
 			// folder (find -exec cat, rsync, zip -r): it reads the tree.
 			continue
 		}
+		if n.LinkDest {
+			continue // a link is made there; the folder is not read
+		}
 		if !n.Tree && n.Path == string(filepath.Separator) && !slices.Contains(rootWalkers, n.Prog) {
 			continue // a bare / is mostly a delimiter (tr / _, awk -F/)
 		}
@@ -108,6 +114,46 @@ func (p *Policy) readsSecret(c Call) (string, bool) {
 		for _, s := range secrets {
 			if strings.HasPrefix(s, dir) {
 				return strings.TrimSuffix(s, string(filepath.Separator)), true
+			}
+		}
+	}
+	return "", false
+}
+
+// codeNamesSecret finds a path in inline code (python -c, node -e, awk)
+// that is a secret, lies under one, or is a folder holding one. Only words
+// with a "/" count: a bare "keys" in code is no path worth refusing for.
+func (p *Policy) codeNamesSecret(c Call, secrets []string) (string, bool) {
+	home := filepath.Clean(p.Home)
+	for _, in := range c.Analysis.Inline {
+		if in.Lang == "sh" {
+			continue // judged as shell already
+		}
+		for _, w := range in.Names {
+			if !strings.Contains(w, "/") {
+				continue
+			}
+			if i := strings.IndexAny(w, "*?["); i >= 0 {
+				w = filepath.Dir(w[:i] + "x") // a glob: the folder it starts in
+			}
+			if strings.HasPrefix(w, "~/") {
+				w = p.Home + w[1:]
+			}
+			if !filepath.IsAbs(w) {
+				w = filepath.Join(in.Dir, w)
+			}
+			for _, r := range c.resolver().Resolve(filepath.Clean(w)) {
+				if f := underAny(r, secrets); f != "" {
+					return strings.TrimSuffix(f, string(filepath.Separator)), true
+				}
+				if r == string(filepath.Separator) || r == home {
+					continue // "/" and "~" are in most code for other reasons
+				}
+				for _, s := range secrets {
+					if strings.HasPrefix(s, r+string(filepath.Separator)) {
+						return strings.TrimSuffix(s, string(filepath.Separator)), true
+					}
+				}
 			}
 		}
 	}

@@ -95,6 +95,7 @@ type analyzer struct {
 	noGlob      bool                 // the words being expanded are a reader's
 	runsEnv     bool                 // the call sets a variable that makes readers run programs
 	callEnv     map[string]arg       // the call's own NAME=VALUE environment (git --config-env reads it)
+	icase       bool                 // the git being read matches pathspecs without regard to case
 	pipeIn      string               // literal text piped into the next statement
 	dirs        map[string]string    // directory -> its symlink-resolved form
 	missing     map[string]bool      // resolved directories that do not exist

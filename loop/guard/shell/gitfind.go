@@ -144,6 +144,8 @@ func findMatch(pat, name, rel string) bool {
 // git reads the subcommands that rewrite the working tree.
 func (a *analyzer) git(args []arg, st *state, depth int) {
 	gst := *st
+	icase := a.envOn(st, "GIT_ICASE_PATHSPECS")
+	defer func(c bool) { a.icase = c }(a.icase)
 	i := 0
 	for ; i < len(args); i++ {
 		s := args[i].val
@@ -164,6 +166,8 @@ func (a *analyzer) git(args []arg, st *state, depth int) {
 			}
 		case "--git-dir", "--work-tree", "--namespace":
 			i++
+		case "--icase-pathspecs":
+			icase = true
 		default:
 			if v, ok := strings.CutPrefix(s, "--config-env="); ok {
 				a.gitSetting("--config-env", arg{val: v, raw: args[i].raw, unknown: args[i].unknown}, st, depth)
@@ -173,6 +177,7 @@ func (a *analyzer) git(args []arg, st *state, depth int) {
 	if i >= len(args) {
 		return
 	}
+	a.icase = icase
 	sub, rest := args[i].val, args[i+1:]
 	root := a.gitRoot(gst.dir)
 	tree := func(op string) { a.write(&gst, root, op, args[i].raw, true) }
@@ -209,18 +214,35 @@ func (a *analyzer) git(args []arg, st *state, depth int) {
 		ops, _ := options(rest, "", nil)
 		a.gitPaths(&gst, ops, "git mv")
 	case "stash":
+		// A stash (push) with pathspecs resets only those paths; pop, apply,
+		// branch, save and one of every change rewrite the whole tree.
+		before, paths := rest, []arg(nil)
+		if dash := slices.IndexFunc(rest, func(x arg) bool { return x.val == "--" }); dash >= 0 {
+			before, paths = rest[:dash], rest[dash+1:]
+		}
+		ops, opts := options(before, "m", []string{"message", "pathspec-from-file"})
 		op := "git stash"
-		ops, opts := options(rest, "m", []string{"message", "pathspec-from-file"})
+		if has(opts, "u", "include-untracked", "a", "all") {
+			op = "git stash -u" // removes untracked files too
+		}
 		if len(ops) > 0 {
 			switch ops[0].val {
 			case "list", "show", "drop", "clear", "create", "store":
 				return
+			case "push":
+				paths = append(slices.Clip(ops[1:]), paths...)
+			case "pop", "apply", "branch":
+				tree("git stash " + ops[0].val)
+				return
+			default:
+				paths = nil
 			}
 		}
-		if has(opts, "u", "include-untracked", "a", "all") {
-			op = "git stash -u" // removes every untracked file
+		if len(paths) == 0 || has(opts, "pathspec-from-file") {
+			tree(op)
+			return
 		}
-		tree(op)
+		a.gitPaths(&gst, paths, op)
 	case "clean":
 		ops, opts := options(rest, "eS", []string{"exclude"})
 		if has(opts, "n", "dry-run") {
@@ -288,10 +310,31 @@ func (a *analyzer) gitSetting(opt string, x arg, st *state, depth int) {
 	a.runValue(arg{val: v, raw: x.raw, unknown: x.unknown}, st, depth)
 }
 
+// envOn: the variable name is set, to a value not known to be empty, in
+// the call's environment, the line's or the harness's.
+func (a *analyzer) envOn(st *state, name string) bool {
+	if v, ok := a.callEnv[name]; ok {
+		return v.unknown || v.val != ""
+	}
+	if u, _ := st.vars.get(unknownKey + name); u == "1" {
+		return true
+	}
+	v, known := st.vars.get(name)
+	if !known {
+		v = a.env.Vars[name]
+	}
+	return v != ""
+}
+
 // gitPaths records pathspecs; a pattern (git matches it itself) makes its
-// directory a tree.
+// directory a tree, and magic (":!x", ":/x", ":(icase)x") or matching
+// without regard to case the whole work tree.
 func (a *analyzer) gitPaths(st *state, ops []arg, op string) {
 	for _, o := range ops {
+		if strings.HasPrefix(o.val, ":") || a.icase {
+			a.write(st, a.gitRoot(st.dir), op, o.raw, true)
+			continue
+		}
 		if hasMeta(o.val) {
 			dir := filepath.Dir(o.val)
 			for hasMeta(dir) && dir != "." && dir != "/" {

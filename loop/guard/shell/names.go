@@ -22,6 +22,9 @@ type Name struct {
 	// Unknown: the word held an expansion analysis cannot know, so it may
 	// name any path.
 	Unknown bool
+	// LinkDest: where ln or cp -s/-l makes its new names (-t DIR, the last
+	// operand), not what they lead to: a folder there is entered, not linked.
+	LinkDest bool
 }
 
 // maxNameLen: no longer word is a path any system opens (PATH_MAX).
@@ -36,12 +39,17 @@ func (a *analyzer) names(args []arg, st *state) {
 	prog := baseName(args[0].val)
 	reader, tree := readerUse(prog, args[1:])
 	reader = reader && !a.runsEnv
-	for _, x := range args[1:] {
+	dest := -1
+	if prog == "ln" || prog == "cp" {
+		dest = linkDest(args[1:])
+	}
+	for i, x := range args[1:] {
 		for _, v := range nameForms(x.val) {
 			n := len(a.out.Named)
 			a.name(st, v, prog, x.raw, reader, tree)
-			for i := n; i < len(a.out.Named) && x.unknown; i++ {
-				a.out.Named[i].Unknown = true
+			for j := n; j < len(a.out.Named); j++ {
+				a.out.Named[j].Unknown = a.out.Named[j].Unknown || x.unknown
+				a.out.Named[j].LinkDest = i == dest
 			}
 		}
 	}
@@ -55,31 +63,141 @@ func (a *analyzer) names(args []arg, st *state) {
 
 // linkTargets: a relative symbolic link target is read from the link's
 // folder, not the working directory (mkdir x && ln -s ../hook-loop.json x/y):
-// ln names that path too.
+// ln names that path too, from both folders the link may be made in when
+// the last operand is not yet a folder (mkdir x && ln -s ../f x).
 func (a *analyzer) linkTargets(args []arg, st *state, reader bool) {
-	symbolic := false
-	var ops []arg
-	for _, x := range args {
-		switch {
-		case x.val == "--symbolic" || isShortIn(x.val, 's'):
-			symbolic = true
-		case !strings.HasPrefix(x.val, "-"):
-			ops = append(ops, x)
-		}
-	}
-	if !symbolic || len(ops) < 2 {
+	if !slices.ContainsFunc(args, func(x arg) bool {
+		name, ok := strings.CutPrefix(x.val, "--")
+		return ok && len(name) >= 2 && strings.HasPrefix("symbolic", name) || isShortIn(x.val, 's')
+	}) {
 		return
 	}
-	link := ops[len(ops)-1]
-	base := a.abs(st, link.val)
-	if !strings.HasSuffix(link.val, "/") && !a.isDir(st, link.val) {
-		base = filepath.Dir(base)
-	}
-	for _, t := range ops[:len(ops)-1] {
-		if !strings.HasPrefix(t.val, "/") && !strings.HasPrefix(t.val, "~") {
-			a.name(st, filepath.Join(base, t.val), "ln", t.raw, reader, false)
+	for _, f := range linkForms(args) {
+		if f.dest < 0 {
+			continue // made in the working directory: the target is as named
+		}
+		d := f.dir
+		// The folders as the kernel finds them: a target's ".." climbs from
+		// where a symlinked folder leads, not from the link's spelling.
+		full, parents := a.resolve(a.abs(st, d))
+		bases := []string{full}
+		if !f.into && !strings.HasSuffix(d, "/") && !a.isDir(st, d) {
+			bases = append(bases, filepath.Dir(parents))
+		}
+		for _, i := range f.srcs {
+			t := args[i]
+			if strings.HasPrefix(t.val, "/") {
+				continue
+			}
+			for _, b := range bases {
+				a.name(st, b+"/"+t.val, "ln", t.raw, reader, false)
+			}
 		}
 	}
+}
+
+// linkForm is one reading of ln's or cp's arguments: the indexes of its
+// sources and of its destination (-1 for none).
+type linkForm struct {
+	srcs []int
+	dest int
+	dir  string // the destination (without an option's name)
+	into bool   // dest is a -t folder every link is made in
+	// enters: no -T or -n, so a destination that is a link to a folder is
+	// entered, not replaced.
+	enters bool
+}
+
+// linkForms reads ln's or cp's arguments as GNU getopt does, and also as
+// under POSIXLY_CORRECT (options end at the first operand) when an option
+// follows an operand, since the two then disagree on which word is which.
+func linkForms(args []arg) []linkForm {
+	gnu, late := parseLink(args, false)
+	if !late {
+		return []linkForm{gnu}
+	}
+	posix, _ := parseLink(args, true)
+	return []linkForm{gnu, posix}
+}
+
+func parseLink(args []arg, posix bool) (f linkForm, late bool) {
+	f.dest, f.enters = -1, true
+	var ops []int
+	for i := 0; i < len(args); i++ {
+		s := args[i].val
+		switch {
+		case s == "--" && !(posix && len(ops) > 0):
+			for j := i + 1; j < len(args); j++ {
+				ops = append(ops, j)
+			}
+			i = len(args)
+		case len(s) < 2 || s[0] != '-' || posix && len(ops) > 0:
+			ops = append(ops, i)
+		case strings.HasPrefix(s, "--"):
+			late = late || len(ops) > 0
+			name, v, hasV := strings.Cut(s[2:], "=")
+			switch {
+			case strings.HasPrefix(name, "n"): // --no-target-directory, --no-dereference
+				f.enters = false
+			case strings.HasPrefix("target-directory", name):
+				if !hasV && i+1 < len(args) {
+					i++
+					v = args[i].val
+				}
+				f.dest, f.dir, f.into = i, v, true
+			case strings.HasPrefix("suffix", name) && !hasV:
+				i++
+			}
+		default:
+			late = late || len(ops) > 0
+		cluster:
+			for j := 1; j < len(s); j++ {
+				switch s[j] {
+				case 'T', 'n', 'h', 'F':
+					f.enters = false
+				case 't', 'S':
+					v := s[j+1:]
+					if v == "" && i+1 < len(args) {
+						i++
+						v = args[i].val
+					}
+					if s[j] == 't' {
+						f.dest, f.dir, f.into = i, v, true
+					}
+					break cluster
+				}
+			}
+		}
+	}
+	switch {
+	case f.into:
+		f.srcs = ops
+	case len(ops) >= 2:
+		f.dest, f.srcs = ops[len(ops)-1], ops[:len(ops)-1]
+		f.dir = args[f.dest].val
+	default:
+		f.srcs = ops
+	}
+	return f, late
+}
+
+// linkDest is the index of the word every reading of ln's or cp's
+// arguments takes for the folder or name new links are made at, or -1: none
+// when a reading replaces a link there (-T, -n), or when the word may have
+// expanded to several fields (a brace, a glob, a split variable) that could
+// hide sources.
+func linkDest(args []arg) int {
+	d := -1
+	for _, f := range linkForms(args) {
+		if f.dest < 0 || !f.enters || d >= 0 && f.dest != d {
+			return -1
+		}
+		d = f.dest
+	}
+	if d < 0 || args[d].unknown || d > 0 && args[d-1].raw == args[d].raw || d+1 < len(args) && args[d+1].raw == args[d].raw {
+		return -1
+	}
+	return d
 }
 
 // nameForms are the paths a word may stand for: itself, an option's
@@ -155,11 +273,12 @@ func plainReader(prog string) bool {
 	return false
 }
 
-// gitReader: git's subcommands that only read the files they name.
+// gitReader: git's subcommands that only read the files they name (add
+// and commit copy them into the repository, not the work tree).
 func gitReader(sub string) bool {
 	switch sub {
 	case "status", "diff", "log", "show", "blame", "ls-files",
-		"grep", "rev-parse", "check-ignore", "annotate", "shortlog":
+		"grep", "rev-parse", "check-ignore", "annotate", "shortlog", "add", "commit":
 		return true
 	}
 	return false
@@ -198,6 +317,10 @@ func readerUse(prog string, args []arg) (reader, tree bool) {
 		// is judged as a write.
 		return !has("-l", "-s", "--link", "--symbolic-link", "--remove-destination"),
 			has("-r", "-R", "-a", "--recursive", "--archive")
+	case "sed":
+		return readSed(args).reads(), false
+	case "awk", "gawk", "mawk", "nawk":
+		return awkReads(args), false
 	case "sort":
 		return !has("-o", "--output", "--compress-program"), false
 	case "tree":
@@ -243,4 +366,22 @@ func longPrefix(w, o string) bool {
 // isShortIn: w is a cluster of short options (-rn) holding c.
 func isShortIn(w string, c byte) bool {
 	return len(w) > 1 && w[0] == '-' && w[1] != '-' && strings.IndexByte(w[1:], c) >= 0 && !strings.Contains(w, "=")
+}
+
+// awkReads: awk with only -F and -v, and a program that cannot write a file
+// or run one: without > (print > f), | (print | cmd, cmd | getline),
+// system() and gawk's @ (@load, indirect calls). A comparison with > is
+// refused too: telling it from a redirection is not worth the parser.
+func awkReads(args []arg) bool {
+	ops, opts := options(args, "Fv", []string{"field-separator", "assign"})
+	for o := range opts {
+		if o != "F" && o != "v" && o != "field-separator" && o != "assign" {
+			return false
+		}
+	}
+	if len(ops) == 0 || ops[0].unknown {
+		return false
+	}
+	prog := ops[0].val
+	return !strings.ContainsAny(prog, ">|@") && !strings.Contains(prog, "system")
 }

@@ -380,6 +380,18 @@ func nested(args []string, depth int, split bool) []Call {
 			calls = append(calls, Call{Args: cmd})
 			calls = append(calls, nested(cmd, depth+1, split)...)
 		}
+	case baseName(inner[0]) == "sed":
+		// sed's e command runs its text through a shell.
+		args := make([]arg, len(inner)-1)
+		for i, w := range inner[1:] {
+			args[i] = arg{val: w, raw: w}
+		}
+		for _, s := range readSed(args).scripts {
+			fx, _ := parseSed(s.val)
+			for _, cmd := range fx.runs {
+				calls = append(calls, parse(cmd, depth+1)...)
+			}
+		}
 	}
 	return calls
 }

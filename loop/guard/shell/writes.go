@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,7 +17,7 @@ func (a *analyzer) command(all []arg, st *state, heredoc string, depth int) {
 	}
 	l := Launch(vals(all))
 	args := all[l.Start:]
-	defer func(r bool) { a.runsEnv = r }(a.runsEnv)
+	defer func(r bool, c map[string]arg) { a.runsEnv, a.callEnv = r, c }(a.runsEnv, a.callEnv)
 	if l.HasScript {
 		// su -c, watch, env -S: the program is a shell command line.
 		unknown := slices.ContainsFunc(all, func(x arg) bool { return x.unknown })
@@ -38,6 +39,11 @@ func (a *analyzer) command(all []arg, st *state, heredoc string, depth int) {
 			if runsPrograms(n) {
 				a.runsEnv = true
 			}
+			a.callEnv = maps.Clone(a.callEnv)
+			if a.callEnv == nil {
+				a.callEnv = map[string]arg{}
+			}
+			a.callEnv[n] = arg{val: v, raw: x.raw, unknown: x.unknown}
 		}
 	}
 	viaXargs := l.More
@@ -112,6 +118,7 @@ func (a *analyzer) command(all []arg, st *state, heredoc string, depth int) {
 		}
 	case "mv":
 		// Moving a file away writes it as much as its destination does.
+		args = append(args[:1:1], longNames(args[1:])...)
 		ops, opts = options(args[1:], "tS", []string{"target-directory", "suffix"})
 		if len(optArgs(opts, "t", "target-directory")) == 0 && len(ops) >= 2 {
 			for _, o := range ops[:len(ops)-1] {
@@ -120,7 +127,7 @@ func (a *analyzer) command(all []arg, st *state, heredoc string, depth int) {
 		}
 		a.copyLike(name, args[1:], st)
 	case "cp", "install", "ln":
-		a.copyLike(name, args[1:], st)
+		a.copyLike(name, longNames(args[1:]), st)
 	case "dd":
 		for _, o := range args[1:] {
 			if v, ok := strings.CutPrefix(o.val, "of="); ok {
@@ -128,7 +135,7 @@ func (a *analyzer) command(all []arg, st *state, heredoc string, depth int) {
 			}
 		}
 	case "sed":
-		a.sed(args[1:], st)
+		a.sed(args[1:], st, depth)
 	case "perl", "ruby":
 		a.perlRuby(name, args[1:], st, heredoc)
 	case "awk", "gawk", "mawk", "nawk", "busybox":
@@ -323,6 +330,18 @@ func (a *analyzer) copyLike(name string, args []arg, st *state) {
 		}
 		return
 	}
+	// A backup (-b, --backup) renames what a destination held to its name
+	// plus a suffix (cp -b -S .json x hook-loop): that name is written too.
+	suffix, backup := "", has(opts, "b", "backup")
+	if backup {
+		suffix = a.backupSuffix(opts, st)
+	}
+	put := func(p, raw string, tree bool) {
+		a.write(st, p, name, raw, tree)
+		if backup && p != "" {
+			a.write(st, strings.TrimRight(p, "/")+suffix, name+" --backup", raw, false)
+		}
+	}
 	dests := optArgs(opts, "t", "target-directory")
 	srcs := ops
 	if len(dests) == 0 {
@@ -330,15 +349,17 @@ func (a *analyzer) copyLike(name string, args []arg, st *state) {
 			return
 		}
 		if name == "ln" && len(ops) == 1 {
-			a.write(st, filepath.Base(ops[0].val), name, ops[0].raw, false)
+			put(filepath.Base(ops[0].val), ops[0].raw, false)
 			return
 		}
 		dests, srcs = ops[len(ops)-1:], ops[:len(ops)-1]
 	}
 	recursive := has(opts, "r", "R", "a", "recursive", "archive")
+	// -T: a folder destination is written over, not entered (cp -rT x .claude).
+	over := has(opts, "T", "no-target-directory")
 	for _, d := range dests {
-		if !a.isDir(st, d.val) && len(optArgs(opts, "t", "target-directory")) == 0 {
-			a.write(st, d.val, name, d.raw, recursive)
+		if (over || !a.isDir(st, d.val)) && len(optArgs(opts, "t", "target-directory")) == 0 {
+			put(d.val, d.raw, recursive)
 			continue
 		}
 		// Into a directory: each source lands under its base name; the
@@ -349,9 +370,71 @@ func (a *analyzer) copyLike(name string, args []arg, st *state) {
 			}
 		}
 		for _, s := range srcs {
-			a.write(st, filepath.Join(d.val, filepath.Base(s.val)), name, d.raw, recursive)
+			put(filepath.Join(d.val, filepath.Base(s.val)), d.raw, recursive)
 		}
 	}
+}
+
+// backupSuffix is what a backup's name ends in: -S or --suffix, else
+// SIMPLE_BACKUP_SUFFIX, else "~". (A numbered backup's .~N~ names no loop
+// file; the simple name is judged whatever the version control says.)
+func (a *analyzer) backupSuffix(opts map[string][]arg, st *state) string {
+	if s := optArgs(opts, "S", "suffix"); len(s) > 0 {
+		x := s[len(s)-1]
+		if x.unknown {
+			a.uncertain("backup suffix not known: " + clip(x.raw))
+		}
+		return x.val
+	}
+	const env = "SIMPLE_BACKUP_SUFFIX"
+	if v, ok := a.callEnv[env]; ok {
+		if v.unknown {
+			a.uncertain("backup suffix not known: " + clip(v.raw))
+		}
+		if v.val != "" {
+			return v.val
+		}
+		return "~"
+	}
+	if u, _ := st.vars.get(unknownKey + env); u == "1" {
+		a.uncertain("backup suffix not known: $" + env)
+	}
+	v, known := st.vars.get(env)
+	if !known {
+		v = a.env.Vars[env]
+	}
+	if v == "" {
+		return "~"
+	}
+	return v
+}
+
+// longNames spells out the abbreviations GNU getopt takes for the long
+// options of cp, mv, ln and install that change which word is written
+// (--target=DIR, --t DIR, --suf X, --no-t, --back), which options knows only
+// in full.
+func longNames(args []arg) []arg {
+	out := slices.Clone(args)
+	for i, x := range out {
+		if x.val == "--" {
+			break
+		}
+		name, v, hasV := strings.Cut(strings.TrimPrefix(x.val, "--"), "=")
+		if !strings.HasPrefix(x.val, "--") || name == "" {
+			continue
+		}
+		for _, full := range []string{"target-directory", "suffix", "no-target-directory", "backup"} {
+			// The shortest spellings that name only this option.
+			unique := map[byte]int{'t': 1, 's': 2, 'n': 4, 'b': 1}[full[0]]
+			if name != full && strings.HasPrefix(full, name) && len(name) >= unique {
+				out[i].val = "--" + full
+				if hasV {
+					out[i].val += "=" + v
+				}
+			}
+		}
+	}
+	return out
 }
 
 func (a *analyzer) isDir(st *state, p string) bool {
@@ -363,57 +446,6 @@ func (a *analyzer) isDir(st *state, p string) bool {
 func (a *analyzer) exists(st *state, p string) bool {
 	_, err := a.env.FS.Lstat(a.abs(st, p))
 	return err == nil
-}
-
-// sed writes its file operands with -i in any spelling: -i, -i.bak, -Ei,
-// -ni, --in-place, --in-place=.bak.
-func (a *analyzer) sed(args []arg, st *state) {
-	inPlace, script := false, false
-	var ops []arg
-	for i := 0; i < len(args); i++ {
-		s := args[i].val
-		switch {
-		case s == "--":
-			ops = append(ops, args[i+1:]...)
-			i = len(args)
-		case strings.HasPrefix(s, "--in-place"):
-			inPlace = true
-		case s == "--expression" || s == "--file":
-			script = true
-			i++
-		case strings.HasPrefix(s, "--expression=") || strings.HasPrefix(s, "--file="):
-			script = true
-		case strings.HasPrefix(s, "--"):
-		case len(s) > 1 && s[0] == '-':
-		cluster:
-			for j := 1; j < len(s); j++ {
-				switch s[j] {
-				case 'i':
-					inPlace = true
-					break cluster // the rest is the backup suffix
-				case 'e', 'f', 'l':
-					if s[j] != 'l' {
-						script = true
-					}
-					if j+1 == len(s) {
-						i++
-					}
-					break cluster
-				}
-			}
-		default:
-			ops = append(ops, args[i])
-		}
-	}
-	if !inPlace {
-		return
-	}
-	if !script && len(ops) > 0 {
-		ops = ops[1:]
-	}
-	for _, o := range ops {
-		a.write(st, o.val, "sed -i", o.raw, false)
-	}
 }
 
 // perlRuby reads perl's and ruby's -e code and -i in-place files.
