@@ -133,6 +133,14 @@ func (p *Policy) env(ev *loop.HookEvent) shell.Env {
 	if dir == "" || !filepath.IsAbs(dir) {
 		dir = p.Root
 	}
+	if ev.CommandDir != "" {
+		// The call's own directory, relative ones as the harness resolves
+		// them: against the directory it runs in.
+		dir = filepath.Join(dir, ev.CommandDir)
+		if filepath.IsAbs(ev.CommandDir) {
+			dir = filepath.Clean(ev.CommandDir)
+		}
+	}
 	vars := make(map[string]string, len(p.Vars)+1)
 	for k, v := range p.Vars {
 		vars[k] = v

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/hook-loop/hook-loop/loop"
 )
 
 // TestGitShellValuesJudged: values git runs through a shell (an external
@@ -127,6 +129,29 @@ func TestUnzipListOnlyBeforeArchive(t *testing.T) {
 	for _, cmd := range []string{"cd .claude && unzip -l ../evil.zip", "unzip -d /tmp/x -l evil.zip"} {
 		if got := p.bash(cmd); got.Blocked {
 			t.Errorf("%s: refused (%s)", cmd, got.Reason)
+		}
+	}
+}
+
+// TestCommandDirStartsRelativePaths: a command that runs in the directory
+// its tool names (CommandDir, absolute or relative to Cwd) writes its
+// relative paths there, as the shell will, not in the session's directory.
+func TestCommandDirStartsRelativePaths(t *testing.T) {
+	p := launchProject(t, false, false)
+	for _, tt := range []struct {
+		dir, cmd string
+		refused  bool
+	}{
+		{filepath.Join(p.Root, ".hook-loop"), "echo > events.jsonl", true},
+		{".hook-loop", "rm events.jsonl", true},
+		{".claude", "cp /dev/null settings.json", true},
+		{"sub", "echo > ../hook-loop.json", true},
+		{"sub", "echo > hook-loop.json", false},
+		{"sub", "echo > b.txt", false},
+	} {
+		ev := loop.HookEvent{Name: loop.EventPreToolUse, ToolName: "Bash", Cwd: p.Root, CommandDir: tt.dir, Command: tt.cmd}
+		if got := p.Check(&ev, p.Read(&ev), "a"); got.Blocked != tt.refused {
+			t.Errorf("%s in %s: refused %v, want %v (%s)", tt.cmd, tt.dir, got.Blocked, tt.refused, got.Reason)
 		}
 	}
 }
