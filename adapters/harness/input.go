@@ -67,8 +67,8 @@ func stringsIn(v gjson.Result, depth int) []string {
 // readPathKeys are the arguments read tools (Read, Grep, Glob, LS and their
 // kin in every harness) name their files or folders with: Qwen Code's
 // read_file takes absolute_path, Gemini CLI's folder tools dir_path and its
-// read_many_files paths.
-var readPathKeys = []string{"file_path", "filePath", "path", "paths", "absolute_path", "dir_path", "notebook_path", "notebookPath", "pattern_path", "dir", "directory"}
+// read_many_files include (paths in earlier releases).
+var readPathKeys = []string{"file_path", "filePath", "path", "paths", "absolute_path", "dir_path", "notebook_path", "notebookPath", "pattern_path", "dir", "directory", "include"}
 
 // ReadPaths are the files and folders a tool that is not a shell or a writer
 // names in input: the engine refuses hook-loop's secrets to them as it does
@@ -163,4 +163,16 @@ func mcpPaths(obj gjson.Result, depth int, add func(string)) {
 		}
 		return true
 	})
+}
+
+// CommandDir is the directory a shell tool's input names for its command to
+// run in, under key, the harness's own argument (Gemini CLI's dir_path, Qwen
+// Code's directory, opencode's workdir): "" when it names none. Only that
+// key: the harness reads no other, so a second spelling the agent adds must
+// not speak for it.
+func CommandDir(input gjson.Result, key string) string {
+	if v := input.Get(gjson.Escape(key)); v.Type == gjson.String {
+		return v.Str
+	}
+	return ""
 }

@@ -35,7 +35,7 @@ var tools = harness.Table{
 }
 
 // Dialect is Qwen Code's flavour of Claude Code's hook protocol.
-var Dialect = claude.Dialect{Name: Name, Product: "Qwen Code", Tool: canonicalTool, Result: result}
+var Dialect = claude.Dialect{Name: Name, Product: "Qwen Code", Tool: canonicalTool, Result: result, DirKey: "directory"}
 
 func canonicalTool(native string) string {
 	if c, ok := tools.Lookup(native); ok {
