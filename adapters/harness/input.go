@@ -77,8 +77,10 @@ func ReadPaths(input gjson.Result) []string {
 	var out []string
 	for _, k := range readPathKeys {
 		for _, s := range Strings(input.Get(k)) {
-			if s != "" {
-				out = append(out, s) // as given: the guard resolves it as the shell would (~, .., links)
+			// Trimmed, as Claude Code's file tools trim theirs; otherwise as
+			// given: the guard resolves it as the shell would (~, .., links).
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
 			}
 		}
 	}

@@ -74,3 +74,44 @@ func TestToolShapesCannotWriteLoopFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestFileToolPathSpellings: a file tool's path is judged as Claude Code's
+// file tools read it (blanks trimmed, a leading ~/ the home directory), so a
+// spelling the harness resolves to a loop file or a secret is refused.
+func TestFileToolPathSpellings(t *testing.T) {
+	root, home := t.TempDir(), t.TempDir()
+	keys := filepath.Join(home, "state", "keys")
+	if err := os.MkdirAll(keys, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	spec, _, err := loopdsl.Parse("hook-loop.json", []byte(`{"loop": {"id": "x", "initial_state": "a", "states": ["a", "done"], "events": ["go"],
+		"transitions": [{"from": "a", "event": "go", "to": "done"}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := &engine.Engine{Spec: spec, Root: root, Home: home, ConfigPath: filepath.Join(root, "hook-loop.json"),
+		LogPath: filepath.Join(root, ".hook-loop", "events.jsonl"), OwnedPaths: hooks.OwnedPaths(hooks.All(), home, nil),
+		SecretPaths: []string{keys + "/"}}
+	a := hooks.Adapters(hooks.All())["claude"]
+	for _, tt := range []struct {
+		tool, path string
+		refused    bool
+	}{
+		{"Write", "~/.claude/settings.json", true},
+		{"Write", " ~/.claude/settings.json", true},
+		{"Write", " " + root + "/hook-loop.json", true},
+		{"Edit", root + "/.hook-loop/events.jsonl\t", true},
+		{"Read", " " + keys + "/k.key", true},
+		{"Write", "~/notes.txt", false},
+		{"Read", " " + root + "/hook-loop.json", false},
+	} {
+		payload := `{"hook_event_name": "PreToolUse", "cwd": "` + root + `", "tool_name": "` + tt.tool + `", "tool_input": {"file_path": "` + strings.ReplaceAll(tt.path, "\t", `\t`) + `"}}`
+		ev, err := a.Decode("", []byte(payload))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := eng.CheckTool(&ev, "a"); c.Blocked != tt.refused {
+			t.Errorf("%s %q: refused %v, want %v (%+v)", tt.tool, tt.path, c.Blocked, tt.refused, c)
+		}
+	}
+}
