@@ -48,6 +48,9 @@ type Policy struct {
 	// for a command named by a path (finding the binary costs a readlink and
 	// an lstat per directory); nil or "" means unknown.
 	Self func() string
+	// folds replaces the disk probe of whether a path's filesystem ignores
+	// case (foldsCase), for tests on disks that do not.
+	folds func(string) bool
 }
 
 // LoopFiles are the files the agent must not change, given the project root, the
@@ -302,6 +305,18 @@ func (p *Policy) checkLoopFiles(c Call) Check {
 	for _, t := range an.Writes {
 		if hit == "" {
 			hit = lk.of(t.Path)
+		}
+	}
+	// A spelling in other cases is the same file where the filesystem
+	// ignores case: HOOK-LOOP.JSON is hook-loop.json on macOS.
+	for _, t := range an.Writes {
+		if hit == "" {
+			hit = p.foldedUnder(t.Path, protected)
+		}
+	}
+	for _, n := range an.Named {
+		if hit == "" && !n.Reader {
+			hit = p.foldedUnder(n.Path, protected)
 		}
 	}
 	for _, in := range an.Inline {
