@@ -7,6 +7,7 @@ package codex
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -143,14 +144,28 @@ func (a *Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 		ev.ToolInput = json.RawMessage(input2.Raw)
 	}
 	cmdText, odd := commandOf(input2)
+	dir := ev.Cwd
 	if ev.ToolName == "Bash" {
 		ev.Command = cmdText
+		if native == loop.EventPreToolUse && ev.ToolUseID != "" && ev.TranscriptPath != "" {
+			// Codex runs the command in the call's workdir, which the hook's
+			// tool_input leaves out; the model's call, persisted in the
+			// rollout before it runs, has it.
+			args := a.rolloutCallArgs(ev.TranscriptPath, ev.ToolUseID)
+			if w := gjson.Get(args, "workdir"); w.Type == gjson.String && w.Str != "" {
+				ev.CommandDir = w.Str
+				dir = filepath.Join(dir, w.Str)
+				if filepath.IsAbs(w.Str) {
+					dir = filepath.Clean(w.Str)
+				}
+			}
+		}
 	}
 	switch ev.ToolName {
 	case "apply_patch", "Bash":
 		// Bash too: `apply_patch <<'EOF'` through the shell is applied as a
 		// patch by Codex, and the hook sees only the command text.
-		ev.TargetPaths = patch.Targets(cmdText, ev.Cwd)
+		ev.TargetPaths = patch.Targets(cmdText, dir)
 	default:
 		for _, k := range []string{"file_path", "filePath", "path"} {
 			if p := input2.Get(k); p.Type == gjson.String && p.Str != "" {

@@ -334,3 +334,47 @@ func TestDecodeOddCommand(t *testing.T) {
 		t.Fatalf("object command: targets %v, %v", ev.TargetPaths, err)
 	}
 }
+
+// TestWorkdirFromRollout: Codex runs a shell call in its workdir, which the
+// PreToolUse payload leaves out; the adapter reads it from the model's call
+// in the rollout, so the command's relative paths (and a heredoc patch's)
+// are judged from there.
+func TestWorkdirFromRollout(t *testing.T) {
+	dir := t.TempDir()
+	rollout := filepath.Join(dir, "rollout.jsonl")
+	lines := `{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\": \"rm events.jsonl\", \"workdir\": \".hook-loop\"}","call_id":"call_w1"}}
+{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\": \"echo call_w1\"}","call_id":"call_w2"}}
+{"timestamp":"t","type":"response_item","payload":{"type":"local_shell_call","call_id":"call_w3","action":{"type":"exec","command":["rm","x"],"working_directory":"/abs/dir"}}}
+`
+	if err := os.WriteFile(rollout, []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pre := func(id, cmd string) loop.HookEvent {
+		in, _ := json.Marshal(map[string]any{"session_id": "s", "cwd": "/proj", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+			"transcript_path": rollout, "tool_use_id": id, "tool_input": map[string]string{"command": cmd}})
+		a := New()
+		a.RolloutWait = 0
+		ev, err := a.Decode("", in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ev
+	}
+	if ev := pre("call_w1", "rm events.jsonl"); ev.CommandDir != ".hook-loop" {
+		t.Errorf("call_w1: CommandDir = %q, want .hook-loop", ev.CommandDir)
+	}
+	ev := pre("call_w1", "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: events.jsonl\n+x\n*** End Patch\nEOF")
+	if len(ev.TargetPaths) != 1 || ev.TargetPaths[0] != "/proj/.hook-loop/events.jsonl" {
+		t.Errorf("heredoc patch in workdir: TargetPaths = %q", ev.TargetPaths)
+	}
+	// A line that only mentions the id (an output, another call) is not its call.
+	if ev := pre("call_w2", "echo call_w1"); ev.CommandDir != "" {
+		t.Errorf("call_w2: CommandDir = %q, want none", ev.CommandDir)
+	}
+	if ev := pre("call_w3", "rm x"); ev.CommandDir != "/abs/dir" {
+		t.Errorf("local_shell_call: CommandDir = %q", ev.CommandDir)
+	}
+	if ev := pre("call_none", "rm x"); ev.CommandDir != "" {
+		t.Errorf("unknown call: CommandDir = %q", ev.CommandDir)
+	}
+}
