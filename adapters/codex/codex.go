@@ -152,6 +152,9 @@ func (a *Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 			// tool_input leaves out; the model's call, persisted in the
 			// rollout before it runs, has it.
 			args := a.rolloutCallArgs(ev.TranscriptPath, ev.ToolUseID)
+			if gjson.Get(args, "tty").Bool() {
+				ev.Unseen = "it starts a terminal session, whose input write_stdin types later"
+			}
 			if w := gjson.Get(args, "workdir"); w.Type == gjson.String && w.Str != "" {
 				ev.CommandDir = w.Str
 				dir = filepath.Join(dir, w.Str)

@@ -345,6 +345,7 @@ func TestWorkdirFromRollout(t *testing.T) {
 	lines := `{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\": \"rm events.jsonl\", \"workdir\": \".hook-loop\"}","call_id":"call_w1"}}
 {"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\": \"echo call_w1\"}","call_id":"call_w2"}}
 {"timestamp":"t","type":"response_item","payload":{"type":"local_shell_call","call_id":"call_w3","action":{"type":"exec","command":["rm","x"],"working_directory":"/abs/dir"}}}
+{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\": \"bash\", \"tty\": true}","call_id":"call_w4"}}
 `
 	if err := os.WriteFile(rollout, []byte(lines), 0o600); err != nil {
 		t.Fatal(err)
@@ -374,7 +375,14 @@ func TestWorkdirFromRollout(t *testing.T) {
 	if ev := pre("call_w3", "rm x"); ev.CommandDir != "/abs/dir" {
 		t.Errorf("local_shell_call: CommandDir = %q", ev.CommandDir)
 	}
-	if ev := pre("call_none", "rm x"); ev.CommandDir != "" {
-		t.Errorf("unknown call: CommandDir = %q", ev.CommandDir)
+	if ev := pre("call_none", "rm x"); ev.CommandDir != "" || ev.Unseen != "" {
+		t.Errorf("unknown call: CommandDir = %q, Unseen = %q", ev.CommandDir, ev.Unseen)
+	}
+	// A terminal session takes input from write_stdin, which no hook sees.
+	if ev := pre("call_w4", "bash"); ev.Unseen == "" {
+		t.Error("tty session: Unseen is empty")
+	}
+	if ev := pre("call_w1", "rm events.jsonl"); ev.Unseen != "" {
+		t.Errorf("call without tty: Unseen = %q", ev.Unseen)
 	}
 }

@@ -22,7 +22,7 @@ import (
 type Check struct {
 	Blocked bool
 	Reason  string
-	Rule    string // risky_command, hook_loop_command, loop_lock, loop_file, uncertain_write, protected_path, state_policy
+	Rule    string // risky_command, hook_loop_command, loop_lock, loop_file, uncertain_write, unseen_input, protected_path, state_policy
 	// Note is said to the agent when the call is allowed.
 	Note string
 }
@@ -120,6 +120,8 @@ type Call struct {
 	// it, sharing what it learns across the call's checks.
 	env shell.Env
 	res *shell.Resolver
+	// unseen is the event's Unseen: what the call opens that no hook shows.
+	unseen string
 }
 
 // resolver is c's, or a new one for a Call not made by Read.
@@ -157,7 +159,7 @@ func (p *Policy) env(ev *loop.HookEvent) shell.Env {
 // its targets (symlinks on existing prefixes followed).
 func (p *Policy) Read(ev *loop.HookEvent) Call {
 	env := p.env(ev)
-	c := Call{env: env, res: shell.NewResolver(env)}
+	c := Call{env: env, res: shell.NewResolver(env), unseen: ev.Unseen}
 	if ev.Command != "" {
 		c.Calls = shell.Parse(ev.Command)
 		c.Analysis = shell.Analyze(ev.Command, env)
@@ -266,6 +268,10 @@ func (p *Policy) checkLoopFiles(c Call) Check {
 	if sub, ok := p.SelfCommand(c); ok {
 		return Check{Blocked: true, Rule: "hook_loop_command",
 			Reason: fmt.Sprintf("hook-loop blocked `hook-loop %s`: hook-loop's writing commands are the person's to run, not the agent's (read-only ones such as status, log, validate and doctor stay allowed). Ask the person if the loop needs changing.", sub)}
+	}
+	if c.unseen != "" {
+		return Check{Blocked: true, Rule: "unseen_input",
+			Reason: fmt.Sprintf("hook-loop blocked this call: %s, and no hook shows hook-loop that input, so nothing would keep it off the loop's own files. Run the command without a terminal (tty: false), giving it its input in the command itself.", c.unseen)}
 	}
 	an := c.Analysis
 	if len(an.Writes) == 0 && len(an.Inline) == 0 && len(an.Uncertain) == 0 && len(an.Named) == 0 && !takesLock(c) {

@@ -155,3 +155,18 @@ func TestCommandDirStartsRelativePaths(t *testing.T) {
 		}
 	}
 }
+
+// TestUnseenInputRefused: a call that opens input no hook shows (a Codex
+// terminal session fed by write_stdin) is refused, even a harmless-looking
+// one and in a loop that is not fail_closed.
+func TestUnseenInputRefused(t *testing.T) {
+	p := launchProject(t, false, false)
+	ev := loop.HookEvent{Name: loop.EventPreToolUse, ToolName: "Bash", Cwd: p.Root, Command: "bash", Unseen: "it starts a terminal session"}
+	if got := p.Check(&ev, p.Read(&ev), "a"); !got.Blocked || got.Rule != "unseen_input" {
+		t.Errorf("tty bash: %+v", got)
+	}
+	ev.Unseen = ""
+	if got := p.Check(&ev, p.Read(&ev), "a"); got.Blocked {
+		t.Errorf("bash without a terminal refused: %s", got.Reason)
+	}
+}
