@@ -122,6 +122,11 @@ type Call struct {
 	res *shell.Resolver
 	// unseen is the event's Unseen: what the call opens that no hook shows.
 	unseen string
+	// transcript is the session's transcript as the harness names it: the
+	// adapters read a call's exit code, workdir and terminal from Codex's,
+	// and the last message from Copilot's, so it is no more the agent's to
+	// change, move or replace than the log.
+	transcript string
 }
 
 // resolver is c's, or a new one for a Call not made by Read.
@@ -160,6 +165,9 @@ func (p *Policy) env(ev *loop.HookEvent) shell.Env {
 func (p *Policy) Read(ev *loop.HookEvent) Call {
 	env := p.env(ev)
 	c := Call{env: env, res: shell.NewResolver(env), unseen: ev.Unseen}
+	if filepath.IsAbs(ev.TranscriptPath) {
+		c.transcript = filepath.Clean(ev.TranscriptPath)
+	}
 	if ev.Command != "" {
 		c.Calls = shell.Parse(ev.Command)
 		c.Analysis = shell.Analyze(ev.Command, env)
@@ -188,12 +196,17 @@ func (p *Policy) Read(ev *loop.HookEvent) Call {
 	return c
 }
 
-// Protected are the loop's own files (LoopFiles) as the shell analysis of
-// the call c reports paths: each resolved through its symlinks, a symlinked
-// file protected both as the link and as its target, folders ending in "/".
+// Protected are the loop's own files (LoopFiles) and the session's
+// transcript as the shell analysis of the call c reports paths: each
+// resolved through its symlinks, a symlinked file protected both as the link
+// and as its target, folders ending in "/".
 func (p *Policy) Protected(c Call) []string {
 	var out []string
-	for _, f := range append(LoopFiles(p.Root, p.ConfigPath, p.LogPath, p.OwnedPaths), p.binaries()...) {
+	files := append(LoopFiles(p.Root, p.ConfigPath, p.LogPath, p.OwnedPaths), p.binaries()...)
+	if c.transcript != "" {
+		files = append(files, c.transcript)
+	}
+	for _, f := range files {
 		folder := strings.HasSuffix(f, string(filepath.Separator))
 		for _, r := range c.resolver().Resolve(filepath.Clean(f)) {
 			if folder {

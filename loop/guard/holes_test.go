@@ -170,3 +170,34 @@ func TestUnseenInputRefused(t *testing.T) {
 		t.Errorf("bash without a terminal refused: %s", got.Reason)
 	}
 }
+
+// TestTranscriptProtected: the session's transcript, which adapters read
+// a call's exit code, workdir and terminal from, is not the agent's to
+// change, move (with its folder) or replace; reading it stays allowed.
+func TestTranscriptProtected(t *testing.T) {
+	p := launchProject(t, false, false)
+	dir := filepath.Join(p.Home, ".codex", "sessions", "2026")
+	tr := filepath.Join(dir, "rollout-1.jsonl")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tr, []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		cmd     string
+		refused bool
+	}{
+		{"mv " + tr + " /tmp/x", true},
+		{"echo '{}' >> " + tr, true},
+		{"mv " + dir + " /tmp/y", true},
+		{"ln -sf /dev/null " + tr, true},
+		{"tail -n 5 " + tr, false},
+		{"echo x > " + filepath.Join(dir, "other.jsonl"), false},
+	} {
+		ev := loop.HookEvent{Name: loop.EventPreToolUse, ToolName: "Bash", Cwd: p.Root, Command: tt.cmd, TranscriptPath: tr}
+		if got := p.Check(&ev, p.Read(&ev), "a"); got.Blocked != tt.refused {
+			t.Errorf("%s: refused %v, want %v (%s)", tt.cmd, got.Blocked, tt.refused, got.Reason)
+		}
+	}
+}
