@@ -136,8 +136,10 @@ func (a Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	if args := root.Get("toolArgs"); args.Exists() && args.Type != gjson.Null {
 		var freeform string
 		if args.Type == gjson.String && gjson.Valid(args.Str) {
-			// Some releases send the arguments as JSON text.
-			args = gjson.Parse(args.Str)
+			// Some releases send the arguments as JSON text: the model's own,
+			// which may name a key twice. Copilot CLI's JSON.parse keeps the
+			// last; so does encoding/json, where gjson would read the first.
+			args = lastWins(args.Str)
 		} else if args.Type == gjson.String {
 			// A freeform tool's input (apply_patch's patch text) is the
 			// string itself: judged on the files it names, never refused
@@ -237,4 +239,21 @@ func targetPaths(tool string, args gjson.Result, cwd string, odd []string) []str
 		}
 	}
 	return out
+}
+
+// lastWins is the JSON text as JavaScript's JSON.parse reads it: of a key
+// named twice in an object, the last value. Text that is not an object is
+// parsed as it is.
+func lastWins(text string) gjson.Result {
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	var v map[string]any
+	if err := dec.Decode(&v); err != nil {
+		return gjson.Parse(text)
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return gjson.Parse(text)
+	}
+	return gjson.ParseBytes(raw)
 }
