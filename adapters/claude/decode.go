@@ -168,7 +168,13 @@ func (a Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 		// Bash's: Claude Code's Monitor and Qwen Code's monitor run theirs in
 		// a shell too, and a tool this adapter does not know yet may as well.
 		ev.Command, odd = harness.Command(ti.Get("command"))
-		if ev.Command != "" && d.DirKey != "" {
+		mcp := strings.HasPrefix(ev.ToolName, "mcp__")
+		if mcp {
+			ev.Command, odd = harness.MCPCommand(ti)
+		}
+		// The harness's own shell tools run their command in DirKey; an MCP
+		// server may read a key of that name otherwise, or not at all.
+		if ev.Command != "" && d.DirKey != "" && !mcp {
 			ev.CommandDir = harness.CommandDir(ti, d.DirKey)
 		}
 		ev.TargetPaths = targetPaths(ev.ToolName, ti, ev.Cwd, odd)

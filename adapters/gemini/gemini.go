@@ -168,7 +168,12 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 		// run_shell_command's dir_path names: relative paths in the command
 		// are the shell's from there.
 		ev.Command, odd = harness.Command(ti.Get("command"))
-		if ev.Command != "" {
+		if strings.HasPrefix(tool, "mcp_") {
+			ev.Command, odd = harness.MCPCommand(ti)
+		}
+		if ev.ToolName == "Bash" {
+			// run_shell_command runs it in dir_path; an MCP server may read
+			// a key of that name otherwise, or not at all.
 			ev.CommandDir = harness.CommandDir(ti, "dir_path")
 		}
 		ev.TargetPaths = targetPaths(ev.ToolName, ti, ev.Cwd, odd)

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/hook-loop/hook-loop/diag/jsonkind"
@@ -119,17 +120,46 @@ func HookObject(input []byte, event, who, example string) (root gjson.Result, tr
 
 // MCPPaths reports the path-like arguments of an MCP tool's input to add:
 // the engine judges each as a write, since an MCP tool's effect is unknown.
-func MCPPaths(input gjson.Result, add func(string)) { mcpPaths(input, 0, add) }
+// A file:// URI is reported as its path.
+func MCPPaths(input gjson.Result, add func(string)) {
+	mcpPaths(input, 0, func(s string) { add(fileURI(s)) })
+}
 
 // mcpPathKey: the argument names MCP servers give the files a tool works
 // on. The engine judges each as a write: an MCP tool's effect is unknown, so
 // a path it names may be one it changes.
 func mcpPathKey(k string) bool {
 	switch k {
-	case "path", "file_path", "filePath", "target", "destination", "source", "paths":
+	case "path", "file_path", "filePath", "target", "destination", "source", "paths",
+		"file", "files", "filename", "file_name", "fileName", "filepath", "uri", "notebook_path",
+		"dest", "dst", "src", "new_path", "old_path", "newPath", "oldPath", "target_path", "targetPath",
+		"output_path", "outputPath", "dir", "directory", "folder", "cwd", "workdir":
 		return true
 	}
 	return false
+}
+
+// MCPCommand is the shell command an MCP tool's input holds, as Command
+// reads it: under command, or the cmd or script key other servers use.
+func MCPCommand(input gjson.Result) (cmd string, odd []string) {
+	for _, k := range []string{"command", "cmd", "script"} {
+		if v := input.Get(k); v.Exists() && v.Type != gjson.Null {
+			return Command(v)
+		}
+	}
+	return "", nil
+}
+
+// fileURI is the path of a file:// URI (percent-decoded, as a server
+// reads it), or s itself.
+func fileURI(s string) string {
+	if !strings.HasPrefix(strings.ToLower(s), "file:") {
+		return s
+	}
+	if u, err := url.Parse(s); err == nil && u.Path != "" {
+		return u.Path
+	}
+	return s
 }
 
 // mcpPaths reports the path-like arguments of an MCP tool's input: strings
