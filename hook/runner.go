@@ -153,6 +153,13 @@ func (r *Runner) Run(ctx context.Context, req Request) (out harness.Output) {
 func (r *Runner) decode(e *event) error {
 	a := e.req.Adapter
 	input, err := readInput(e.req.Stdin)
+	var shape *shapeError
+	if errors.As(err, &shape) {
+		// Nesting and size are the tool input's, which the agent writes: a
+		// call it made unreadable on purpose is refused, whatever
+		// fail_closed says (Refusal still lets other events through).
+		err = &closedError{error: err, why: " (a tool call hook-loop cannot read is refused whatever fail_closed says: its input is the agent's to shape)"}
+	}
 	if err == nil {
 		e.ev, err = a.Decode(e.req.Event, input)
 		if err != nil {
