@@ -115,3 +115,33 @@ func TestFileToolPathSpellings(t *testing.T) {
 		}
 	}
 }
+
+// TestPatchDotDotThroughALink: Codex applies a patch with the system's
+// calls, so "lnk/../settings.json", lnk a link to a folder inside .claude,
+// is .claude/settings.json, not a settings.json beside the link.
+func TestPatchDotDotThroughALink(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, ".claude", "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, ".claude", "x"), filepath.Join(root, "lnk")); err != nil {
+		t.Fatal(err)
+	}
+	spec, _, err := loopdsl.Parse("hook-loop.json", []byte(`{"loop": {"id": "x", "initial_state": "a", "states": ["a", "done"], "events": ["go"],
+		"transitions": [{"from": "a", "event": "go", "to": "done"}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := &engine.Engine{Spec: spec, Root: root, ConfigPath: filepath.Join(root, "hook-loop.json"), OwnedPaths: hooks.OwnedPaths(hooks.All(), t.TempDir(), nil)}
+	a := hooks.Adapters(hooks.All())["codex"]
+	for file, refused := range map[string]bool{"lnk/../settings.json": true, "lnk/../notes.md": false} {
+		in := `{"session_id":"s","cwd":"` + root + `","hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_use_id":"c","tool_input":{"command":"*** Begin Patch\n*** Add File: ` + file + `\n+x\n*** End Patch\n"}}`
+		ev, err := a.Decode("", []byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := eng.CheckTool(&ev, "a"); c.Blocked != refused {
+			t.Errorf("%s: refused %v, want %v (%+v)", file, c.Blocked, refused, c)
+		}
+	}
+}
