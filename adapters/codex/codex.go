@@ -156,11 +156,8 @@ func (a *Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 				ev.Unseen = "it starts a terminal session, whose input write_stdin types later"
 			}
 			if w := gjson.Get(args, "workdir"); w.Type == gjson.String && w.Str != "" {
-				ev.CommandDir = w.Str
-				dir = filepath.Join(dir, w.Str)
-				if filepath.IsAbs(w.Str) {
-					dir = filepath.Clean(w.Str)
-				}
+				dir = workdir(ev.Cwd, w.Str)
+				ev.CommandDir = dir
 			}
 		}
 	}
@@ -294,4 +291,18 @@ func str(root gjson.Result, key string) (string, error) {
 		return "", fmt.Errorf("$.%s: expected a string, got %s", key, jsonkind.Of(v))
 	}
 	return v.Str, nil
+}
+
+// workdir is the folder Codex runs a call whose workdir is w in: w joined to
+// cwd as written, then as the system resolves it (Codex changes into it
+// with a system call, so "lnk/.." is the folder above the link's target,
+// not cwd); as written, cleaned, when it does not exist.
+func workdir(cwd, w string) string {
+	if !filepath.IsAbs(w) && cwd != "" {
+		w = strings.TrimSuffix(cwd, string(filepath.Separator)) + string(filepath.Separator) + w
+	}
+	if real, err := filepath.EvalSymlinks(w); err == nil {
+		return real
+	}
+	return filepath.Clean(w)
 }

@@ -361,8 +361,8 @@ func TestWorkdirFromRollout(t *testing.T) {
 		}
 		return ev
 	}
-	if ev := pre("call_w1", "rm events.jsonl"); ev.CommandDir != ".hook-loop" {
-		t.Errorf("call_w1: CommandDir = %q, want .hook-loop", ev.CommandDir)
+	if ev := pre("call_w1", "rm events.jsonl"); ev.CommandDir != "/proj/.hook-loop" {
+		t.Errorf("call_w1: CommandDir = %q, want /proj/.hook-loop", ev.CommandDir)
 	}
 	ev := pre("call_w1", "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: events.jsonl\n+x\n*** End Patch\nEOF")
 	if len(ev.TargetPaths) != 1 || ev.TargetPaths[0] != "/proj/.hook-loop/events.jsonl" {
@@ -384,5 +384,27 @@ func TestWorkdirFromRollout(t *testing.T) {
 	}
 	if ev := pre("call_w1", "rm events.jsonl"); ev.Unseen != "" {
 		t.Errorf("call without tty: Unseen = %q", ev.Unseen)
+	}
+}
+
+// TestWorkdirThroughALink: Codex changes into a workdir with a system call,
+// so "lnk/.." is the folder above the link's target.
+func TestWorkdirThroughALink(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, ".hook-loop", "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, ".hook-loop", "sub"), filepath.Join(root, "lnk")); err != nil {
+		t.Fatal(err)
+	}
+	want, err := filepath.EvalSymlinks(filepath.Join(root, ".hook-loop"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := workdir(root, "lnk/.."); got != want {
+		t.Errorf("workdir(lnk/..) = %q, want %q", got, want)
+	}
+	if got := workdir(root, "missing/../x"); got != filepath.Join(root, "x") {
+		t.Errorf("workdir of a missing folder = %q", got)
 	}
 }
