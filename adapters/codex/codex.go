@@ -173,6 +173,14 @@ func (a *Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 				break
 			}
 		}
+		if strings.HasPrefix(ev.ToolName, "mcp__") {
+			// An MCP tool's effect is unknown: its path arguments are judged
+			// as writes and its command as a command, as for Claude Code's.
+			var mcpOdd []string
+			ev.Command, mcpOdd = harness.MCPCommand(input2)
+			odd = append(odd, mcpOdd...)
+			harness.MCPPaths(input2, func(p string) { ev.TargetPaths = append(ev.TargetPaths, patch.Resolve(ev.Cwd, []string{p})...) })
+		}
 	}
 	ev.TargetPaths = append(ev.TargetPaths, patch.Resolve(ev.Cwd, odd)...)
 

@@ -408,3 +408,25 @@ func TestWorkdirThroughALink(t *testing.T) {
 		t.Errorf("workdir of a missing folder = %q", got)
 	}
 }
+
+// TestMCPToolsJudged: Codex fires PreToolUse for MCP tools too
+// (mcp__server__tool); their path arguments are judged as writes and their
+// command as a command.
+func TestMCPToolsJudged(t *testing.T) {
+	dec := func(tool, input string) loop.HookEvent {
+		ev, err := New().Decode("", []byte(`{"session_id":"s","cwd":"/proj","hook_event_name":"PreToolUse","tool_name":"`+tool+`","tool_input":`+input+`}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ev
+	}
+	if ev := dec("mcp__fs__edit", `{"edits":[{"file":"hook-loop.json"}]}`); !slices.Contains(ev.TargetPaths, "/proj/hook-loop.json") {
+		t.Errorf("mcp file argument: TargetPaths = %q", ev.TargetPaths)
+	}
+	if ev := dec("mcp__shell__run", `{"cmd":"rm .hook-loop/events.jsonl"}`); ev.Command != "rm .hook-loop/events.jsonl" {
+		t.Errorf("mcp cmd: Command = %q", ev.Command)
+	}
+	if ev := dec("spawn_agent", `{"message":"rm x"}`); ev.Command != "" || len(ev.TargetPaths) != 0 {
+		t.Errorf("spawn_agent: Command %q, TargetPaths %q", ev.Command, ev.TargetPaths)
+	}
+}
