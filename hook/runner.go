@@ -153,13 +153,6 @@ func (r *Runner) Run(ctx context.Context, req Request) (out harness.Output) {
 func (r *Runner) decode(e *event) error {
 	a := e.req.Adapter
 	input, err := readInput(e.req.Stdin)
-	var shape *shapeError
-	if errors.As(err, &shape) {
-		// Nesting and size are the tool input's, which the agent writes: a
-		// call it made unreadable on purpose is refused, whatever
-		// fail_closed says (Refusal still lets other events through).
-		err = &closedError{error: err, why: " (a tool call hook-loop cannot read is refused whatever fail_closed says: its input is the agent's to shape)"}
-	}
 	if err == nil {
 		e.ev, err = a.Decode(e.req.Event, input)
 		if err != nil {
@@ -174,6 +167,13 @@ func (r *Runner) decode(e *event) error {
 		if e.ev.Name != e.req.Event && e.ev.NativeName == "" {
 			e.ev.NativeName = e.req.Event
 		}
+	}
+	var shape *shapeError
+	if errors.As(err, &shape) && (e.ev.Name == loop.EventPreToolUse || e.ev.Name == loop.EventPermissionRequest) {
+		// Nesting and size are the tool input's, which the agent writes: a
+		// call it made unreadable on purpose is refused, whatever
+		// fail_closed says.
+		err = &closedError{error: err, why: " (a tool call hook-loop cannot read is refused whatever fail_closed says: its input is the agent's to shape)"}
 	}
 	if e.req.Record && len(input) > 0 {
 		if rerr := recordTrace(filepath.Dir(e.paths.log), a.Harness(), e.req.Event, input, &e.ev); rerr != nil && err == nil {
