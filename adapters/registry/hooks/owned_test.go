@@ -49,8 +49,9 @@ func TestOwnedPathsProtectEveryHarnessConfig(t *testing.T) {
 
 // TestOwnedPathsCoverPluginLoaders: the files and folders that make opencode
 // or pi load code at start (a plugin or extension folder, a config whose
-// plugin or extension list names one anywhere) are owned: code of the
-// agent's loaded there would run where no hook sees it.
+// plugin or extension list names one anywhere), and Gemini CLI's and Qwen
+// Code's extension folders (an extension declares hooks), are owned: code
+// of the agent's loaded there would run where no hook sees it.
 func TestOwnedPathsCoverPluginLoaders(t *testing.T) {
 	root := t.TempDir()
 	spec, _, err := loopdsl.Parse("hook-loop.json", []byte(`{"loop": {"id": "x", "initial_state": "a", "states": ["a", "done"], "events": ["go"],
@@ -64,7 +65,8 @@ func TestOwnedPathsCoverPluginLoaders(t *testing.T) {
 	eng := &engine.Engine{Spec: spec, Root: root, Home: home, OwnedPaths: hooks.OwnedPaths(hooks.All(), home, getenv)}
 	for _, p := range []string{"opencode.json", "opencode.jsonc", ".opencode/opencode.jsonc", ".pi/settings.json",
 		filepath.Join(home, ".config", "opencode", "plugins", "evil.js"), filepath.Join(home, ".config", "opencode", "opencode.json"),
-		filepath.Join(piDir, "extensions", "evil.ts"), filepath.Join(piDir, "settings.json")} {
+		filepath.Join(piDir, "extensions", "evil.ts"), filepath.Join(piDir, "settings.json"),
+		filepath.Join(home, ".gemini", "extensions", "evil", "gemini-extension.json"), filepath.Join(home, ".qwen", "extensions", "evil", "qwen-extension.json")} {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(root, p)
 		}
