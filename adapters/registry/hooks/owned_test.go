@@ -66,7 +66,8 @@ func TestOwnedPathsCoverPluginLoaders(t *testing.T) {
 	for _, p := range []string{"opencode.json", "opencode.jsonc", ".opencode/opencode.jsonc", ".pi/settings.json",
 		filepath.Join(home, ".config", "opencode", "plugins", "evil.js"), filepath.Join(home, ".config", "opencode", "opencode.json"),
 		filepath.Join(piDir, "extensions", "evil.ts"), filepath.Join(piDir, "settings.json"),
-		filepath.Join(home, ".gemini", "extensions", "evil", "gemini-extension.json"), filepath.Join(home, ".qwen", "extensions", "evil", "qwen-extension.json")} {
+		filepath.Join(home, ".gemini", "extensions", "evil", "gemini-extension.json"), filepath.Join(home, ".qwen", "extensions", "evil", "qwen-extension.json"),
+		filepath.Join(home, ".claude", "plugins", "cache", "m", "p", "1.0", "hooks", "hooks.json")} {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(root, p)
 		}
