@@ -109,6 +109,10 @@ type badCase struct {
 	// gone: the installed hook names a loop file that cannot be read and no
 	// session pinned a loop, so stops and tool calls are refused even fail-open.
 	gone bool
+	// shaped: the input is refused for its shape (too deep, too large), which
+	// a tool call's arguments give it: a tool request is refused even
+	// fail-open, or the agent could shape its way past the guard.
+	shaped bool
 }
 
 func badCases() []badCase {
@@ -123,11 +127,11 @@ func badCases() []badCase {
 		{name: "not JSON", input: func([]byte) []byte { return []byte("hello, hook\n") }, setup: keep, want: "input", readable: true},
 		{name: "truncated JSON", input: func(v []byte) []byte { return v[:len(v)/2] }, setup: keep, want: "input", readable: true},
 		{name: "JSON array", input: func([]byte) []byte { return []byte(`[1,2]`) }, setup: keep, want: "input", readable: true},
-		{name: "deeply nested", input: func([]byte) []byte { return deep }, setup: keep, want: "levels deep", readable: true},
+		{name: "deeply nested", input: func([]byte) []byte { return deep }, setup: keep, want: "levels deep", readable: true, shaped: true},
 		// Under the 8 MiB cap: it crashed the claude and pi hooks (fatal stack
 		// overflow in a recursive JSON validator) before hookrun checked nesting.
-		{name: "deeply nested 8 MiB", input: func([]byte) []byte { return deep8M }, setup: keep, want: "levels deep", readable: true},
-		{name: "oversized stdin", input: func([]byte) []byte { return huge }, setup: keep, want: "larger than the 8 MiB cap", readable: true},
+		{name: "deeply nested 8 MiB", input: func([]byte) []byte { return deep8M }, setup: keep, want: "levels deep", readable: true, shaped: true},
+		{name: "oversized stdin", input: func([]byte) []byte { return huge }, setup: keep, want: "larger than the 8 MiB cap", readable: true, shaped: true},
 		{name: "unknown event", event: "NoSuchEvent", setup: keep, want: "NoSuchEvent", readable: true},
 		{name: "missing loop file", setup: func(t *testing.T, dir, config, log string) (string, string) {
 			return filepath.Join(dir, "missing.json"), log
@@ -166,9 +170,10 @@ func must(t *testing.T, err error) {
 // and closed. Always: no panic, exactly one line on stderr naming what went
 // wrong, an answer in the harness's own form that tells the person
 // (systemMessage), and an event log that is not touched. The stop is always
-// refused. Fail-open: other events proceed. Fail-closed (when the loop file
-// could be read): the tool request is refused too; the tool result still
-// proceeds.
+// refused, and so is a tool request whose input is too deep or too large
+// (the agent's arguments shape it). Fail-open: other events proceed.
+// Fail-closed (when the loop file could be read): the tool request is
+// refused too; the tool result still proceeds.
 func TestHookBadInput(t *testing.T) {
 	// Refused stops are counted in the state directory: a temp one.
 	t.Setenv(eventlog.StateDirEnv, t.TempDir())
@@ -238,7 +243,7 @@ func TestHookBadInput(t *testing.T) {
 						}
 						// A stop is refused on every failure; a tool request when
 						// the loop is gone or fail_closed.
-						wantRefused := c.event == "" && (event == h.stop || event == h.pre && (c.gone || failClosed && c.readable))
+						wantRefused := c.event == "" && (event == h.stop || event == h.pre && (c.gone || c.shaped || failClosed && c.readable))
 						if got := h.refused(answer, code); got != wantRefused {
 							t.Fatalf("refused=%v, want %v (exit %d): %s", got, wantRefused, code, out.String())
 						}

@@ -2,8 +2,13 @@ package hook
 
 import (
 	"bytes"
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hook-loop/hook-loop/adapters/claude"
 )
 
 func TestCheckNesting(t *testing.T) {
@@ -32,5 +37,24 @@ func TestReadInputRefusesDeepNesting(t *testing.T) {
 	_, err := readInput(bytes.NewReader(deep))
 	if err == nil || !strings.Contains(err.Error(), "levels deep") {
 		t.Fatalf("readInput(8 MiB of [) = %v", err)
+	}
+}
+
+// TestDeepToolCallRefused: a tool call whose input nests too deep to read
+// (the agent's arguments do) is refused even in a loop that is not
+// fail_closed; a stop too, as every failure refuses one.
+func TestDeepToolCallRefused(t *testing.T) {
+	dir := t.TempDir()
+	loopJSON := `{"loop": {"id": "x", "initial_state": "a", "states": ["a", "done"], "events": ["go"], "terminal_states": ["done"],
+		"transitions": [{"from": "a", "event": "go", "to": "done"}]}}`
+	if err := os.WriteFile(filepath.Join(dir, "hook-loop.json"), []byte(loopJSON), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deep := strings.Repeat("[", MaxNesting+5) + strings.Repeat("]", MaxNesting+5)
+	in := `{"session_id":"s","cwd":"` + dir + `","hook_event_name":"PreToolUse","tool_name":"mcp__fs__write_file","tool_input":{"path":"hook-loop.json","opts":` + deep + `}}`
+	out := New(Deps{}).Run(context.Background(), Request{Adapter: claude.New(), Flags: Flags{Event: "PreToolUse", ConfigPath: filepath.Join(dir, "hook-loop.json")},
+		Stdin: strings.NewReader(in), Cwd: dir})
+	if !strings.Contains(string(out.Stdout), `"permissionDecision":"deny"`) {
+		t.Fatalf("deep PreToolUse answered %q (stderr %q), want a deny", out.Stdout, out.Stderr)
 	}
 }

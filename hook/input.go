@@ -25,16 +25,23 @@ func readInput(r io.Reader) ([]byte, error) {
 		return nil, fmt.Errorf("read stdin: %w", err)
 	}
 	if len(data) > MaxInput {
-		return nil, fmt.Errorf("stdin is larger than the %d MiB cap; refusing to read it", MaxInput>>20)
+		return nil, &shapeError{fmt.Errorf("stdin is larger than the %d MiB cap; refusing to read it", MaxInput>>20)}
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, errors.New("stdin is empty: the hook expects the event JSON on stdin")
 	}
 	if err := checkNesting(data); err != nil {
-		return nil, err
+		return nil, &shapeError{err}
 	}
 	return data, nil
 }
+
+// shapeError is input refused for its shape (too large, nested too deep):
+// beside the harness's own few fields, what makes a payload large or deep is
+// a tool's input, which the agent writes.
+type shapeError struct{ error }
+
+func (e *shapeError) Unwrap() error { return e.error }
 
 type resolved struct{ root, config, log string }
 

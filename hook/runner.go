@@ -168,6 +168,13 @@ func (r *Runner) decode(e *event) error {
 			e.ev.NativeName = e.req.Event
 		}
 	}
+	var shape *shapeError
+	if errors.As(err, &shape) && (e.ev.Name == loop.EventPreToolUse || e.ev.Name == loop.EventPermissionRequest) {
+		// Nesting and size are the tool input's, which the agent writes: a
+		// call it made unreadable on purpose is refused, whatever
+		// fail_closed says.
+		err = &closedError{error: err, why: " (a tool call hook-loop cannot read is refused whatever fail_closed says: its input is the agent's to shape)"}
+	}
 	if e.req.Record && len(input) > 0 {
 		if rerr := recordTrace(filepath.Dir(e.paths.log), a.Harness(), e.req.Event, input, &e.ev); rerr != nil && err == nil {
 			err = rerr

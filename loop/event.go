@@ -44,6 +44,17 @@ type HookEvent struct {
 	SessionID string
 	TurnID    string
 	Cwd       string // the directory the harness reports (may be a subdirectory)
+	// CommandDir is the directory a tool call's command runs in when the
+	// call names one of its own (Gemini CLI's dir_path, Qwen Code's
+	// directory, opencode's workdir), "" for Cwd; a relative one is relative
+	// to Cwd. The guard reads the command's relative paths against it, as
+	// the shell will.
+	CommandDir string
+	// Unseen says what a tool call opens that no later hook shows, "" when
+	// nothing: a Codex exec_command with a terminal (tty) reads whatever
+	// write_stdin types into it, and write_stdin fires no hook. The guard
+	// refuses such a call: through it the agent could run anything unjudged.
+	Unseen string
 
 	ToolName  string          // canonical: Bash, Write, Edit, apply_patch, Read, ...
 	ToolUseID string          // call id, when the harness gives one

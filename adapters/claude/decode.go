@@ -83,6 +83,10 @@ type Dialect struct {
 	// Result builds a PostToolUse's or PostToolUseFailure's result from the
 	// payload, for the canonical tool; nil reads Claude Code's.
 	Result func(native, tool string, root gjson.Result) *loop.ToolResult
+	// DirKey is the argument in which the harness's shell tools name the
+	// directory their command runs in (Qwen Code's "directory"); "" when
+	// they name none (Claude Code's run in the session's directory).
+	DirKey string
 }
 
 // claudeDialect is Claude Code itself.
@@ -160,9 +164,18 @@ func (a Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 		}
 		ev.ToolInput = json.RawMessage(ti.Raw)
 		var odd []string
+		// Every tool's command is judged as the shell would run it, not only
+		// Bash's: Claude Code's Monitor and Qwen Code's monitor run theirs in
+		// a shell too, and a tool this adapter does not know yet may as well.
 		ev.Command, odd = harness.Command(ti.Get("command"))
-		if ev.ToolName != "Bash" && !strings.HasPrefix(ev.ToolName, "mcp__") {
-			ev.Command = ""
+		mcp := strings.HasPrefix(ev.ToolName, "mcp__")
+		if mcp {
+			ev.Command, odd = harness.MCPCommand(ti)
+		}
+		// The harness's own shell tools run their command in DirKey; an MCP
+		// server may read a key of that name otherwise, or not at all.
+		if ev.Command != "" && d.DirKey != "" && !mcp {
+			ev.CommandDir = harness.CommandDir(ti, d.DirKey)
 		}
 		ev.TargetPaths = targetPaths(ev.ToolName, ti, ev.Cwd, odd)
 		if ev.Command == "" && len(ev.TargetPaths) == 0 {

@@ -34,7 +34,10 @@ var hookProject = harness.ProjectFrom("CLAUDE_PROJECT_DIR")
 func (claudeHooks) OwnedPaths(home string, _ func(string) string) []string {
 	out := []string{".claude/settings.json", ".claude/settings.local.json"}
 	if home != "" {
-		out = append(out, filepath.Join(home, ".claude", "settings.json"))
+		// The installed plugins' folder too: a plugin declares hooks of its
+		// own (a Stop hook answering continue:false ends the session
+		// whatever hook-loop answers), and Claude Code runs an enabled one's.
+		out = append(out, filepath.Join(home, ".claude", "settings.json"), filepath.Join(home, ".claude", "plugins")+string(filepath.Separator))
 	}
 	return out
 }

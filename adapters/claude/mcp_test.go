@@ -109,3 +109,40 @@ func TestOddToolInputsAreJudgedOnWhatTheyHold(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPShapesJudged: path arguments under the other names MCP servers
+// give them (file, uri, dest, ...), file:// URIs, and commands under cmd or
+// script are judged like the common ones.
+func TestMCPShapesJudged(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, ".hook-loop"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	spec, _, err := dsl.Parse("hook-loop.json", []byte(`{"loop": {"id": "x", "initial_state": "a", "states": ["a", "done"], "events": ["go"],
+		"transitions": [{"from": "a", "event": "go", "to": "done"}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := &engine.Engine{Spec: spec, Root: root, ConfigPath: filepath.Join(root, "hook-loop.json"), LogPath: filepath.Join(root, ".hook-loop", "events.jsonl")}
+	for _, c := range []struct {
+		tool, input string
+		blocked     bool
+	}{
+		{"mcp__fs__edit", `{"edits":[{"file":"hook-loop.json","old":"a","new":"b"}]}`, true},
+		{"mcp__fs__write", `{"uri":"file://` + root + `/hook-loop.json","text":"{}"}`, true},
+		{"mcp__fs__write", `{"uri":"file://` + root + `/hook%2Dloop.json","text":"{}"}`, true},
+		{"mcp__fs__copy", `{"src":"a.txt","dest":".hook-loop/events.jsonl"}`, true},
+		{"mcp__shell__run", `{"cmd":"rm .hook-loop/events.jsonl"}`, true},
+		{"mcp__shell__run", `{"script":"echo > hook-loop.json"}`, true},
+		{"mcp__shell__run", `{"cmd":"ls"}`, false},
+		{"mcp__fs__write", `{"uri":"file://` + root + `/notes.md","text":"hook-loop.json"}`, false},
+	} {
+		ev, err := New().Decode("PreToolUse", []byte(`{"session_id":"s1","cwd":"`+root+`","hook_event_name":"PreToolUse","tool_name":"`+c.tool+`","tool_input":`+c.input+`}`))
+		if err != nil {
+			t.Fatalf("%s: %v", c.tool, err)
+		}
+		if chk := eng.CheckTool(&ev, "a"); chk.Blocked != c.blocked {
+			t.Errorf("%s %s: blocked %v, want %v (%s)", c.tool, c.input, chk.Blocked, c.blocked, chk.Reason)
+		}
+	}
+}

@@ -7,6 +7,7 @@ package codex
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -143,20 +144,42 @@ func (a *Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 		ev.ToolInput = json.RawMessage(input2.Raw)
 	}
 	cmdText, odd := commandOf(input2)
+	dir := ev.Cwd
 	if ev.ToolName == "Bash" {
 		ev.Command = cmdText
+		if native == loop.EventPreToolUse && ev.ToolUseID != "" && ev.TranscriptPath != "" {
+			// Codex runs the command in the call's workdir, which the hook's
+			// tool_input leaves out; the model's call, persisted in the
+			// rollout before it runs, has it.
+			args := a.rolloutCallArgs(ev.TranscriptPath, ev.ToolUseID)
+			if gjson.Get(args, "tty").Bool() {
+				ev.Unseen = "it starts a terminal session, whose input write_stdin types later"
+			}
+			if w := gjson.Get(args, "workdir"); w.Type == gjson.String && w.Str != "" {
+				dir = workdir(ev.Cwd, w.Str)
+				ev.CommandDir = dir
+			}
+		}
 	}
 	switch ev.ToolName {
 	case "apply_patch", "Bash":
 		// Bash too: `apply_patch <<'EOF'` through the shell is applied as a
 		// patch by Codex, and the hook sees only the command text.
-		ev.TargetPaths = patch.Targets(cmdText, ev.Cwd)
+		ev.TargetPaths = patch.Targets(cmdText, dir)
 	default:
 		for _, k := range []string{"file_path", "filePath", "path"} {
 			if p := input2.Get(k); p.Type == gjson.String && p.Str != "" {
 				ev.TargetPaths = patch.Resolve(ev.Cwd, []string{p.Str})
 				break
 			}
+		}
+		if strings.HasPrefix(ev.ToolName, "mcp__") {
+			// An MCP tool's effect is unknown: its path arguments are judged
+			// as writes and its command as a command, as for Claude Code's.
+			var mcpOdd []string
+			ev.Command, mcpOdd = harness.MCPCommand(input2)
+			odd = append(odd, mcpOdd...)
+			harness.MCPPaths(input2, func(p string) { ev.TargetPaths = append(ev.TargetPaths, patch.Resolve(ev.Cwd, []string{p})...) })
 		}
 	}
 	ev.TargetPaths = append(ev.TargetPaths, patch.Resolve(ev.Cwd, odd)...)
@@ -276,4 +299,18 @@ func str(root gjson.Result, key string) (string, error) {
 		return "", fmt.Errorf("$.%s: expected a string, got %s", key, jsonkind.Of(v))
 	}
 	return v.Str, nil
+}
+
+// workdir is the folder Codex runs a call whose workdir is w in: w joined to
+// cwd as written, then as the system resolves it (Codex changes into it
+// with a system call, so "lnk/.." is the folder above the link's target,
+// not cwd); as written, cleaned, when it does not exist.
+func workdir(cwd, w string) string {
+	if !filepath.IsAbs(w) && cwd != "" {
+		w = strings.TrimSuffix(cwd, string(filepath.Separator)) + string(filepath.Separator) + w
+	}
+	if real, err := filepath.EvalSymlinks(w); err == nil {
+		return real
+	}
+	return filepath.Clean(w)
 }

@@ -334,3 +334,99 @@ func TestDecodeOddCommand(t *testing.T) {
 		t.Fatalf("object command: targets %v, %v", ev.TargetPaths, err)
 	}
 }
+
+// TestWorkdirFromRollout: Codex runs a shell call in its workdir, which the
+// PreToolUse payload leaves out; the adapter reads it from the model's call
+// in the rollout, so the command's relative paths (and a heredoc patch's)
+// are judged from there.
+func TestWorkdirFromRollout(t *testing.T) {
+	dir := t.TempDir()
+	rollout := filepath.Join(dir, "rollout.jsonl")
+	lines := `{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\": \"rm events.jsonl\", \"workdir\": \".hook-loop\"}","call_id":"call_w1"}}
+{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\": \"echo call_w1\"}","call_id":"call_w2"}}
+{"timestamp":"t","type":"response_item","payload":{"type":"local_shell_call","call_id":"call_w3","action":{"type":"exec","command":["rm","x"],"working_directory":"/abs/dir"}}}
+{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\": \"bash\", \"tty\": true}","call_id":"call_w4"}}
+`
+	if err := os.WriteFile(rollout, []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pre := func(id, cmd string) loop.HookEvent {
+		in, _ := json.Marshal(map[string]any{"session_id": "s", "cwd": "/proj", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+			"transcript_path": rollout, "tool_use_id": id, "tool_input": map[string]string{"command": cmd}})
+		a := New()
+		a.RolloutWait = 0
+		ev, err := a.Decode("", in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ev
+	}
+	if ev := pre("call_w1", "rm events.jsonl"); ev.CommandDir != "/proj/.hook-loop" {
+		t.Errorf("call_w1: CommandDir = %q, want /proj/.hook-loop", ev.CommandDir)
+	}
+	ev := pre("call_w1", "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: events.jsonl\n+x\n*** End Patch\nEOF")
+	if len(ev.TargetPaths) != 1 || ev.TargetPaths[0] != "/proj/.hook-loop/events.jsonl" {
+		t.Errorf("heredoc patch in workdir: TargetPaths = %q", ev.TargetPaths)
+	}
+	// A line that only mentions the id (an output, another call) is not its call.
+	if ev := pre("call_w2", "echo call_w1"); ev.CommandDir != "" {
+		t.Errorf("call_w2: CommandDir = %q, want none", ev.CommandDir)
+	}
+	if ev := pre("call_w3", "rm x"); ev.CommandDir != "/abs/dir" {
+		t.Errorf("local_shell_call: CommandDir = %q", ev.CommandDir)
+	}
+	if ev := pre("call_none", "rm x"); ev.CommandDir != "" || ev.Unseen != "" {
+		t.Errorf("unknown call: CommandDir = %q, Unseen = %q", ev.CommandDir, ev.Unseen)
+	}
+	// A terminal session takes input from write_stdin, which no hook sees.
+	if ev := pre("call_w4", "bash"); ev.Unseen == "" {
+		t.Error("tty session: Unseen is empty")
+	}
+	if ev := pre("call_w1", "rm events.jsonl"); ev.Unseen != "" {
+		t.Errorf("call without tty: Unseen = %q", ev.Unseen)
+	}
+}
+
+// TestWorkdirThroughALink: Codex changes into a workdir with a system call,
+// so "lnk/.." is the folder above the link's target.
+func TestWorkdirThroughALink(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, ".hook-loop", "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, ".hook-loop", "sub"), filepath.Join(root, "lnk")); err != nil {
+		t.Fatal(err)
+	}
+	want, err := filepath.EvalSymlinks(filepath.Join(root, ".hook-loop"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := workdir(root, "lnk/.."); got != want {
+		t.Errorf("workdir(lnk/..) = %q, want %q", got, want)
+	}
+	if got := workdir(root, "missing/../x"); got != filepath.Join(root, "x") {
+		t.Errorf("workdir of a missing folder = %q", got)
+	}
+}
+
+// TestMCPToolsJudged: Codex fires PreToolUse for MCP tools too
+// (mcp__server__tool); their path arguments are judged as writes and their
+// command as a command.
+func TestMCPToolsJudged(t *testing.T) {
+	dec := func(tool, input string) loop.HookEvent {
+		ev, err := New().Decode("", []byte(`{"session_id":"s","cwd":"/proj","hook_event_name":"PreToolUse","tool_name":"`+tool+`","tool_input":`+input+`}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ev
+	}
+	if ev := dec("mcp__fs__edit", `{"edits":[{"file":"hook-loop.json"}]}`); !slices.Contains(ev.TargetPaths, "/proj/hook-loop.json") {
+		t.Errorf("mcp file argument: TargetPaths = %q", ev.TargetPaths)
+	}
+	if ev := dec("mcp__shell__run", `{"cmd":"rm .hook-loop/events.jsonl"}`); ev.Command != "rm .hook-loop/events.jsonl" {
+		t.Errorf("mcp cmd: Command = %q", ev.Command)
+	}
+	if ev := dec("spawn_agent", `{"message":"rm x"}`); ev.Command != "" || len(ev.TargetPaths) != 0 {
+		t.Errorf("spawn_agent: Command %q, TargetPaths %q", ev.Command, ev.TargetPaths)
+	}
+}

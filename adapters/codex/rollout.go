@@ -2,6 +2,7 @@ package codex
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"os"
 	"strings"
@@ -21,12 +22,36 @@ import (
 // the session. When the entry is not there yet the read is retried a few times
 // within RolloutWait. nil means unknown.
 func (a *Adapter) rolloutExitCode(path, callID string) *int {
+	var code *int
+	a.searchRollout(path, callID, func(buf []byte) (found, settled bool) {
+		code, found, settled = scanLines(buf, callID)
+		return found, settled
+	})
+	return code
+}
+
+// rolloutCallArgs finds the arguments of function call callID in the
+// rollout at path: Codex persists the model's function_call item before it
+// runs the call (and its PreToolUse hooks), and the hook's tool_input keeps
+// only the command of it, not the workdir it runs in. "" means not found.
+func (a *Adapter) rolloutCallArgs(path, callID string) string {
+	var args string
+	a.searchRollout(path, callID, func(buf []byte) (found, settled bool) {
+		args, found = scanCall(buf, callID)
+		return found, false
+	})
+	return args
+}
+
+// searchRollout runs scan on the rollout's tail until it finds what it looks
+// for, retrying within RolloutWait while waiting can help.
+func (a *Adapter) searchRollout(path, callID string, scan func([]byte) (found, settled bool)) {
 	deadline := time.Now().Add(a.RolloutWait)
 	wait := 10 * time.Millisecond
 	for {
-		code, retry := a.scanRollout(path, callID)
-		if code != nil || !retry || !time.Now().Add(wait).Before(deadline) {
-			return code
+		found, retry := a.scanRollout(path, callID, scan)
+		if found || !retry || !time.Now().Add(wait).Before(deadline) {
+			return
 		}
 		sleep := a.sleep
 		if sleep == nil {
@@ -40,13 +65,16 @@ func (a *Adapter) rolloutExitCode(path, callID string) *int {
 // scanRollout reads the tail once, growing the window from 16 KiB up to
 // RolloutTail: the entry is almost always among the last few lines. retry is
 // false when waiting cannot help (no such file, not a regular file, or the
-// call already completed without an exit code).
-func (a *Adapter) scanRollout(path, callID string) (code *int, retry bool) {
+// call already completed without what scan looks for).
+func (a *Adapter) scanRollout(path, callID string, scan func([]byte) (found, settled bool)) (found, retry bool) {
 	// Not waiting on the open, and only a regular file: a rollout path
 	// turned into a FIFO must not hold the hook (regfile).
 	f, fi, err := regfile.Open(path, os.O_RDONLY, 0)
-	if err != nil {
-		return nil, false
+	if err != nil || callID == "" {
+		if err == nil {
+			f.Close()
+		}
+		return false, false
 	}
 	defer f.Close()
 	size := fi.Size()
@@ -67,7 +95,7 @@ func (a *Adapter) scanRollout(path, callID string) (code *int, retry bool) {
 		n, err := f.ReadAt(buf, off)
 		if err != nil && err != io.EOF {
 			putTailBuffer(bp)
-			return nil, true
+			return false, true
 		}
 		buf = buf[:n]
 		if off > 0 {
@@ -78,10 +106,10 @@ func (a *Adapter) scanRollout(path, callID string) (code *int, retry bool) {
 				buf = nil
 			}
 		}
-		code, found, settled := scanLines(buf, callID)
+		found, settled := scan(buf)
 		putTailBuffer(bp)
 		if found || off == 0 || window >= limit {
-			return code, !found && !settled
+			return found, !found && !settled
 		}
 	}
 }
@@ -109,22 +137,18 @@ func putTailBuffer(bp *[]byte) {
 	}
 }
 
-// scanLines looks for the call's exit code in buf, newest line first. Only
-// the lines that hold the call's id are looked at: they are found by a
-// forward search (vectorised), where walking every line back from the end
-// went byte by byte through the whole window.
-func scanLines(buf []byte, callID string) (code *int, found, settled bool) {
-	needle := []byte(callID)
-	var fallback *int
-	// A last line without its newline may still be being written: reading
-	// "exit_code":1 out of a half-written "exit_code":12 would be wrong.
+// callLines are the whole lines of buf that hold needle, in file order. A
+// last line without its newline may still be being written, and is left out.
+// They are found by a forward search (vectorised), where walking every line
+// back from the end went byte by byte through the whole window.
+func callLines(buf, needle []byte) [][2]int {
 	if n := len(buf); n > 0 && buf[n-1] != '\n' {
 		buf = buf[:bytes.LastIndexByte(buf, '\n')+1]
 	}
 	if len(needle) == 0 {
-		return nil, false, false
+		return nil
 	}
-	var lines [][2]int // start and end of each line holding the id, in file order
+	var lines [][2]int // start and end of each line holding the id
 	for i := 0; i < len(buf); {
 		j := bytes.Index(buf[i:], needle)
 		if j < 0 {
@@ -136,6 +160,41 @@ func scanLines(buf []byte, callID string) (code *int, found, settled bool) {
 		lines = append(lines, [2]int{start, end})
 		i = end + 1
 	}
+	return lines
+}
+
+// scanCall looks for the function_call item of callID in buf (a
+// response_item line whose payload is the model's call) and returns its
+// arguments, the JSON text the model sent (for a local_shell_call, its
+// working_directory as the workdir argument).
+func scanCall(buf []byte, callID string) (args string, found bool) {
+	lines := callLines(buf, []byte(callID))
+	for k := len(lines) - 1; k >= 0; k-- {
+		line := buf[lines[k][0]:lines[k][1]]
+		if gjson.GetBytes(line, "type").Str != "response_item" {
+			continue
+		}
+		p := gjson.GetBytes(line, "payload")
+		if p.Get("call_id").Str != callID {
+			continue
+		}
+		switch p.Get("type").Str {
+		case "function_call":
+			return p.Get("arguments").Str, true
+		case "local_shell_call":
+			// The local_shell tool's call names its folder in its action.
+			raw, _ := json.Marshal(map[string]string{"workdir": p.Get("action.working_directory").Str})
+			return string(raw), true
+		}
+	}
+	return "", false
+}
+
+// scanLines looks for the call's exit code in buf, newest line first. Only
+// the lines that hold the call's id are looked at (callLines).
+func scanLines(buf []byte, callID string) (code *int, found, settled bool) {
+	var fallback *int
+	lines := callLines(buf, []byte(callID))
 	for k := len(lines) - 1; k >= 0; k-- {
 		line := buf[lines[k][0]:lines[k][1]]
 		p := gjson.GetBytes(line, "payload")

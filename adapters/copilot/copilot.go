@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/adapters/patch"
 	"github.com/hook-loop/hook-loop/diag/jsonkind"
 	"github.com/hook-loop/hook-loop/loop"
 	"github.com/tidwall/gjson"
@@ -58,8 +59,9 @@ var nativeToCanonical = harness.Table{
 }
 
 // tools maps Copilot's tool names to the canonical ones; create writes a
-// file (path, file_text), edit changes one (path, old_str, new_str).
-var tools = harness.Table{{"bash", "Bash"}, {"create", "Write"}, {"edit", "Edit"}, {"view", "Read"}}
+// file (path, file_text), edit and its alias str_replace change one (path,
+// old_str, new_str).
+var tools = harness.Table{{"bash", "Bash"}, {"create", "Write"}, {"edit", "Edit"}, {"str_replace", "Edit"}, {"view", "Read"}}
 
 // Adapter implements harness.Adapter for Copilot CLI.
 type Adapter struct {
@@ -132,9 +134,19 @@ func (a Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 		ev.ToolName = c
 	}
 	if args := root.Get("toolArgs"); args.Exists() && args.Type != gjson.Null {
+		var freeform string
 		if args.Type == gjson.String && gjson.Valid(args.Str) {
-			// Some releases send the arguments as JSON text.
-			args = gjson.Parse(args.Str)
+			// Some releases send the arguments as JSON text: the model's own,
+			// which may name a key twice. Copilot CLI's JSON.parse keeps the
+			// last; so does encoding/json, where gjson would read the first.
+			args = lastWins(args.Str)
+		} else if args.Type == gjson.String {
+			// A freeform tool's input (apply_patch's patch text) is the
+			// string itself: judged on the files it names, never refused
+			// as a shape hook-loop cannot read, which would let it through.
+			freeform = args.Str
+			raw, _ := json.Marshal(map[string]string{"input": freeform})
+			args = gjson.ParseBytes(raw)
 		}
 		if !args.IsObject() {
 			return loop.HookEvent{}, fmt.Errorf("$.toolArgs is %s: expected an object", jsonkind.Of(args))
@@ -142,10 +154,19 @@ func (a Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 		ev.ToolInput = json.RawMessage(args.Raw)
 		var odd []string
 		ev.Command, odd = harness.Command(args.Get("command"))
-		if ev.ToolName != "Bash" {
+		switch {
+		case ev.ToolName == "Bash":
+		case writesShell(ev.ToolName):
+			// What write_bash types into a running shell is a command line
+			// of that shell.
+			ev.Command, odd = harness.Command(args.Get("input"))
+		default:
 			ev.Command = ""
 		}
 		ev.TargetPaths = targetPaths(ev.ToolName, args, ev.Cwd, odd)
+		if freeform != "" {
+			ev.TargetPaths = append(ev.TargetPaths, patch.Targets(freeform, ev.Cwd)...)
+		}
 		if ev.Command == "" && len(ev.TargetPaths) == 0 {
 			// view and its kin: hook-loop's secrets are refused to them as to cat.
 			ev.ReadPaths = harness.ReadPaths(args)
@@ -188,12 +209,29 @@ func result(tool string, tr gjson.Result) *loop.ToolResult {
 	return r
 }
 
+// writesShell reports whether tool types its input into a running shell
+// session (bash's or powershell's, started earlier with async or a shellId).
+func writesShell(tool string) bool { return tool == "write_bash" || tool == "write_powershell" }
+
 // targetPaths are the files a tool call writes: create's and edit's path,
-// and the strings of fields of an unexpected shape.
+// str_replace_editor's unless it only views, the files an apply_patch patch
+// names in its headers (the patch is its input or patch argument), and the
+// strings of fields of an unexpected shape.
 func targetPaths(tool string, args gjson.Result, cwd string, odd []string) []string {
 	var out []string
-	if tool == "Write" || tool == "Edit" {
+	switch tool {
+	case "Write", "Edit":
 		odd = append(odd, args.Get("path").String())
+	case "str_replace_editor":
+		if args.Get("command").String() != "view" {
+			odd = append(odd, args.Get("path").String())
+		}
+	case "apply_patch":
+		for _, k := range []string{"input", "patch"} {
+			if v := args.Get(k); v.Type == gjson.String {
+				odd = append(odd, patch.Paths(v.Str)...)
+			}
+		}
 	}
 	for _, p := range odd {
 		if p = harness.TargetPath(cwd, p); p != "" {
@@ -201,4 +239,21 @@ func targetPaths(tool string, args gjson.Result, cwd string, odd []string) []str
 		}
 	}
 	return out
+}
+
+// lastWins is the JSON text as JavaScript's JSON.parse reads it: of a key
+// named twice in an object, the last value. Text that is not an object is
+// parsed as it is.
+func lastWins(text string) gjson.Result {
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	var v map[string]any
+	if err := dec.Decode(&v); err != nil {
+		return gjson.Parse(text)
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return gjson.Parse(text)
+	}
+	return gjson.ParseBytes(raw)
 }

@@ -1,6 +1,7 @@
 package copilot
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -188,5 +189,19 @@ func TestViewPathsAreReadPaths(t *testing.T) {
 	}
 	if len(ev.ReadPaths) != 0 {
 		t.Errorf("create: ReadPaths = %q, want none (a write is judged as a target)", ev.ReadPaths)
+	}
+}
+
+// TestArgsTextKeyTwice: arguments sent as JSON text are the model's own,
+// which may name a key twice; Copilot CLI keeps the last, and so must the
+// paths hook-loop judges.
+func TestArgsTextKeyTwice(t *testing.T) {
+	args, _ := json.Marshal(`{"path": "/p/ok.txt", "file_text": "x", "path": "/p/hook-loop.json", "nested": {"a": 1, "a": 2}}`)
+	ev, err := New().Decode(EventPreToolUse, []byte(`{"cwd": "/p", "toolName": "create", "toolArgs": `+string(args)+`}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ev.TargetPaths) != 1 || ev.TargetPaths[0] != "/p/hook-loop.json" {
+		t.Errorf("TargetPaths = %q, want the last path", ev.TargetPaths)
 	}
 }

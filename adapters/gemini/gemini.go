@@ -163,9 +163,18 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 			ev.ToolInput = json.RawMessage(ti.Raw)
 		}
 		var odd []string
+		// Every tool's command is judged as the shell would run it (an MCP
+		// tool's, one this adapter does not know yet), in the directory
+		// run_shell_command's dir_path names: relative paths in the command
+		// are the shell's from there.
 		ev.Command, odd = harness.Command(ti.Get("command"))
-		if ev.ToolName != "Bash" && !strings.HasPrefix(ev.ToolName, "mcp_") {
-			ev.Command = "" // an MCP tool's command is judged as the shell would run it
+		if strings.HasPrefix(tool, "mcp_") {
+			ev.Command, odd = harness.MCPCommand(ti)
+		}
+		if ev.ToolName == "Bash" {
+			// run_shell_command runs it in dir_path; an MCP server may read
+			// a key of that name otherwise, or not at all.
+			ev.CommandDir = harness.CommandDir(ti, "dir_path")
 		}
 		ev.TargetPaths = targetPaths(ev.ToolName, ti, ev.Cwd, odd)
 		if ev.Command == "" && len(ev.TargetPaths) == 0 {

@@ -300,3 +300,22 @@ func TestHookProject(t *testing.T) {
 		t.Fatalf("a project with a log (GEMINI_PROJECT_DIR) is not gated: %q %v", got, gated)
 	}
 }
+
+// TestReadManyFilesIncludeIsRead: read_many_files names its files in
+// include (Gemini CLI 0.61), which the engine must see as read, to refuse
+// hook-loop's keys to it.
+func TestReadManyFilesIncludeIsRead(t *testing.T) {
+	ev := decode(t, "", []byte(`{"session_id":"s","cwd":"/proj","hook_event_name":"BeforeTool","tool_name":"read_many_files","tool_input":{"include":["/s/hook-loop/keys/k.key","src/*.go"]}}`))
+	if !reflect.DeepEqual(ev.ReadPaths, []string{"/s/hook-loop/keys/k.key", "src/*.go"}) {
+		t.Errorf("ReadPaths = %q", ev.ReadPaths)
+	}
+}
+
+// TestShellDirPath: run_shell_command runs its command in dir_path; the
+// engine reads the command's relative paths from there.
+func TestShellDirPath(t *testing.T) {
+	ev := decode(t, "", []byte(`{"session_id":"s","cwd":"/proj","hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"rm events.jsonl","dir_path":".hook-loop"}}`))
+	if ev.CommandDir != ".hook-loop" || ev.Command != "rm events.jsonl" {
+		t.Errorf("CommandDir = %q, Command = %q", ev.CommandDir, ev.Command)
+	}
+}

@@ -38,7 +38,10 @@ var hookProject = harness.ProjectFrom("GEMINI_PROJECT_DIR")
 func (geminiHooks) OwnedPaths(home string, getenv func(string) string) []string {
 	out := []string{".gemini/settings.json"}
 	if dir := UserDir(home, getenv); dir != "" {
-		out = append(out, filepath.Join(dir, "settings.json"), filepath.Join(dir, "trustedFolders.json"))
+		// Extensions declare hooks of their own (an AfterAgent answering
+		// continue:false ends the session whatever hook-loop answers).
+		out = append(out, filepath.Join(dir, "settings.json"), filepath.Join(dir, "trustedFolders.json"),
+			filepath.Join(dir, "extensions")+string(filepath.Separator))
 	}
 	if getenv != nil {
 		if p := getenv("GEMINI_CLI_TRUSTED_FOLDERS_PATH"); p != "" && filepath.IsAbs(p) {

@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/hook-loop/hook-loop/diag/jsonkind"
 	"github.com/hook-loop/hook-loop/loop"
@@ -23,10 +24,16 @@ func OptionalString(obj gjson.Result, path string) (string, error) {
 }
 
 // TargetPath is a path a tool call writes, as the engine judges it: relative
-// to the harness's cwd when not absolute, cleaned; "" stays "".
+// to the harness's cwd when not absolute, cleaned; "" stays "". It is read
+// as Claude Code's file tools read theirs: blanks around it trimmed, and a
+// leading "~/" left for the engine to expand to the agent's home.
 func TargetPath(cwd, p string) string {
+	p = strings.TrimSpace(p)
 	if p == "" {
 		return ""
+	}
+	if strings.HasPrefix(p, "~/") {
+		return p
 	}
 	if !filepath.IsAbs(p) && cwd != "" {
 		p = filepath.Join(cwd, p)

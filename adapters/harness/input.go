@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/hook-loop/hook-loop/diag/jsonkind"
@@ -67,8 +68,8 @@ func stringsIn(v gjson.Result, depth int) []string {
 // readPathKeys are the arguments read tools (Read, Grep, Glob, LS and their
 // kin in every harness) name their files or folders with: Qwen Code's
 // read_file takes absolute_path, Gemini CLI's folder tools dir_path and its
-// read_many_files paths.
-var readPathKeys = []string{"file_path", "filePath", "path", "paths", "absolute_path", "dir_path", "notebook_path", "notebookPath", "pattern_path", "dir", "directory"}
+// read_many_files include (paths in earlier releases).
+var readPathKeys = []string{"file_path", "filePath", "path", "paths", "absolute_path", "dir_path", "notebook_path", "notebookPath", "pattern_path", "dir", "directory", "include"}
 
 // ReadPaths are the files and folders a tool that is not a shell or a writer
 // names in input: the engine refuses hook-loop's secrets to them as it does
@@ -77,8 +78,10 @@ func ReadPaths(input gjson.Result) []string {
 	var out []string
 	for _, k := range readPathKeys {
 		for _, s := range Strings(input.Get(k)) {
-			if s != "" {
-				out = append(out, s) // as given: the guard resolves it as the shell would (~, .., links)
+			// Trimmed, as Claude Code's file tools trim theirs; otherwise as
+			// given: the guard resolves it as the shell would (~, .., links).
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
 			}
 		}
 	}
@@ -117,17 +120,46 @@ func HookObject(input []byte, event, who, example string) (root gjson.Result, tr
 
 // MCPPaths reports the path-like arguments of an MCP tool's input to add:
 // the engine judges each as a write, since an MCP tool's effect is unknown.
-func MCPPaths(input gjson.Result, add func(string)) { mcpPaths(input, 0, add) }
+// A file:// URI is reported as its path.
+func MCPPaths(input gjson.Result, add func(string)) {
+	mcpPaths(input, 0, func(s string) { add(fileURI(s)) })
+}
 
 // mcpPathKey: the argument names MCP servers give the files a tool works
 // on. The engine judges each as a write: an MCP tool's effect is unknown, so
 // a path it names may be one it changes.
 func mcpPathKey(k string) bool {
 	switch k {
-	case "path", "file_path", "filePath", "target", "destination", "source", "paths":
+	case "path", "file_path", "filePath", "target", "destination", "source", "paths",
+		"file", "files", "filename", "file_name", "fileName", "filepath", "uri", "notebook_path",
+		"dest", "dst", "src", "new_path", "old_path", "newPath", "oldPath", "target_path", "targetPath",
+		"output_path", "outputPath", "dir", "directory", "folder", "cwd", "workdir":
 		return true
 	}
 	return false
+}
+
+// MCPCommand is the shell command an MCP tool's input holds, as Command
+// reads it: under command, or the cmd or script key other servers use.
+func MCPCommand(input gjson.Result) (cmd string, odd []string) {
+	for _, k := range []string{"command", "cmd", "script"} {
+		if v := input.Get(k); v.Exists() && v.Type != gjson.Null {
+			return Command(v)
+		}
+	}
+	return "", nil
+}
+
+// fileURI is the path of a file:// URI (percent-decoded, as a server
+// reads it), or s itself.
+func fileURI(s string) string {
+	if !strings.HasPrefix(strings.ToLower(s), "file:") {
+		return s
+	}
+	if u, err := url.Parse(s); err == nil && u.Path != "" {
+		return u.Path
+	}
+	return s
 }
 
 // mcpPaths reports the path-like arguments of an MCP tool's input: strings
@@ -163,4 +195,16 @@ func mcpPaths(obj gjson.Result, depth int, add func(string)) {
 		}
 		return true
 	})
+}
+
+// CommandDir is the directory a shell tool's input names for its command to
+// run in, under key, the harness's own argument (Gemini CLI's dir_path, Qwen
+// Code's directory, opencode's workdir): "" when it names none. Only that
+// key: the harness reads no other, so a second spelling the agent adds must
+// not speak for it.
+func CommandDir(input gjson.Result, key string) string {
+	if v := input.Get(gjson.Escape(key)); v.Type == gjson.String {
+		return v.Str
+	}
+	return ""
 }

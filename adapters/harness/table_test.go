@@ -20,7 +20,7 @@ func TestTable(t *testing.T) {
 
 // mcpPathKey was a map; these are its entries.
 func TestMCPPathKeyKeepsEveryEntry(t *testing.T) {
-	for _, k := range []string{"path", "file_path", "filePath", "target", "destination", "source", "paths"} {
+	for _, k := range []string{"path", "file_path", "filePath", "target", "destination", "source", "paths", "file", "uri", "cwd"} {
 		if !mcpPathKey(k) {
 			t.Errorf("mcpPathKey(%q) = false", k)
 		}

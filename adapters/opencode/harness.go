@@ -29,11 +29,14 @@ func (opencodeHooks) Hook() harness.Hook {
 	}
 }
 
-// OwnedPaths are the project's plugin folder and the plugin's place in
-// opencode's global plugin folder ($XDG_CONFIG_HOME/opencode/plugins): install
-// writes only the first, but a plugin put in the second runs in every project.
+// OwnedPaths are the project's plugin folder, opencode's global plugin
+// folder ($XDG_CONFIG_HOME/opencode/plugins: install writes only the first,
+// but a plugin put in the second runs in every project), and the config
+// files whose "plugin" list loads a plugin from any folder (the project's
+// opencode.json(c), its .opencode/opencode.json(c), the global one): each
+// would run code of the agent's in opencode, where no hook sees it.
 func (opencodeHooks) OwnedPaths(home string, getenv func(string) string) []string {
-	out := []string{path.Dir(PluginRel) + "/"}
+	out := []string{path.Dir(PluginRel) + "/", "opencode.json", "opencode.jsonc", ".opencode/opencode.json", ".opencode/opencode.jsonc"}
 	dir := ""
 	if getenv != nil {
 		dir = getenv("XDG_CONFIG_HOME")
@@ -42,7 +45,9 @@ func (opencodeHooks) OwnedPaths(home string, getenv func(string) string) []strin
 		dir = filepath.Join(home, ".config")
 	}
 	if dir != "" {
-		out = append(out, filepath.Join(dir, "opencode", "plugins", path.Base(PluginRel)))
+		dir = filepath.Join(dir, "opencode")
+		out = append(out, filepath.Join(dir, "plugins")+string(filepath.Separator),
+			filepath.Join(dir, "opencode.json"), filepath.Join(dir, "opencode.jsonc"), filepath.Join(dir, "config.json"))
 	}
 	return out
 }

@@ -213,10 +213,19 @@ func decodeTool(root gjson.Result, ev *loop.HookEvent) error {
 		ev.ToolInput = json.RawMessage("{}")
 	}
 	var odd []string
+	dir := ev.Cwd
 	if ev.ToolName == "Bash" {
 		ev.Command, odd = harness.Command(args.Get("command"))
+		// bash runs its command in workdir (its prompt tells the model to
+		// use it instead of cd): the command's relative paths are from there.
+		if ev.CommandDir = harness.CommandDir(args, "workdir"); ev.CommandDir != "" {
+			dir = filepath.Join(dir, ev.CommandDir)
+			if filepath.IsAbs(ev.CommandDir) {
+				dir = ev.CommandDir
+			}
+		}
 	}
-	ev.TargetPaths = targetPaths(ev.ToolName, args, ev.Cwd, odd)
+	ev.TargetPaths = targetPaths(ev.ToolName, args, dir, odd)
 	if ev.Command == "" && len(ev.TargetPaths) == 0 {
 		ev.ReadPaths = harness.ReadPaths(args)
 	}

@@ -53,6 +53,11 @@ func Paths(text string) []string {
 
 // Resolve makes each path absolute against cwd and cleans it. Absolute paths are
 // only cleaned. An empty cwd leaves relative paths relative (cleaned).
+//
+// A path with ".." in it is also given as written, after its cleaned form:
+// Codex applies a patch with the system's calls, which take "link/.." to
+// the folder above where the link points, not to the folder that holds the
+// link, and the guard resolves it as the system does.
 func Resolve(cwd string, paths []string) []string {
 	if len(paths) == 0 {
 		return nil
@@ -60,11 +65,24 @@ func Resolve(cwd string, paths []string) []string {
 	out := make([]string, 0, len(paths))
 	for _, p := range paths {
 		if !filepath.IsAbs(p) && cwd != "" {
-			p = filepath.Join(cwd, p)
+			p = strings.TrimSuffix(cwd, string(filepath.Separator)) + string(filepath.Separator) + p
 		}
 		out = append(out, filepath.Clean(p))
+		if c := out[len(out)-1]; c != p && hasDotDot(p) {
+			out = append(out, p)
+		}
 	}
 	return out
+}
+
+// hasDotDot reports whether p has a ".." element.
+func hasDotDot(p string) bool {
+	for _, e := range strings.Split(filepath.ToSlash(p), "/") {
+		if e == ".." {
+			return true
+		}
+	}
+	return false
 }
 
 // Targets is Paths followed by Resolve: the absolute files a patch writes.

@@ -41,12 +41,15 @@ func TestPaths(t *testing.T) {
 }
 
 func TestResolve(t *testing.T) {
-	got := Resolve("/repo/sub", []string{"a.txt", "../.git/config", "/abs/./x"})
-	want := []string{"/repo/sub/a.txt", "/repo/.git/config", "/abs/x"}
+	// A path with ".." is given cleaned and as written: through a link,
+	// the system's ".." is the folder above the link's target.
+	got := Resolve("/repo/sub", []string{"a.txt", "../.git/config", "/abs/./x", "lnk/../settings.json"})
+	want := []string{"/repo/sub/a.txt", "/repo/.git/config", "/repo/sub/../.git/config", "/abs/x",
+		"/repo/sub/settings.json", "/repo/sub/lnk/../settings.json"}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Resolve = %q, want %q", got, want)
 	}
-	if got := Resolve("", []string{"a/../b"}); !reflect.DeepEqual(got, []string{"b"}) {
+	if got := Resolve("", []string{"a/../b"}); !reflect.DeepEqual(got, []string{"b", "a/../b"}) {
 		t.Fatalf("Resolve without cwd = %q", got)
 	}
 	if Resolve("/x", nil) != nil {

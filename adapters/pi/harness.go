@@ -28,12 +28,15 @@ func (piHooks) Hook() harness.Hook {
 	}
 }
 
-// OwnedPaths are the project's extension folder and the extension in the
-// user's agent directory ($PI_CODING_AGENT_DIR, else ~/.pi/agent).
+// OwnedPaths are the project's extension folder, the one in the user's
+// agent directory ($PI_CODING_AGENT_DIR, else ~/.pi/agent; pi loads every
+// extension in both), and the settings files whose "extensions" and
+// "packages" lists load extensions from anywhere: each would run code of the
+// agent's in pi, where no hook sees it.
 func (piHooks) OwnedPaths(home string, getenv func(string) string) []string {
-	out := []string{".pi/extensions/"}
+	out := []string{".pi/extensions/", ".pi/settings.json"}
 	if dir, err := PiAgentDir(home, getenv); err == nil {
-		out = append(out, filepath.Join(dir, "extensions", ExtensionFile))
+		out = append(out, filepath.Join(dir, "extensions")+string(filepath.Separator), filepath.Join(dir, "settings.json"))
 	}
 	return out
 }

@@ -212,7 +212,12 @@ func decodeTool(ev *loop.HookEvent, payload gjson.Result) error {
 		}
 		ev.TargetPaths = []string{resolve(ev.Cwd, p.String())}
 	default:
-		ev.ReadPaths = harness.ReadPaths(in)
+		// pi's read tools resolve their paths as write and edit do (a
+		// leading "@" dropped, unicode spaces, ~): the guard must see the
+		// file pi reads, not "@/.../keys/k.key" under the project.
+		for _, p := range harness.ReadPaths(in) {
+			ev.ReadPaths = append(ev.ReadPaths, resolve(ev.Cwd, p))
+		}
 	}
 	return nil
 }

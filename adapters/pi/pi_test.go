@@ -308,3 +308,22 @@ func TestDecodeOddCommand(t *testing.T) {
 		t.Fatalf("object command: targets %v, %v", ev.TargetPaths, err)
 	}
 }
+
+// TestReadPathsResolvedAsPiDoes: pi's read, grep, find and ls resolve their
+// path as write and edit do, a leading "@" dropped and unicode spaces made
+// spaces, so the guard judges the file pi reads (a key, say).
+func TestReadPathsResolvedAsPiDoes(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"path":"@/s/hook-loop/keys/k.key"}`:    "/s/hook-loop/keys/k.key",
+		`{"path":"@keys/k.key"}`:                 "/p/keys/k.key",
+		"{\"path\":\"/s/hook\u00a0loop/k.key\"}": "/s/hook loop/k.key",
+	} {
+		ev, err := New().Decode("tool_call", []byte(`{"session_id":"s","cwd":"/p","payload":{"toolName":"read","input":`+in+`}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ev.ReadPaths) != 1 || ev.ReadPaths[0] != want {
+			t.Errorf("%s: ReadPaths = %q, want [%s]", in, ev.ReadPaths, want)
+		}
+	}
+}

@@ -35,7 +35,7 @@ var tools = harness.Table{
 }
 
 // Dialect is Qwen Code's flavour of Claude Code's hook protocol.
-var Dialect = claude.Dialect{Name: Name, Product: "Qwen Code", Tool: canonicalTool, Result: result}
+var Dialect = claude.Dialect{Name: Name, Product: "Qwen Code", Tool: canonicalTool, Result: result, DirKey: "directory"}
 
 func canonicalTool(native string) string {
 	if c, ok := tools.Lookup(native); ok {
@@ -173,14 +173,18 @@ func (qwenHooks) Hook() harness.Hook {
 // the person's commands and agents.
 func (qwenHooks) OwnedPaths(home string, getenv func(string) string) []string {
 	out := []string{".qwen/settings.json"}
+	// Extensions declare hooks of their own (a Stop hook answering
+	// continue:false ends the session whatever hook-loop answers).
 	if home != "" {
 		dir := filepath.Join(home, ".qwen")
-		out = append(out, filepath.Join(dir, "settings.json"), filepath.Join(dir, "trustedFolders.json"))
+		out = append(out, filepath.Join(dir, "settings.json"), filepath.Join(dir, "trustedFolders.json"),
+			filepath.Join(dir, "extensions")+string(filepath.Separator))
 	}
 	if getenv != nil {
 		if dir := getenv("QWEN_HOME"); dir != "" && filepath.IsAbs(dir) {
 			dir = filepath.Clean(dir)
-			out = append(out, filepath.Join(dir, "settings.json"), filepath.Join(dir, "trustedFolders.json"))
+			out = append(out, filepath.Join(dir, "settings.json"), filepath.Join(dir, "trustedFolders.json"),
+				filepath.Join(dir, "extensions")+string(filepath.Separator))
 		}
 		if p := getenv("QWEN_CODE_TRUSTED_FOLDERS_PATH"); p != "" && filepath.IsAbs(p) {
 			out = append(out, filepath.Clean(p))

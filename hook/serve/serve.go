@@ -21,6 +21,7 @@ import (
 	"github.com/hook-loop/hook-loop/eventlog"
 	"github.com/hook-loop/hook-loop/hook"
 	"github.com/hook-loop/hook-loop/hook/full"
+	"github.com/tidwall/gjson"
 )
 
 // Request is one line on stdin. Event, Input and Cwd are what the one-shot hook
@@ -171,7 +172,13 @@ func answer(ctx context.Context, o Options, run func(context.Context, hook.Reque
 		return Answer{ID: json.RawMessage("null"), Stderr: "hook-loop: serve: " + readErr.Error() + "\n", Exit: 1}
 	}
 	if err := json.Unmarshal(line, &req); err != nil {
-		return Answer{ID: json.RawMessage("null"), Stderr: "hook-loop: serve: request: expected one JSON object {id, event, input} per line: " + err.Error() + "\n", Exit: 1}
+		// encoding/json refuses input nested deeper than it recurses; the
+		// envelope's fields are still read (gjson does not recurse), so that
+		// the hook refuses a tool call the agent nested that deep rather than
+		// the plugin letting it through as an unanswered request.
+		if req = lenient(line); req.Event == "" {
+			return Answer{ID: json.RawMessage("null"), Stderr: "hook-loop: serve: request: expected one JSON object {id, event, input} per line: " + err.Error() + "\n", Exit: 1}
+		}
 	}
 	a.ID = req.ID
 	if len(a.ID) == 0 {
@@ -206,6 +213,31 @@ func answer(ctx context.Context, o Options, run func(context.Context, hook.Reque
 	})
 	a.Stdout, a.Stderr, a.Exit = string(out.Stdout), string(out.Stderr), out.Exit
 	return a
+}
+
+// lenient reads a request's envelope without decoding its input: the
+// request when line is an object whose fields have their types, else a zero
+// Request.
+func lenient(line []byte) Request {
+	root := gjson.ParseBytes(line)
+	if !root.IsObject() {
+		return Request{}
+	}
+	var req Request
+	for k, dst := range map[string]*string{"event": &req.Event, "cwd": &req.Cwd, "config": &req.Config, "event_log": &req.EventLog} {
+		v := root.Get(k)
+		if v.Exists() && v.Type != gjson.String {
+			return Request{}
+		}
+		*dst = v.Str
+	}
+	if id := root.Get("id"); id.Exists() {
+		req.ID = json.RawMessage(id.Raw)
+	}
+	if in := root.Get("input"); in.Exists() {
+		req.Input = json.RawMessage(in.Raw)
+	}
+	return req
 }
 
 func hello(o Options) Hello {

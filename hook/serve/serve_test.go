@@ -236,3 +236,21 @@ func TestServeSeesWhatOtherProcessesAppended(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestServeRefusesAToolCallNestedTooDeep: a tool call whose arguments nest
+// deeper than encoding/json recurses still reaches the hook, which refuses
+// it, rather than failing as a request the plugin lets through (fail-open).
+func TestServeRefusesAToolCallNestedTooDeep(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "hook-loop.json"), []byte(loopFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deep := strings.Repeat("[", 10010) + strings.Repeat("]", 10010)
+	input := `{"hook":"tool.execute.before","input":{"tool":"mcp_fs_write","sessionID":"s1","callID":"c1"},"output":{"args":{"path":"hook-loop.json","opts":` + deep + `}}}`
+	noHooks := filepath.Join(t.TempDir(), "none.json")
+	_, as := lines(t, fmt.Sprintf(`{"id":1,"event":"tool.execute.before","input":%s,"cwd":%q}`+"\n", input, dir),
+		serve.Options{Adapter: opencodeAdapter, HooksConfig: noHooks, Cwd: "/"})
+	if len(as) != 1 || string(as[0].ID) != "1" || !strings.Contains(as[0].Stdout, `"action":"block"`) {
+		t.Fatalf("answers %+v, want the call refused", as)
+	}
+}

@@ -22,7 +22,7 @@ import (
 type Check struct {
 	Blocked bool
 	Reason  string
-	Rule    string // risky_command, hook_loop_command, loop_lock, loop_file, uncertain_write, protected_path, state_policy
+	Rule    string // risky_command, hook_loop_command, loop_lock, loop_file, uncertain_write, unseen_input, protected_path, state_policy
 	// Note is said to the agent when the call is allowed.
 	Note string
 }
@@ -48,6 +48,9 @@ type Policy struct {
 	// for a command named by a path (finding the binary costs a readlink and
 	// an lstat per directory); nil or "" means unknown.
 	Self func() string
+	// folds replaces the disk probe of whether a path's filesystem ignores
+	// case (foldsCase), for tests on disks that do not.
+	folds func(string) bool
 }
 
 // LoopFiles are the files the agent must not change, given the project root, the
@@ -117,6 +120,13 @@ type Call struct {
 	// it, sharing what it learns across the call's checks.
 	env shell.Env
 	res *shell.Resolver
+	// unseen is the event's Unseen: what the call opens that no hook shows.
+	unseen string
+	// transcript is the session's transcript as the harness names it: the
+	// adapters read a call's exit code, workdir and terminal from Codex's,
+	// and the last message from Copilot's, so it is no more the agent's to
+	// change, move or replace than the log.
+	transcript string
 }
 
 // resolver is c's, or a new one for a Call not made by Read.
@@ -133,6 +143,14 @@ func (p *Policy) env(ev *loop.HookEvent) shell.Env {
 	if dir == "" || !filepath.IsAbs(dir) {
 		dir = p.Root
 	}
+	if ev.CommandDir != "" {
+		// The call's own directory, relative ones as the harness resolves
+		// them: against the directory it runs in.
+		dir = filepath.Join(dir, ev.CommandDir)
+		if filepath.IsAbs(ev.CommandDir) {
+			dir = filepath.Clean(ev.CommandDir)
+		}
+	}
 	vars := make(map[string]string, len(p.Vars)+1)
 	for k, v := range p.Vars {
 		vars[k] = v
@@ -146,7 +164,10 @@ func (p *Policy) env(ev *loop.HookEvent) shell.Env {
 // its targets (symlinks on existing prefixes followed).
 func (p *Policy) Read(ev *loop.HookEvent) Call {
 	env := p.env(ev)
-	c := Call{env: env, res: shell.NewResolver(env)}
+	c := Call{env: env, res: shell.NewResolver(env), unseen: ev.Unseen}
+	if filepath.IsAbs(ev.TranscriptPath) {
+		c.transcript = filepath.Clean(ev.TranscriptPath)
+	}
 	if ev.Command != "" {
 		c.Calls = shell.Parse(ev.Command)
 		c.Analysis = shell.Analyze(ev.Command, env)
@@ -175,12 +196,17 @@ func (p *Policy) Read(ev *loop.HookEvent) Call {
 	return c
 }
 
-// Protected are the loop's own files (LoopFiles) as the shell analysis of
-// the call c reports paths: each resolved through its symlinks, a symlinked
-// file protected both as the link and as its target, folders ending in "/".
+// Protected are the loop's own files (LoopFiles) and the session's
+// transcript as the shell analysis of the call c reports paths: each
+// resolved through its symlinks, a symlinked file protected both as the link
+// and as its target, folders ending in "/".
 func (p *Policy) Protected(c Call) []string {
 	var out []string
-	for _, f := range append(LoopFiles(p.Root, p.ConfigPath, p.LogPath, p.OwnedPaths), p.binaries()...) {
+	files := append(LoopFiles(p.Root, p.ConfigPath, p.LogPath, p.OwnedPaths), p.binaries()...)
+	if c.transcript != "" {
+		files = append(files, c.transcript)
+	}
+	for _, f := range files {
 		folder := strings.HasSuffix(f, string(filepath.Separator))
 		for _, r := range c.resolver().Resolve(filepath.Clean(f)) {
 			if folder {
@@ -256,6 +282,10 @@ func (p *Policy) checkLoopFiles(c Call) Check {
 		return Check{Blocked: true, Rule: "hook_loop_command",
 			Reason: fmt.Sprintf("hook-loop blocked `hook-loop %s`: hook-loop's writing commands are the person's to run, not the agent's (read-only ones such as status, log, validate and doctor stay allowed). Ask the person if the loop needs changing.", sub)}
 	}
+	if c.unseen != "" {
+		return Check{Blocked: true, Rule: "unseen_input",
+			Reason: fmt.Sprintf("hook-loop blocked this call: %s, and no hook shows hook-loop that input, so nothing would keep it off the loop's own files. Run the command without a terminal (tty: false), giving it its input in the command itself.", c.unseen)}
+	}
 	an := c.Analysis
 	if len(an.Writes) == 0 && len(an.Inline) == 0 && len(an.Uncertain) == 0 && len(an.Named) == 0 && !takesLock(c) {
 		// Nothing written or named, no inline code, no lock taken: no
@@ -303,6 +333,18 @@ func (p *Policy) checkLoopFiles(c Call) Check {
 	for _, t := range an.Writes {
 		if hit == "" {
 			hit = lk.of(t.Path)
+		}
+	}
+	// A spelling in other cases is the same file where the filesystem
+	// ignores case: HOOK-LOOP.JSON is hook-loop.json on macOS.
+	for _, t := range an.Writes {
+		if hit == "" {
+			hit = p.foldedUnder(t.Path, protected)
+		}
+	}
+	for _, n := range an.Named {
+		if hit == "" && !n.Reader {
+			hit = p.foldedUnder(n.Path, protected)
 		}
 	}
 	for _, in := range an.Inline {

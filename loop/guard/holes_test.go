@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/hook-loop/hook-loop/loop"
 )
 
 // TestGitShellValuesJudged: values git runs through a shell (an external
@@ -217,6 +219,75 @@ func TestCopyBackupNamesJudged(t *testing.T) {
 	for _, cmd := range []string{"cp -b a.txt main.go", "cp --backup=numbered a.txt main.go", "mv -b a.txt sub/"} {
 		if got := p.bash(cmd); got.Blocked {
 			t.Errorf("%s: refused (%s)", cmd, got.Reason)
+		}
+	}
+}
+
+// TestCommandDirStartsRelativePaths: a command that runs in the directory
+// its tool names (CommandDir, absolute or relative to Cwd) writes its
+// relative paths there, as the shell will, not in the session's directory.
+func TestCommandDirStartsRelativePaths(t *testing.T) {
+	p := launchProject(t, false, false)
+	for _, tt := range []struct {
+		dir, cmd string
+		refused  bool
+	}{
+		{filepath.Join(p.Root, ".hook-loop"), "echo > events.jsonl", true},
+		{".hook-loop", "rm events.jsonl", true},
+		{".claude", "cp /dev/null settings.json", true},
+		{"sub", "echo > ../hook-loop.json", true},
+		{"sub", "echo > hook-loop.json", false},
+		{"sub", "echo > b.txt", false},
+	} {
+		ev := loop.HookEvent{Name: loop.EventPreToolUse, ToolName: "Bash", Cwd: p.Root, CommandDir: tt.dir, Command: tt.cmd}
+		if got := p.Check(&ev, p.Read(&ev), "a"); got.Blocked != tt.refused {
+			t.Errorf("%s in %s: refused %v, want %v (%s)", tt.cmd, tt.dir, got.Blocked, tt.refused, got.Reason)
+		}
+	}
+}
+
+// TestUnseenInputRefused: a call that opens input no hook shows (a Codex
+// terminal session fed by write_stdin) is refused, even a harmless-looking
+// one and in a loop that is not fail_closed.
+func TestUnseenInputRefused(t *testing.T) {
+	p := launchProject(t, false, false)
+	ev := loop.HookEvent{Name: loop.EventPreToolUse, ToolName: "Bash", Cwd: p.Root, Command: "bash", Unseen: "it starts a terminal session"}
+	if got := p.Check(&ev, p.Read(&ev), "a"); !got.Blocked || got.Rule != "unseen_input" {
+		t.Errorf("tty bash: %+v", got)
+	}
+	ev.Unseen = ""
+	if got := p.Check(&ev, p.Read(&ev), "a"); got.Blocked {
+		t.Errorf("bash without a terminal refused: %s", got.Reason)
+	}
+}
+
+// TestTranscriptProtected: the session's transcript, which adapters read
+// a call's exit code, workdir and terminal from, is not the agent's to
+// change, move (with its folder) or replace; reading it stays allowed.
+func TestTranscriptProtected(t *testing.T) {
+	p := launchProject(t, false, false)
+	dir := filepath.Join(p.Home, ".codex", "sessions", "2026")
+	tr := filepath.Join(dir, "rollout-1.jsonl")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tr, []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		cmd     string
+		refused bool
+	}{
+		{"mv " + tr + " /tmp/x", true},
+		{"echo '{}' >> " + tr, true},
+		{"mv " + dir + " /tmp/y", true},
+		{"ln -sf /dev/null " + tr, true},
+		{"tail -n 5 " + tr, false},
+		{"echo x > " + filepath.Join(dir, "other.jsonl"), false},
+	} {
+		ev := loop.HookEvent{Name: loop.EventPreToolUse, ToolName: "Bash", Cwd: p.Root, Command: tt.cmd, TranscriptPath: tr}
+		if got := p.Check(&ev, p.Read(&ev), "a"); got.Blocked != tt.refused {
+			t.Errorf("%s: refused %v, want %v (%s)", tt.cmd, got.Blocked, tt.refused, got.Reason)
 		}
 	}
 }

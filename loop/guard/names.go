@@ -96,7 +96,11 @@ func (p *Policy) readsSecret(c Call) (string, bool) {
 		return f, true
 	}
 	for _, n := range c.Analysis.Named {
-		if f := underAny(n.Path, secrets); f != "" {
+		f := underAny(n.Path, secrets)
+		if f == "" {
+			f = p.foldedUnder(n.Path, secrets) // KEYS/ is keys/ where the filesystem ignores case
+		}
+		if f != "" {
 			return strings.TrimSuffix(f, string(filepath.Separator)), true
 		}
 		if !n.Tree && n.Reader {

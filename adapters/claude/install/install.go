@@ -151,9 +151,10 @@ func (fl *Flavor) isHookCommand(cmd string) bool {
 }
 
 // claudeProtectTools are the tools the loop's guardrails must see whatever
-// the DSL names: those that write files or run commands, and those that read
-// files, to which hook-loop's keys and pinned loops are refused.
-var claudeProtectTools = []string{"Bash", "Edit", "Glob", "Grep", "LS", "MultiEdit", "NotebookEdit", "Read", "Write"}
+// the DSL names: those that write files or run commands (Monitor runs a
+// shell command as Bash does, PowerShell a PowerShell one), and those that
+// read files, to which hook-loop's keys and pinned loops are refused.
+var claudeProtectTools = []string{"Bash", "Edit", "Glob", "Grep", "LS", "Monitor", "MultiEdit", "NotebookEdit", "PowerShell", "Read", "Write"}
 
 // toolMatcher returns the smallest tool matcher that shows the loop every tool
 // call it can act on: the tools its rules and policies name plus the tools that

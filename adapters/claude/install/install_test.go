@@ -195,7 +195,7 @@ func TestClaudeMatcher(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := toolMatcher(spec); got != "Bash|Edit|Glob|Grep|LS|MultiEdit|NotebookEdit|Read|Write|apply_patch|mcp__.*" {
+	if got := toolMatcher(spec); got != "Bash|Edit|Glob|Grep|LS|Monitor|MultiEdit|NotebookEdit|PowerShell|Read|Write|apply_patch|mcp__.*" {
 		t.Errorf("plan_execute matcher = %q", got)
 	}
 	var idx int

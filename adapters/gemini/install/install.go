@@ -70,7 +70,9 @@ func isHookCommand(cmd string) bool { return settingshooks.RunsSubcommand(cmd, "
 // protectTools are Gemini CLI's tools the loop's guardrails must see whatever
 // the DSL names: those that write files or run commands, and those that read
 // files, to which hook-loop's keys and pinned loops are refused.
-var protectTools = []string{"glob", "list_directory", "read_file", "read_many_files", "replace", "run_shell_command", "search_file_content", "write_file"}
+// Gemini CLI 0.61 calls its grep tool grep_search; earlier releases called
+// it search_file_content.
+var protectTools = []string{"glob", "grep_search", "list_directory", "read_file", "read_many_files", "replace", "run_shell_command", "search_file_content", "write_file"}
 
 // nativeTools maps the canonical tool names a DSL uses to Gemini CLI's.
 var nativeTools = map[string]string{"Bash": "run_shell_command", "Write": "write_file", "Edit": "replace", "Read": "read_file"}

@@ -120,7 +120,7 @@ func TestToolMatcher(t *testing.T) {
 		}
 		return spec
 	}
-	if got, want := toolMatcher(load("plan_execute")), "^(apply_patch|glob|list_directory|read_file|read_many_files|replace|run_shell_command|search_file_content|write_file|mcp_.*)$"; got != want {
+	if got, want := toolMatcher(load("plan_execute")), "^(apply_patch|glob|grep_search|list_directory|read_file|read_many_files|replace|run_shell_command|search_file_content|write_file|mcp_.*)$"; got != want {
 		t.Errorf("plan_execute matcher = %s, want %s", got, want)
 	}
 	if got := toolMatcher(nil); got != "*" {

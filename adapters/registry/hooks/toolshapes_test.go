@@ -1,0 +1,147 @@
+package hooks_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hook-loop/hook-loop/adapters/harness"
+	"github.com/hook-loop/hook-loop/adapters/registry/hooks"
+	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
+	"github.com/hook-loop/hook-loop/loop/engine"
+)
+
+// TestToolShapesCannotWriteLoopFiles: every harness's tools other than its
+// plain shell command, decoded by its adapter and judged by the engine, are
+// refused a write to the loop's own files, in the shapes the harnesses send:
+// a shell tool's own directory argument (the command's relative paths are
+// from there), Claude Code's and Qwen Code's monitor tools (a shell command
+// too), Copilot CLI's write_bash (a line typed into a running shell), its
+// apply_patch (freeform patch text) and its str_replace tools.
+func TestToolShapesCannotWriteLoopFiles(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, ".hook-loop"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	spec, _, err := loopdsl.Parse("hook-loop.json", []byte(`{"loop": {"id": "x", "initial_state": "a", "states": ["a", "done"], "events": ["go"],
+		"transitions": [{"from": "a", "event": "go", "to": "done"}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	eng := &engine.Engine{Spec: spec, Root: root, Home: home, ConfigPath: filepath.Join(root, "hook-loop.json"),
+		LogPath: filepath.Join(root, ".hook-loop", "events.jsonl"), OwnedPaths: hooks.OwnedPaths(hooks.All(), home, nil)}
+	adapters := hooks.Adapters(hooks.All())
+	patch := `*** Begin Patch\n*** Add File: hook-loop.json\n+{}\n*** End Patch\n`
+	for _, tt := range []struct {
+		harness, event, payload string
+		refused                 bool
+	}{
+		{"claude", "PreToolUse", `{"tool_name": "Monitor", "tool_input": {"command": "echo {} > hook-loop.json", "description": "watch"}}`, true},
+		{"claude", "PreToolUse", `{"tool_name": "Monitor", "tool_input": {"command": "tail -f app.log", "description": "watch"}}`, false},
+		{"qwen", "PreToolUse", `{"tool_name": "monitor", "tool_input": {"command": "echo {} > hook-loop.json"}}`, true},
+		{"qwen", "PreToolUse", `{"tool_name": "run_shell_command", "tool_input": {"command": "echo > events.jsonl", "directory": "{P}/.hook-loop"}}`, true},
+		{"qwen", "PreToolUse", `{"tool_name": "run_shell_command", "tool_input": {"command": "echo > events.jsonl", "directory": "{P}"}}`, false},
+		{"gemini", "BeforeTool", `{"tool_name": "run_shell_command", "tool_input": {"command": "echo > events.jsonl", "dir_path": ".hook-loop"}}`, true},
+		{"gemini", "BeforeTool", `{"tool_name": "run_shell_command", "tool_input": {"command": "echo > events.jsonl", "dir_path": "src"}}`, false},
+		{"opencode", "tool.execute.before", `{"input": {"tool": "bash", "sessionID": "s", "callID": "c"}, "output": {"args": {"command": "echo > events.jsonl", "workdir": "{P}/.hook-loop"}}}`, true},
+		{"opencode", "tool.execute.before", `{"input": {"tool": "bash", "sessionID": "s", "callID": "c"}, "output": {"args": {"command": "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: events.jsonl\n+x\n*** End Patch\nEOF", "workdir": ".hook-loop"}}}`, true},
+		{"opencode", "tool.execute.before", `{"input": {"tool": "bash", "sessionID": "s", "callID": "c"}, "output": {"args": {"command": "echo > events.jsonl", "workdir": "src"}}}`, false},
+		{"copilot", "preToolUse", `{"toolName": "write_bash", "toolArgs": {"shellId": "1", "input": "echo > .hook-loop/events.jsonl\n"}}`, true},
+		{"copilot", "preToolUse", `{"toolName": "write_bash", "toolArgs": {"shellId": "1", "input": "y\n"}}`, false},
+		{"copilot", "preToolUse", `{"toolName": "apply_patch", "toolArgs": "` + patch + `"}`, true},
+		{"copilot", "preToolUse", `{"toolName": "apply_patch", "toolArgs": {"input": "` + patch + `"}}`, true},
+		{"copilot", "preToolUse", `{"toolName": "apply_patch", "toolArgs": "` + strings.Replace(patch, "hook-loop.json", "notes.txt", 1) + `"}`, false},
+		{"copilot", "preToolUse", `{"toolName": "str_replace", "toolArgs": {"path": "{P}/hook-loop.json", "old_str": "a", "new_str": "b"}}`, true},
+		{"copilot", "preToolUse", `{"toolName": "str_replace_editor", "toolArgs": {"command": "create", "path": "{P}/hook-loop.json", "file_text": "{}"}}`, true},
+		{"copilot", "preToolUse", `{"toolName": "str_replace_editor", "toolArgs": {"command": "view", "path": "{P}/hook-loop.json"}}`, false},
+	} {
+		payload := strings.ReplaceAll(tt.payload, "{P}", root)
+		// Every harness's payload names the session's directory.
+		payload = `{"cwd": "` + root + `", "directory": "` + root + `", ` + payload[1:]
+		a, ok := adapters[tt.harness]
+		if !ok {
+			t.Fatalf("no adapter %s", tt.harness)
+		}
+		ev, err := a.Decode(tt.event, []byte(payload))
+		if err != nil {
+			t.Errorf("%s %s: %v", tt.harness, tt.payload, harness.InputError(tt.harness, tt.event, err))
+			continue
+		}
+		if c := eng.CheckTool(&ev, "a"); c.Blocked != tt.refused {
+			t.Errorf("%s %s: refused %v, want %v (%+v)", tt.harness, tt.payload, c.Blocked, tt.refused, c)
+		}
+	}
+}
+
+// TestFileToolPathSpellings: a file tool's path is judged as Claude Code's
+// file tools read it (blanks trimmed, a leading ~/ the home directory), so a
+// spelling the harness resolves to a loop file or a secret is refused.
+func TestFileToolPathSpellings(t *testing.T) {
+	root, home := t.TempDir(), t.TempDir()
+	keys := filepath.Join(home, "state", "keys")
+	if err := os.MkdirAll(keys, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	spec, _, err := loopdsl.Parse("hook-loop.json", []byte(`{"loop": {"id": "x", "initial_state": "a", "states": ["a", "done"], "events": ["go"],
+		"transitions": [{"from": "a", "event": "go", "to": "done"}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := &engine.Engine{Spec: spec, Root: root, Home: home, ConfigPath: filepath.Join(root, "hook-loop.json"),
+		LogPath: filepath.Join(root, ".hook-loop", "events.jsonl"), OwnedPaths: hooks.OwnedPaths(hooks.All(), home, nil),
+		SecretPaths: []string{keys + "/"}}
+	a := hooks.Adapters(hooks.All())["claude"]
+	for _, tt := range []struct {
+		tool, path string
+		refused    bool
+	}{
+		{"Write", "~/.claude/settings.json", true},
+		{"Write", " ~/.claude/settings.json", true},
+		{"Write", " " + root + "/hook-loop.json", true},
+		{"Edit", root + "/.hook-loop/events.jsonl\t", true},
+		{"Read", " " + keys + "/k.key", true},
+		{"Write", "~/notes.txt", false},
+		{"Read", " " + root + "/hook-loop.json", false},
+	} {
+		payload := `{"hook_event_name": "PreToolUse", "cwd": "` + root + `", "tool_name": "` + tt.tool + `", "tool_input": {"file_path": "` + strings.ReplaceAll(tt.path, "\t", `\t`) + `"}}`
+		ev, err := a.Decode("", []byte(payload))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := eng.CheckTool(&ev, "a"); c.Blocked != tt.refused {
+			t.Errorf("%s %q: refused %v, want %v (%+v)", tt.tool, tt.path, c.Blocked, tt.refused, c)
+		}
+	}
+}
+
+// TestPatchDotDotThroughALink: Codex applies a patch with the system's
+// calls, so "lnk/../settings.json", lnk a link to a folder inside .claude,
+// is .claude/settings.json, not a settings.json beside the link.
+func TestPatchDotDotThroughALink(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, ".claude", "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, ".claude", "x"), filepath.Join(root, "lnk")); err != nil {
+		t.Fatal(err)
+	}
+	spec, _, err := loopdsl.Parse("hook-loop.json", []byte(`{"loop": {"id": "x", "initial_state": "a", "states": ["a", "done"], "events": ["go"],
+		"transitions": [{"from": "a", "event": "go", "to": "done"}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := &engine.Engine{Spec: spec, Root: root, ConfigPath: filepath.Join(root, "hook-loop.json"), OwnedPaths: hooks.OwnedPaths(hooks.All(), t.TempDir(), nil)}
+	a := hooks.Adapters(hooks.All())["codex"]
+	for file, refused := range map[string]bool{"lnk/../settings.json": true, "lnk/../notes.md": false} {
+		in := `{"session_id":"s","cwd":"` + root + `","hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_use_id":"c","tool_input":{"command":"*** Begin Patch\n*** Add File: ` + file + `\n+x\n*** End Patch\n"}}`
+		ev, err := a.Decode("", []byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := eng.CheckTool(&ev, "a"); c.Blocked != refused {
+			t.Errorf("%s: refused %v, want %v (%+v)", file, c.Blocked, refused, c)
+		}
+	}
+}
