@@ -28,16 +28,26 @@ func (claudeHooks) Hook() harness.Hook {
 // hookProject prefers CLAUDE_PROJECT_DIR, which Claude Code exports.
 var hookProject = harness.ProjectFrom("CLAUDE_PROJECT_DIR")
 
-// OwnedPaths are the settings files install merges its hooks into: the
-// project's shared and local ones and the user's. Not the whole .claude
-// folder: it also holds the person's agents and commands.
+// OwnedPaths are the settings files install merges its hooks into (the
+// project's shared and local ones and the user's), and the folders of what
+// declares hooks or runs shell text no hook sees: skills and commands (their
+// frontmatter hooks and !`command` lines, run when the model invokes one),
+// agents (frontmatter hooks) and the installed plugins (a plugin's Stop hook
+// answering continue:false ends the session whatever hook-loop answers).
+// Not the whole .claude folder: the rest is the person's.
 func (claudeHooks) OwnedPaths(home string, _ func(string) string) []string {
 	out := []string{".claude/settings.json", ".claude/settings.local.json"}
+	for _, d := range codeFolders {
+		out = append(out, filepath.Join(".claude", d)+string(filepath.Separator))
+	}
 	if home != "" {
-		// The installed plugins' folder too: a plugin declares hooks of its
-		// own (a Stop hook answering continue:false ends the session
-		// whatever hook-loop answers), and Claude Code runs an enabled one's.
 		out = append(out, filepath.Join(home, ".claude", "settings.json"), filepath.Join(home, ".claude", "plugins")+string(filepath.Separator))
+		for _, d := range codeFolders {
+			out = append(out, filepath.Join(home, ".claude", d)+string(filepath.Separator))
+		}
 	}
 	return out
 }
+
+// codeFolders are Claude Code's folders of skills, commands and agents.
+var codeFolders = []string{"skills", "commands", "agents"}

@@ -142,19 +142,19 @@ func TestEncodeARefusedStop(t *testing.T) {
 
 func TestOwnedPaths(t *testing.T) {
 	got := Hooks.OwnedPaths("/home/u", nil)
-	if strings.Join(got, " ") != ".qwen/settings.json /home/u/.qwen/settings.json /home/u/.qwen/trustedFolders.json /home/u/.qwen/extensions/" {
+	if strings.Join(got, " ") != ".qwen/settings.json .qwen/skills/ .qwen/commands/ .qwen/agents/ .qwen/hooks/ /home/u/.qwen/settings.json /home/u/.qwen/trustedFolders.json /home/u/.qwen/extensions/ /home/u/.qwen/skills/ /home/u/.qwen/commands/ /home/u/.qwen/agents/ /home/u/.qwen/hooks/" {
 		t.Errorf("owned = %q", got)
 	}
 	// QWEN_HOME moves Qwen Code's user folder; QWEN_CODE_TRUSTED_FOLDERS_PATH
 	// its trusted-folders file. Relative values name no fixed file: skipped.
 	env := map[string]string{"QWEN_HOME": "/q", "QWEN_CODE_TRUSTED_FOLDERS_PATH": "/t/trust.json"}
 	got = Hooks.OwnedPaths("/home/u", func(k string) string { return env[k] })
-	if strings.Join(got, " ") != ".qwen/settings.json /home/u/.qwen/settings.json /home/u/.qwen/trustedFolders.json /home/u/.qwen/extensions/ /q/settings.json /q/trustedFolders.json /q/extensions/ /t/trust.json" {
+	if strings.Join(got, " ") != ".qwen/settings.json .qwen/skills/ .qwen/commands/ .qwen/agents/ .qwen/hooks/ /home/u/.qwen/settings.json /home/u/.qwen/trustedFolders.json /home/u/.qwen/extensions/ /home/u/.qwen/skills/ /home/u/.qwen/commands/ /home/u/.qwen/agents/ /home/u/.qwen/hooks/ /q/settings.json /q/trustedFolders.json /q/extensions/ /q/skills/ /q/commands/ /q/agents/ /q/hooks/ /t/trust.json" {
 		t.Errorf("owned with env = %q", got)
 	}
 	env = map[string]string{"QWEN_HOME": "rel", "QWEN_CODE_TRUSTED_FOLDERS_PATH": "rel.json"}
 	got = Hooks.OwnedPaths("/home/u", func(k string) string { return env[k] })
-	if len(got) != 4 {
+	if len(got) != 12 {
 		t.Errorf("owned with relative env = %q", got)
 	}
 }

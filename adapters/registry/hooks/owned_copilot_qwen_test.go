@@ -31,7 +31,8 @@ func TestOwnedPathsProtectCopilotAndQwen(t *testing.T) {
 		for _, p := range []string{".github/hooks/hook-loop.json", ".github/hooks/allow-all.json", ".qwen/settings.json",
 			filepath.Join(userHooks, "hook-loop.json"), filepath.Join(userHooks, "mine.json"),
 			filepath.Join(filepath.Dir(userHooks), "settings.json"), filepath.Join(home, ".qwen", "settings.json"),
-			filepath.Join(home, ".qwen", "trustedFolders.json")} {
+			filepath.Join(home, ".qwen", "trustedFolders.json"), ".qwen/commands/review.toml", ".qwen/skills/x/SKILL.md",
+			".qwen/agents/a.md", ".qwen/hooks/h.json", filepath.Join(home, ".qwen", "skills", "x", "SKILL.md")} {
 			abs := p
 			if !filepath.IsAbs(p) {
 				abs = filepath.Join(root, p)
@@ -45,7 +46,7 @@ func TestOwnedPathsProtectCopilotAndQwen(t *testing.T) {
 				t.Errorf("%v: shell write to %s allowed", env, p)
 			}
 		}
-		for _, p := range []string{".github/workflows/ci.yml", ".qwen/commands/review.toml", filepath.Join(home, ".copilot", "logs", "x.log")} {
+		for _, p := range []string{".github/workflows/ci.yml", ".qwen/QWEN.md", filepath.Join(home, ".copilot", "logs", "x.log")} {
 			ev := loop.HookEvent{Name: loop.EventPreToolUse, ToolName: "Write", Cwd: root, TargetPaths: []string{filepath.Join(root, p)}}
 			if filepath.IsAbs(p) {
 				ev.TargetPaths = []string{p}

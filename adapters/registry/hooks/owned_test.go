@@ -33,13 +33,16 @@ func TestOwnedPathsProtectEveryHarnessConfig(t *testing.T) {
 	for _, rel := range []string{".codex/hooks.json", ".codex/config.toml", ".codex/other.toml", ".claude/settings.json",
 		".claude/settings.local.json", ".opencode/plugins/hook_loop.js", ".opencode/plugins/mine.js", ".pi/extensions/hook_loop.ts",
 		filepath.Join(home, ".claude", "settings.json"), filepath.Join(codexHome, "hooks.json"),
-		filepath.Join(piDir, "extensions", "hook_loop.ts"), filepath.Join(home, ".config", "opencode", "plugins", "hook_loop.js")} {
+		filepath.Join(piDir, "extensions", "hook_loop.ts"), filepath.Join(home, ".config", "opencode", "plugins", "hook_loop.js"),
+		// Skills and commands run !`shell` lines and, with agents, declare hooks.
+		".claude/agents/reviewer.md", ".claude/skills/x/SKILL.md", ".claude/commands/c.md",
+		filepath.Join(home, ".claude", "skills", "x", "SKILL.md"), filepath.Join(home, ".claude", "agents", "a.md")} {
 		ev := write(rel)
 		if c := eng.CheckTool(&ev, "a"); !c.Blocked || c.Rule != "loop_file" {
 			t.Errorf("%s: %+v", rel, c)
 		}
 	}
-	for _, rel := range []string{".claude/agents/reviewer.md", ".opencode/package.json", "src/hooks.json", filepath.Join(home, ".codex", "hooks.json")} {
+	for _, rel := range []string{".claude/CLAUDE.md", ".opencode/package.json", "src/hooks.json", filepath.Join(home, ".codex", "hooks.json")} {
 		ev := write(rel)
 		if c := eng.CheckTool(&ev, "a"); c.Blocked {
 			t.Errorf("%s blocked: %+v", rel, c)
