@@ -163,7 +163,7 @@ func TestGuardIssue13(t *testing.T) {
 		"git stash list",
 		"python3 -c 'print(1)'",
 		"hook-loop status",
-		"echo hi > .claude/agents/notes.md",
+		"echo hi > .claude/notes.md",
 		"cp hook-loop.json /tmp/copy.json",
 	}
 	for _, cmd := range allowed {

@@ -291,3 +291,27 @@ func TestTranscriptProtected(t *testing.T) {
 		}
 	}
 }
+
+// TestGitIndexRewritesRefused: git plumbing that rewrites the index entry of
+// a loop file (update-index --cacheinfo in its comma form) or the whole index
+// (read-tree, --empty included) is refused as git rm --cached is: the next
+// commit, checkout or reset carries it to the files.
+func TestGitIndexRewritesRefused(t *testing.T) {
+	p := launchProject(t, false, false)
+	for _, cmd := range []string{
+		"git update-index --cacheinfo 100644,e69de29bb2d1d6434b8b29ae775ad8c2e48c5391,hook-loop.json",
+		"git update-index --add --cacheinfo 100644,e69de29bb2d1d6434b8b29ae775ad8c2e48c5391,.claude/settings.json",
+		"git update-index --cacheinfo 100644 e69de29bb2d1d6434b8b29ae775ad8c2e48c5391 hook-loop.json",
+		"git read-tree --empty", "git read-tree HEAD~1", "git rm --cached hook-loop.json",
+	} {
+		wantRefused(t, p, cmd)
+	}
+	for _, cmd := range []string{
+		"git update-index --cacheinfo 100644,e69de29bb2d1d6434b8b29ae775ad8c2e48c5391,main.go", "git update-index --refresh",
+		"git read-tree -n HEAD",
+	} {
+		if got := p.bash(cmd); got.Blocked {
+			t.Errorf("%s: refused (%s)", cmd, got.Reason)
+		}
+	}
+}

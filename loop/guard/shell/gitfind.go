@@ -272,9 +272,27 @@ func (a *analyzer) git(args []arg, st *state, depth int) {
 			}
 		}
 	case "read-tree":
-		// -u writes the work tree to match the index it reads.
-		if _, opts := options(rest, "", []string{"prefix", "index-output", "exclude-per-directory"}); has(opts, "u") {
+		// -u writes the work tree to match the index it reads; without it the
+		// index alone is rewritten (--empty drops every file from it), which
+		// the next commit, checkout or reset carries to the loop's files.
+		_, opts := options(rest, "", []string{"prefix", "index-output", "exclude-per-directory"})
+		switch {
+		case has(opts, "n", "dry-run"):
+		case has(opts, "u"):
 			tree("git read-tree -u")
+		default:
+			tree("git read-tree")
+		}
+	case "update-index":
+		// --cacheinfo MODE,OBJECT,PATH names its path after the second comma:
+		// the index entry of that file is replaced, as git rm --cached does.
+		for _, o := range rest {
+			if f := strings.SplitN(o.val, ",", 3); len(f) == 3 {
+				a.name(&gst, f[2], "git", o.raw, false, false)
+			}
+		}
+		if slices.ContainsFunc(rest, func(x arg) bool { return x.val == "--index-info" || x.val == "--stdin" }) {
+			a.uncertain("git update-index reads the paths it changes from its input")
 		}
 	case "checkout-index":
 		ops, opts := options(rest, "", []string{"prefix", "stage"})
