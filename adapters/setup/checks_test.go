@@ -96,3 +96,22 @@ func TestCheckBinaryLean(t *testing.T) {
 		t.Errorf("another build: %s %q", f.Level, f.What)
 	}
 }
+
+// TestCheckMatchers: a tool event's matcher that leaves out a wanted tool
+// fails, naming the file, the event and the tools; other events' groups and
+// other commands' matchers are not judged.
+func TestCheckMatchers(t *testing.T) {
+	doc := []byte(`{"hooks": {
+		"BeforeTool": [{"matcher": "^(read_file|write_file)$", "hooks": [{"type": "command", "command": "hook-loop gemini-hook --event BeforeTool"}]},
+			{"matcher": "x", "hooks": [{"type": "command", "command": "other"}]}],
+		"AfterTool": [{"matcher": "^(grep_search|read_file|write_file|mcp_.*)$", "hooks": [{"type": "command", "command": "hook-loop gemini-hook --event AfterTool"}]}],
+		"SessionStart": [{"hooks": [{"type": "command", "command": "hook-loop gemini-hook --event SessionStart"}]}]}}`)
+	var out Findings
+	ours := func(c string) bool { return strings.Contains(c, "gemini-hook") }
+	isTool := func(ev string) bool { return ev == "BeforeTool" || ev == "AfterTool" }
+	CheckMatchers(&out, "/p/.gemini/settings.json", doc, ours, isTool, []string{"grep_search", "read_file", "mcp_x"}, "reinstall")
+	if len(out) != 1 || out[0].Level != LevelFail || out[0].Fix != "reinstall" ||
+		!strings.Contains(out[0].What, `/p/.gemini/settings.json: the BeforeTool matcher "^(read_file|write_file)$" does not show hook-loop grep_search, mcp_x`) {
+		t.Fatalf("findings = %+v", out)
+	}
+}

@@ -2,7 +2,10 @@ package setup
 
 import (
 	"fmt"
+	"sort"
 	"strings"
+
+	"github.com/hook-loop/hook-loop/scaffold/settingshooks"
 )
 
 // What the harnesses that keep hook commands in a JSON settings file (Claude
@@ -43,5 +46,30 @@ func CheckLayers(out *Findings, layers []SettingsLayer, harness, name string, ev
 			out.Add(LevelOK, fmt.Sprintf("%s has hook-loop hooks for all %d events", l.Path, len(events)), "")
 		}
 		commands.Check(out, l.Path, l.Cmds)
+	}
+}
+
+// CheckMatchers fails a settings file (doc, at path) whose tool events'
+// matcher for hook-loop's commands (ours) leaves out a tool of want, the tools
+// every install now shows hook-loop: one written by an older hook-loop, or
+// edited by hand, lets those tools' calls through unjudged. fix is the
+// reinstall command.
+func CheckMatchers(out *Findings, path string, doc []byte, ours, isToolEvent func(string) bool, want []string, fix string) {
+	ms := settingshooks.Matchers(doc, ours)
+	events := make([]string, 0, len(ms))
+	for ev := range ms {
+		events = append(events, ev)
+	}
+	sort.Strings(events)
+	for _, ev := range events {
+		if !isToolEvent(ev) {
+			continue
+		}
+		for _, m := range ms[ev] {
+			if miss := settingshooks.Unmatched(m, want); len(miss) > 0 {
+				out.Add(LevelFail, fmt.Sprintf("%s: the %s matcher %q does not show hook-loop %s: those tool calls are not judged (an older install?)",
+					path, ev, m, strings.Join(miss, ", ")), fix)
+			}
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -127,6 +128,66 @@ func Commands(doc []byte, ours func(string) bool) map[string][]string {
 		})
 		return true
 	})
+	return out
+}
+
+// Matchers returns the matchers of the groups holding hook-loop's commands,
+// keyed by event ("" for a group without one).
+func Matchers(doc []byte, ours func(string) bool) map[string][]string {
+	out := map[string][]string{}
+	gjson.GetBytes(doc, "hooks").ForEach(func(ev, groups gjson.Result) bool {
+		groups.ForEach(func(_, g gjson.Result) bool {
+			g.Get("hooks").ForEach(func(_, hk gjson.Result) bool {
+				if ours(hk.Get("command").String()) {
+					out[ev.String()] = append(out[ev.String()], g.Get("matcher").String())
+					return false
+				}
+				return true
+			})
+			return true
+		})
+		return true
+	})
+	return out
+}
+
+// Unmatched returns the tools of want that matcher does not show its hooks,
+// read as Claude Code and Gemini CLI read one: "" and "*" match every tool,
+// names joined by "|" match those names exactly, anything else is a regular
+// expression tested against the tool's name (one that does not compile
+// matches nothing).
+func Unmatched(matcher string, want []string) []string {
+	if matcher == "" || matcher == "*" {
+		return nil
+	}
+	match := func(t string) bool { return slices.Contains(strings.Split(matcher, "|"), t) }
+	if strings.ContainsFunc(matcher, func(r rune) bool {
+		return !(r == '|' || r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) {
+		re, err := regexp.Compile(matcher)
+		match = func(t string) bool { return err == nil && re.MatchString(t) }
+	}
+	var out []string
+	for _, t := range want {
+		if !match(t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Names are the tool names a matcher an install wrote stands for: its
+// alternatives, with ^(...)$ taken off and a wildcard (".*") given a name
+// it matches, so that Unmatched can test another matcher against them.
+func Names(matcher string) []string {
+	m := strings.TrimSuffix(strings.TrimPrefix(matcher, "^("), ")$")
+	if m == "" || m == "*" {
+		return nil
+	}
+	var out []string
+	for _, alt := range strings.Split(m, "|") {
+		out = append(out, strings.ReplaceAll(alt, ".*", "x"))
+	}
 	return out
 }
 

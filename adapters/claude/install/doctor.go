@@ -6,8 +6,10 @@ import (
 	"strings"
 
 	"github.com/hook-loop/hook-loop/adapters/setup"
+	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/loop/guard/shell"
 	"github.com/hook-loop/hook-loop/scaffold"
+	"github.com/hook-loop/hook-loop/scaffold/settingshooks"
 	"github.com/tidwall/gjson"
 )
 
@@ -43,6 +45,7 @@ func (fl *Flavor) CheckInstall(env *setup.DoctorEnv) []setup.Finding {
 		}
 		if cmds := fl.hookCommands(b); len(cmds) > 0 {
 			layers = append(layers, setup.SettingsLayer{Scope: scope, Path: path, Cmds: cmds})
+			fl.checkMatchers(&out, path, b)
 		}
 	}
 	if len(layers) == 0 {
@@ -104,4 +107,13 @@ func sandboxEnabled(dir, home string) bool {
 		}
 	}
 	return false
+}
+
+// checkMatchers: an older install's tool matcher may leave out a tool every
+// install now shows hook-loop (setup.CheckMatchers).
+func (fl *Flavor) checkMatchers(out *setup.Findings, path string, doc []byte) {
+	if fl.Matcher == nil || fl.IsToolEvent == nil {
+		return
+	}
+	setup.CheckMatchers(out, path, doc, fl.isHookCommand, fl.IsToolEvent, settingshooks.Names(fl.Matcher(&loopdsl.Spec{Definition: &loopdsl.Definition{}})), fl.reinstall())
 }

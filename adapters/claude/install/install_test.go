@@ -325,3 +325,48 @@ func TestCheckClaude(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckClaudeOlderMatcher: an install whose tool matcher leaves out a
+// tool every install now shows hook-loop (Monitor and PowerShell came later)
+// fails the doctor, with the reinstall as the fix; today's matcher passes.
+func TestCheckClaudeOlderMatcher(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	env := &setup.DoctorEnv{Dir: dir, Home: home}
+	bin := filepath.Join(t.TempDir(), "hook-loop")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	loopData, _ := gallery.Get("plan_execute")
+	if err := os.WriteFile(filepath.Join(dir, "hook-loop.json"), loopData, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec, _, err := dsl.Parse("hook-loop.json", loopData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings := filepath.Join(dir, ".claude", "settings.json")
+	for _, tt := range []struct {
+		matcher string
+		fails   bool
+	}{
+		{toolMatcher(spec), false},
+		{"*", false},
+		{"Bash|Edit|Glob|Grep|LS|MultiEdit|NotebookEdit|Read|Write|mcp__.*", true},
+	} {
+		h := installHooks{Binary: bin, Config: Claude.pathArg(filepath.Join(dir, "hook-loop.json"), dir, true), Matcher: tt.matcher}
+		doc, err := mergeSettings(nil, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := scaffold.WriteFileAtomic(settings, doc); err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		setup.PrintFindings(&b, setup.Named("claude", Claude.CheckInstall(env)))
+		got := b.String()
+		failed := strings.Contains(got, "does not show hook-loop Monitor, PowerShell") && strings.Contains(got, "hook-loop claude install --write")
+		if failed != tt.fails {
+			t.Errorf("matcher %q: failed %v, want %v:\n%s", tt.matcher, failed, tt.fails, got)
+		}
+	}
+}

@@ -11,8 +11,10 @@ import (
 
 	"github.com/hook-loop/hook-loop/adapters/gemini"
 	"github.com/hook-loop/hook-loop/adapters/setup"
+	loopdsl "github.com/hook-loop/hook-loop/loop/dsl"
 	"github.com/hook-loop/hook-loop/loop/guard/shell"
 	"github.com/hook-loop/hook-loop/scaffold"
+	"github.com/hook-loop/hook-loop/scaffold/settingshooks"
 	"github.com/tidwall/gjson"
 )
 
@@ -61,6 +63,7 @@ func checkInstall(env *setup.DoctorEnv, getenv func(string) string) []setup.Find
 		}
 		if cmds := hookCommands(b); len(cmds) > 0 {
 			layers = append(layers, setup.SettingsLayer{Scope: scope, Path: path, Cmds: cmds})
+			setup.CheckMatchers(&out, path, b, isHookCommand, gemini.IsToolEvent, settingshooks.Names(toolMatcher(&loopdsl.Spec{Definition: &loopdsl.Definition{}})), reinstall)
 		}
 	}
 	if sys := systemSettings(getenv); sys != "" {
