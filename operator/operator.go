@@ -163,6 +163,11 @@ func (c Controls) Apply(ctx context.Context, r Request) (Result, error) {
 	if err == nil && refused != nil {
 		return Result{Session: r.Session}, refused
 	}
+	var late *engine.OutOfTimeError
+	if errors.As(err, &late) {
+		// Nothing was applied: say what the deadline cut short.
+		return res, fmt.Errorf("%s session %s: not applied: %w", r.Action, r.Session, err)
+	}
 	return res, err
 }
 

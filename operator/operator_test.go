@@ -439,3 +439,17 @@ func TestApplyReserveFollowsTheLogsLockWait(t *testing.T) {
 		})
 	}
 }
+
+// An action whose context has already ended is not applied, and the error
+// says which action on which session the deadline cut short.
+func TestApplyPastItsDeadlineSaysWhat(t *testing.T) {
+	f := newFixture(t, "")
+	f.toWaiting()
+	f.eng.Lifecycle = &chainProbe{log: f.log.Path()}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := f.ctl.Apply(ctx, operator.Request{Action: operator.Approve, Session: "s1"})
+	if err == nil || res.Applied || !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "approve session s1: not applied") {
+		t.Fatalf("approve past the deadline: %+v, %v", res, err)
+	}
+}
