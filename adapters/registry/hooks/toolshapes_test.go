@@ -17,7 +17,8 @@ import (
 // refused a write to the loop's own files, in the shapes the harnesses send:
 // a shell tool's own directory argument (the command's relative paths are
 // from there), Claude Code's and Qwen Code's monitor tools (a shell command
-// too), Copilot CLI's write_bash (a line typed into a running shell), its
+// too), Copilot CLI's write_bash (a line typed into a running shell, whose
+// directory and program no hook showed: refused whatever it types), its
 // apply_patch (freeform patch text) and its str_replace tools.
 func TestToolShapesCannotWriteLoopFiles(t *testing.T) {
 	root := t.TempDir()
@@ -49,7 +50,11 @@ func TestToolShapesCannotWriteLoopFiles(t *testing.T) {
 		{"opencode", "tool.execute.before", `{"input": {"tool": "bash", "sessionID": "s", "callID": "c"}, "output": {"args": {"command": "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: events.jsonl\n+x\n*** End Patch\nEOF", "workdir": ".hook-loop"}}}`, true},
 		{"opencode", "tool.execute.before", `{"input": {"tool": "bash", "sessionID": "s", "callID": "c"}, "output": {"args": {"command": "echo > events.jsonl", "workdir": "src"}}}`, false},
 		{"copilot", "preToolUse", `{"toolName": "write_bash", "toolArgs": {"shellId": "1", "input": "echo > .hook-loop/events.jsonl\n"}}`, true},
-		{"copilot", "preToolUse", `{"toolName": "write_bash", "toolArgs": {"shellId": "1", "input": "y\n"}}`, false},
+		// Even a harmless line: the shell it goes to may be one started in
+		// .hook-loop (bash "cd .hook-loop && bash", mode async).
+		{"copilot", "preToolUse", `{"toolName": "write_bash", "toolArgs": {"shellId": "1", "input": "rm events.jsonl\n"}}`, true},
+		{"copilot", "preToolUse", `{"toolName": "write_powershell", "toolArgs": {"shellId": "1", "input": "y\n"}}`, true},
+		{"copilot", "preToolUse", `{"toolName": "bash", "toolArgs": {"command": "cd src && bash", "mode": "async"}}`, false},
 		{"copilot", "preToolUse", `{"toolName": "apply_patch", "toolArgs": "` + patch + `"}`, true},
 		{"copilot", "preToolUse", `{"toolName": "apply_patch", "toolArgs": {"input": "` + patch + `"}}`, true},
 		{"copilot", "preToolUse", `{"toolName": "apply_patch", "toolArgs": "` + strings.Replace(patch, "hook-loop.json", "notes.txt", 1) + `"}`, false},
