@@ -180,6 +180,15 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 		if ev.Command == "" && len(ev.TargetPaths) == 0 {
 			ev.ReadPaths = harness.ReadPaths(ti)
 		}
+		if strings.HasPrefix(tool, "mcp_") {
+			// The folders an MCP call works in are read, its command run
+			// there; what it may change is in TargetPaths.
+			m := harness.ReadMCP(tool, ti)
+			ev.ReadPaths = append(ev.ReadPaths, m.Reads...)
+			if ev.Command != "" {
+				ev.CommandDir = m.Dir
+			}
+		}
 		if native == NativeAfterTool {
 			ev.Result = result(ev.ToolName, root.Get("tool_response"))
 		}
@@ -205,7 +214,9 @@ func targetPaths(tool string, input gjson.Result, cwd string, odd []string) []st
 	if strings.HasPrefix(tool, "mcp_") {
 		// Gemini CLI names MCP tools mcp_<server>_<tool>: what they change is
 		// unknown, so their path arguments are judged as writes.
-		harness.MCPPaths(input, add)
+		for _, p := range harness.ReadMCP(tool, input).Writes {
+			add(p)
+		}
 	}
 	if tool == "Write" || tool == "Edit" {
 		fp := input.Get("file_path")

@@ -46,6 +46,13 @@ func TestToolShapesCannotWriteLoopFiles(t *testing.T) {
 		{"qwen", "PreToolUse", `{"tool_name": "run_shell_command", "tool_input": {"command": "echo > events.jsonl", "directory": "{P}"}}`, false},
 		{"gemini", "BeforeTool", `{"tool_name": "run_shell_command", "tool_input": {"command": "echo > events.jsonl", "dir_path": ".hook-loop"}}`, true},
 		{"gemini", "BeforeTool", `{"tool_name": "run_shell_command", "tool_input": {"command": "echo > events.jsonl", "dir_path": "src"}}`, false},
+		// An MCP tool's working folder is read, not written (the root is no
+		// tree write of hook-loop.json); its command runs there.
+		{"gemini", "BeforeTool", `{"tool_name": "mcp_fs_list_directory", "tool_input": {"path": "."}}`, false},
+		{"gemini", "BeforeTool", `{"tool_name": "mcp_tests_run", "tool_input": {"cwd": "{P}"}}`, false},
+		{"gemini", "BeforeTool", `{"tool_name": "mcp_fs_move_file", "tool_input": {"source": ".hook-loop", "destination": "/tmp/x"}}`, true},
+		{"gemini", "BeforeTool", `{"tool_name": "mcp_fs_write_file", "tool_input": {"path": "hook-loop.json", "content": ""}}`, true},
+		{"gemini", "BeforeTool", `{"tool_name": "mcp_sh_exec", "tool_input": {"command": "rm events.jsonl", "cwd": ".hook-loop"}}`, true},
 		{"opencode", "tool.execute.before", `{"input": {"tool": "bash", "sessionID": "s", "callID": "c"}, "output": {"args": {"command": "echo > events.jsonl", "workdir": "{P}/.hook-loop"}}}`, true},
 		{"opencode", "tool.execute.before", `{"input": {"tool": "bash", "sessionID": "s", "callID": "c"}, "output": {"args": {"command": "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: events.jsonl\n+x\n*** End Patch\nEOF", "workdir": ".hook-loop"}}}`, true},
 		{"opencode", "tool.execute.before", `{"input": {"tool": "bash", "sessionID": "s", "callID": "c"}, "output": {"args": {"command": "echo > events.jsonl", "workdir": "src"}}}`, false},
