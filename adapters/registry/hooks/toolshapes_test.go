@@ -157,3 +157,53 @@ func TestPatchDotDotThroughALink(t *testing.T) {
 		}
 	}
 }
+
+// TestGeminiFilePathSpellings: Gemini CLI 0.61's file tools drop NUL bytes
+// and a leading "@" when no file of the literal name exists, and replace
+// looks a relative path that names no file up in the workspace by its base
+// name (folders starting with a dot included): each file the tool may take
+// the path for is judged.
+func TestGeminiFilePathSpellings(t *testing.T) {
+	root, home := t.TempDir(), t.TempDir()
+	for _, f := range []string{"hook-loop.json", ".gemini/settings.json", "src/app/config.json"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, f), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	spec, _, err := loopdsl.Parse("hook-loop.json", []byte(`{"loop": {"id": "x", "initial_state": "a", "states": ["a", "done"], "events": ["go"],
+		"transitions": [{"from": "a", "event": "go", "to": "done"}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := &engine.Engine{Spec: spec, Root: root, Home: home, ConfigPath: filepath.Join(root, "hook-loop.json"),
+		LogPath: filepath.Join(root, ".hook-loop", "events.jsonl"), OwnedPaths: hooks.OwnedPaths(hooks.All(), home, nil)}
+	a := hooks.Adapters(hooks.All())["gemini"]
+	for _, tt := range []struct {
+		tool, path string
+		refused    bool
+	}{
+		{"write_file", "@hook-loop.json", true},
+		{"write_file", `hook-loop.json\u0000`, true},
+		{"write_file", "@/hook-loop.json", true},
+		{"replace", "@hook-loop.json", true},
+		{"replace", "settings.json", true},
+		{"replace", "gemini/settings.json", true},
+		{"replace", "@" + root + "/hook-loop.json", true},
+		{"write_file", "@notes.md", false},
+		{"replace", "config.json", false},
+		{"replace", "other/settings.md", false},
+		{"write_file", "settings.json", false},
+	} {
+		payload := `{"hook_event_name": "BeforeTool", "cwd": "` + root + `", "tool_name": "` + tt.tool + `", "tool_input": {"file_path": "` + tt.path + `", "content": "{}", "old_string": "a", "new_string": "b"}}`
+		ev, err := a.Decode("", []byte(payload))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := eng.CheckTool(&ev, "a"); c.Blocked != tt.refused {
+			t.Errorf("%s %q: refused %v, want %v (%+v, targets %q)", tt.tool, tt.path, c.Blocked, tt.refused, c, ev.TargetPaths)
+		}
+	}
+}
