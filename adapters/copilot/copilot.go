@@ -141,7 +141,7 @@ func (a Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 			// last; so does encoding/json, where gjson would read the first.
 			var err error
 			if args, err = lastWins(args.Str); err != nil {
-				return loop.HookEvent{}, fmt.Errorf("$.toolArgs: its JSON text cannot be read (%v): expected an object hook-loop can read key by key", err)
+				return loop.HookEvent{}, &harness.ShapeError{Err: fmt.Errorf("$.toolArgs: its JSON text cannot be read (%v): expected an object hook-loop can read key by key", err)}
 			}
 		} else if args.Type == gjson.String {
 			// A freeform tool's input (apply_patch's patch text) is the

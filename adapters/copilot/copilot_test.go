@@ -2,11 +2,13 @@ package copilot
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/loop"
 )
 
@@ -214,8 +216,9 @@ func TestArgsTextTooDeepIsAnError(t *testing.T) {
 	deep := strings.Repeat("[", 10005) + strings.Repeat("]", 10005)
 	args, _ := json.Marshal(`{"path": "/p/a.txt", "file_text": "x", "pad": ` + deep + `, "path": "/p/hook-loop.json"}`)
 	ev, err := New().Decode(EventPreToolUse, []byte(`{"cwd": "/p", "toolName": "create", "toolArgs": `+string(args)+`}`))
-	if err == nil || !strings.Contains(err.Error(), "$.toolArgs") {
-		t.Errorf("err = %v, TargetPaths = %q: want a decode error naming $.toolArgs", err, ev.TargetPaths)
+	var shape *harness.ShapeError
+	if !errors.As(err, &shape) || !strings.Contains(err.Error(), "$.toolArgs") {
+		t.Errorf("err = %v, TargetPaths = %q: want a shape error naming $.toolArgs (refused whatever fail_closed says)", err, ev.TargetPaths)
 	}
 }
 
