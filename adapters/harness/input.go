@@ -122,9 +122,10 @@ func HookObject(input []byte, event, who, example string) (root gjson.Result, tr
 	return root, trimmed, native, nil
 }
 
-// MCPPaths reports the path-like arguments of an MCP tool's input to add:
-// the engine judges each as a write, since an MCP tool's effect is unknown.
-// A file:// URI is reported as its path.
+// MCPPaths reports every path-like argument of an MCP tool's input to add,
+// each to be judged as a write; a file:// URI is reported as its path.
+// ReadMCP sorts them instead (a working folder is no write): the Codex
+// adapter still reads them this way.
 func MCPPaths(input gjson.Result, add func(string)) {
 	mcpPaths(input, 0, func(_, s string, _ bool) { add(fileURI(s)) })
 }
@@ -224,7 +225,9 @@ type MCPArgs struct {
 // hook-loop.json. A relative path the tool changes is judged both from the
 // session's folder and from that working folder, and the command runs in it.
 // A tool whose name says it only reads (list, read, search, ...) and none
-// that it changes has every path read. Every other path stays a write: an
+// that it changes has every path read but where it puts what it makes
+// (destination, output_path, ...) and the strings of an argument of an
+// unexpected shape. Every other path stays a write: an
 // MCP tool's effect is unknown, and whether a path is or holds a protected
 // file is the guard's to judge. file:// URIs are reported as their paths.
 func ReadMCP(tool string, input gjson.Result) MCPArgs {
@@ -239,7 +242,7 @@ func ReadMCP(tool string, input gjson.Result) MCPArgs {
 	mcpPaths(input, 0, func(key, s string, top bool) {
 		s = fileURI(s)
 		switch {
-		case reads:
+		case reads && !destKey(key):
 			m.Reads = append(m.Reads, s)
 		case top && (workKey(key) || folderKey(key) && !changes):
 			m.Reads = append(m.Reads, s)
@@ -266,6 +269,16 @@ func ReadMCP(tool string, input gjson.Result) MCPArgs {
 		}
 	}
 	return m
+}
+
+// destKey: the argument names of where a tool puts what it makes, a write
+// whatever the tool's name says (fetch_url's output_path).
+func destKey(k string) bool {
+	switch k {
+	case "destination", "dest", "dst", "target", "target_path", "targetPath", "output_path", "outputPath", "new_path", "newPath", "":
+		return true
+	}
+	return false
 }
 
 // workKey: the argument names MCP servers give the folder a tool runs in.

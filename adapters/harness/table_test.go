@@ -53,6 +53,8 @@ func TestReadMCPSortsArguments(t *testing.T) {
 		{"mcp__sh__exec", `{"command":"ls","directory":"d"}`, nil, []string{"d"}, "d"},
 		{"mcp__x__process", `{"path":"."}`, []string{"."}, nil, ""},
 		{"mcp__x__rm", `{"path":"a"}`, []string{"a"}, nil, ""},
+		{"mcp__web__fetch_url", `{"url":"https://x","output_path":"hook-loop.json"}`, []string{"hook-loop.json"}, nil, ""},
+		{"mcp__fs__read", `{"path":{"p":"q"}}`, []string{"q"}, nil, ""},
 	} {
 		m := ReadMCP(c.tool, gjson.Parse(c.input))
 		if !slices.Equal(m.Writes, c.writes) || !slices.Equal(m.Reads, c.read) || m.Dir != c.dir {
