@@ -3,12 +3,14 @@ package hook
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/hook-loop/hook-loop/adapters/claude"
+	"github.com/hook-loop/hook-loop/adapters/copilot"
 )
 
 func TestCheckNesting(t *testing.T) {
@@ -56,5 +58,27 @@ func TestDeepToolCallRefused(t *testing.T) {
 		Stdin: strings.NewReader(in), Cwd: dir})
 	if !strings.Contains(string(out.Stdout), `"permissionDecision":"deny"`) {
 		t.Fatalf("deep PreToolUse answered %q (stderr %q), want a deny", out.Stdout, out.Stderr)
+	}
+}
+
+// TestUnreadableArgsTextRefused: Copilot CLI arguments sent as JSON text
+// nested past what the JSON reader takes (inside the string, where the
+// stdin nesting check never looks) are refused in a loop that is not
+// fail_closed: the agent wrote them, and read another way they name another
+// file than the one Copilot CLI writes.
+func TestUnreadableArgsTextRefused(t *testing.T) {
+	dir := t.TempDir()
+	loopJSON := `{"loop": {"id": "x", "initial_state": "a", "states": ["a", "done"], "events": ["go"], "terminal_states": ["done"],
+		"transitions": [{"from": "a", "event": "go", "to": "done"}]}}`
+	if err := os.WriteFile(filepath.Join(dir, "hook-loop.json"), []byte(loopJSON), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deep := strings.Repeat("[", 10005) + strings.Repeat("]", 10005)
+	args, _ := json.Marshal(`{"path":"a.txt","file_text":"x","pad":` + deep + `,"path":"hook-loop.json"}`)
+	in := `{"sessionId":"s","timestamp":1,"cwd":"` + dir + `","toolName":"create","toolArgs":` + string(args) + `}`
+	out := New(Deps{}).Run(context.Background(), Request{Adapter: copilot.New(), Flags: Flags{Event: "preToolUse", ConfigPath: filepath.Join(dir, "hook-loop.json")},
+		Stdin: strings.NewReader(in), Cwd: dir})
+	if !strings.Contains(string(out.Stdout), `"permissionDecision":"deny"`) {
+		t.Fatalf("preToolUse answered %q (stderr %q), want a deny", out.Stdout, out.Stderr)
 	}
 }

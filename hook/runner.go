@@ -169,7 +169,8 @@ func (r *Runner) decode(e *event) error {
 		}
 	}
 	var shape *shapeError
-	if errors.As(err, &shape) && (e.ev.Name == loop.EventPreToolUse || e.ev.Name == loop.EventPermissionRequest) {
+	var argsShape *harness.ShapeError
+	if (errors.As(err, &shape) || errors.As(err, &argsShape)) && (e.ev.Name == loop.EventPreToolUse || e.ev.Name == loop.EventPermissionRequest) {
 		// Nesting and size are the tool input's, which the agent writes: a
 		// call it made unreadable on purpose is refused, whatever
 		// fail_closed says.

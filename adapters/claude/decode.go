@@ -181,6 +181,15 @@ func (a Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 		if ev.Command == "" && len(ev.TargetPaths) == 0 {
 			ev.ReadPaths = harness.ReadPaths(ti)
 		}
+		if mcp {
+			// The folders an MCP call works in are read, its command run
+			// there; what it may change is in TargetPaths.
+			m := harness.ReadMCP(ev.ToolName, ti)
+			ev.ReadPaths = append(ev.ReadPaths, m.Reads...)
+			if ev.Command != "" {
+				ev.CommandDir = m.Dir
+			}
+		}
 	}
 	if IsToolEvent(native) && ev.ToolName == "" {
 		return loop.HookEvent{}, fmt.Errorf("$.tool_name is missing: expected the tool's name for %s", native)
@@ -283,7 +292,9 @@ func targetPaths(tool string, input gjson.Result, cwd string, odd []string) []st
 		add(input.Get("notebook_path").String())
 	default:
 		if strings.HasPrefix(tool, "mcp__") {
-			harness.MCPPaths(input, add)
+			for _, p := range harness.ReadMCP(tool, input).Writes {
+				add(p)
+			}
 		}
 	}
 	return out

@@ -32,7 +32,8 @@ var hookProject = harness.ProjectFrom("CLAUDE_PROJECT_DIR")
 // project's shared and local ones and the user's), and the folders of what
 // declares hooks or runs shell text no hook sees: skills and commands (their
 // frontmatter hooks and !`command` lines, run when the model invokes one),
-// agents (frontmatter hooks) and the installed plugins (a plugin's Stop hook
+// agents (frontmatter hooks), hooks (where people keep the scripts their
+// settings' hook commands run) and the installed plugins (a plugin's Stop hook
 // answering continue:false ends the session whatever hook-loop answers).
 // Not the whole .claude folder: the rest is the person's.
 func (claudeHooks) OwnedPaths(home string, _ func(string) string) []string {
@@ -49,5 +50,6 @@ func (claudeHooks) OwnedPaths(home string, _ func(string) string) []string {
 	return out
 }
 
-// codeFolders are Claude Code's folders of skills, commands and agents.
-var codeFolders = []string{"skills", "commands", "agents"}
+// codeFolders are Claude Code's folders of skills, commands and agents, and
+// the customary folder of hook scripts.
+var codeFolders = []string{"skills", "commands", "agents", "hooks"}

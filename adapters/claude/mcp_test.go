@@ -146,3 +146,59 @@ func TestMCPShapesJudged(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPWorkingFoldersAreNotWrites: an MCP argument naming the folder a
+// call works in (cwd, workdir, a directory of a tool that does not say it
+// changes files) or a path of a tool that only reads is read, not written:
+// judged as a write, the project root would be refused as a tree write of
+// hook-loop.json. Sources, destinations and a writer's paths stay writes, a
+// relative one judged from the working folder too, and a command runs there.
+func TestMCPWorkingFoldersAreNotWrites(t *testing.T) {
+	root, home := t.TempDir(), t.TempDir()
+	keys := filepath.Join(home, "keys")
+	for _, d := range []string{filepath.Join(root, ".hook-loop"), keys} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "hook-loop.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec, _, err := dsl.Parse("hook-loop.json", []byte(`{"loop": {"id": "x", "initial_state": "a", "states": ["a", "done"], "events": ["go"],
+		"transitions": [{"from": "a", "event": "go", "to": "done"}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := &engine.Engine{Spec: spec, Root: root, Home: home, ConfigPath: filepath.Join(root, "hook-loop.json"),
+		LogPath: filepath.Join(root, ".hook-loop", "events.jsonl"), SecretPaths: []string{keys + "/"}}
+	for _, c := range []struct {
+		tool, input string
+		blocked     bool
+	}{
+		{"mcp__fs__list_directory", `{"path":"."}`, false},
+		{"mcp__fs__directory_tree", `{"path":"` + root + `"}`, false},
+		{"mcp__fs__read_text_file", `{"path":"hook-loop.json"}`, false},
+		{"mcp__fs__search_files", `{"path":".","pattern":"*.go"}`, false},
+		{"mcp__tests__run", `{"cwd":"` + root + `"}`, false},
+		{"mcp__tests__run", `{"directory":"."}`, false},
+		{"mcp__shell__exec", `{"command":"ls","cwd":"` + root + `"}`, false},
+		{"mcp__fs__write_file", `{"path":"notes.md","cwd":"` + root + `"}`, false},
+		{"mcp__fs__move_file", `{"source":".hook-loop","destination":"/tmp/x"}`, true},
+		{"mcp__fs__write_file", `{"path":"hook-loop.json","content":""}`, true},
+		{"mcp__fs__write_file", `{"path":"events.jsonl","cwd":".hook-loop"}`, true},
+		{"mcp__fs__delete_directory", `{"directory":".hook-loop"}`, true},
+		{"mcp__fs__delete", `{"dir":"."}`, true},
+		{"mcp__shell__exec", `{"command":"rm events.jsonl","cwd":".hook-loop"}`, true},
+		{"mcp__shell__exec", `{"command":"rm events.jsonl","cwd":"src","workdir":".hook-loop"}`, true},
+		{"mcp__tools__process", `{"path":"."}`, true},
+		{"mcp__fs__list_directory", `{"path":"` + keys + `"}`, true},
+	} {
+		ev, err := New().Decode("PreToolUse", []byte(`{"session_id":"s1","cwd":"`+root+`","hook_event_name":"PreToolUse","tool_name":"`+c.tool+`","tool_input":`+c.input+`}`))
+		if err != nil {
+			t.Fatalf("%s: %v", c.tool, err)
+		}
+		if chk := eng.CheckTool(&ev, "a"); chk.Blocked != c.blocked {
+			t.Errorf("%s %s: blocked %v, want %v (%s)", c.tool, c.input, chk.Blocked, c.blocked, chk.Reason)
+		}
+	}
+}

@@ -139,7 +139,10 @@ func (a Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 			// Some releases send the arguments as JSON text: the model's own,
 			// which may name a key twice. Copilot CLI's JSON.parse keeps the
 			// last; so does encoding/json, where gjson would read the first.
-			args = lastWins(args.Str)
+			var err error
+			if args, err = lastWins(args.Str); err != nil {
+				return loop.HookEvent{}, &harness.ShapeError{Err: fmt.Errorf("$.toolArgs: its JSON text cannot be read (%v): expected an object hook-loop can read key by key", err)}
+			}
 		} else if args.Type == gjson.String {
 			// A freeform tool's input (apply_patch's patch text) is the
 			// string itself: judged on the files it names, never refused
@@ -158,8 +161,11 @@ func (a Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 		case ev.ToolName == "Bash":
 		case writesShell(ev.ToolName):
 			// What write_bash types into a running shell is a command line
-			// of that shell.
+			// of that shell, but of a shell whose directory and program
+			// (bash, or python, or a shell started in .hook-loop) no hook
+			// showed: it cannot be judged as if it ran in the session's cwd.
 			ev.Command, odd = harness.Command(args.Get("input"))
+			ev.Unseen = ev.ToolName + " types into a shell started earlier, whose directory and program hook-loop cannot know (run the command in a fresh " + strings.TrimPrefix(ev.ToolName, "write_") + " call instead)"
 		default:
 			ev.Command = ""
 		}
@@ -243,17 +249,22 @@ func targetPaths(tool string, args gjson.Result, cwd string, odd []string) []str
 
 // lastWins is the JSON text as JavaScript's JSON.parse reads it: of a key
 // named twice in an object, the last value. Text that is not an object is
-// parsed as it is.
-func lastWins(text string) gjson.Result {
+// parsed as it is. Text encoding/json cannot read (nested past its limit)
+// is an error, never read by gjson, which keeps the first of a key named
+// twice where Copilot CLI keeps the last.
+func lastWins(text string) (gjson.Result, error) {
 	dec := json.NewDecoder(strings.NewReader(text))
 	dec.UseNumber()
-	var v map[string]any
+	var v any
 	if err := dec.Decode(&v); err != nil {
-		return gjson.Parse(text)
+		return gjson.Result{}, err
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return gjson.Parse(text), nil
 	}
 	raw, err := json.Marshal(v)
 	if err != nil {
-		return gjson.Parse(text)
+		return gjson.Result{}, err
 	}
-	return gjson.ParseBytes(raw)
+	return gjson.ParseBytes(raw), nil
 }

@@ -2,11 +2,13 @@ package copilot
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/loop"
 )
 
@@ -203,5 +205,38 @@ func TestArgsTextKeyTwice(t *testing.T) {
 	}
 	if len(ev.TargetPaths) != 1 || ev.TargetPaths[0] != "/p/hook-loop.json" {
 		t.Errorf("TargetPaths = %q, want the last path", ev.TargetPaths)
+	}
+}
+
+// TestArgsTextTooDeepIsAnError: JSON text encoding/json cannot read (nested
+// past its limit inside the string, where the hook's own depth check never
+// looks) is a decode error, not read by gjson, which would judge the first
+// of a key named twice where Copilot CLI writes the last.
+func TestArgsTextTooDeepIsAnError(t *testing.T) {
+	deep := strings.Repeat("[", 10005) + strings.Repeat("]", 10005)
+	args, _ := json.Marshal(`{"path": "/p/a.txt", "file_text": "x", "pad": ` + deep + `, "path": "/p/hook-loop.json"}`)
+	ev, err := New().Decode(EventPreToolUse, []byte(`{"cwd": "/p", "toolName": "create", "toolArgs": `+string(args)+`}`))
+	var shape *harness.ShapeError
+	if !errors.As(err, &shape) || !strings.Contains(err.Error(), "$.toolArgs") {
+		t.Errorf("err = %v, TargetPaths = %q: want a shape error naming $.toolArgs (refused whatever fail_closed says)", err, ev.TargetPaths)
+	}
+}
+
+// TestWriteShellIsUnseen: what write_bash and write_powershell type goes to a
+// shell started earlier, whose directory and program no hook showed, so the
+// adapter reports it unseen for the guard to refuse.
+func TestWriteShellIsUnseen(t *testing.T) {
+	for _, tool := range []string{"write_bash", "write_powershell"} {
+		ev, err := New().Decode(EventPreToolUse, []byte(`{"cwd": "/p", "toolName": "`+tool+`", "toolArgs": {"shellId": "1", "input": "rm events.jsonl\n"}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(ev.Unseen, "fresh") {
+			t.Errorf("%s: Unseen = %q, want the shell's input reported unseen", tool, ev.Unseen)
+		}
+	}
+	ev, err := New().Decode(EventPreToolUse, []byte(`{"cwd": "/p", "toolName": "bash", "toolArgs": {"command": "ls", "mode": "async"}}`))
+	if err != nil || ev.Unseen != "" {
+		t.Errorf("bash: Unseen = %q, err = %v: want nothing unseen", ev.Unseen, err)
 	}
 }

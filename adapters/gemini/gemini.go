@@ -8,6 +8,7 @@ package gemini
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -178,7 +179,20 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 		}
 		ev.TargetPaths = targetPaths(ev.ToolName, ti, ev.Cwd, odd)
 		if ev.Command == "" && len(ev.TargetPaths) == 0 {
-			ev.ReadPaths = harness.ReadPaths(ti)
+			// Read as the file tools read them: a leading "@" may be
+			// dropped (resolveDefensiveToolPath).
+			for _, p := range harness.ReadPaths(ti) {
+				ev.ReadPaths = append(ev.ReadPaths, spellings(p)...)
+			}
+		}
+		if strings.HasPrefix(tool, "mcp_") {
+			// The folders an MCP call works in are read, its command run
+			// there; what it may change is in TargetPaths.
+			m := harness.ReadMCP(tool, ti)
+			ev.ReadPaths = append(ev.ReadPaths, m.Reads...)
+			if ev.Command != "" {
+				ev.CommandDir = m.Dir
+			}
 		}
 		if native == NativeAfterTool {
 			ev.Result = result(ev.ToolName, root.Get("tool_response"))
@@ -188,7 +202,8 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 }
 
 // targetPaths are the files a tool call writes: write_file and replace name
-// it in file_path, an MCP tool in its path-like arguments. What a shell command writes is the engine's to read from
+// it in file_path (each spelling Gemini CLI may take it for, and for
+// replace the files its search for a missing relative path may find), an MCP tool in its path-like arguments. What a shell command writes is the engine's to read from
 // the command. odd are the strings of fields that did not decode as expected,
 // each judged as a path written.
 func targetPaths(tool string, input gjson.Result, cwd string, odd []string) []string {
@@ -205,12 +220,23 @@ func targetPaths(tool string, input gjson.Result, cwd string, odd []string) []st
 	if strings.HasPrefix(tool, "mcp_") {
 		// Gemini CLI names MCP tools mcp_<server>_<tool>: what they change is
 		// unknown, so their path arguments are judged as writes.
-		harness.MCPPaths(input, add)
+		for _, p := range harness.ReadMCP(tool, input).Writes {
+			add(p)
+		}
 	}
 	if tool == "Write" || tool == "Edit" {
 		fp := input.Get("file_path")
 		if fp.Type == gjson.String {
-			add(fp.Str)
+			for _, s := range spellings(fp.Str) {
+				add(s)
+				if tool == "Edit" && !filepath.IsAbs(fp.Str) {
+					// replace looks a relative path that names no file up
+					// in the workspace by its base name.
+					for _, c := range corrected(cwd, s) {
+						add(c)
+					}
+				}
+			}
 		} else {
 			for _, s := range harness.Strings(fp) {
 				add(s)

@@ -54,6 +54,15 @@ func CanonicalEvent(a Adapter, native string) string {
 	return native
 }
 
+// ShapeError is tool input an adapter cannot read for its shape (arguments
+// sent as JSON text nested past what the JSON reader takes): the agent
+// writes that input, so the hook refuses such a call whatever fail_closed
+// says, as it does one whose stdin nests too deep.
+type ShapeError struct{ Err error }
+
+func (e *ShapeError) Error() string { return e.Err.Error() }
+func (e *ShapeError) Unwrap() error { return e.Err }
+
 // InputError names the hook whose input could not be decoded, once: the
 // adapter's error says where in the JSON and what was expected, this says whose
 // input it was ("codex Stop hook input: $: invalid JSON, ..."). event is the

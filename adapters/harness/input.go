@@ -3,7 +3,11 @@ package harness
 import (
 	"fmt"
 	"net/url"
+	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/hook-loop/hook-loop/diag/jsonkind"
 	"github.com/hook-loop/hook-loop/loop/guard/shell"
@@ -118,11 +122,12 @@ func HookObject(input []byte, event, who, example string) (root gjson.Result, tr
 	return root, trimmed, native, nil
 }
 
-// MCPPaths reports the path-like arguments of an MCP tool's input to add:
-// the engine judges each as a write, since an MCP tool's effect is unknown.
-// A file:// URI is reported as its path.
+// MCPPaths reports every path-like argument of an MCP tool's input to add,
+// each to be judged as a write; a file:// URI is reported as its path.
+// ReadMCP sorts them instead (a working folder is no write): the Codex
+// adapter still reads them this way.
 func MCPPaths(input gjson.Result, add func(string)) {
-	mcpPaths(input, 0, func(s string) { add(fileURI(s)) })
+	mcpPaths(input, 0, func(_, s string, _ bool) { add(fileURI(s)) })
 }
 
 // mcpPathKey: the argument names MCP servers give the files a tool works
@@ -164,15 +169,17 @@ func fileURI(s string) string {
 
 // mcpPaths reports the path-like arguments of an MCP tool's input: strings
 // and arrays of strings under an mcpPathKey, in the input and one level down
-// (an object or an array of objects as an argument's value).
-func mcpPaths(obj gjson.Result, depth int, add func(string)) {
+// (an object or an array of objects as an argument's value). top says the
+// argument is a string or list of strings at the input's top level, key its
+// name ("" for a string of an argument of another shape).
+func mcpPaths(obj gjson.Result, depth int, add func(key, s string, top bool)) {
 	obj.ForEach(func(k, v gjson.Result) bool {
 		switch {
 		case mcpPathKey(k.Str) && (v.IsObject() || v.IsArray() && !AllStrings(v)):
 			// Not the string or list of strings a path argument is: every
 			// string in it may be a path.
 			for _, s := range Strings(v) {
-				add(s)
+				add("", s, false)
 			}
 		case v.IsObject() && depth == 0:
 			mcpPaths(v, 1, add)
@@ -184,17 +191,144 @@ func mcpPaths(obj gjson.Result, depth int, add func(string)) {
 				return true
 			})
 		case mcpPathKey(k.Str) && v.Type == gjson.String:
-			add(v.Str)
+			add(k.Str, v.Str, depth == 0)
 		case mcpPathKey(k.Str) && v.IsArray():
 			v.ForEach(func(_, item gjson.Result) bool {
 				if item.Type == gjson.String {
-					add(item.Str)
+					add(k.Str, item.Str, depth == 0)
 				}
 				return true
 			})
 		}
 		return true
 	})
+}
+
+// MCPArgs are the paths an MCP tool's input names, sorted by what the tool
+// may do with them.
+type MCPArgs struct {
+	// Writes are the paths the tool may change: the engine judges each as a
+	// write (a folder as a tree write).
+	Writes []string
+	// Reads are the paths it only works in or reads: the engine refuses
+	// hook-loop's secrets to them.
+	Reads []string
+	// Dir is the working folder its top-level cwd (workdir, directory, ...)
+	// names, "" when none: the folder its command runs in.
+	Dir string
+}
+
+// ReadMCP sorts the path-like arguments of the MCP tool's input. A folder
+// the call works in (cwd, workdir; directory, dir, folder, root unless the
+// tool's name says it changes files) is read, not written: judged as a
+// write, the project root itself would be refused as a tree write of
+// hook-loop.json. A relative path the tool changes is judged both from the
+// session's folder and from that working folder, and the command runs in it.
+// A tool whose name says it only reads (list, read, search, ...) and none
+// that it changes has every path read but where it puts what it makes
+// (destination, output_path, ...) and the strings of an argument of an
+// unexpected shape. Every other path stays a write: an
+// MCP tool's effect is unknown, and whether a path is or holds a protected
+// file is the guard's to judge. file:// URIs are reported as their paths.
+func ReadMCP(tool string, input gjson.Result) MCPArgs {
+	var m MCPArgs
+	name := strings.ToLower(tool)
+	words := nameWords(tool)
+	changes := mcpWriterName().MatchString(name) || slices.ContainsFunc(words, func(w string) bool {
+		return w == "rm" || w == "mv" || w == "cp" || w == "ln" || w == "rmdir"
+	})
+	reads := !changes && slices.ContainsFunc(words, mcpReaderWord)
+	var dirs []string
+	mcpPaths(input, 0, func(key, s string, top bool) {
+		s = fileURI(s)
+		switch {
+		case reads && !destKey(key):
+			m.Reads = append(m.Reads, s)
+		case top && (workKey(key) || folderKey(key) && !changes):
+			m.Reads = append(m.Reads, s)
+			dirs = append(dirs, s)
+		default:
+			m.Writes = append(m.Writes, s)
+		}
+	})
+	if len(dirs) == 0 {
+		return m
+	}
+	m.Dir = dirs[0]
+	for _, d := range dirs[1:] {
+		if d != m.Dir {
+			// Two working folders: the command runs in one of them, which
+			// one is the server's to choose. The others are judged as
+			// before, as writes.
+			m.Writes = append(m.Writes, d)
+		}
+	}
+	for _, w := range slices.Clone(m.Writes) {
+		if !filepath.IsAbs(w) && !strings.HasPrefix(w, "~") {
+			m.Writes = append(m.Writes, filepath.Join(m.Dir, w))
+		}
+	}
+	return m
+}
+
+// destKey: the argument names of where a tool puts what it makes, a write
+// whatever the tool's name says (fetch_url's output_path).
+func destKey(k string) bool {
+	switch k {
+	case "destination", "dest", "dst", "target", "target_path", "targetPath", "output_path", "outputPath", "new_path", "newPath", "":
+		return true
+	}
+	return false
+}
+
+// workKey: the argument names MCP servers give the folder a tool runs in.
+func workKey(k string) bool {
+	switch k {
+	case "cwd", "workdir", "working_directory", "workingDirectory", "working_dir", "workingDir":
+		return true
+	}
+	return false
+}
+
+// folderKey: the argument names of a folder a tool works in, or one it
+// creates or deletes when its name says it changes files.
+func folderKey(k string) bool {
+	switch k {
+	case "directory", "dir", "folder", "root":
+		return true
+	}
+	return false
+}
+
+// mcpWriterName matches an MCP tool's name (lowercased) that says it
+// changes files anywhere in it; rm, mv, cp and ln only as words (the mcp
+// prefix holds cp).
+var mcpWriterName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`move|rename|delete|remove|write|edit|create|copy|patch|replace|update|save|put|append|insert|upload|mkdir|touch|chmod|chown|link|set|apply|commit|reset|restore|checkout`)
+})
+
+// nameWords are the words of a tool's name, lowercased: split at
+// underscores, dashes, dots and lower-to-upper case changes.
+func nameWords(tool string) []string {
+	tool = camelBreak().ReplaceAllString(tool, "${1}_${2}")
+	return strings.FieldsFunc(strings.ToLower(tool), func(r rune) bool {
+		return (r < 'a' || r > 'z') && (r < '0' || r > '9')
+	})
+}
+
+// camelBreak finds a lower-to-upper case change (readFile).
+var camelBreak = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`([a-z0-9])([A-Z])`) })
+
+// mcpReaderWord: a word of an MCP tool's name that says it only reads. A
+// whole word, where a writer's is any part of the name: a name that says
+// neither has its paths judged as writes.
+func mcpReaderWord(w string) bool {
+	switch w {
+	case "read", "list", "get", "search", "find", "view", "show", "stat", "info", "glob", "grep", "tree", "ls",
+		"cat", "head", "tail", "query", "fetch", "describe", "inspect", "diff", "status", "count", "exists", "lookup":
+		return true
+	}
+	return false
 }
 
 // CommandDir is the directory a shell tool's input names for its command to

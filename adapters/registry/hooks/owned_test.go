@@ -36,7 +36,9 @@ func TestOwnedPathsProtectEveryHarnessConfig(t *testing.T) {
 		filepath.Join(piDir, "extensions", "hook_loop.ts"), filepath.Join(home, ".config", "opencode", "plugins", "hook_loop.js"),
 		// Skills and commands run !`shell` lines and, with agents, declare hooks.
 		".claude/agents/reviewer.md", ".claude/skills/x/SKILL.md", ".claude/commands/c.md",
-		filepath.Join(home, ".claude", "skills", "x", "SKILL.md"), filepath.Join(home, ".claude", "agents", "a.md")} {
+		filepath.Join(home, ".claude", "skills", "x", "SKILL.md"), filepath.Join(home, ".claude", "agents", "a.md"),
+		// The scripts the settings' hook commands run.
+		".claude/hooks/check.sh", filepath.Join(home, ".claude", "hooks", "notify.py")} {
 		ev := write(rel)
 		if c := eng.CheckTool(&ev, "a"); !c.Blocked || c.Rule != "loop_file" {
 			t.Errorf("%s: %+v", rel, c)

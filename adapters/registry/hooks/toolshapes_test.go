@@ -17,7 +17,8 @@ import (
 // refused a write to the loop's own files, in the shapes the harnesses send:
 // a shell tool's own directory argument (the command's relative paths are
 // from there), Claude Code's and Qwen Code's monitor tools (a shell command
-// too), Copilot CLI's write_bash (a line typed into a running shell), its
+// too), Copilot CLI's write_bash (a line typed into a running shell, whose
+// directory and program no hook showed: refused whatever it types), its
 // apply_patch (freeform patch text) and its str_replace tools.
 func TestToolShapesCannotWriteLoopFiles(t *testing.T) {
 	root := t.TempDir()
@@ -45,11 +46,22 @@ func TestToolShapesCannotWriteLoopFiles(t *testing.T) {
 		{"qwen", "PreToolUse", `{"tool_name": "run_shell_command", "tool_input": {"command": "echo > events.jsonl", "directory": "{P}"}}`, false},
 		{"gemini", "BeforeTool", `{"tool_name": "run_shell_command", "tool_input": {"command": "echo > events.jsonl", "dir_path": ".hook-loop"}}`, true},
 		{"gemini", "BeforeTool", `{"tool_name": "run_shell_command", "tool_input": {"command": "echo > events.jsonl", "dir_path": "src"}}`, false},
+		// An MCP tool's working folder is read, not written (the root is no
+		// tree write of hook-loop.json); its command runs there.
+		{"gemini", "BeforeTool", `{"tool_name": "mcp_fs_list_directory", "tool_input": {"path": "."}}`, false},
+		{"gemini", "BeforeTool", `{"tool_name": "mcp_tests_run", "tool_input": {"cwd": "{P}"}}`, false},
+		{"gemini", "BeforeTool", `{"tool_name": "mcp_fs_move_file", "tool_input": {"source": ".hook-loop", "destination": "/tmp/x"}}`, true},
+		{"gemini", "BeforeTool", `{"tool_name": "mcp_fs_write_file", "tool_input": {"path": "hook-loop.json", "content": ""}}`, true},
+		{"gemini", "BeforeTool", `{"tool_name": "mcp_sh_exec", "tool_input": {"command": "rm events.jsonl", "cwd": ".hook-loop"}}`, true},
 		{"opencode", "tool.execute.before", `{"input": {"tool": "bash", "sessionID": "s", "callID": "c"}, "output": {"args": {"command": "echo > events.jsonl", "workdir": "{P}/.hook-loop"}}}`, true},
 		{"opencode", "tool.execute.before", `{"input": {"tool": "bash", "sessionID": "s", "callID": "c"}, "output": {"args": {"command": "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: events.jsonl\n+x\n*** End Patch\nEOF", "workdir": ".hook-loop"}}}`, true},
 		{"opencode", "tool.execute.before", `{"input": {"tool": "bash", "sessionID": "s", "callID": "c"}, "output": {"args": {"command": "echo > events.jsonl", "workdir": "src"}}}`, false},
 		{"copilot", "preToolUse", `{"toolName": "write_bash", "toolArgs": {"shellId": "1", "input": "echo > .hook-loop/events.jsonl\n"}}`, true},
-		{"copilot", "preToolUse", `{"toolName": "write_bash", "toolArgs": {"shellId": "1", "input": "y\n"}}`, false},
+		// Even a harmless line: the shell it goes to may be one started in
+		// .hook-loop (bash "cd .hook-loop && bash", mode async).
+		{"copilot", "preToolUse", `{"toolName": "write_bash", "toolArgs": {"shellId": "1", "input": "rm events.jsonl\n"}}`, true},
+		{"copilot", "preToolUse", `{"toolName": "write_powershell", "toolArgs": {"shellId": "1", "input": "y\n"}}`, true},
+		{"copilot", "preToolUse", `{"toolName": "bash", "toolArgs": {"command": "cd src && bash", "mode": "async"}}`, false},
 		{"copilot", "preToolUse", `{"toolName": "apply_patch", "toolArgs": "` + patch + `"}`, true},
 		{"copilot", "preToolUse", `{"toolName": "apply_patch", "toolArgs": {"input": "` + patch + `"}}`, true},
 		{"copilot", "preToolUse", `{"toolName": "apply_patch", "toolArgs": "` + strings.Replace(patch, "hook-loop.json", "notes.txt", 1) + `"}`, false},
@@ -142,6 +154,56 @@ func TestPatchDotDotThroughALink(t *testing.T) {
 		}
 		if c := eng.CheckTool(&ev, "a"); c.Blocked != refused {
 			t.Errorf("%s: refused %v, want %v (%+v)", file, c.Blocked, refused, c)
+		}
+	}
+}
+
+// TestGeminiFilePathSpellings: Gemini CLI 0.61's file tools drop NUL bytes
+// and a leading "@" when no file of the literal name exists, and replace
+// looks a relative path that names no file up in the workspace by its base
+// name (folders starting with a dot included): each file the tool may take
+// the path for is judged.
+func TestGeminiFilePathSpellings(t *testing.T) {
+	root, home := t.TempDir(), t.TempDir()
+	for _, f := range []string{"hook-loop.json", ".gemini/settings.json", "src/app/config.json"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, f), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	spec, _, err := loopdsl.Parse("hook-loop.json", []byte(`{"loop": {"id": "x", "initial_state": "a", "states": ["a", "done"], "events": ["go"],
+		"transitions": [{"from": "a", "event": "go", "to": "done"}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := &engine.Engine{Spec: spec, Root: root, Home: home, ConfigPath: filepath.Join(root, "hook-loop.json"),
+		LogPath: filepath.Join(root, ".hook-loop", "events.jsonl"), OwnedPaths: hooks.OwnedPaths(hooks.All(), home, nil)}
+	a := hooks.Adapters(hooks.All())["gemini"]
+	for _, tt := range []struct {
+		tool, path string
+		refused    bool
+	}{
+		{"write_file", "@hook-loop.json", true},
+		{"write_file", `hook-loop.json\u0000`, true},
+		{"write_file", "@/hook-loop.json", true},
+		{"replace", "@hook-loop.json", true},
+		{"replace", "settings.json", true},
+		{"replace", "gemini/settings.json", true},
+		{"replace", "@" + root + "/hook-loop.json", true},
+		{"write_file", "@notes.md", false},
+		{"replace", "config.json", false},
+		{"replace", "other/settings.md", false},
+		{"write_file", "settings.json", false},
+	} {
+		payload := `{"hook_event_name": "BeforeTool", "cwd": "` + root + `", "tool_name": "` + tt.tool + `", "tool_input": {"file_path": "` + tt.path + `", "content": "{}", "old_string": "a", "new_string": "b"}}`
+		ev, err := a.Decode("", []byte(payload))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := eng.CheckTool(&ev, "a"); c.Blocked != tt.refused {
+			t.Errorf("%s %q: refused %v, want %v (%+v, targets %q)", tt.tool, tt.path, c.Blocked, tt.refused, c, ev.TargetPaths)
 		}
 	}
 }
