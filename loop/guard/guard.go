@@ -284,7 +284,7 @@ func (p *Policy) checkLoopFiles(c Call) Check {
 	}
 	if c.unseen != "" {
 		return Check{Blocked: true, Rule: "unseen_input",
-			Reason: fmt.Sprintf("hook-loop blocked this call: %s, and no hook shows hook-loop that input, so nothing would keep it off the loop's own files. Run the command without a terminal (tty: false), giving it its input in the command itself.", c.unseen)}
+			Reason: fmt.Sprintf("hook-loop blocked this call: %s, and no hook shows hook-loop what it runs, so nothing would keep it off the loop's own files. Run it as a plain shell command (no terminal, the default shell, a command of ordinary length), giving it its input in the command itself.", c.unseen)}
 	}
 	an := c.Analysis
 	if len(an.Writes) == 0 && len(an.Inline) == 0 && len(an.Uncertain) == 0 && len(an.Named) == 0 && !takesLock(c) {
