@@ -266,8 +266,10 @@ func commandOf(input gjson.Result) (cmd string, odd []string) {
 		if !v.Exists() || v.Type == gjson.Null {
 			continue
 		}
-		if parts := v.Array(); v.IsArray() && len(parts) >= 3 && (parts[1].Str == "-lc" || parts[1].Str == "-c") && parts[len(parts)-1].Type == gjson.String {
-			// The legacy shell tool: ["bash", "-lc", "<script>"].
+		if parts := v.Array(); v.IsArray() && len(parts) >= 3 && posixShell(parts[0].Str) && (parts[1].Str == "-lc" || parts[1].Str == "-c") && parts[len(parts)-1].Type == gjson.String {
+			// The legacy shell tool: ["bash", "-lc", "<script>"]. Another
+			// program's -c text (python3 -c) is no script: the argv is
+			// judged whole.
 			return parts[len(parts)-1].Str, nil
 		}
 		return harness.Command(v)

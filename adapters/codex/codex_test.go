@@ -128,6 +128,11 @@ func TestDecodeAliases(t *testing.T) {
 	if ev.Result == nil || ev.Result.ExitCode == nil || *ev.Result.ExitCode != 2 || ev.Result.Stdout != "o" || ev.Result.Stderr != "e" {
 		t.Errorf("tool_output alias: %+v", ev.Result)
 	}
+	// Another program's -c text is not a shell script: python3 -c runs Python.
+	ev, err = New().Decode("PreToolUse", []byte(`{"session_id":"s","cwd":"/p","tool_name":"shell","tool_input":{"command":["python3","-c","import os"]}}`))
+	if err != nil || ev.Command != "python3 -c 'import os'" {
+		t.Errorf("python3 -c argv: Command %q, %v", ev.Command, err)
+	}
 	ev, err = New().Decode("PostToolUse", []byte(`{"session_id":"s","output":"plain","tool_name":"Write","tool_input":{"file_path":"a/b.txt"},"cwd":"/r"}`))
 	if err != nil {
 		t.Fatal(err)
