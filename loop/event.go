@@ -52,8 +52,11 @@ type HookEvent struct {
 	CommandDir string
 	// Unseen says what a tool call opens that no later hook shows, "" when
 	// nothing: a Codex exec_command with a terminal (tty) reads whatever
-	// write_stdin types into it, and write_stdin fires no hook. The guard
-	// refuses such a call: through it the agent could run anything unjudged.
+	// write_stdin types into it, and write_stdin fires no hook; one whose
+	// shell is not a POSIX shell runs text the guard cannot read as shell;
+	// one whose call cannot be found in the rollout has an unknown workdir.
+	// The guard refuses such a call: through it the agent could run
+	// anything unjudged.
 	Unseen string
 
 	ToolName  string          // canonical: Bash, Write, Edit, apply_patch, Read, ...

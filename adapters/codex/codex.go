@@ -151,13 +151,18 @@ func (a *Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 			// Codex runs the command in the call's workdir, which the hook's
 			// tool_input leaves out; the model's call, persisted in the
 			// rollout before it runs, has it.
-			args := a.rolloutCallArgs(ev.TranscriptPath, ev.ToolUseID)
-			if gjson.Get(args, "tty").Bool() {
-				ev.Unseen = "it starts a terminal session, whose input write_stdin types later"
-			}
-			if w := gjson.Get(args, "workdir"); w.Type == gjson.String && w.Str != "" {
-				dir = workdir(ev.Cwd, w.Str)
-				ev.CommandDir = dir
+			args, found, opened := a.rolloutCallArgs(ev.TranscriptPath, ev.ToolUseID, len(input2.Raw))
+			switch {
+			case found:
+				ev.Unseen = callUnseen(args)
+				if w := callArg(args, "workdir"); w != "" {
+					dir = workdir(ev.Cwd, w)
+					ev.CommandDir = dir
+				}
+			case opened:
+				// The call is not where Codex writes it before its hooks:
+				// too long for the tail read, or not written as expected.
+				ev.Unseen = "its workdir and terminal could not be read from the session rollout"
 			}
 		}
 	}
@@ -169,7 +174,7 @@ func (a *Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	default:
 		for _, k := range []string{"file_path", "filePath", "path"} {
 			if p := input2.Get(k); p.Type == gjson.String && p.Str != "" {
-				ev.TargetPaths = patch.Resolve(ev.Cwd, []string{p.Str})
+				ev.TargetPaths = toolPaths(ev.Cwd, p.Str)
 				break
 			}
 		}
@@ -179,7 +184,7 @@ func (a *Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 			var mcpOdd []string
 			ev.Command, mcpOdd = harness.MCPCommand(input2)
 			odd = append(odd, mcpOdd...)
-			harness.MCPPaths(input2, func(p string) { ev.TargetPaths = append(ev.TargetPaths, patch.Resolve(ev.Cwd, []string{p})...) })
+			harness.MCPPaths(input2, func(p string) { ev.TargetPaths = append(ev.TargetPaths, toolPaths(ev.Cwd, p)...) })
 		}
 	}
 	ev.TargetPaths = append(ev.TargetPaths, patch.Resolve(ev.Cwd, odd)...)
@@ -261,8 +266,10 @@ func commandOf(input gjson.Result) (cmd string, odd []string) {
 		if !v.Exists() || v.Type == gjson.Null {
 			continue
 		}
-		if parts := v.Array(); v.IsArray() && len(parts) >= 3 && (parts[1].Str == "-lc" || parts[1].Str == "-c") && parts[len(parts)-1].Type == gjson.String {
-			// The legacy shell tool: ["bash", "-lc", "<script>"].
+		if parts := v.Array(); v.IsArray() && len(parts) >= 3 && posixShell(parts[0].Str) && (parts[1].Str == "-lc" || parts[1].Str == "-c") && parts[len(parts)-1].Type == gjson.String {
+			// The legacy shell tool: ["bash", "-lc", "<script>"]. Another
+			// program's -c text (python3 -c) is no script: the argv is
+			// judged whole.
 			return parts[len(parts)-1].Str, nil
 		}
 		return harness.Command(v)
@@ -313,4 +320,74 @@ func workdir(cwd, w string) string {
 		return real
 	}
 	return filepath.Clean(w)
+}
+
+// toolPaths are the paths a tool's path argument p is judged as: "~/x" left
+// for the engine to expand to the agent's home (harness.TargetPath), where
+// joining it to cwd would judge a harmless "cwd/~/x"; any other as
+// patch.Resolve reads it.
+func toolPaths(cwd, p string) []string {
+	if t := harness.TargetPath(cwd, p); strings.HasPrefix(t, "~/") {
+		return []string{t}
+	}
+	return patch.Resolve(cwd, []string{p})
+}
+
+// callArg is the string argument key of the model's call args, "" when it
+// has none. The arguments are decoded as Codex decodes them (escaped keys
+// unescaped, names matched exactly), not searched as text.
+func callArg(args, key string) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal([]byte(args), &m) != nil {
+		return ""
+	}
+	var v string
+	if json.Unmarshal(m[key], &v) != nil {
+		return ""
+	}
+	return v
+}
+
+// posixShells are the shells whose -c text the guard reads as it reads
+// shell: exec_command's shell argument may name any program, which Codex
+// runs as `<shell> -c <cmd>` (python3 -c runs Python).
+var posixShells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true}
+
+// callUnseen is what the call with arguments args runs that no hook shows,
+// "" when nothing: a terminal (tty), fed later by write_stdin, or a shell
+// argument that is not a POSIX shell, whose command is not shell.
+func callUnseen(args string) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal([]byte(args), &m) != nil {
+		return "its arguments in the session rollout could not be read"
+	}
+	if raw, ok := m["tty"]; ok {
+		if t := strings.TrimSpace(string(raw)); t != "false" && t != "null" {
+			return "it starts a terminal session, whose input write_stdin types later"
+		}
+	}
+	if raw, ok := m["shell"]; ok && strings.TrimSpace(string(raw)) != "null" {
+		var sh string
+		if json.Unmarshal(raw, &sh) != nil || !posixShell(sh) {
+			return fmt.Sprintf("it runs its command with %s, not a POSIX shell, so its text is not judged as shell", raw)
+		}
+	}
+	return ""
+}
+
+// posixShell says sh names a POSIX shell: by its name alone (looked up in
+// PATH) or as a system folder's, where the agent cannot have put a program
+// of that name.
+func posixShell(sh string) bool {
+	if !posixShells[filepath.Base(sh)] {
+		return false
+	}
+	if !strings.Contains(sh, "/") {
+		return true
+	}
+	switch filepath.Dir(sh) {
+	case "/bin", "/usr/bin", "/usr/local/bin", "/opt/homebrew/bin":
+		return filepath.IsAbs(sh) && filepath.Clean(sh) == sh
+	}
+	return false
 }

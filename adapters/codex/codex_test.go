@@ -128,6 +128,11 @@ func TestDecodeAliases(t *testing.T) {
 	if ev.Result == nil || ev.Result.ExitCode == nil || *ev.Result.ExitCode != 2 || ev.Result.Stdout != "o" || ev.Result.Stderr != "e" {
 		t.Errorf("tool_output alias: %+v", ev.Result)
 	}
+	// Another program's -c text is not a shell script: python3 -c runs Python.
+	ev, err = New().Decode("PreToolUse", []byte(`{"session_id":"s","cwd":"/p","tool_name":"shell","tool_input":{"command":["python3","-c","import os"]}}`))
+	if err != nil || ev.Command != "python3 -c 'import os'" {
+		t.Errorf("python3 -c argv: Command %q, %v", ev.Command, err)
+	}
 	ev, err = New().Decode("PostToolUse", []byte(`{"session_id":"s","output":"plain","tool_name":"Write","tool_input":{"file_path":"a/b.txt"},"cwd":"/r"}`))
 	if err != nil {
 		t.Fatal(err)
@@ -375,7 +380,9 @@ func TestWorkdirFromRollout(t *testing.T) {
 	if ev := pre("call_w3", "rm x"); ev.CommandDir != "/abs/dir" {
 		t.Errorf("local_shell_call: CommandDir = %q", ev.CommandDir)
 	}
-	if ev := pre("call_none", "rm x"); ev.CommandDir != "" || ev.Unseen != "" {
+	// Codex writes the call before its hooks run: a call the rollout does
+	// not hold cannot have its workdir or terminal read.
+	if ev := pre("call_none", "rm x"); ev.CommandDir != "" || ev.Unseen == "" {
 		t.Errorf("unknown call: CommandDir = %q, Unseen = %q", ev.CommandDir, ev.Unseen)
 	}
 	// A terminal session takes input from write_stdin, which no hook sees.
@@ -384,6 +391,127 @@ func TestWorkdirFromRollout(t *testing.T) {
 	}
 	if ev := pre("call_w1", "rm events.jsonl"); ev.Unseen != "" {
 		t.Errorf("call without tty: Unseen = %q", ev.Unseen)
+	}
+}
+
+// TestLongCallFromRollout: a call longer than the rollout tail read is still
+// found (the read grows with the call's input), and one that cannot be found
+// in a rollout that exists is reported unseen, not judged from the session's
+// folder. Keys the model escapes are read as Codex decodes them.
+func TestLongCallFromRollout(t *testing.T) {
+	dir := t.TempDir()
+	rollout := filepath.Join(dir, "rollout.jsonl")
+	long := "rm events.jsonl #" + strings.Repeat("\"", 100<<10)
+	args, _ := json.Marshal(map[string]any{"cmd": long, "workdir": ".hook-loop"})
+	line, _ := json.Marshal(map[string]any{"timestamp": "t", "type": "response_item", "payload": map[string]any{"type": "function_call", "name": "exec_command", "arguments": string(args), "call_id": "c1"}})
+	// A call padded past any size the hook's input suggests.
+	padded := `{"cmd": "rm events.jsonl", "workdir": ".hook-loop"` + strings.Repeat(" ", 300<<10) + `}`
+	line2, _ := json.Marshal(map[string]any{"timestamp": "t", "type": "response_item", "payload": map[string]any{"type": "function_call", "name": "exec_command", "arguments": padded, "call_id": "c2"}})
+	esc := `{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\": \"rm events.jsonl\", \"work\\u0064ir\": \".hook-loop\", \"t\\u0074y\": false}","call_id":"c3"}}`
+	esc2 := `{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\": \"bash\", \"t\\u0074y\": true}","call_id":"c4"}}`
+	data := append(append(line, '\n'), append(line2, '\n')...)
+	py := `{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\": \"import os\", \"shell\": \"python3\", \"login\": false}","call_id":"c5"}}`
+	data = append(data, esc+"\n"+esc2+"\n"+py+"\n"...)
+	if err := os.WriteFile(rollout, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pre := func(id, cmd string) loop.HookEvent {
+		in, _ := json.Marshal(map[string]any{"session_id": "s", "cwd": "/proj", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+			"transcript_path": rollout, "tool_use_id": id, "tool_input": map[string]string{"command": cmd}})
+		a := New()
+		a.RolloutWait = 0
+		ev, err := a.Decode("", in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ev
+	}
+	if ev := pre("c1", long); ev.CommandDir != "/proj/.hook-loop" || ev.Unseen != "" {
+		t.Errorf("long call: CommandDir = %q, Unseen = %q", ev.CommandDir, ev.Unseen)
+	}
+	if ev := pre("c2", "rm events.jsonl"); ev.CommandDir != "" || ev.Unseen == "" {
+		t.Errorf("padded call: CommandDir = %q, Unseen = %q", ev.CommandDir, ev.Unseen)
+	}
+	if ev := pre("c3", "rm events.jsonl"); ev.CommandDir != "/proj/.hook-loop" || ev.Unseen != "" {
+		t.Errorf("escaped workdir: CommandDir = %q, Unseen = %q", ev.CommandDir, ev.Unseen)
+	}
+	if ev := pre("c4", "bash"); ev.Unseen == "" {
+		t.Error("escaped tty: Unseen is empty")
+	}
+	// Codex runs `python3 -c <cmd>`: the text is Python, not shell.
+	if ev := pre("c5", "import os"); ev.Unseen == "" {
+		t.Error("shell python3: Unseen is empty")
+	}
+}
+
+// TestRolloutRetryReadsOnlyNew: while waiting for a call, each retry reads
+// only what Codex appended since the last read, and a call whose output is
+// already in the rollout is not waited for.
+func TestRolloutRetryReadsOnlyNew(t *testing.T) {
+	dir := t.TempDir()
+	rollout := filepath.Join(dir, "rollout.jsonl")
+	filler := `{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","x":"` + strings.Repeat("y", 1000) + `"}}` + "\n"
+	if err := os.WriteFile(rollout, []byte(strings.Repeat(filler, 200)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a := New()
+	var slept []time.Duration
+	var reads []int
+	a.sleep = func(d time.Duration) {
+		slept = append(slept, d)
+		f, _ := os.OpenFile(rollout, os.O_APPEND|os.O_WRONLY, 0)
+		f.WriteString(filler)
+		f.Close()
+	}
+	var from int64 = -1
+	for i := 0; i < 3; i++ {
+		before := from
+		a.scanRollout(rollout, "call_x", 0, &from, func(buf []byte) (bool, bool) {
+			reads = append(reads, len(buf))
+			return false, false
+		})
+		if i > 0 && before == from {
+			t.Fatalf("read %d did not move on", i)
+		}
+		a.sleep(0)
+	}
+	if last := reads[len(reads)-1]; last != len(filler) {
+		t.Errorf("retry read %d bytes, want only the %d appended", last, len(filler))
+	}
+	slept = nil
+	done := `{"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"call_done","output":"x"}}` + "\n"
+	f, _ := os.OpenFile(rollout, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(done)
+	f.Close()
+	a.sleep = func(d time.Duration) { slept = append(slept, d) }
+	if _, found, opened := a.rolloutCallArgs(rollout, "call_done", 10); found || !opened || len(slept) != 0 {
+		t.Errorf("completed call: found %v opened %v, slept %v", found, opened, slept)
+	}
+}
+
+// TestShellArgument: exec_command's shell may name any program; a command
+// run by one that is not a POSIX shell is not judged as shell text.
+func TestShellArgument(t *testing.T) {
+	for _, tt := range []struct {
+		args   string
+		unseen bool
+	}{
+		{`{"cmd":"ls"}`, false},
+		{`{"cmd":"ls","shell":"bash"}`, false},
+		{`{"cmd":"ls","shell":"/bin/zsh","login":false}`, false},
+		{`{"cmd":"ls","shell":null}`, false},
+		{`{"cmd":"import os","shell":"python3","login":false}`, true},
+		{`{"cmd":"import os","sh\u0065ll":"python3"}`, true},
+		{`{"cmd":"ls","shell":"./bash"}`, true},
+		{`{"cmd":"ls","shell":"/proj/bin/bash"}`, true},
+		{`{"cmd":"ls","shell":""}`, true},
+		{`{"cmd":"ls","shell":["bash"]}`, true},
+		{`{"cmd":"ls","tty":"yes"}`, true},
+		{`{"cmd":"ls","tty":false}`, false},
+	} {
+		if got := callUnseen(tt.args); (got != "") != tt.unseen {
+			t.Errorf("%s: unseen %q", tt.args, got)
+		}
 	}
 }
 
@@ -425,6 +553,14 @@ func TestMCPToolsJudged(t *testing.T) {
 	}
 	if ev := dec("mcp__shell__run", `{"cmd":"rm .hook-loop/events.jsonl"}`); ev.Command != "rm .hook-loop/events.jsonl" {
 		t.Errorf("mcp cmd: Command = %q", ev.Command)
+	}
+	// "~/" is the agent's home, for the engine to expand, not a folder "~"
+	// in the project.
+	if ev := dec("mcp__fs__write_file", `{"path":"~/.claude/settings.json"}`); !slices.Contains(ev.TargetPaths, "~/.claude/settings.json") {
+		t.Errorf("mcp ~ path: TargetPaths = %q", ev.TargetPaths)
+	}
+	if ev := dec("view_image", `{"path":"~/.codex/hooks.json"}`); !slices.Contains(ev.TargetPaths, "~/.codex/hooks.json") {
+		t.Errorf("tool ~ path: TargetPaths = %q", ev.TargetPaths)
 	}
 	if ev := dec("spawn_agent", `{"message":"rm x"}`); ev.Command != "" || len(ev.TargetPaths) != 0 {
 		t.Errorf("spawn_agent: Command %q, TargetPaths %q", ev.Command, ev.TargetPaths)

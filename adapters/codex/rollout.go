@@ -23,7 +23,7 @@ import (
 // within RolloutWait. nil means unknown.
 func (a *Adapter) rolloutExitCode(path, callID string) *int {
 	var code *int
-	a.searchRollout(path, callID, func(buf []byte) (found, settled bool) {
+	a.searchRollout(path, callID, 0, func(buf []byte) (found, settled bool) {
 		code, found, settled = scanLines(buf, callID)
 		return found, settled
 	})
@@ -33,25 +33,39 @@ func (a *Adapter) rolloutExitCode(path, callID string) *int {
 // rolloutCallArgs finds the arguments of function call callID in the
 // rollout at path: Codex persists the model's function_call item before it
 // runs the call (and its PreToolUse hooks), and the hook's tool_input keeps
-// only the command of it, not the workdir it runs in. "" means not found.
-func (a *Adapter) rolloutCallArgs(path, callID string) string {
-	var args string
-	a.searchRollout(path, callID, func(buf []byte) (found, settled bool) {
-		args, found = scanCall(buf, callID)
-		return found, false
+// only the command of it, not the workdir it runs in. size is how long the
+// call's input is in the hook's payload: the rollout's line holds it
+// escaped twice, so the tail read grows to fit it. opened is false when
+// there is no rollout to read.
+func (a *Adapter) rolloutCallArgs(path, callID string, size int) (args string, found, opened bool) {
+	opened = a.searchRollout(path, callID, escapedSize(size), func(buf []byte) (bool, bool) {
+		var settled bool
+		args, found, settled = scanCall(buf, callID)
+		return found, settled
 	})
-	return args
+	return args, found, opened
 }
 
+// escapedSize bounds the bytes n bytes of a call's input take in its
+// rollout line: JSON-escaped in the model's arguments, then again as the
+// line's arguments string, a control character growing to 7 bytes
+// (\\u0001).
+func escapedSize(n int) int64 { return 7 * int64(n) }
+
 // searchRollout runs scan on the rollout's tail until it finds what it looks
-// for, retrying within RolloutWait while waiting can help.
-func (a *Adapter) searchRollout(path, callID string, scan func([]byte) (found, settled bool)) {
+// for, retrying within RolloutWait while waiting can help. A retry reads only
+// what was appended since the last read: what scan looks for can only
+// appear there. extra widens the tail read beyond RolloutTail. opened is
+// false when the rollout could not be opened as a regular file.
+func (a *Adapter) searchRollout(path, callID string, extra int64, scan func([]byte) (found, settled bool)) (opened bool) {
 	deadline := time.Now().Add(a.RolloutWait)
 	wait := 10 * time.Millisecond
+	from := int64(-1)
 	for {
-		found, retry := a.scanRollout(path, callID, scan)
+		found, retry, ok := a.scanRollout(path, callID, extra, &from, scan)
+		opened = opened || ok
 		if found || !retry || !time.Now().Add(wait).Before(deadline) {
-			return
+			return opened
 		}
 		sleep := a.sleep
 		if sleep == nil {
@@ -63,26 +77,37 @@ func (a *Adapter) searchRollout(path, callID string, scan func([]byte) (found, s
 }
 
 // scanRollout reads the tail once, growing the window from 16 KiB up to
-// RolloutTail: the entry is almost always among the last few lines. retry is
-// false when waiting cannot help (no such file, not a regular file, or the
-// call already completed without what scan looks for).
-func (a *Adapter) scanRollout(path, callID string, scan func([]byte) (found, settled bool)) (found, retry bool) {
+// RolloutTail+extra: the entry is almost always among the last few lines.
+// From a retry on (*from >= 0) it reads from *from, the start of the first
+// line not yet read whole, instead. retry is false when waiting cannot help
+// (no such file, not a regular file, or scan reports the rollout settled
+// without what it looks for).
+func (a *Adapter) scanRollout(path, callID string, extra int64, from *int64, scan func([]byte) (found, settled bool)) (found, retry, opened bool) {
 	// Not waiting on the open, and only a regular file: a rollout path
 	// turned into a FIFO must not hold the hook (regfile).
 	f, fi, err := regfile.Open(path, os.O_RDONLY, 0)
-	if err != nil || callID == "" {
-		if err == nil {
-			f.Close()
-		}
-		return false, false
+	if err != nil {
+		return false, false, false
 	}
 	defer f.Close()
+	if callID == "" {
+		return false, false, true
+	}
 	size := fi.Size()
 	limit := a.RolloutTail
 	if limit <= 0 {
 		limit = 256 << 10
 	}
-	for window := int64(firstWindow); ; window *= 4 {
+	limit += extra
+	window := int64(firstWindow)
+	prev := *from
+	if prev >= 0 {
+		if *from >= size {
+			return false, true, true
+		}
+		window = size - *from
+	}
+	for ; ; window *= 4 {
 		if window > limit {
 			window = limit
 		}
@@ -95,21 +120,30 @@ func (a *Adapter) scanRollout(path, callID string, scan func([]byte) (found, set
 		n, err := f.ReadAt(buf, off)
 		if err != nil && err != io.EOF {
 			putTailBuffer(bp)
-			return false, true
+			return false, true, true
 		}
 		buf = buf[:n]
-		if off > 0 {
+		start := off
+		if off > 0 && off != prev {
 			// The first line is cut by the window; it cannot be parsed.
 			if i := bytes.IndexByte(buf, '\n'); i >= 0 {
 				buf = buf[i+1:]
+				start += int64(i + 1)
 			} else {
 				buf = nil
+				start += int64(n)
 			}
+		}
+		// The next read starts at the line not yet read whole.
+		if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
+			*from = start + int64(i) + 1
+		} else if *from < 0 {
+			*from = start
 		}
 		found, settled := scan(buf)
 		putTailBuffer(bp)
-		if found || off == 0 || window >= limit {
-			return found, !found && !settled
+		if found || off == 0 || window >= limit || prev >= 0 {
+			return found, !found && !settled, true
 		}
 	}
 }
@@ -166,28 +200,40 @@ func callLines(buf, needle []byte) [][2]int {
 // scanCall looks for the function_call item of callID in buf (a
 // response_item line whose payload is the model's call) and returns its
 // arguments, the JSON text the model sent (for a local_shell_call, its
-// working_directory as the workdir argument).
-func scanCall(buf []byte, callID string) (args string, found bool) {
+// working_directory as the workdir argument). settled says the call's
+// completion is in buf without the call: the rollout has moved past it, and
+// waiting cannot bring it.
+func scanCall(buf []byte, callID string) (args string, found, settled bool) {
 	lines := callLines(buf, []byte(callID))
 	for k := len(lines) - 1; k >= 0; k-- {
 		line := buf[lines[k][0]:lines[k][1]]
-		if gjson.GetBytes(line, "type").Str != "response_item" {
+		p := gjson.GetBytes(line, "payload")
+		switch gjson.GetBytes(line, "type").Str {
+		case "response_item":
+		case "event_msg":
+			if p.Get("type").Str == "item_completed" && p.Get("item.id").Str == callID ||
+				p.Get("type").Str == "exec_command_end" && p.Get("call_id").Str == callID {
+				settled = true
+			}
+			continue
+		default:
 			continue
 		}
-		p := gjson.GetBytes(line, "payload")
 		if p.Get("call_id").Str != callID {
 			continue
 		}
 		switch p.Get("type").Str {
 		case "function_call":
-			return p.Get("arguments").Str, true
+			return p.Get("arguments").Str, true, false
 		case "local_shell_call":
 			// The local_shell tool's call names its folder in its action.
 			raw, _ := json.Marshal(map[string]string{"workdir": p.Get("action.working_directory").Str})
-			return string(raw), true
+			return string(raw), true, false
+		case "function_call_output", "custom_tool_call_output":
+			settled = true
 		}
 	}
-	return "", false
+	return "", false, settled
 }
 
 // scanLines looks for the call's exit code in buf, newest line first. Only

@@ -217,12 +217,11 @@ func decodeTool(root gjson.Result, ev *loop.HookEvent) error {
 	if ev.ToolName == "Bash" {
 		ev.Command, odd = harness.Command(args.Get("command"))
 		// bash runs its command in workdir (its prompt tells the model to
-		// use it instead of cd): the command's relative paths are from there.
+		// use it instead of cd): the command's relative paths are from there,
+		// where the guard reads them: relative paths are left to it, which
+		// judges the command's directory once for every harness.
 		if ev.CommandDir = harness.CommandDir(args, "workdir"); ev.CommandDir != "" {
-			dir = filepath.Join(dir, ev.CommandDir)
-			if filepath.IsAbs(ev.CommandDir) {
-				dir = ev.CommandDir
-			}
+			dir = ""
 		}
 	}
 	ev.TargetPaths = targetPaths(ev.ToolName, args, dir, odd)

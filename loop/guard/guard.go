@@ -122,6 +122,9 @@ type Call struct {
 	res *shell.Resolver
 	// unseen is the event's Unseen: what the call opens that no hook shows.
 	unseen string
+	// alt is the call read in the other reading of its own directory, nil
+	// when it has one reading (Read).
+	alt *Call
 	// transcript is the session's transcript as the harness names it: the
 	// adapters read a call's exit code, workdir and terminal from Codex's,
 	// and the last message from Copilot's, so it is no more the agent's to
@@ -137,8 +140,13 @@ func (c Call) resolver() *shell.Resolver {
 	return c.res
 }
 
-// env is the shell environment a tool call of ev runs in.
-func (p *Policy) env(ev *loop.HookEvent) shell.Env {
+// env is the shell environment a tool call of ev runs in. When the call
+// names its own directory, physical says which reading of it: false, the
+// name cleaned lexically (where Gemini CLI's path.resolve changes to),
+// true, as the system's chdir reads it, each link followed before the ".."
+// after it (where Qwen Code, which passes it unresolved to spawn, and Codex
+// run).
+func (p *Policy) env(ev *loop.HookEvent, physical bool) shell.Env {
 	dir := ev.Cwd
 	if dir == "" || !filepath.IsAbs(dir) {
 		dir = p.Root
@@ -146,9 +154,15 @@ func (p *Policy) env(ev *loop.HookEvent) shell.Env {
 	if ev.CommandDir != "" {
 		// The call's own directory, relative ones as the harness resolves
 		// them: against the directory it runs in.
-		dir = filepath.Join(dir, ev.CommandDir)
-		if filepath.IsAbs(ev.CommandDir) {
-			dir = filepath.Clean(ev.CommandDir)
+		raw := ev.CommandDir
+		if !filepath.IsAbs(raw) {
+			raw = strings.TrimSuffix(dir, string(filepath.Separator)) + string(filepath.Separator) + raw
+		}
+		dir = filepath.Clean(raw)
+		if physical {
+			if real, err := filepath.EvalSymlinks(raw); err == nil {
+				dir = real
+			}
 		}
 	}
 	vars := make(map[string]string, len(p.Vars)+1)
@@ -161,9 +175,35 @@ func (p *Policy) env(ev *loop.HookEvent) shell.Env {
 
 // Read reads what the tool request ev does: its command parsed and analysed,
 // and the paths the adapter decoded resolved the way the analysis resolves
-// its targets (symlinks on existing prefixes followed).
+// its targets (symlinks on existing prefixes followed). A directory of the
+// call's own that names ".." after a link has two readings (env); where
+// they differ the call is read in both, and Check refuses what either
+// reading would.
 func (p *Policy) Read(ev *loop.HookEvent) Call {
-	env := p.env(ev)
+	c := p.read(ev, p.env(ev, false))
+	if hasDotDot(ev.CommandDir) {
+		if env := p.env(ev, true); env.Dir != c.env.Dir {
+			alt := p.read(ev, env)
+			c.alt = &alt
+			c.Targets = append(c.Targets, alt.Targets...)
+			slices.Sort(c.Targets)
+			c.Targets = slices.Compact(c.Targets)
+		}
+	}
+	return c
+}
+
+// hasDotDot says path p names "..".
+func hasDotDot(p string) bool {
+	for _, e := range strings.Split(filepath.ToSlash(p), "/") {
+		if e == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *Policy) read(ev *loop.HookEvent, env shell.Env) Call {
 	c := Call{env: env, res: shell.NewResolver(env), unseen: ev.Unseen}
 	if filepath.IsAbs(ev.TranscriptPath) {
 		c.transcript = filepath.Clean(ev.TranscriptPath)
@@ -224,6 +264,11 @@ func (p *Policy) Protected(c Call) []string {
 // request ev, read by Read. A check that allows may carry a Note for the
 // agent (an analysis that could not see every target).
 func (p *Policy) Check(ev *loop.HookEvent, c Call, state string) Check {
+	if c.alt != nil {
+		if chk := p.Check(ev, *c.alt, state); chk.Blocked {
+			return chk
+		}
+	}
 	d := p.Def
 	g := d.Guardrails
 	if g.RiskyCommands {
@@ -284,7 +329,7 @@ func (p *Policy) checkLoopFiles(c Call) Check {
 	}
 	if c.unseen != "" {
 		return Check{Blocked: true, Rule: "unseen_input",
-			Reason: fmt.Sprintf("hook-loop blocked this call: %s, and no hook shows hook-loop that input, so nothing would keep it off the loop's own files. Run the command without a terminal (tty: false), giving it its input in the command itself.", c.unseen)}
+			Reason: fmt.Sprintf("hook-loop blocked this call: %s, and no hook shows hook-loop what it runs, so nothing would keep it off the loop's own files. Run it as a plain shell command (no terminal, the default shell, a command of ordinary length), giving it its input in the command itself.", c.unseen)}
 	}
 	an := c.Analysis
 	if len(an.Writes) == 0 && len(an.Inline) == 0 && len(an.Uncertain) == 0 && len(an.Named) == 0 && !takesLock(c) {

@@ -315,3 +315,43 @@ func TestGitIndexRewritesRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandDirBothReadings: a call's own directory naming ".." after a
+// link is where the system's chdir takes it (Qwen Code passes it to spawn
+// unresolved) or where a lexical path.resolve takes it (Gemini CLI): the
+// call is refused when either reading reaches a loop file.
+func TestCommandDirBothReadings(t *testing.T) {
+	p := launchProject(t, false, false)
+	sub := filepath.Join(p.Root, ".hook-loop", "sub")
+	other := filepath.Join(t.TempDir(), "a")
+	for _, d := range []string{sub, other, filepath.Join(filepath.Dir(other), ".hook-loop")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(sub, filepath.Join(p.Root, "lnk")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(other, filepath.Join(p.Root, "out")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		cmd, dir string
+		targets  []string
+		refused  bool
+	}{
+		// The system reading: lnk/.. is .hook-loop.
+		{"rm events.jsonl", filepath.Join(p.Root, "lnk") + "/..", nil, true},
+		{"rm events.jsonl", "lnk/..", nil, true},
+		{"", "lnk/..", []string{"events.jsonl"}, true},
+		// The lexical reading: out/../.hook-loop is the project's.
+		{"rm events.jsonl", "out/../.hook-loop", nil, true},
+		{"ls", "lnk/..", nil, false},
+		{"rm x", "out/..", nil, false},
+	} {
+		ev := loop.HookEvent{Name: loop.EventPreToolUse, ToolName: "Bash", Cwd: p.Root, Command: tt.cmd, CommandDir: tt.dir, TargetPaths: tt.targets}
+		if got := p.Check(&ev, p.Read(&ev), "a"); got.Blocked != tt.refused {
+			t.Errorf("%q in %q (targets %q): blocked %v, want %v (%s)", tt.cmd, tt.dir, tt.targets, got.Blocked, tt.refused, got.Reason)
+		}
+	}
+}
