@@ -172,19 +172,29 @@ func (a *Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 		// patch by Codex, and the hook sees only the command text.
 		ev.TargetPaths = patch.Targets(cmdText, dir)
 	default:
+		mcp := strings.HasPrefix(ev.ToolName, "mcp__")
 		for _, k := range []string{"file_path", "filePath", "path"} {
-			if p := input2.Get(k); p.Type == gjson.String && p.Str != "" {
+			if p := input2.Get(k); !mcp && p.Type == gjson.String && p.Str != "" {
 				ev.TargetPaths = toolPaths(ev.Cwd, p.Str)
 				break
 			}
 		}
-		if strings.HasPrefix(ev.ToolName, "mcp__") {
+		if mcp {
 			// An MCP tool's effect is unknown: its path arguments are judged
-			// as writes and its command as a command, as for Claude Code's.
+			// as writes (the folders it works in, and those of a tool named
+			// for reading, as reads) and its command as a command run in its
+			// working folder, as for Claude Code's.
 			var mcpOdd []string
 			ev.Command, mcpOdd = harness.MCPCommand(input2)
 			odd = append(odd, mcpOdd...)
-			harness.MCPPaths(input2, func(p string) { ev.TargetPaths = append(ev.TargetPaths, toolPaths(ev.Cwd, p)...) })
+			m := harness.ReadMCP(ev.ToolName, input2)
+			for _, p := range m.Writes {
+				ev.TargetPaths = append(ev.TargetPaths, toolPaths(ev.Cwd, p)...)
+			}
+			ev.ReadPaths = append(ev.ReadPaths, m.Reads...)
+			if ev.Command != "" {
+				ev.CommandDir = m.Dir
+			}
 		}
 	}
 	ev.TargetPaths = append(ev.TargetPaths, patch.Resolve(ev.Cwd, odd)...)

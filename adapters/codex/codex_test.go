@@ -565,4 +565,16 @@ func TestMCPToolsJudged(t *testing.T) {
 	if ev := dec("spawn_agent", `{"message":"rm x"}`); ev.Command != "" || len(ev.TargetPaths) != 0 {
 		t.Errorf("spawn_agent: Command %q, TargetPaths %q", ev.Command, ev.TargetPaths)
 	}
+	// The folder an MCP tool works in, and the paths of one named for
+	// reading, are read, not written: listing the project is no change to
+	// the loop file in it. Its command runs in that folder.
+	if ev := dec("mcp__fs__list_directory", `{"path":"."}`); len(ev.TargetPaths) != 0 || !slices.Contains(ev.ReadPaths, ".") {
+		t.Errorf("mcp list: TargetPaths %q, ReadPaths %q", ev.TargetPaths, ev.ReadPaths)
+	}
+	if ev := dec("mcp__shell__run", `{"command":"rm events.jsonl","cwd":".hook-loop"}`); ev.CommandDir != ".hook-loop" || len(ev.TargetPaths) != 0 {
+		t.Errorf("mcp command in a folder: CommandDir %q, TargetPaths %q", ev.CommandDir, ev.TargetPaths)
+	}
+	if ev := dec("mcp__fs__move_file", `{"source":".hook-loop","destination":"/tmp/x"}`); !slices.Contains(ev.TargetPaths, "/proj/.hook-loop") {
+		t.Errorf("mcp move: TargetPaths %q", ev.TargetPaths)
+	}
 }
