@@ -18,7 +18,8 @@ func TestCaseSpellingsWhereCaseFolds(t *testing.T) {
 	p := secretsProject(t, false)
 	keys := strings.TrimSuffix(p.SecretPaths[0], "/")
 	writes := []string{"HOOK-LOOP.JSON", ".Hook-Loop/events.jsonl", ".HOOK-LOOP/new.jsonl", ".Claude/Settings.json"}
-	cmds := []string{"echo > HOOK-LOOP.JSON", "mv .HOOK-LOOP old", "rm -r .Hook-Loop", "sed -i s/a/b/ .CLAUDE/settings.json"}
+	cmds := []string{"echo > HOOK-LOOP.JSON", "mv .HOOK-LOOP old", "rm -r .Hook-Loop", "sed -i s/a/b/ .CLAUDE/settings.json",
+		"cp -rT /tmp/x ~/.LOCAL", "cp /tmp/k ~/.local/state/hook-loop/Pins/p2.json"}
 	reads := []string{filepath.Join(filepath.Dir(keys), "KEYS", "k1"), strings.ToUpper(keys)}
 	for _, folds := range []bool{true, false} {
 		p.folds = func(string) bool { return folds }

@@ -338,7 +338,12 @@ func (p *Policy) checkLoopFiles(c Call) Check {
 		// (symlinks and all) is the costliest part of a tool check.
 		return Check{}
 	}
-	if f, ok := p.readsSecret(c); ok {
+	secrets := p.secrets(c)
+	if f, ok := p.writesSecret(c, secrets); ok {
+		return Check{Blocked: true, Rule: "loop_file",
+			Reason: fmt.Sprintf("hook-loop blocked a change to %s: the event log's keys and the pinned loops are hook-loop's alone, not the agent's to read or write. Work on the task instead.", f)}
+	}
+	if f, ok := p.readsSecret(c, secrets); ok {
 		return Check{Blocked: true, Rule: "loop_file",
 			Reason: fmt.Sprintf("hook-loop blocked reading %s: the event log's keys and the pinned loops are hook-loop's alone, not the agent's to read or write. Work on the task instead.", f)}
 	}

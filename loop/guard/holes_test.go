@@ -3,9 +3,11 @@ package guard
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hook-loop/hook-loop/loop"
+	"github.com/hook-loop/hook-loop/loop/guard/shell"
 )
 
 // TestGitShellValuesJudged: values git runs through a shell (an external
@@ -352,6 +354,64 @@ func TestCommandDirBothReadings(t *testing.T) {
 		ev := loop.HookEvent{Name: loop.EventPreToolUse, ToolName: "Bash", Cwd: p.Root, Command: tt.cmd, CommandDir: tt.dir, TargetPaths: tt.targets}
 		if got := p.Check(&ev, p.Read(&ev), "a"); got.Blocked != tt.refused {
 			t.Errorf("%q in %q (targets %q): blocked %v, want %v (%s)", tt.cmd, tt.dir, tt.targets, got.Blocked, tt.refused, got.Reason)
+		}
+	}
+}
+
+// TestWritesIntoStateFolderRefused: a copy into the state folder (or over a
+// folder holding it) writes the keys and pinned loops, whatever link
+// options it is given; making a link in a folder holding them does not.
+func TestWritesIntoStateFolderRefused(t *testing.T) {
+	for _, failClosed := range []bool{false, true} {
+		p := secretsProject(t, failClosed)
+		for _, cmd := range []string{
+			"cp -r /tmp/x/keys ~/.local/state/hook-loop", "cp -r /tmp/x/pins ~/.local/state/hook-loop",
+			"cp -a /tmp/x/. ~/.local/state/hook-loop", "cp -rsf /tmp/x/keys ~/.local/state/hook-loop", "cp -r /tmp/x/.local ~",
+			"cp /tmp/k ~/.local/state/hook-loop/keys", "cp -t ~/.local/state/hook-loop/pins /tmp/p.json",
+			"cp -al /tmp/x/keys ~/.local/state/hook-loop", "cp -rl /tmp/x/. ~/.local/state/hook-loop",
+			"mv /tmp/x/keys ~/.local/state/hook-loop", "install -D /tmp/k ~/.local/state/hook-loop/keys/k1",
+			"ln -sf /tmp/k ~/.local/state/hook-loop/keys/k1", "rsync -a /tmp/x/ ~/.local/state/hook-loop/",
+		} {
+			if got := p.bash(cmd); !got.Blocked {
+				t.Errorf("fail_closed=%v: %s: allowed", failClosed, cmd)
+			}
+		}
+		for _, cmd := range []string{"ln -s ../foo .", "ln -s x ~/y", "cp -s /tmp/x ~/", "cp a.txt sub/", "cp -r sub /tmp/y",
+			"cp -r /tmp/x ~/.local/state/other", "cp -l /tmp/x ~/"} {
+			if got := p.bash(cmd); got.Blocked {
+				t.Errorf("fail_closed=%v: %s: refused (%s)", failClosed, cmd, got.Reason)
+			}
+		}
+	}
+}
+
+// TestWritesSecretJudgesWrites: a write of a secret, of a path under a
+// secret folder, or of a tree holding one is found, in other cases too
+// where the filesystem ignores case; a write beside them, or of a single
+// folder above them, is not.
+func TestWritesSecretJudgesWrites(t *testing.T) {
+	p := secretsProject(t, false)
+	p.folds = func(string) bool { return true }
+	keys := p.SecretPaths[0]
+	state := filepath.Dir(filepath.Dir(keys))
+	for _, c := range []struct {
+		w    shell.Target
+		want bool
+	}{
+		{shell.Target{Path: filepath.Join(keys, "k2")}, true},
+		{shell.Target{Path: filepath.Clean(keys)}, true},
+		{shell.Target{Path: filepath.Join(state, "KEYS", "k2")}, true},
+		{shell.Target{Path: state, Tree: true}, true},
+		{shell.Target{Path: strings.ToUpper(state), Tree: true}, true},
+		{shell.Target{Path: "/", Tree: true}, true},
+		{shell.Target{Path: state}, false},
+		{shell.Target{Path: filepath.Join(state, "projects", "x"), Tree: true}, false},
+		{shell.Target{Path: filepath.Join(p.Home, "y")}, false},
+	} {
+		c.w.Op = "cp"
+		_, got := p.writesSecret(Call{Analysis: shell.Analysis{Writes: []shell.Target{c.w}}}, p.secrets(Call{}))
+		if got != c.want {
+			t.Errorf("write %+v: found %v, want %v", c.w, got, c.want)
 		}
 	}
 }

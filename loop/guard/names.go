@@ -75,22 +75,59 @@ var rootWalkers = []string{"find", "rsync", "tar", "bsdtar", "zip", "7z", "7za",
 // start-up.)
 var linkMakers = []string{"ln", "link", "cp", "mount"}
 
-// readsSecret finds a name, by any program, of a secret path: the path
-// itself, one under a secret folder, or a folder a recursive reader reads
-// that holds one.
-func (p *Policy) readsSecret(c Call) (string, bool) {
-	if len(p.SecretPaths) == 0 {
-		return "", false
-	}
-	var secrets []string
+// secrets are the secret paths as the shell analysis of c reports paths:
+// each resolved through its symlinks, folders ending in the separator.
+func (p *Policy) secrets(c Call) []string {
+	var out []string
 	for _, s := range p.SecretPaths {
 		folder := strings.HasSuffix(s, string(filepath.Separator))
 		for _, r := range c.resolver().Resolve(filepath.Clean(s)) {
 			if folder {
 				r += string(filepath.Separator)
 			}
-			secrets = append(secrets, r)
+			out = append(out, r)
 		}
+	}
+	return out
+}
+
+// writesSecret finds a write of a secret path: the path itself, one under a
+// secret folder, or a tree written over a folder that holds one (cp -r x/keys
+// ~/.local/state/hook-loop). A program's words are judged by readsSecret; a
+// write is judged here whatever the program is taken to read.
+func (p *Policy) writesSecret(c Call, secrets []string) (string, bool) {
+	sep := string(filepath.Separator)
+	for _, t := range c.Analysis.Writes {
+		f := underAny(t.Path, secrets)
+		if f == "" {
+			// KEYS/ is keys/ where the filesystem ignores case; only a tree
+			// write takes along a folder above a secret.
+			if g := p.foldedUnder(t.Path, secrets); g != "" && (t.Tree || len(t.Path) >= len(strings.TrimSuffix(g, sep))) {
+				f = g
+			}
+		}
+		if f == "" && (t.Tree || t.Path == sep) {
+			dir := strings.TrimSuffix(t.Path, sep) + sep
+			for _, s := range secrets {
+				if strings.HasPrefix(s, dir) {
+					f = s
+					break
+				}
+			}
+		}
+		if f != "" {
+			return strings.TrimSuffix(f, sep), true
+		}
+	}
+	return "", false
+}
+
+// readsSecret finds a name, by any program, of a secret path: the path
+// itself, one under a secret folder, or a folder a recursive reader reads
+// that holds one.
+func (p *Policy) readsSecret(c Call, secrets []string) (string, bool) {
+	if len(secrets) == 0 {
+		return "", false
 	}
 	if f, ok := p.codeNamesSecret(c, secrets); ok {
 		return f, true

@@ -18,12 +18,16 @@ func TestSedScriptWritesRefused(t *testing.T) {
 		"cd sub && sed -n 'w ../hook-loop.json' b.txt", "nice sed -n 'w hook-loop.json' a.txt", "bash -c \"sed -n 'w hook-loop.json' a.txt\"",
 		"sed -n '1e rm hook-loop.json' a.txt", "sed -n 'e gzip .claude/settings.json' a.txt",
 		"sed -n '1e hook-loop claude uninstall --write' a.txt", "sed -n p -i hook-loop.json", "sed -n p --in-place hook-loop.json",
+		// A label ends at a blank; a bracket expression holds the delimiter.
+		"sed -n ':a w hook-loop.json' a.txt", "sed ':a e rm hook-loop.json' a.txt", "sed -n 'v 4.2 w hook-loop.json' a.txt",
+		"sed -n 'ba w .claude/settings.json' a.txt", "sed -n 's/[/]/a/w hook-loop.json' a.txt", "sed 's/[/]/a/;e rm hook-loop.json' a.txt",
+		"sed ':a e gzip .claude/settings.json' a.txt", "sed 's/[/]/a/;e gzip .claude/settings.json' a.txt",
 	} {
 		wantRefused(t, p, cmd)
 	}
 	// Text made as it runs, or a script in a file, is unknown.
 	pc := launchProject(t, false, true)
-	for _, cmd := range []string{"sed 's/.*/rm hook-loop.json/e' a.txt", "sed -f evil.sed a.txt", "sed -n '1e' a.txt"} {
+	for _, cmd := range []string{"sed 's/.*/rm hook-loop.json/e' a.txt", "sed -f evil.sed a.txt", "sed -n '1e' a.txt", "sed 's/[/]/a/e' a.txt"} {
 		wantRefused(t, pc, cmd)
 	}
 }
@@ -40,6 +44,7 @@ func TestSedPrintingReadsLoopFiles(t *testing.T) {
 			"sed 's|/|_|g' hook-loop.json", "sed '/^#/d' .claude/settings.json", "sed '5q' hook-loop.json", "sed -n l hook-loop.json",
 			"sed '$a\\\ntext' hook-loop.json", "sed --sandbox -n p hook-loop.json", "sed -n --debug p hook-loop.json",
 			"sed 's/x/y/2' hook-loop.json", "sed 'y/abc/xyz/' hook-loop.json", "sed = hook-loop.json", "sed -n '/e/p' hook-loop.json",
+			"sed 's/[/]/_/g' hook-loop.json", "sed -n ':a p' hook-loop.json", "sed -n '/[[:alpha:]/]/p' hook-loop.json",
 		} {
 			if got := p.bash(cmd); got.Blocked {
 				t.Errorf("fail_closed=%v: %s: refused (%s)", failClosed, cmd, got.Reason)

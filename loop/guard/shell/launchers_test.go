@@ -81,3 +81,26 @@ func TestLaunchedWritesAnalysed(t *testing.T) {
 		}
 	}
 }
+
+// TestLinkDestOnlyWhereLinksAreMade: the folder ln, or cp -s/-l of files,
+// makes its links in is a link destination; a copy's destination (cp,
+// cp -r, cp -rs, cp -a -l) is written like any copy's.
+func TestLinkDestOnlyWhereLinksAreMade(t *testing.T) {
+	dir := t.TempDir()
+	env := Env{Dir: dir, Root: dir, Home: dir}
+	for cmd, want := range map[string]bool{
+		"ln -s /x d": true, "ln -t d /x": true, "cp -s /x d": true, "cp -l /x d": true, "cp --symbolic-link /x d": true,
+		"cp /x d": false, "cp -r /x d": false, "cp -rs /x d": false, "cp -a -l /x d": false, "cp -s --recursive /x d": false,
+		"cp -sR /x d": false, "cp --archive --link /x d": false,
+	} {
+		got := false
+		for _, n := range Analyze(cmd, env).Named {
+			if n.Word == "d" {
+				got = n.LinkDest
+			}
+		}
+		if got != want {
+			t.Errorf("%s: LinkDest of d = %v, want %v", cmd, got, want)
+		}
+	}
+}

@@ -22,8 +22,9 @@ type Name struct {
 	// Unknown: the word held an expansion analysis cannot know, so it may
 	// name any path.
 	Unknown bool
-	// LinkDest: where ln or cp -s/-l makes its new names (-t DIR, the last
-	// operand), not what they lead to: a folder there is entered, not linked.
+	// LinkDest: where ln or cp -s/-l (without -r or -a) makes its new names
+	// (-t DIR, the last operand), not what they lead to: a folder there is
+	// entered, not linked.
 	LinkDest bool
 }
 
@@ -40,7 +41,7 @@ func (a *analyzer) names(args []arg, st *state) {
 	reader, tree := readerUse(prog, args[1:])
 	reader = reader && !a.runsEnv
 	dest := -1
-	if prog == "ln" || prog == "cp" {
+	if prog == "ln" || prog == "cp" && cpLinks(args[1:]) {
 		dest = linkDest(args[1:])
 	}
 	for i, x := range args[1:] {
@@ -287,17 +288,7 @@ func gitReader(sub string) bool {
 // readerUse says whether prog, given args, only reads what it names, and
 // whether it reads folders whole.
 func readerUse(prog string, args []arg) (reader, tree bool) {
-	has := func(opts ...string) bool {
-		return slices.ContainsFunc(args, func(x arg) bool {
-			for _, o := range opts {
-				if x.val == o || strings.HasPrefix(x.val, o+"=") || (len(o) == 2 && o[0] == '-' && isShortIn(x.val, o[1])) ||
-					longPrefix(x.val, o) {
-					return true
-				}
-			}
-			return false
-		})
-	}
+	has := func(opts ...string) bool { return hasOption(args, opts...) }
 	// operands counts the words that are not options or their values
 	// (uniq -f 1 IN, xxd -c 16 IN).
 	operands := func(withArg string, longArg ...string) int {
@@ -351,6 +342,27 @@ func readerUse(prog string, args []arg) (reader, tree bool) {
 		return gitReader(sub) && !has("--output", "--ext-diff", "--textconv", "-c", "--config-env", "-O", "--open-files-in-pager", "--paginate"), false
 	}
 	return plainReader(prog), false
+}
+
+// hasOption: one of args is one of the options opts (-r, --recursive),
+// in a cluster (-rf), with a value (--target=x) or abbreviated (--recur).
+func hasOption(args []arg, opts ...string) bool {
+	return slices.ContainsFunc(args, func(x arg) bool {
+		for _, o := range opts {
+			if x.val == o || strings.HasPrefix(x.val, o+"=") || (len(o) == 2 && o[0] == '-' && isShortIn(x.val, o[1])) ||
+				longPrefix(x.val, o) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// cpLinks: cp makes links (-s, -l) of files only. With -r or -a it also
+// makes the folders of the tree it copies into the destination, which is
+// then a write like any copy's, not a folder a link is made in.
+func cpLinks(args []arg) bool {
+	return hasOption(args, "-l", "-s", "--link", "--symbolic-link") && !hasOption(args, "-r", "-R", "-a", "--recursive", "--archive")
 }
 
 // longPrefix: w (--outp, --outp=F) is an abbreviation GNU getopt accepts for

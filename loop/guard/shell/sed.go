@@ -143,8 +143,39 @@ func parseSed(s string) (fx sedEffects, ok bool) {
 			i++
 		}
 	}
-	// upTo passes text to the unescaped delimiter d.
-	upTo := func(d byte) bool {
+	// bracket passes a bracket expression whose '[' is read: GNU reads it
+	// whole, so s/[/]/x/ is one regex. Unclosed, or across a line, GNU
+	// fails: not followed here.
+	bracket := func() bool {
+		if i < n && s[i] == '^' {
+			i++
+		}
+		if i < n && s[i] == ']' {
+			i++
+		}
+		for i < n && s[i] != ']' {
+			switch {
+			case s[i] == '\n':
+				return false
+			case s[i] == '[' && i+1 < n && strings.IndexByte(":=.", s[i+1]) >= 0:
+				end := strings.Index(s[i+2:], string(s[i+1])+"]")
+				if end < 0 || strings.IndexByte(s[i+2:i+2+end], '\n') >= 0 {
+					return false
+				}
+				i += end + 4
+			default:
+				i++
+			}
+		}
+		if i >= n {
+			return false
+		}
+		i++
+		return true
+	}
+	// upTo passes text to the unescaped delimiter d; in a regex, past
+	// bracket expressions.
+	upTo := func(d byte, regex bool) bool {
 		for i < n {
 			c := s[i]
 			i++
@@ -154,6 +185,9 @@ func parseSed(s string) (fx sedEffects, ok bool) {
 			}
 			if c == d {
 				return true
+			}
+			if c == '[' && regex && !bracket() {
+				return false
 			}
 		}
 		return false
@@ -178,7 +212,7 @@ func parseSed(s string) (fx sedEffects, ok bool) {
 				i++
 			}
 			i++
-			if !upTo(d) {
+			if !upTo(d, true) {
 				return false
 			}
 			for i < n && (s[i] == 'I' || s[i] == 'M') {
@@ -188,7 +222,7 @@ func parseSed(s string) (fx sedEffects, ok bool) {
 		return true
 	}
 	for {
-		for i < n && strings.IndexByte(" \t\n;", s[i]) >= 0 {
+		for i < n && strings.IndexByte(" \t\n\r\v\f;", s[i]) >= 0 {
 			i++
 		}
 		if i >= n {
@@ -224,7 +258,10 @@ func parseSed(s string) (fx sedEffects, ok bool) {
 			blanks()
 			digits()
 		case ':', 'b', 't', 'T', 'v':
-			for i < n && s[i] != '\n' && s[i] != ';' && s[i] != '}' {
+			// GNU ends a label (or v's version) at a blank too, and reads
+			// what follows as the next command: ":a w x" writes x.
+			blanks()
+			for i < n && strings.IndexByte(" \t\n;}#", s[i]) < 0 {
 				i++
 			}
 		case 'a', 'i', 'c':
@@ -254,10 +291,10 @@ func parseSed(s string) (fx sedEffects, ok bool) {
 			}
 			d := s[i]
 			i++
-			if !upTo(d) { // the regex or source characters
+			if !upTo(d, c == 's') { // the regex or source characters
 				return fx, false
 			}
-			if !upTo(d) { // the replacement or target characters
+			if !upTo(d, false) { // the replacement or target characters
 				return fx, false
 			}
 		flags:
