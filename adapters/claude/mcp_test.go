@@ -180,7 +180,12 @@ func TestMCPWorkingFoldersAreNotWrites(t *testing.T) {
 		{"mcp__fs__read_text_file", `{"path":"hook-loop.json"}`, false},
 		{"mcp__fs__search_files", `{"path":".","pattern":"*.go"}`, false},
 		{"mcp__tests__run", `{"cwd":"` + root + `"}`, false},
-		{"mcp__tests__run", `{"directory":"."}`, false},
+		// A directory is where a tool works only when it reads or runs a
+		// command: else it may be what the tool changes (list_and_purge
+		// {"dir": ...}), and the root holds the loop file.
+		{"mcp__tests__run", `{"directory":"."}`, true},
+		{"mcp__tests__run", `{"command":"go test ./...","directory":"."}`, false},
+		{"mcp__fs__list_directory", `{"directory":"."}`, false},
 		{"mcp__shell__exec", `{"command":"ls","cwd":"` + root + `"}`, false},
 		{"mcp__fs__write_file", `{"path":"notes.md","cwd":"` + root + `"}`, false},
 		{"mcp__fs__move_file", `{"source":".hook-loop","destination":"/tmp/x"}`, true},

@@ -405,11 +405,13 @@ func TestLongCallFromRollout(t *testing.T) {
 	args, _ := json.Marshal(map[string]any{"cmd": long, "workdir": ".hook-loop"})
 	line, _ := json.Marshal(map[string]any{"timestamp": "t", "type": "response_item", "payload": map[string]any{"type": "function_call", "name": "exec_command", "arguments": string(args), "call_id": "c1"}})
 	// A call padded past any size the hook's input suggests.
-	padded := `{"cmd": "rm events.jsonl", "workdir": ".hook-loop"` + strings.Repeat(" ", 300<<10) + `}`
+	padded := `{"cmd": "rm events.jsonl", "workdir": ".hook-loop"` + strings.Repeat(" ", 600<<10) + `}`
 	line2, _ := json.Marshal(map[string]any{"timestamp": "t", "type": "response_item", "payload": map[string]any{"type": "function_call", "name": "exec_command", "arguments": padded, "call_id": "c2"}})
 	esc := `{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\": \"rm events.jsonl\", \"work\\u0064ir\": \".hook-loop\", \"t\\u0074y\": false}","call_id":"c3"}}`
 	esc2 := `{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\": \"bash\", \"t\\u0074y\": true}","call_id":"c4"}}`
-	data := append(append(line, '\n'), append(line2, '\n')...)
+	// The padded call first: the long one is the last written, as Codex
+	// writes a call just before its hooks run.
+	data := append(append(line2, '\n'), append(line, '\n')...)
 	py := `{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\": \"import os\", \"shell\": \"python3\", \"login\": false}","call_id":"c5"}}`
 	data = append(data, esc+"\n"+esc2+"\n"+py+"\n"...)
 	if err := os.WriteFile(rollout, data, 0o600); err != nil {

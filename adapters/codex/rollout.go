@@ -46,11 +46,12 @@ func (a *Adapter) rolloutCallArgs(path, callID string, size int) (args string, f
 	return args, found, opened
 }
 
-// escapedSize bounds the bytes n bytes of a call's input take in its
-// rollout line: JSON-escaped in the model's arguments, then again as the
-// line's arguments string, a control character growing to 7 bytes
-// (\\u0001).
-func escapedSize(n int) int64 { return 7 * int64(n) }
+// escapedSize bounds the bytes n bytes of a call's input, as the hook's
+// payload holds it (JSON, escaped once), take in its rollout line, where it
+// is escaped again as the line's arguments string: at most twice as long
+// (\" for ", \\u0001 for \u0001), with room for the line's own fields. A
+// call padded past that is not found, and refused as unseen.
+func escapedSize(n int) int64 { return 2*int64(n) + 64<<10 }
 
 // searchRollout runs scan on the rollout's tail until it finds what it looks
 // for, retrying within RolloutWait while waiting can help. A retry reads only

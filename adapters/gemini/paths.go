@@ -23,18 +23,23 @@ func spellings(p string) []string {
 	return out
 }
 
-// maxSearchDirs bounds the walk of searchSuffix. Gemini CLI's own search
-// stops after 50 folders that its ignore files let through; this walk skips
-// none, so it sees those 50 unless the project holds some 2000 ignored ones
-// before them, level by level.
-const maxSearchDirs = 2000
+// maxSearchDirs and maxSearchEntries bound the walk of corrected. Gemini
+// CLI's own search stops after 50 folders that its ignore files let
+// through; this walk skips none, so past either bound (some 2000 ignored
+// folders, or a folder of 10,000 entries) it cannot say which file replace
+// would edit, and reports the whole workspace instead.
+const (
+	maxSearchDirs    = 2000
+	maxSearchEntries = 10000
+)
 
 // corrected are the files replace may edit for the relative file_path p
 // when no file of that name exists under the project (correctPath): any
 // file of the workspace of p's base name whose path ends in p, folders
 // starting with a dot included ("settings.json" can be .gemini/settings.json,
 // "@/proj/hook-loop.json" the project's hook-loop.json). Every such file is
-// reported; Gemini CLI edits one when it finds exactly one.
+// reported; Gemini CLI edits one when it finds exactly one. A walk cut short
+// reports root itself: the file may be any in it.
 func corrected(root, p string) []string {
 	if root == "" || filepath.IsAbs(p) {
 		return nil
@@ -49,10 +54,13 @@ func corrected(root, p string) []string {
 	}
 	var out []string
 	queue := []string{root}
-	for i := 0; i < len(queue) && i < maxSearchDirs; i++ {
-		entries, err := os.ReadDir(queue[i])
-		if err != nil {
-			continue
+	for i := 0; i < len(queue); i++ {
+		if i == maxSearchDirs {
+			return append(out, root)
+		}
+		entries, more := readDirCapped(queue[i], maxSearchEntries)
+		if more {
+			return append(out, root)
 		}
 		for _, e := range entries {
 			full := filepath.Join(queue[i], e.Name())
@@ -65,4 +73,19 @@ func corrected(root, p string) []string {
 		}
 	}
 	return out
+}
+
+// readDirCapped reads at most n entries of dir; more says it holds more. An
+// unreadable folder reads as empty, as Gemini CLI's search skips it.
+func readDirCapped(dir string, n int) (entries []os.DirEntry, more bool) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	entries, _ = f.ReadDir(n + 1)
+	if len(entries) > n {
+		return entries[:n], true
+	}
+	return entries, false
 }

@@ -138,7 +138,8 @@ func mcpPathKey(k string) bool {
 	case "path", "file_path", "filePath", "target", "destination", "source", "paths",
 		"file", "files", "filename", "file_name", "fileName", "filepath", "uri", "notebook_path",
 		"dest", "dst", "src", "new_path", "old_path", "newPath", "oldPath", "target_path", "targetPath",
-		"output_path", "outputPath", "dir", "directory", "folder", "cwd", "workdir":
+		"output_path", "outputPath", "dir", "directory", "folder", "cwd", "workdir",
+		"working_directory", "workingDirectory", "working_dir", "workingDir", "root":
 		return true
 	}
 	return false
@@ -219,15 +220,17 @@ type MCPArgs struct {
 }
 
 // ReadMCP sorts the path-like arguments of the MCP tool's input. A folder
-// the call works in (cwd, workdir; directory, dir, folder, root unless the
-// tool's name says it changes files) is read, not written: judged as a
+// the call works in (cwd, workdir; directory, dir, folder, root for a tool
+// that reads or runs a command) is read, not written: judged as a
 // write, the project root itself would be refused as a tree write of
 // hook-loop.json. A relative path the tool changes is judged both from the
 // session's folder and from that working folder, and the command runs in it.
-// A tool whose name says it only reads (list, read, search, ...) and none
-// that it changes has every path read but where it puts what it makes
+// A tool whose own name (the server's part left out) is made only of words
+// that say it reads (list, read, search, ...) and of the things it reads
+// (file, directory, ...) has every path read but where it puts what it makes
 // (destination, output_path, ...) and the strings of an argument of an
-// unexpected shape. Every other path stays a write: an
+// unexpected shape: one unknown word (get_and_clear, get_network_request) and
+// its paths are writes. Every other path stays a write: an
 // MCP tool's effect is unknown, and whether a path is or holds a protected
 // file is the guard's to judge. file:// URIs are reported as their paths.
 func ReadMCP(tool string, input gjson.Result) MCPArgs {
@@ -237,16 +240,23 @@ func ReadMCP(tool string, input gjson.Result) MCPArgs {
 	changes := mcpWriterName().MatchString(name) || slices.ContainsFunc(words, func(w string) bool {
 		return w == "rm" || w == "mv" || w == "cp" || w == "ln" || w == "rmdir"
 	})
-	reads := !changes && slices.ContainsFunc(words, mcpReaderWord)
+	own := nameWords(toolPart(tool))
+	reads := !changes && len(own) > 0 && slices.ContainsFunc(own, mcpReaderWord) &&
+		!slices.ContainsFunc(own, func(w string) bool { return !mcpReaderWord(w) && !mcpReadNoun(w) })
+	// A directory (dir, folder, root) is where the call works only for a
+	// reading tool or one that runs a command; else it may be what the tool
+	// changes (list_and_purge {"dir": ...}).
+	cmd, _ := MCPCommand(input)
+	hasCmd := cmd != ""
 	var dirs []string
 	mcpPaths(input, 0, func(key, s string, top bool) {
 		s = fileURI(s)
 		switch {
-		case reads && !destKey(key):
-			m.Reads = append(m.Reads, s)
-		case top && (workKey(key) || folderKey(key) && !changes):
+		case top && (workKey(key) || folderKey(key) && (reads || hasCmd)):
 			m.Reads = append(m.Reads, s)
 			dirs = append(dirs, s)
+		case reads && !destKey(key):
+			m.Reads = append(m.Reads, s)
 		default:
 			m.Writes = append(m.Writes, s)
 		}
@@ -266,6 +276,12 @@ func ReadMCP(tool string, input gjson.Result) MCPArgs {
 	for _, w := range slices.Clone(m.Writes) {
 		if !filepath.IsAbs(w) && !strings.HasPrefix(w, "~") {
 			m.Writes = append(m.Writes, filepath.Join(m.Dir, w))
+		}
+	}
+	// A relative read too is read there (../keys/k from the state folder).
+	for _, r := range slices.Clone(m.Reads) {
+		if !filepath.IsAbs(r) && !strings.HasPrefix(r, "~") && r != m.Dir {
+			m.Reads = append(m.Reads, filepath.Join(m.Dir, r))
 		}
 	}
 	return m
@@ -326,6 +342,27 @@ func mcpReaderWord(w string) bool {
 	switch w {
 	case "read", "list", "get", "search", "find", "view", "show", "stat", "info", "glob", "grep", "tree", "ls",
 		"cat", "head", "tail", "query", "fetch", "describe", "inspect", "diff", "status", "count", "exists", "lookup":
+		return true
+	}
+	return false
+}
+
+// toolPart is an MCP tool's own name, without the server's: after the last
+// "__" (Claude Code's and Codex's mcp__server__tool), else the whole name
+// (Gemini CLI's mcp_server_tool cannot be split: its server's words then
+// count too).
+func toolPart(tool string) string {
+	if i := strings.LastIndex(tool, "__"); i >= 0 {
+		return tool[i+2:]
+	}
+	return tool
+}
+
+// mcpReadNoun: a word of a reading tool's name that names what it reads.
+func mcpReadNoun(w string) bool {
+	switch w {
+	case "mcp", "file", "files", "dir", "dirs", "directory", "directories", "folder", "folders", "content", "contents",
+		"text", "multiple", "many", "by", "path", "paths", "name", "names", "media", "image", "allowed", "recursive":
 		return true
 	}
 	return false

@@ -55,6 +55,18 @@ func TestReadMCPSortsArguments(t *testing.T) {
 		{"mcp__x__rm", `{"path":"a"}`, []string{"a"}, nil, ""},
 		{"mcp__web__fetch_url", `{"url":"https://x","output_path":"hook-loop.json"}`, []string{"hook-loop.json"}, nil, ""},
 		{"mcp__fs__read", `{"path":{"p":"q"}}`, []string{"q"}, nil, ""},
+		// A reading name must be all reading words: one unknown word, or a
+		// writer's word, and the paths are writes.
+		{"mcp__x__read_and_truncate", `{"path":"hook-loop.json"}`, []string{"hook-loop.json"}, nil, ""},
+		{"mcp__x__get_and_clear", `{"path":".hook-loop/events.jsonl"}`, []string{".hook-loop/events.jsonl"}, nil, ""},
+		{"mcp__x__list_and_purge", `{"dir":".hook-loop"}`, []string{".hook-loop"}, nil, ""},
+		{"mcp__devtools__get_network_request", `{"reqid":1,"filePath":"hook-loop.json"}`, []string{"hook-loop.json"}, nil, ""},
+		{"mcp_fetch_download_file", `{"path":"hook-loop.json"}`, []string{"hook-loop.json"}, nil, ""},
+		// A reading tool's relative path is read from its working folder too.
+		{"mcp__x__read_file", `{"cwd":"/s/projects","path":"../keys/k"}`, nil, []string{"/s/projects", "../keys/k", "/s/keys/k"}, "/s/projects"},
+		// Every spelling of a working folder is one.
+		{"mcp__x__run", `{"command":"rm events.jsonl","working_directory":".hook-loop"}`, nil, []string{".hook-loop"}, ".hook-loop"},
+		{"mcp__x__run", `{"command":"rm events.jsonl","root":".hook-loop"}`, nil, []string{".hook-loop"}, ".hook-loop"},
 	} {
 		m := ReadMCP(c.tool, gjson.Parse(c.input))
 		if !slices.Equal(m.Writes, c.writes) || !slices.Equal(m.Reads, c.read) || m.Dir != c.dir {

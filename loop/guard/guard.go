@@ -155,6 +155,11 @@ func (p *Policy) env(ev *loop.HookEvent, physical bool) shell.Env {
 		// The call's own directory, relative ones as the harness resolves
 		// them: against the directory it runs in.
 		raw := ev.CommandDir
+		if home := tildeHome(raw, p.Home); physical && home != "" {
+			// A leading ~ is the agent's home where the server expands it,
+			// a folder "~" where it does not: the second reading.
+			raw = home
+		}
 		if !filepath.IsAbs(raw) {
 			raw = strings.TrimSuffix(dir, string(filepath.Separator)) + string(filepath.Separator) + raw
 		}
@@ -181,7 +186,7 @@ func (p *Policy) env(ev *loop.HookEvent, physical bool) shell.Env {
 // reading would.
 func (p *Policy) Read(ev *loop.HookEvent) Call {
 	c := p.read(ev, p.env(ev, false))
-	if hasDotDot(ev.CommandDir) {
+	if hasDotDot(ev.CommandDir) || tildeHome(ev.CommandDir, p.Home) != "" {
 		if env := p.env(ev, true); env.Dir != c.env.Dir {
 			alt := p.read(ev, env)
 			c.alt = &alt
@@ -191,6 +196,15 @@ func (p *Policy) Read(ev *loop.HookEvent) Call {
 		}
 	}
 	return c
+}
+
+// tildeHome is dir with a leading ~ (alone or before a separator) made
+// home; "" when dir has none or there is no home.
+func tildeHome(dir, home string) string {
+	if home == "" || (dir != "~" && !strings.HasPrefix(dir, "~/")) {
+		return ""
+	}
+	return filepath.Join(home, dir[1:])
 }
 
 // hasDotDot says path p names "..".

@@ -415,3 +415,20 @@ func TestWritesSecretJudgesWrites(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandDirTildeIsHome: a working folder spelled from ~ is the agent's
+// home where the server expands it, so a command run there is judged there
+// too (cat ../keys/k1 from the state folder's projects folder).
+func TestCommandDirTildeIsHome(t *testing.T) {
+	p := secretsProject(t, false)
+	for _, dir := range []string{"~/.local/state/hook-loop/projects", "~/.local/state/hook-loop/projects/../projects"} {
+		ev := loop.HookEvent{Name: loop.EventPreToolUse, ToolName: "mcp__x__run", Cwd: p.Root, CommandDir: dir, Command: "cat ../keys/k1"}
+		if got := p.Check(&ev, p.Read(&ev), "a"); !got.Blocked {
+			t.Errorf("cat ../keys/k1 in %s: allowed", dir)
+		}
+	}
+	ev := loop.HookEvent{Name: loop.EventPreToolUse, ToolName: "mcp__x__run", Cwd: p.Root, CommandDir: "~/code", Command: "cat notes.txt"}
+	if got := p.Check(&ev, p.Read(&ev), "a"); got.Blocked {
+		t.Errorf("cat notes.txt in ~/code: refused (%s)", got.Reason)
+	}
+}

@@ -48,7 +48,11 @@ func TestToolShapesCannotWriteLoopFiles(t *testing.T) {
 		{"gemini", "BeforeTool", `{"tool_name": "run_shell_command", "tool_input": {"command": "echo > events.jsonl", "dir_path": "src"}}`, false},
 		// An MCP tool's working folder is read, not written (the root is no
 		// tree write of hook-loop.json); its command runs there.
-		{"gemini", "BeforeTool", `{"tool_name": "mcp_fs_list_directory", "tool_input": {"path": "."}}`, false},
+		// Gemini CLI's mcp_server_tool cannot be split, so the server's words
+		// count: an unknown one makes the paths writes (a false refusal kept
+		// rather than trusting a name); its working folder is still no write.
+		{"gemini", "BeforeTool", `{"tool_name": "mcp_fs_list_directory", "tool_input": {"path": "."}}`, true},
+		{"gemini", "BeforeTool", `{"tool_name": "mcp_fs_list_directory", "tool_input": {"cwd": "."}}`, false},
 		{"gemini", "BeforeTool", `{"tool_name": "mcp_tests_run", "tool_input": {"cwd": "{P}"}}`, false},
 		{"gemini", "BeforeTool", `{"tool_name": "mcp_fs_move_file", "tool_input": {"source": ".hook-loop", "destination": "/tmp/x"}}`, true},
 		{"gemini", "BeforeTool", `{"tool_name": "mcp_fs_write_file", "tool_input": {"path": "hook-loop.json", "content": ""}}`, true},
