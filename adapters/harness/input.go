@@ -235,13 +235,10 @@ type MCPArgs struct {
 // file is the guard's to judge. file:// URIs are reported as their paths.
 func ReadMCP(tool string, input gjson.Result) MCPArgs {
 	var m MCPArgs
-	name := strings.ToLower(tool)
-	words := nameWords(tool)
-	changes := mcpWriterName().MatchString(name) || slices.ContainsFunc(words, func(w string) bool {
-		return w == "rm" || w == "mv" || w == "cp" || w == "ln" || w == "rmdir"
-	})
+	// A reader by its own name only: all of it reading words and what they
+	// read (the server's name, settings_server's "settings", says nothing).
 	own := nameWords(toolPart(tool))
-	reads := !changes && len(own) > 0 && slices.ContainsFunc(own, mcpReaderWord) &&
+	reads := len(own) > 0 && slices.ContainsFunc(own, mcpReaderWord) &&
 		!slices.ContainsFunc(own, func(w string) bool { return !mcpReaderWord(w) && !mcpReadNoun(w) })
 	// A directory (dir, folder, root) is where the call works only for a
 	// reading tool or one that runs a command; else it may be what the tool
@@ -307,7 +304,7 @@ func workKey(k string) bool {
 }
 
 // folderKey: the argument names of a folder a tool works in, or one it
-// creates or deletes when its name says it changes files.
+// creates or deletes (a working folder only for a reader or a command).
 func folderKey(k string) bool {
 	switch k {
 	case "directory", "dir", "folder", "root":
@@ -315,13 +312,6 @@ func folderKey(k string) bool {
 	}
 	return false
 }
-
-// mcpWriterName matches an MCP tool's name (lowercased) that says it
-// changes files anywhere in it; rm, mv, cp and ln only as words (the mcp
-// prefix holds cp).
-var mcpWriterName = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`move|rename|delete|remove|write|edit|create|copy|patch|replace|update|save|put|append|insert|upload|mkdir|touch|chmod|chown|link|set|apply|commit|reset|restore|checkout`)
-})
 
 // nameWords are the words of a tool's name, lowercased: split at
 // underscores, dashes, dots and lower-to-upper case changes.
@@ -335,13 +325,12 @@ func nameWords(tool string) []string {
 // camelBreak finds a lower-to-upper case change (readFile).
 var camelBreak = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`([a-z0-9])([A-Z])`) })
 
-// mcpReaderWord: a word of an MCP tool's name that says it only reads. A
-// whole word, where a writer's is any part of the name: a name that says
-// neither has its paths judged as writes.
+// mcpReaderWord: a word of an MCP tool's name that says it only reads (not
+// fetch: a fetcher may save what it fetches where its path says).
 func mcpReaderWord(w string) bool {
 	switch w {
 	case "read", "list", "get", "search", "find", "view", "show", "stat", "info", "glob", "grep", "tree", "ls",
-		"cat", "head", "tail", "query", "fetch", "describe", "inspect", "diff", "status", "count", "exists", "lookup":
+		"cat", "head", "tail", "query", "describe", "inspect", "diff", "status", "count", "exists", "lookup":
 		return true
 	}
 	return false

@@ -62,6 +62,10 @@ func TestReadMCPSortsArguments(t *testing.T) {
 		{"mcp__x__list_and_purge", `{"dir":".hook-loop"}`, []string{".hook-loop"}, nil, ""},
 		{"mcp__devtools__get_network_request", `{"reqid":1,"filePath":"hook-loop.json"}`, []string{"hook-loop.json"}, nil, ""},
 		{"mcp_fetch_download_file", `{"path":"hook-loop.json"}`, []string{"hook-loop.json"}, nil, ""},
+		// fetch may save what it fetches where its path says; the server's
+		// own name (settings) says nothing of what the tool does.
+		{"mcp__web__fetch_file", `{"url":"https://x","path":"hook-loop.json"}`, []string{"hook-loop.json"}, nil, ""},
+		{"mcp__settings_server__read_file", `{"path":"a"}`, nil, []string{"a"}, ""},
 		// A reading tool's relative path is read from its working folder too.
 		{"mcp__x__read_file", `{"cwd":"/s/projects","path":"../keys/k"}`, nil, []string{"/s/projects", "../keys/k", "/s/keys/k"}, "/s/projects"},
 		// Every spelling of a working folder is one.
