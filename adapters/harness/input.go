@@ -122,14 +122,6 @@ func HookObject(input []byte, event, who, example string) (root gjson.Result, tr
 	return root, trimmed, native, nil
 }
 
-// MCPPaths reports every path-like argument of an MCP tool's input to add,
-// each to be judged as a write; a file:// URI is reported as its path.
-// ReadMCP sorts them instead (a working folder is no write): the Codex
-// adapter still reads them this way.
-func MCPPaths(input gjson.Result, add func(string)) {
-	mcpPaths(input, 0, func(_, s string, _ bool) { add(fileURI(s)) })
-}
-
 // mcpPathKey: the argument names MCP servers give the files a tool works
 // on. The engine judges each as a write: an MCP tool's effect is unknown, so
 // a path it names may be one it changes.
