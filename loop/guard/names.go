@@ -174,16 +174,9 @@ func (p *Policy) codeNamesSecret(c Call, secrets []string) (string, bool) {
 			if !strings.Contains(w, "/") {
 				continue
 			}
-			if i := strings.IndexAny(w, "*?["); i >= 0 {
-				w = filepath.Dir(w[:i] + "x") // a glob: the folder it starts in
-			}
-			if strings.HasPrefix(w, "~/") {
-				w = p.Home + w[1:]
-			}
-			if !filepath.IsAbs(w) {
-				w = filepath.Join(in.Dir, w)
-			}
-			for _, r := range c.resolver().Resolve(filepath.Clean(w)) {
+			// A glob: the folder it starts in.
+			w = shell.Abs(shell.GlobPrefix(w), in.Dir, p.Home)
+			for _, r := range c.resolver().Resolve(w) {
 				if f := underAny(r, secrets); f != "" {
 					return strings.TrimSuffix(f, string(filepath.Separator)), true
 				}

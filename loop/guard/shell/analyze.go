@@ -549,7 +549,7 @@ func (a *analyzer) fields(w *syntax.Word, st *state, depth int) []arg {
 		if len(out) == 0 {
 			// A glob past the cap stands for everything under its fixed
 			// prefix (/*/*/* for /).
-			out = append(out, arg{val: globPrefix(literalText(w)), raw: raw})
+			out = append(out, arg{val: GlobPrefix(literalText(w)), raw: raw})
 		}
 		for i := range out {
 			out[i].unknown = true
@@ -745,9 +745,9 @@ func (a *analyzer) printWord(w *syntax.Word) string {
 // else as written.
 func literalText(w *syntax.Word) string { return word(w) }
 
-// globPrefix is the directory part of p before its first glob pattern; p
+// GlobPrefix is the directory part of p before its first glob pattern; p
 // itself when it has none.
-func globPrefix(p string) string {
+func GlobPrefix(p string) string {
 	if !hasMeta(p) {
 		return p
 	}
@@ -786,12 +786,16 @@ func clip(s string) string {
 }
 
 // abs makes p absolute against the state's directory.
-func (a *analyzer) abs(st *state, p string) string {
+func (a *analyzer) abs(st *state, p string) string { return Abs(p, st.dir, a.env.Home) }
+
+// Abs is p absolute as a shell reads it in dir: a leading ~ is home, a
+// relative path under dir, cleaned.
+func Abs(p, dir, home string) string {
 	if strings.HasPrefix(p, "~/") || p == "~" {
-		p = a.env.Home + p[1:]
+		p = home + p[1:]
 	}
 	if !filepath.IsAbs(p) {
-		p = filepath.Join(st.dir, p)
+		p = filepath.Join(dir, p)
 	}
 	return filepath.Clean(p)
 }

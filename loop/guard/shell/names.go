@@ -252,7 +252,7 @@ func (a *analyzer) name(st *state, p, prog, raw string, reader, tree bool) {
 	if hasMeta(p) {
 		// A glob left as it is (a reader's, or one that matched nothing)
 		// stands for everything under its fixed prefix (cat ~/.state/k*/*).
-		prefix := globPrefix(p)
+		prefix := GlobPrefix(p)
 		a.out.Named = append(a.out.Named, Name{Path: a.resolveAll(prefix), Prog: prog, Word: raw, Reader: reader, Tree: true})
 	}
 }
