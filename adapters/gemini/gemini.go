@@ -177,7 +177,7 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 			// a key of that name otherwise, or not at all.
 			ev.CommandDir = harness.CommandDir(ti, "dir_path")
 		}
-		ev.TargetPaths = targetPaths(ev.ToolName, ti, ev.Cwd, odd)
+		ev.TargetPaths = targetPaths(ev.ToolName, ti, ev.Cwd, odd, native == NativeBeforeTool)
 		if ev.Command == "" && len(ev.TargetPaths) == 0 {
 			// Read as the file tools read them: a leading "@" may be
 			// dropped (resolveDefensiveToolPath).
@@ -203,10 +203,12 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 
 // targetPaths are the files a tool call writes: write_file and replace name
 // it in file_path (each spelling Gemini CLI may take it for, and for
-// replace the files its search for a missing relative path may find), an MCP tool in its path-like arguments. What a shell command writes is the engine's to read from
-// the command. odd are the strings of fields that did not decode as expected,
-// each judged as a path written.
-func targetPaths(tool string, input gjson.Result, cwd string, odd []string) []string {
+// replace, before it runs, the files its search for a missing relative path
+// may find: the walk guards the call and is not repeated after it), an MCP
+// tool in its path-like arguments. What a shell command writes is the
+// engine's to read from the command. odd are the strings of fields that did
+// not decode as expected, each judged as a path written.
+func targetPaths(tool string, input gjson.Result, cwd string, odd []string, before bool) []string {
 	var out []string
 	add := func(p string) {
 		if p = harness.TargetPath(cwd, p); p == "" {
@@ -229,7 +231,7 @@ func targetPaths(tool string, input gjson.Result, cwd string, odd []string) []st
 		if fp.Type == gjson.String {
 			for _, s := range spellings(fp.Str) {
 				add(s)
-				if tool == "Edit" && !filepath.IsAbs(fp.Str) {
+				if before && tool == "Edit" && !filepath.IsAbs(fp.Str) {
 					// replace looks a relative path that names no file up
 					// in the workspace by its base name.
 					for _, c := range corrected(cwd, s) {
