@@ -38,7 +38,7 @@ echo "== benchmarks, once each"
 # Each benchmark runs one iteration, so one that no longer runs (a moved
 # fixture, a renamed package) fails here, not when someone needs its figures.
 bench_out="$HOOK_LOOP_STATE_DIR/bench.out" # removed with it on exit
-# (The fleet board's at a tenth of its size: its 1,000,000 events are a
+# (The fleet board's at a hundredth of its size: its 1,000,000 events are a
 # figure to measure, not to check that it runs.)
 if ! FLEET_BENCH_PROJECTS=5 FLEET_BENCH_EVENTS=2000 go test -count=1 -run '^$' -bench . -benchtime 1x -timeout 15m ./... >"$bench_out" 2>&1; then
   grep -v '^ok\|no test files' "$bench_out"
