@@ -38,18 +38,21 @@ var hookProject = harness.ProjectFrom("CLAUDE_PROJECT_DIR")
 // Not the whole .claude folder: the rest is the person's.
 func (claudeHooks) OwnedPaths(home string, _ func(string) string) []string {
 	out := []string{".claude/settings.json", ".claude/settings.local.json"}
-	for _, d := range codeFolders {
-		out = append(out, filepath.Join(".claude", d)+string(filepath.Separator))
-	}
+	out = append(out, CodeFolders(".claude")...)
 	if home != "" {
 		out = append(out, filepath.Join(home, ".claude", "settings.json"), filepath.Join(home, ".claude", "plugins")+string(filepath.Separator))
-		for _, d := range codeFolders {
-			out = append(out, filepath.Join(home, ".claude", d)+string(filepath.Separator))
-		}
+		out = append(out, CodeFolders(filepath.Join(home, ".claude"))...)
 	}
 	return out
 }
 
-// codeFolders are Claude Code's folders of skills, commands and agents, and
-// the customary folder of hook scripts.
-var codeFolders = []string{"skills", "commands", "agents", "hooks"}
+// CodeFolders are the folders under dir (.claude, or a harness's like it:
+// Qwen Code's .qwen) of skills, commands and agents, and the customary
+// folder of hook scripts, each ending in a separator.
+func CodeFolders(dir string) []string {
+	var out []string
+	for _, d := range []string{"skills", "commands", "agents", "hooks"} {
+		out = append(out, filepath.Join(dir, d)+string(filepath.Separator))
+	}
+	return out
+}

@@ -173,36 +173,27 @@ func (qwenHooks) Hook() harness.Hook {
 // the person's commands and agents.
 func (qwenHooks) OwnedPaths(home string, getenv func(string) string) []string {
 	out := []string{".qwen/settings.json"}
-	out = append(out, codeFolders(".qwen")...)
+	// Skills, commands, agents and hook scripts, as Claude Code's (Qwen
+	// Code's own auto-mode rules call them the agent's to leave alone).
+	out = append(out, claude.CodeFolders(".qwen")...)
 	// Extensions declare hooks of their own (a Stop hook answering
 	// continue:false ends the session whatever hook-loop answers).
 	if home != "" {
 		dir := filepath.Join(home, ".qwen")
 		out = append(out, filepath.Join(dir, "settings.json"), filepath.Join(dir, "trustedFolders.json"),
 			filepath.Join(dir, "extensions")+string(filepath.Separator))
-		out = append(out, codeFolders(dir)...)
+		out = append(out, claude.CodeFolders(dir)...)
 	}
 	if getenv != nil {
 		if dir := getenv("QWEN_HOME"); dir != "" && filepath.IsAbs(dir) {
 			dir = filepath.Clean(dir)
 			out = append(out, filepath.Join(dir, "settings.json"), filepath.Join(dir, "trustedFolders.json"),
 				filepath.Join(dir, "extensions")+string(filepath.Separator))
-			out = append(out, codeFolders(dir)...)
+			out = append(out, claude.CodeFolders(dir)...)
 		}
 		if p := getenv("QWEN_CODE_TRUSTED_FOLDERS_PATH"); p != "" && filepath.IsAbs(p) {
 			out = append(out, filepath.Clean(p))
 		}
-	}
-	return out
-}
-
-// codeFolders are the folders under dir of what Qwen Code loads as the
-// agent's own instructions and code: skills, commands, agents and hooks (Qwen
-// Code's own auto-mode rules call them the agent's to leave alone).
-func codeFolders(dir string) []string {
-	var out []string
-	for _, d := range []string{"skills", "commands", "agents", "hooks"} {
-		out = append(out, filepath.Join(dir, d)+string(filepath.Separator))
 	}
 	return out
 }
