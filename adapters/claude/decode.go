@@ -167,24 +167,26 @@ func (a Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 		// Every tool's command is judged as the shell would run it, not only
 		// Bash's: Claude Code's Monitor and Qwen Code's monitor run theirs in
 		// a shell too, and a tool this adapter does not know yet may as well.
-		ev.Command, odd = harness.Command(ti.Get("command"))
 		mcp := strings.HasPrefix(ev.ToolName, "mcp__")
+		var m harness.MCPArgs
 		if mcp {
 			ev.Command, odd = harness.MCPCommand(ti)
+			m = harness.ReadMCP(ev.ToolName, ti)
+		} else {
+			ev.Command, odd = harness.Command(ti.Get("command"))
 		}
 		// The harness's own shell tools run their command in DirKey; an MCP
 		// server may read a key of that name otherwise, or not at all.
 		if ev.Command != "" && d.DirKey != "" && !mcp {
 			ev.CommandDir = harness.CommandDir(ti, d.DirKey)
 		}
-		ev.TargetPaths = targetPaths(ev.ToolName, ti, ev.Cwd, odd)
+		ev.TargetPaths = targetPaths(ev.ToolName, ti, ev.Cwd, append(odd, m.Writes...))
 		if ev.Command == "" && len(ev.TargetPaths) == 0 {
 			ev.ReadPaths = harness.ReadPaths(ti)
 		}
 		if mcp {
 			// The folders an MCP call works in are read, its command run
 			// there; what it may change is in TargetPaths.
-			m := harness.ReadMCP(ev.ToolName, ti)
 			ev.ReadPaths = append(ev.ReadPaths, m.Reads...)
 			if ev.Command != "" {
 				ev.CommandDir = m.Dir
@@ -273,8 +275,9 @@ func joinOutput(stdout, stderr string) string {
 // against cwd, but a relative one is resolved here too. What a Bash command
 // writes is the engine's to read from the command, as for every harness.
 //
-// odd are the strings of fields that did not decode as expected: each is
-// judged as a path written, since what such a field does is unknown.
+// odd are the strings of fields that did not decode as expected, and the
+// paths an MCP tool may change (harness.ReadMCP): each is judged as a path
+// written, since what such a field does is unknown.
 func targetPaths(tool string, input gjson.Result, cwd string, odd []string) []string {
 	var out []string
 	add := func(p string) {
@@ -290,12 +293,6 @@ func targetPaths(tool string, input gjson.Result, cwd string, odd []string) []st
 		add(input.Get("file_path").String())
 	case "NotebookEdit":
 		add(input.Get("notebook_path").String())
-	default:
-		if strings.HasPrefix(tool, "mcp__") {
-			for _, p := range harness.ReadMCP(tool, input).Writes {
-				add(p)
-			}
-		}
 	}
 	return out
 }

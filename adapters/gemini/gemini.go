@@ -168,16 +168,23 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 		// tool's, one this adapter does not know yet), in the directory
 		// run_shell_command's dir_path names: relative paths in the command
 		// are the shell's from there.
-		ev.Command, odd = harness.Command(ti.Get("command"))
-		if strings.HasPrefix(tool, "mcp_") {
+		mcp := strings.HasPrefix(tool, "mcp_")
+		var m harness.MCPArgs
+		if mcp {
+			// Gemini CLI names MCP tools mcp_<server>_<tool>: what they
+			// change is unknown, so their path arguments are judged as
+			// writes, but for the folders they work in (harness.ReadMCP).
 			ev.Command, odd = harness.MCPCommand(ti)
+			m = harness.ReadMCP(tool, ti)
+		} else {
+			ev.Command, odd = harness.Command(ti.Get("command"))
 		}
 		if ev.ToolName == "Bash" {
 			// run_shell_command runs it in dir_path; an MCP server may read
 			// a key of that name otherwise, or not at all.
 			ev.CommandDir = harness.CommandDir(ti, "dir_path")
 		}
-		ev.TargetPaths = targetPaths(ev.ToolName, ti, ev.Cwd, odd, native == NativeBeforeTool)
+		ev.TargetPaths = targetPaths(ev.ToolName, ti, ev.Cwd, append(odd, m.Writes...), native == NativeBeforeTool)
 		if ev.Command == "" && len(ev.TargetPaths) == 0 {
 			// Read as the file tools read them: a leading "@" may be
 			// dropped (resolveDefensiveToolPath).
@@ -185,10 +192,9 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 				ev.ReadPaths = append(ev.ReadPaths, spellings(p)...)
 			}
 		}
-		if strings.HasPrefix(tool, "mcp_") {
+		if mcp {
 			// The folders an MCP call works in are read, its command run
 			// there; what it may change is in TargetPaths.
-			m := harness.ReadMCP(tool, ti)
 			ev.ReadPaths = append(ev.ReadPaths, m.Reads...)
 			if ev.Command != "" {
 				ev.CommandDir = m.Dir
@@ -207,7 +213,8 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 // may find: the walk guards the call and is not repeated after it), an MCP
 // tool in its path-like arguments. What a shell command writes is the
 // engine's to read from the command. odd are the strings of fields that did
-// not decode as expected, each judged as a path written.
+// not decode as expected, and the paths an MCP tool may change, each judged
+// as a path written.
 func targetPaths(tool string, input gjson.Result, cwd string, odd []string, before bool) []string {
 	var out []string
 	add := func(p string) {
@@ -218,13 +225,6 @@ func targetPaths(tool string, input gjson.Result, cwd string, odd []string, befo
 	}
 	for _, s := range odd {
 		add(s)
-	}
-	if strings.HasPrefix(tool, "mcp_") {
-		// Gemini CLI names MCP tools mcp_<server>_<tool>: what they change is
-		// unknown, so their path arguments are judged as writes.
-		for _, p := range harness.ReadMCP(tool, input).Writes {
-			add(p)
-		}
 	}
 	if tool == "Write" || tool == "Edit" {
 		fp := input.Get("file_path")
