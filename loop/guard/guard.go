@@ -278,11 +278,6 @@ func (p *Policy) Protected(c Call) []string {
 // request ev, read by Read. A check that allows may carry a Note for the
 // agent (an analysis that could not see every target).
 func (p *Policy) Check(ev *loop.HookEvent, c Call, state string) Check {
-	if c.alt != nil {
-		if chk := p.Check(ev, *c.alt, state); chk.Blocked {
-			return chk
-		}
-	}
 	d := p.Def
 	g := d.Guardrails
 	if g.RiskyCommands {
@@ -308,6 +303,14 @@ func (p *Policy) Check(ev *loop.HookEvent, c Call, state string) Check {
 			return chk
 		}
 		note = chk.Note
+		// The other reading of the call's own directory: only what it
+		// writes and names differs (its targets are in c.Targets already,
+		// its commands are c's).
+		if c.alt != nil {
+			if alt := p.checkLoopFiles(*c.alt); alt.Blocked {
+				return alt
+			}
+		}
 	}
 	for _, t := range c.Targets {
 		for _, pat := range g.ProtectedPaths {
