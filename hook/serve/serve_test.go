@@ -246,11 +246,15 @@ func TestServeRefusesAToolCallNestedTooDeep(t *testing.T) {
 		t.Fatal(err)
 	}
 	deep := strings.Repeat("[", 10010) + strings.Repeat("]", 10010)
-	input := `{"hook":"tool.execute.before","input":{"tool":"mcp_fs_write","sessionID":"s1","callID":"c1"},"output":{"args":{"path":"hook-loop.json","opts":` + deep + `}}}`
+	input := `{"hook":"tool.execute.before","input":{"tool":"mcp_fs_write","sessionID":"s1","callID":"c1"},"output":{"args":{"path":"notes.md","opts":` + deep + `}}}`
 	noHooks := filepath.Join(t.TempDir(), "none.json")
 	_, as := lines(t, fmt.Sprintf(`{"id":1,"event":"tool.execute.before","input":%s,"cwd":%q}`+"\n", input, dir),
 		serve.Options{Adapter: opencodeAdapter, HooksConfig: noHooks, Cwd: "/"})
 	if len(as) != 1 || string(as[0].ID) != "1" || !strings.Contains(as[0].Stdout, `"action":"block"`) {
 		t.Fatalf("answers %+v, want the call refused", as)
+	}
+	// Refused for its depth: notes.md itself is no loop file.
+	if !strings.Contains(strings.ToLower(as[0].Stdout), "deep") {
+		t.Errorf("refused for another reason: %s", as[0].Stdout)
 	}
 }
