@@ -32,9 +32,7 @@ func TestGitShellValuesJudged(t *testing.T) {
 		}
 	}
 	for _, cmd := range []string{"git -c core.pager=less diff", "GIT_PAGER=cat git log", "git -c color.ui=never status"} {
-		if got := p.bash(cmd); got.Blocked {
-			t.Errorf("%s: refused (%s)", cmd, got.Reason)
-		}
+		wantAllowed(t, p, cmd)
 	}
 }
 
@@ -69,9 +67,7 @@ func TestSecretsRefusedToFolderWalkers(t *testing.T) {
 	}
 	for _, cmd := range []string{"find . -name '*.go'", "zip -r /tmp/x.zip sub", "ls ~/.local/state",
 		"cat ~/.local/state/hook-loop/projects/x/events.jsonl", "tr / _ < a.txt", "awk -F/ '{print $1}' a.txt"} {
-		if got := p.bash(cmd); got.Blocked {
-			t.Errorf("%s: refused (%s)", cmd, got.Reason)
-		}
+		wantAllowed(t, p, cmd)
 	}
 }
 
@@ -97,9 +93,7 @@ func TestSecretWordWithUnknownExpansion(t *testing.T) {
 func TestUnknownWordsOfNonReadersStayAllowed(t *testing.T) {
 	p := secretsProject(t, true)
 	for _, cmd := range []string{`git commit -m "$(printf 'fix: x')"`, `echo "$(date)"`} {
-		if got := p.bash(cmd); got.Blocked {
-			t.Errorf("%s: refused (%s)", cmd, got.Reason)
-		}
+		wantAllowed(t, p, cmd)
 	}
 }
 
@@ -129,9 +123,7 @@ func TestUnzipListOnlyBeforeArchive(t *testing.T) {
 		wantRefused(t, p, cmd)
 	}
 	for _, cmd := range []string{"cd .claude && unzip -l ../evil.zip", "unzip -d /tmp/x -l evil.zip"} {
-		if got := p.bash(cmd); got.Blocked {
-			t.Errorf("%s: refused (%s)", cmd, got.Reason)
-		}
+		wantAllowed(t, p, cmd)
 	}
 }
 
@@ -148,9 +140,7 @@ func TestCopyDestinationSpellings(t *testing.T) {
 		wantRefused(t, p, cmd)
 	}
 	for _, cmd := range []string{"cp --target=sub a.txt", "cp -rT /tmp/x build", "cp --suf=.bak a.txt sub/"} {
-		if got := p.bash(cmd); got.Blocked {
-			t.Errorf("%s: refused (%s)", cmd, got.Reason)
-		}
+		wantAllowed(t, p, cmd)
 	}
 }
 
@@ -169,9 +159,7 @@ func TestGitPathspecMagicAndCase(t *testing.T) {
 		wantRefused(t, p, cmd)
 	}
 	for _, cmd := range []string{"git restore main.go", "GIT_PAGER=cat git checkout -- main.go", "env X=1 git checkout -- main.go"} {
-		if got := p.bash(cmd); got.Blocked {
-			t.Errorf("%s: refused (%s)", cmd, got.Reason)
-		}
+		wantAllowed(t, p, cmd)
 	}
 }
 
@@ -196,9 +184,7 @@ func TestSecretsNamedInCodeRefused(t *testing.T) {
 		`python3 -c "import os; print(os.path.expanduser('~/x'))"`, `node -e "console.log(require('path').join('/', 'tmp'))"`,
 		`python3 -c "print(open('` + filepath.Join(state, "projects", "x", "events.jsonl") + `').read())"`,
 	} {
-		if got := p.bash(cmd); got.Blocked {
-			t.Errorf("%s: refused (%s)", cmd, got.Reason)
-		}
+		wantAllowed(t, p, cmd)
 	}
 }
 
@@ -219,9 +205,7 @@ func TestCopyBackupNamesJudged(t *testing.T) {
 		wantRefused(t, p, cmd)
 	}
 	for _, cmd := range []string{"cp -b a.txt main.go", "cp --backup=numbered a.txt main.go", "mv -b a.txt sub/"} {
-		if got := p.bash(cmd); got.Blocked {
-			t.Errorf("%s: refused (%s)", cmd, got.Reason)
-		}
+		wantAllowed(t, p, cmd)
 	}
 }
 
@@ -312,9 +296,7 @@ func TestGitIndexRewritesRefused(t *testing.T) {
 		"git update-index --cacheinfo 100644,e69de29bb2d1d6434b8b29ae775ad8c2e48c5391,main.go", "git update-index --refresh",
 		"git read-tree -n HEAD",
 	} {
-		if got := p.bash(cmd); got.Blocked {
-			t.Errorf("%s: refused (%s)", cmd, got.Reason)
-		}
+		wantAllowed(t, p, cmd)
 	}
 }
 

@@ -50,6 +50,13 @@ func wantRefused(t *testing.T, p *Policy, cmd string) {
 	}
 }
 
+func wantAllowed(t *testing.T, p *Policy, cmd string) {
+	t.Helper()
+	if got := p.bash(cmd); got.Blocked {
+		t.Errorf("%s: refused (%s)", cmd, got.Reason)
+	}
+}
+
 func (p *Policy) bash(cmd string) Check {
 	ev := loop.HookEvent{Name: loop.EventPreToolUse, ToolName: "Bash", Cwd: p.Root, Command: cmd}
 	return p.Check(&ev, p.Read(&ev), "a")

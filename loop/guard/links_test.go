@@ -87,9 +87,7 @@ func TestLinkThroughSymlinkedSpellings(t *testing.T) {
 		wantRefused(t, p, cmd)
 	}
 	for _, cmd := range []string{"ln -s ../foo sub/top", "ln -s -t sub/top ../foo", `ln -s ../foo "$HOME/../proj/sub"`} {
-		if got := p.bash(cmd); got.Blocked {
-			t.Errorf("%s: refused (%s)", cmd, got.Reason)
-		}
+		wantAllowed(t, p, cmd)
 	}
 }
 
@@ -123,9 +121,7 @@ func TestLinkReplacingLinkedFolderRefused(t *testing.T) {
 func TestLinkIntoHomeWithSecrets(t *testing.T) {
 	p := secretsProject(t, false)
 	for _, cmd := range []string{"ln -s /tmp/x ~/", "ln -sf \"$PWD/build\" ~/", "ln -s -t ~ /tmp/x"} {
-		if got := p.bash(cmd); got.Blocked {
-			t.Errorf("%s: refused (%s)", cmd, got.Reason)
-		}
+		wantAllowed(t, p, cmd)
 	}
 	for _, cmd := range []string{"ln -s ~/.local/state /tmp/s", "ln -s -t /tmp ~/.local/state/hook-loop", "cp -rs ~/.local /tmp/l",
 		"ln -s ~ /tmp/h", "ln -s /tmp/x ~/.local/state/hook-loop/keys/k2"} {
