@@ -154,8 +154,15 @@ func (a *Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 			args, found, opened := a.rolloutCallArgs(ev.TranscriptPath, ev.ToolUseID, len(input2.Raw))
 			switch {
 			case found:
-				ev.Unseen = callUnseen(args)
-				if w := callArg(args, "workdir"); w != "" {
+				// Decoded as Codex decodes them: escaped keys unescaped,
+				// names matched exactly, not searched as text.
+				var m map[string]json.RawMessage
+				if json.Unmarshal([]byte(args), &m) != nil {
+					ev.Unseen = "its arguments in the session rollout could not be read"
+				} else {
+					ev.Unseen = callUnseen(m)
+				}
+				if w := callArg(m, "workdir"); w != "" {
 					dir = workdir(ev.Cwd, w)
 					ev.CommandDir = dir
 				}
@@ -343,14 +350,9 @@ func toolPaths(cwd, p string) []string {
 	return patch.Resolve(cwd, []string{p})
 }
 
-// callArg is the string argument key of the model's call args, "" when it
-// has none. The arguments are decoded as Codex decodes them (escaped keys
-// unescaped, names matched exactly), not searched as text.
-func callArg(args, key string) string {
-	var m map[string]json.RawMessage
-	if json.Unmarshal([]byte(args), &m) != nil {
-		return ""
-	}
+// callArg is the string argument key of the model's call arguments m, ""
+// when it has none.
+func callArg(m map[string]json.RawMessage, key string) string {
 	var v string
 	if json.Unmarshal(m[key], &v) != nil {
 		return ""
@@ -358,19 +360,22 @@ func callArg(args, key string) string {
 	return v
 }
 
-// posixShells are the shells whose -c text the guard reads as it reads
-// shell: exec_command's shell argument may name any program, which Codex
-// runs as `<shell> -c <cmd>` (python3 -c runs Python).
-var posixShells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true}
+// posixShellName says name is a shell whose -c text the guard reads as it
+// reads shell: exec_command's shell argument may name any program, which
+// Codex runs as `<shell> -c <cmd>` (python3 -c runs Python). A switch, not a
+// map: a package-level map is built at every hook's start.
+func posixShellName(name string) bool {
+	switch name {
+	case "sh", "bash", "dash", "zsh", "ksh", "mksh":
+		return true
+	}
+	return false
+}
 
-// callUnseen is what the call with arguments args runs that no hook shows,
+// callUnseen is what the call with arguments m runs that no hook shows,
 // "" when nothing: a terminal (tty), fed later by write_stdin, or a shell
 // argument that is not a POSIX shell, whose command is not shell.
-func callUnseen(args string) string {
-	var m map[string]json.RawMessage
-	if json.Unmarshal([]byte(args), &m) != nil {
-		return "its arguments in the session rollout could not be read"
-	}
+func callUnseen(m map[string]json.RawMessage) string {
 	if raw, ok := m["tty"]; ok {
 		if t := strings.TrimSpace(string(raw)); t != "false" && t != "null" {
 			return "it starts a terminal session, whose input write_stdin types later"
@@ -389,7 +394,7 @@ func callUnseen(args string) string {
 // PATH) or as a system folder's, where the agent cannot have put a program
 // of that name.
 func posixShell(sh string) bool {
-	if !posixShells[filepath.Base(sh)] {
+	if !posixShellName(filepath.Base(sh)) {
 		return false
 	}
 	if !strings.Contains(sh, "/") {

@@ -511,7 +511,11 @@ func TestShellArgument(t *testing.T) {
 		{`{"cmd":"ls","tty":"yes"}`, true},
 		{`{"cmd":"ls","tty":false}`, false},
 	} {
-		if got := callUnseen(tt.args); (got != "") != tt.unseen {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(tt.args), &m); err != nil {
+			t.Fatal(err)
+		}
+		if got := callUnseen(m); (got != "") != tt.unseen {
 			t.Errorf("%s: unseen %q", tt.args, got)
 		}
 	}
