@@ -1,6 +1,7 @@
 package regfile
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"io/fs"
@@ -12,12 +13,17 @@ import (
 // is an error at once, never a wait. A larger file is an error naming the
 // limit.
 func ReadFile(path string, limit int64) ([]byte, error) {
-	f, _, err := Open(path, os.O_RDONLY, 0)
+	f, fi, err := Open(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	// Sized from the file as os.ReadFile sizes it: one read and one at the
+	// end, where io.ReadAll grows its buffer over half a dozen.
+	var buf bytes.Buffer
+	buf.Grow(int(min(max(fi.Size(), 0), limit)) + bytes.MinRead)
+	_, err = buf.ReadFrom(io.LimitReader(f, limit+1))
+	data := buf.Bytes()
 	if err != nil {
 		return data, &fs.PathError{Op: "read", Path: path, Err: err}
 	}

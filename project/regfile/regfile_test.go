@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -85,4 +86,37 @@ func TestOpenNoFollow(t *testing.T) {
 		t.Fatalf("Open through a link: %v, %v", fi, err)
 	}
 	f.Close()
+}
+
+// ReadFile reads a file whole up to its limit and names the limit past it,
+// whether the file's size is known up front or, as for /proc's files, not.
+func TestReadFileUpToItsLimit(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []int{0, 1, 511, 512, 513, 4096, 10000} {
+		p := filepath.Join(dir, "f")
+		want := make([]byte, n)
+		for i := range want {
+			want[i] = byte('a' + i%26)
+		}
+		if err := os.WriteFile(p, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := ReadFile(p, int64(n)); err != nil || string(got) != string(want) {
+			t.Errorf("%d bytes, limit %d: %d bytes, %v", n, n, len(got), err)
+		}
+		if n > 0 {
+			_, err := ReadFile(p, int64(n-1))
+			var pe *fs.PathError
+			if !errors.As(err, &pe) || pe.Path != p || pe.Err.Error() != "larger than "+size(int64(n-1)) {
+				t.Errorf("%d bytes, limit %d: %v", n, n-1, err)
+			}
+		}
+	}
+	// A file whose stat says 0 bytes but which reads more.
+	if _, err := os.Stat("/proc/self/status"); err == nil {
+		got, err := ReadFile("/proc/self/status", 1<<20)
+		if err != nil || !strings.Contains(string(got), "Pid:") {
+			t.Errorf("/proc/self/status: %q %v", got, err)
+		}
+	}
 }
