@@ -30,7 +30,8 @@ func TestMCPWritePaths(t *testing.T) {
 		{"mcp__filesystem__write_file", `{"path":"hook-loop.json","content":"{}"}`, []string{"hook-loop.json"}},
 		{"mcp__fs__move_file", `{"source":"a.txt","destination":"/tmp/b.txt"}`, []string{"a.txt", "/tmp/b.txt"}},
 		{"mcp__fs__edit", `{"filePath":"x.go","edits":[{"file_path":"y.go"}],"options":{"target":"z.go"}}`, []string{"x.go", "y.go", "z.go"}},
-		{"mcp__fs__delete", `{"paths":["p1","p2"],"deep":{"deeper":{"path":"not-read"}}}`, []string{"p1", "p2"}},
+		// Nested at any depth: a batch of writes nests its paths.
+		{"mcp__fs__delete", `{"paths":["p1","p2"],"deep":{"deeper":{"path":"also-read"}}}`, []string{"also-read", "p1", "p2"}},
 		{"mcp__search__query", `{"query":"hook-loop.json","limit":3}`, nil},
 		{"Read", `{"file_path":"hook-loop.json"}`, nil},
 	}

@@ -161,10 +161,11 @@ func fileURI(s string) string {
 }
 
 // mcpPaths reports the path-like arguments of an MCP tool's input: strings
-// and arrays of strings under an mcpPathKey, in the input and one level down
-// (an object or an array of objects as an argument's value). top says the
-// argument is a string or list of strings at the input's top level, key its
-// name ("" for a string of an argument of another shape).
+// and arrays of strings under an mcpPathKey, at any depth (a batch of writes
+// nests its paths in objects inside lists; how deep an input may nest at all
+// is the hook's stdin check). top says the argument is a string or list of
+// strings at the input's top level, key its name ("" for a string of an
+// argument of another shape).
 func mcpPaths(obj gjson.Result, depth int, add func(key, s string, top bool)) {
 	obj.ForEach(func(k, v gjson.Result) bool {
 		switch {
@@ -174,15 +175,10 @@ func mcpPaths(obj gjson.Result, depth int, add func(key, s string, top bool)) {
 			for _, s := range Strings(v) {
 				add("", s, false)
 			}
-		case v.IsObject() && depth == 0:
-			mcpPaths(v, 1, add)
-		case v.IsArray() && depth == 0 && !mcpPathKey(k.Str):
-			v.ForEach(func(_, item gjson.Result) bool {
-				if item.IsObject() {
-					mcpPaths(item, 1, add)
-				}
-				return true
-			})
+		case v.IsObject(), v.IsArray() && !mcpPathKey(k.Str):
+			// An array's items have no key: its objects and arrays are
+			// looked into, its bare strings are not paths.
+			mcpPaths(v, depth+1, add)
 		case mcpPathKey(k.Str) && v.Type == gjson.String:
 			add(k.Str, v.Str, depth == 0)
 		case mcpPathKey(k.Str) && v.IsArray():

@@ -71,6 +71,14 @@ func TestReadMCPSortsArguments(t *testing.T) {
 		// Every spelling of a working folder is one.
 		{"mcp__x__run", `{"command":"rm events.jsonl","working_directory":".hook-loop"}`, nil, []string{".hook-loop"}, ".hook-loop"},
 		{"mcp__x__run", `{"command":"rm events.jsonl","root":".hook-loop"}`, nil, []string{".hook-loop"}, ".hook-loop"},
+		// Paths are found at every depth: a batch of writes nests them in
+		// objects inside lists inside objects.
+		{"mcp__fs__write_files", `{"files":[{"path":"a"}]}`, []string{"a"}, nil, ""},
+		{"mcp__fs__apply", `{"options":{"targets":[{"path":"hook-loop.json"}]}}`, []string{"hook-loop.json"}, nil, ""},
+		{"mcp__fs__apply", `{"batches":[[{"edit":{"file":"hook-loop.json"}}]]}`, []string{"hook-loop.json"}, nil, ""},
+		// Deeper down a folder's name is a path like any other, not where
+		// the call works.
+		{"mcp__x__run", `{"command":"ls","opts":{"cwd":".hook-loop"}}`, []string{".hook-loop"}, nil, ""},
 	} {
 		m := ReadMCP(c.tool, gjson.Parse(c.input))
 		if !slices.Equal(m.Writes, c.writes) || !slices.Equal(m.Reads, c.read) || m.Dir != c.dir {
