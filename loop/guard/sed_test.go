@@ -71,6 +71,8 @@ func TestAwkPrintingReadsLoopFiles(t *testing.T) {
 			"awk 'NR<5' .hook-loop/events.jsonl", "awk '{print $1}' hook-loop.json", "awk -F: '{print $2}' hook-loop.json",
 			"awk -v n=3 'NR<n' hook-loop.json", "awk 'END{print NR}' .hook-loop/events.jsonl", "gawk '{print}' hook-loop.json",
 			"awk --field-separator=: '{print}' hook-loop.json", "nice awk '{print}' hook-loop.json",
+			// Patterns alone (no action) print the lines they match: their > compares.
+			"awk 'NR>1' hook-loop.json", "awk '$3 > 100' .hook-loop/events.jsonl", "awk 'length > 72; NR==1' hook-loop.json",
 		} {
 			if got := p.bash(cmd); got.Blocked {
 				t.Errorf("fail_closed=%v: %s: refused (%s)", failClosed, cmd, got.Reason)
@@ -84,6 +86,8 @@ func TestAwkPrintingReadsLoopFiles(t *testing.T) {
 		"awk -f x.awk hook-loop.json", "awk -i inplace '{print}' hook-loop.json", "awk --pretty-print=hook-loop.json '{print}' a.txt",
 		"awk -o '{print}' hook-loop.json", `awk '@load "x"; {print}' hook-loop.json`, "awk -e '{print}' hook-loop.json",
 		`awk "$(cat prog.awk)" hook-loop.json`, `awk '{f=FILENAME; print "" > f}' hook-loop.json`,
+		`awk 'NR>1{print > "hook-loop.json"}' a.txt`, `awk 'NR>1 { print $0 > FILENAME }' hook-loop.json`,
+		"awk 'NR>1' a.txt > hook-loop.json",
 	} {
 		wantRefused(t, p, cmd)
 	}

@@ -382,8 +382,10 @@ func isShortIn(w string, c byte) bool {
 
 // awkReads: awk with only -F and -v, and a program that cannot write a file
 // or run one: without > (print > f), | (print | cmd, cmd | getline),
-// system() and gawk's @ (@load, indirect calls). A comparison with > is
-// refused too: telling it from a redirection is not worth the parser.
+// system() and gawk's @ (@load, indirect calls). A > is a comparison only in
+// a program of patterns alone (NR>1): print and printf, which redirect, live
+// in actions, between braces. In an action a comparison with > is refused
+// too: telling it from a redirection is not worth the parser.
 func awkReads(args []arg) bool {
 	ops, opts := options(args, "Fv", []string{"field-separator", "assign"})
 	for o := range opts {
@@ -395,5 +397,8 @@ func awkReads(args []arg) bool {
 		return false
 	}
 	prog := ops[0].val
-	return !strings.ContainsAny(prog, ">|@") && !strings.Contains(prog, "system")
+	if strings.ContainsAny(prog, "|@") || strings.Contains(prog, "system") {
+		return false
+	}
+	return !strings.Contains(prog, ">") || !strings.ContainsAny(prog, "{}")
 }
