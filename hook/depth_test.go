@@ -11,26 +11,8 @@ import (
 
 	"github.com/hook-loop/hook-loop/adapters/claude"
 	"github.com/hook-loop/hook-loop/adapters/copilot"
+	"github.com/hook-loop/hook-loop/adapters/harness"
 )
-
-func TestCheckNesting(t *testing.T) {
-	for _, c := range []struct {
-		in string
-		ok bool
-	}{
-		{`{"a":[1,{"b":2}]}`, true},
-		{strings.Repeat("[", MaxNesting) + strings.Repeat("]", MaxNesting), true},
-		{strings.Repeat("[", MaxNesting+1), false},
-		{`{"s":"` + strings.Repeat("[", 5000) + `"}`, true},      // brackets in a string do not nest
-		{`{"s":"\"` + strings.Repeat("{", 5000) + `"}`, true},    // nor after an escaped quote
-		{`{"s":"\\"` + strings.Repeat("{", MaxNesting+1), false}, // an escaped backslash ends the string
-		{strings.Repeat("]", 5000) + strings.Repeat("[", MaxNesting), true},
-	} {
-		if err := checkNesting([]byte(c.in)); (err == nil) != c.ok {
-			t.Errorf("checkNesting(%.40q...) = %v, want ok=%v", c.in, err, c.ok)
-		}
-	}
-}
 
 // 8 MiB of "[" is under the stdin cap; before the nesting check it crashed the
 // claude and pi hooks with a fatal stack overflow inside their JSON reader.
@@ -52,7 +34,7 @@ func TestDeepToolCallRefused(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "hook-loop.json"), []byte(loopJSON), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	deep := strings.Repeat("[", MaxNesting+5) + strings.Repeat("]", MaxNesting+5)
+	deep := strings.Repeat("[", harness.MaxNesting+5) + strings.Repeat("]", harness.MaxNesting+5)
 	in := `{"session_id":"s","cwd":"` + dir + `","hook_event_name":"PreToolUse","tool_name":"mcp__fs__write_file","tool_input":{"path":"hook-loop.json","opts":` + deep + `}}`
 	out := New(Deps{}).Run(context.Background(), Request{Adapter: claude.New(), Flags: Flags{Event: "PreToolUse", ConfigPath: filepath.Join(dir, "hook-loop.json")},
 		Stdin: strings.NewReader(in), Cwd: dir})

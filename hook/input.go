@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/hook-loop/hook-loop/adapters/harness"
 	"github.com/hook-loop/hook-loop/project"
 )
 
@@ -30,7 +31,7 @@ func readInput(r io.Reader) ([]byte, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, errors.New("stdin is empty: the hook expects the event JSON on stdin")
 	}
-	if err := checkNesting(data); err != nil {
+	if err := harness.CheckNesting("stdin", data); err != nil {
 		return nil, &shapeError{err}
 	}
 	return data, nil

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hook-loop/hook-loop/loop/dsl"
@@ -205,6 +206,52 @@ func TestMCPWorkingFoldersAreNotWrites(t *testing.T) {
 		}
 		if chk := eng.CheckTool(&ev, "a"); chk.Blocked != c.blocked {
 			t.Errorf("%s %s: blocked %v, want %v (%s)", c.tool, c.input, chk.Blocked, c.blocked, chk.Reason)
+		}
+	}
+}
+
+// Whatever the shape and depth of an MCP tool's input, a path or a command
+// in it that changes the loop's files is refused (review of 2026-12-03): a
+// path nested 70 deep under a path key, a list of lists, a command in a
+// nested object or under a key of another case, a command nested in a step,
+// a key spelled in another case, the git server's repo_path.
+func TestMCPInputsOfAnyShapeAreJudged(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "hook-loop.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec, _, err := dsl.Parse("hook-loop.json", []byte(`{"loop": {"id": "x", "initial_state": "a", "states": ["a", "done"], "events": ["go"],
+		"transitions": [{"from": "a", "event": "go", "to": "done"}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := &engine.Engine{Spec: spec, Root: root, ConfigPath: filepath.Join(root, "hook-loop.json")}
+	deep := func(n int, inner string) string {
+		return strings.Repeat(`{"a":`, n) + inner + strings.Repeat(`}`, n)
+	}
+	for _, c := range []struct{ tool, input string }{
+		{"mcp__x__wr", `{"path":` + deep(70, `"hook-loop.json"`) + `}`},
+		{"mcp__x__wr", `{"paths":` + strings.Repeat("[", 70) + `"hook-loop.json"` + strings.Repeat("]", 70) + `}`},
+		{"mcp__x__run", `{"command":` + deep(70, `"rm hook-loop.json"`) + `}`},
+		{"mcp__x__run", `{"steps":[{"command":"rm hook-loop.json"}]}`},
+		{"mcp__x__run", `{"Command":"rm hook-loop.json"}`},
+		{"mcp__x__wr", `{"Path":"hook-loop.json"}`},
+		{"mcp__x__wr", `{"target_file":"hook-loop.json"}`},
+		{"mcp__git__git_checkout", `{"repo_path":"` + root + `","branches":["main"]}`},
+		{"mcp__x__apply", `{"batches":[[{"edit":{"file":"hook-loop.json"}}]]}`},
+	} {
+		payload := `{"session_id":"s1","transcript_path":"/tmp/t.jsonl","cwd":"` + root + `","permission_mode":"default",` +
+			`"hook_event_name":"PreToolUse","tool_name":"` + c.tool + `","tool_input":` + c.input + `}`
+		ev, err := New().Decode("PreToolUse", []byte(payload))
+		if err != nil {
+			t.Fatalf("%s: %v", c.tool, err)
+		}
+		if chk := eng.CheckTool(&ev, "a"); !chk.Blocked {
+			in := c.input
+			if len(in) > 80 {
+				in = in[:80] + "…"
+			}
+			t.Errorf("%s %s: allowed (command %q, targets %q)", c.tool, in, ev.Command, ev.TargetPaths)
 		}
 	}
 }

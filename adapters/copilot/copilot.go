@@ -249,10 +249,14 @@ func targetPaths(tool string, args gjson.Result, cwd string, odd []string) []str
 
 // lastWins is the JSON text as JavaScript's JSON.parse reads it: of a key
 // named twice in an object, the last value. Text that is not an object is
-// parsed as it is. Text encoding/json cannot read (nested past its limit)
-// is an error, never read by gjson, which keeps the first of a key named
-// twice where Copilot CLI keeps the last.
+// parsed as it is. Text nested past harness.MaxNesting, or that
+// encoding/json cannot read, is an error: never read by gjson, which keeps
+// the first of a key named twice where Copilot CLI keeps the last.
 func lastWins(text string) (gjson.Result, error) {
+	// Nested in a string, the text escaped the stdin's nesting check.
+	if err := harness.CheckNesting("the text", []byte(text)); err != nil {
+		return gjson.Result{}, err
+	}
 	dec := json.NewDecoder(strings.NewReader(text))
 	dec.UseNumber()
 	var v any

@@ -49,21 +49,36 @@ func AllStrings(v gjson.Result) bool {
 	return ok
 }
 
-// Strings are the strings in v, at any depth.
-func Strings(v gjson.Result) []string { return stringsIn(v, 0) }
-
-// stringsIn is Strings to a bound (input nesting is capped before decoding;
-// this bound only keeps the walk short).
-func stringsIn(v gjson.Result, depth int) []string {
-	if v.Type == gjson.String {
+// Strings are the strings in v, at any depth (object keys are not): how
+// deep a hook's input may nest at all is MaxNesting's to say.
+func Strings(v gjson.Result) []string {
+	switch {
+	case v.Type == gjson.String:
 		return []string{v.Str}
-	}
-	if depth > 64 || !v.IsObject() && !v.IsArray() {
+	case !v.IsObject() && !v.IsArray():
 		return nil
 	}
 	var out []string
 	v.ForEach(func(_, w gjson.Result) bool {
-		out = append(out, stringsIn(w, depth+1)...)
+		out = append(out, Strings(w)...)
+		return true
+	})
+	return out
+}
+
+// keyedStrings are the strings in v under a key match says yes to, at any
+// depth: the key's string, or every string of the object or array it holds.
+func keyedStrings(v gjson.Result, match func(key string) bool) []string {
+	if !v.IsObject() && !v.IsArray() {
+		return nil
+	}
+	var out []string
+	v.ForEach(func(k, w gjson.Result) bool {
+		if k.Type == gjson.String && match(k.Str) {
+			out = append(out, Strings(w)...)
+		} else {
+			out = append(out, keyedStrings(w, match)...)
+		}
 		return true
 	})
 	return out
@@ -123,29 +138,61 @@ func HookObject(input []byte, event, who, example string) (root gjson.Result, tr
 }
 
 // mcpPathKey: the argument names MCP servers give the files a tool works
-// on. The engine judges each as a write: an MCP tool's effect is unknown, so
-// a path it names may be one it changes.
+// on, in any case (Path, FILE). The engine judges each as a write: an MCP
+// tool's effect is unknown, so a path it names may be one it changes.
 func mcpPathKey(k string) bool {
-	switch k {
-	case "path", "file_path", "filePath", "target", "destination", "source", "paths",
-		"file", "files", "filename", "file_name", "fileName", "filepath", "uri", "notebook_path",
-		"dest", "dst", "src", "new_path", "old_path", "newPath", "oldPath", "target_path", "targetPath",
-		"output_path", "outputPath", "dir", "directory", "folder", "cwd", "workdir",
-		"working_directory", "workingDirectory", "working_dir", "workingDir", "root":
+	switch strings.ToLower(k) {
+	case "path", "file_path", "filepath", "target", "destination", "source", "paths",
+		"file", "files", "filename", "file_name", "uri", "notebook_path", "target_file",
+		"dest", "dst", "src", "new_path", "old_path", "newpath", "oldpath", "target_path", "targetpath",
+		"output_path", "outputpath", "dir", "directory", "folder", "cwd", "workdir", "repo_path", "repopath",
+		"working_directory", "workingdirectory", "working_dir", "workingdir", "root":
+		return true
+	}
+	return false
+}
+
+// mcpCommandKey: the argument names MCP servers give a shell command.
+func mcpCommandKey(k string) bool {
+	switch strings.ToLower(k) {
+	case "command", "cmd", "script":
 		return true
 	}
 	return false
 }
 
 // MCPCommand is the shell command an MCP tool's input holds, as Command
-// reads it: under command, or the cmd or script key other servers use.
+// reads it: under command, or the cmd or script key other servers use. A
+// command nested deeper ({"steps": [{"command": ...}]}) may run too, so its
+// strings are judged as an odd shape's are: as one argv, each as a command
+// line, each as a path written.
 func MCPCommand(input gjson.Result) (cmd string, odd []string) {
-	for _, k := range []string{"command", "cmd", "script"} {
-		if v := input.Get(k); v.Exists() && v.Type != gjson.Null {
-			return Command(v)
+	for _, name := range []string{"command", "cmd", "script"} {
+		var v gjson.Result
+		input.ForEach(func(k, w gjson.Result) bool {
+			if strings.EqualFold(k.Str, name) && w.Type != gjson.Null {
+				v = w
+			}
+			return !v.Exists()
+		})
+		if v.Exists() {
+			cmd, odd = Command(v)
+			break
 		}
 	}
-	return "", nil
+	var nested []string
+	input.ForEach(func(_, v gjson.Result) bool {
+		nested = append(nested, keyedStrings(v, mcpCommandKey)...)
+		return true
+	})
+	if len(nested) > 0 {
+		if cmd != "" {
+			cmd += "\n"
+		}
+		cmd += shell.JoinArgv(nested) + "\n" + strings.Join(nested, "\n")
+		odd = append(odd, nested...)
+	}
+	return cmd, odd
 }
 
 // fileURI is the path of a file:// URI (percent-decoded, as a server
@@ -160,34 +207,32 @@ func fileURI(s string) string {
 	return s
 }
 
-// mcpPaths reports the path-like arguments of an MCP tool's input: strings
-// and arrays of strings under an mcpPathKey, at any depth (a batch of writes
-// nests its paths in objects inside lists; how deep an input may nest at all
-// is the hook's stdin check). top says the argument is a string or list of
-// strings at the input's top level, key its name ("" for a string of an
-// argument of another shape).
-func mcpPaths(obj gjson.Result, depth int, add func(key, s string, top bool)) {
+// mcpPaths reports the path-like arguments of an MCP tool's input, at any
+// depth (a batch of writes nests its paths in objects inside lists): a
+// string or list of strings under an mcpPathKey, or every string of a value
+// of another shape under one (key ""). top says the key is one of the
+// input's own.
+func mcpPaths(obj gjson.Result, top bool, add func(key, s string, top bool)) {
 	obj.ForEach(func(k, v gjson.Result) bool {
+		path := k.Type == gjson.String && mcpPathKey(k.Str)
 		switch {
-		case mcpPathKey(k.Str) && (v.IsObject() || v.IsArray() && !AllStrings(v)):
+		case path && v.Type == gjson.String:
+			add(k.Str, v.Str, top)
+		case path && v.IsArray() && AllStrings(v):
+			v.ForEach(func(_, item gjson.Result) bool {
+				add(k.Str, item.Str, top)
+				return true
+			})
+		case path:
 			// Not the string or list of strings a path argument is: every
 			// string in it may be a path.
 			for _, s := range Strings(v) {
 				add("", s, false)
 			}
-		case v.IsObject(), v.IsArray() && !mcpPathKey(k.Str):
-			// An array's items have no key: its objects and arrays are
-			// looked into, its bare strings are not paths.
-			mcpPaths(v, depth+1, add)
-		case mcpPathKey(k.Str) && v.Type == gjson.String:
-			add(k.Str, v.Str, depth == 0)
-		case mcpPathKey(k.Str) && v.IsArray():
-			v.ForEach(func(_, item gjson.Result) bool {
-				if item.Type == gjson.String {
-					add(k.Str, item.Str, depth == 0)
-				}
-				return true
-			})
+		case v.IsObject() || v.IsArray():
+			// An array's bare strings are not paths; its objects and arrays
+			// are looked into.
+			mcpPaths(v, false, add)
 		}
 		return true
 	})
@@ -234,7 +279,7 @@ func ReadMCP(tool string, input gjson.Result) MCPArgs {
 	cmd, _ := MCPCommand(input)
 	hasCmd := cmd != ""
 	var dirs []string
-	mcpPaths(input, 0, func(key, s string, top bool) {
+	mcpPaths(input, true, func(key, s string, top bool) {
 		s = fileURI(s)
 		switch {
 		case top && (workKey(key) || folderKey(key) && (reads || hasCmd)):
