@@ -213,12 +213,16 @@ func TestArgsTextKeyTwice(t *testing.T) {
 // looks) is a decode error, not read by gjson, which would judge the first
 // of a key named twice where Copilot CLI writes the last.
 func TestArgsTextTooDeepIsAnError(t *testing.T) {
-	deep := strings.Repeat("[", 10005) + strings.Repeat("]", 10005)
-	args, _ := json.Marshal(`{"path": "/p/a.txt", "file_text": "x", "pad": ` + deep + `, "path": "/p/hook-loop.json"}`)
-	ev, err := New().Decode(EventPreToolUse, []byte(`{"cwd": "/p", "toolName": "create", "toolArgs": `+string(args)+`}`))
-	var shape *harness.ShapeError
-	if !errors.As(err, &shape) || !strings.Contains(err.Error(), "$.toolArgs") {
-		t.Errorf("err = %v, TargetPaths = %q: want a shape error naming $.toolArgs (refused whatever fail_closed says)", err, ev.TargetPaths)
+	// Past encoding/json's limit, and past the hook's own (the stdin's, which
+	// never sees inside the string).
+	for _, n := range []int{10005, harness.MaxNesting} {
+		deep := strings.Repeat("[", n) + strings.Repeat("]", n)
+		args, _ := json.Marshal(`{"path": "/p/a.txt", "file_text": "x", "pad": ` + deep + `, "path": "/p/hook-loop.json"}`)
+		ev, err := New().Decode(EventPreToolUse, []byte(`{"cwd": "/p", "toolName": "create", "toolArgs": `+string(args)+`}`))
+		var shape *harness.ShapeError
+		if !errors.As(err, &shape) || !strings.Contains(err.Error(), "$.toolArgs") {
+			t.Errorf("%d deep: err = %v, TargetPaths = %q: want a shape error naming $.toolArgs (refused whatever fail_closed says)", n, err, ev.TargetPaths)
+		}
 	}
 }
 
