@@ -43,6 +43,30 @@ func TestDeepToolCallRefused(t *testing.T) {
 	}
 }
 
+// TestDeepToolResultRecorded: what a tool returned may nest deeper than a
+// tool's input may (an MCP server's JSON, 200 levels here): a PostToolUse
+// carrying it is read and logged, not failed as input too deep to read,
+// which lost the event (the stdin's cap was the tool input's 64 levels).
+func TestDeepToolResultRecorded(t *testing.T) {
+	dir := t.TempDir()
+	loopJSON := `{"loop": {"id": "x", "initial_state": "a", "states": ["a", "done"], "events": ["go"], "terminal_states": ["done"],
+		"transitions": [{"from": "a", "event": "go", "to": "done"}]}}`
+	if err := os.WriteFile(filepath.Join(dir, "hook-loop.json"), []byte(loopJSON), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deep := strings.Repeat(`{"a":`, 200) + `1` + strings.Repeat("}", 200)
+	in := `{"session_id":"s","cwd":"` + dir + `","hook_event_name":"PostToolUse","tool_name":"mcp__db__query","tool_input":{"sql":"select 1"},"tool_response":` + deep + `}`
+	out := New(Deps{}).Run(context.Background(), Request{Adapter: claude.New(), Flags: Flags{Event: "PostToolUse", ConfigPath: filepath.Join(dir, "hook-loop.json")},
+		Stdin: strings.NewReader(in), Cwd: dir})
+	if out.Exit != 0 || len(out.Stderr) != 0 {
+		t.Fatalf("deep PostToolUse: exit %d, stdout %q, stderr %q", out.Exit, out.Stdout, out.Stderr)
+	}
+	log, err := os.ReadFile(filepath.Join(dir, ".hook-loop", "events.jsonl"))
+	if err != nil || !strings.Contains(string(log), "mcp__db__query") {
+		t.Fatalf("the event was not logged (%v): %.300s", err, log)
+	}
+}
+
 // TestUnreadableArgsTextRefused: Copilot CLI arguments sent as JSON text
 // nested past what the JSON reader takes (inside the string, where the
 // stdin nesting check never looks) are refused in a loop that is not

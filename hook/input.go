@@ -31,7 +31,7 @@ func readInput(r io.Reader) ([]byte, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, errors.New("stdin is empty: the hook expects the event JSON on stdin")
 	}
-	if err := harness.CheckNesting("stdin", data); err != nil {
+	if err := harness.CheckNesting("stdin", data, harness.MaxStdinNesting); err != nil {
 		return nil, &shapeError{err}
 	}
 	return data, nil

@@ -162,6 +162,9 @@ func (a Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 		if !ti.IsObject() {
 			return loop.HookEvent{}, fmt.Errorf("$.tool_input is %s: expected an object", kind(ti))
 		}
+		if err := harness.CheckToolInput("$.tool_input", ti); err != nil {
+			return loop.HookEvent{}, err
+		}
 		ev.ToolInput = json.RawMessage(ti.Raw)
 		var odd []string
 		// Every tool's command is judged as the shell would run it, not only
@@ -170,8 +173,8 @@ func (a Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 		mcp := strings.HasPrefix(ev.ToolName, "mcp__")
 		var m harness.MCPArgs
 		if mcp {
-			ev.Command, odd = harness.MCPCommand(ti)
 			m = harness.ReadMCP(ev.ToolName, ti)
+			ev.Command, odd = m.Command, m.Odd
 		} else {
 			ev.Command, odd = harness.Command(ti.Get("command"))
 		}

@@ -212,7 +212,7 @@ func TestMCPWorkingFoldersAreNotWrites(t *testing.T) {
 
 // Whatever the shape and depth of an MCP tool's input, a path or a command
 // in it that changes the loop's files is refused (review of 2026-12-03): a
-// path nested 70 deep under a path key, a list of lists, a command in a
+// path nested 60 deep (64 levels is as deep as a tool input may nest) under a path key, a list of lists, a command in a
 // nested object or under a key of another case, a command nested in a step,
 // a key spelled in another case, the git server's repo_path.
 func TestMCPInputsOfAnyShapeAreJudged(t *testing.T) {
@@ -230,15 +230,19 @@ func TestMCPInputsOfAnyShapeAreJudged(t *testing.T) {
 		return strings.Repeat(`{"a":`, n) + inner + strings.Repeat(`}`, n)
 	}
 	for _, c := range []struct{ tool, input string }{
-		{"mcp__x__wr", `{"path":` + deep(70, `"hook-loop.json"`) + `}`},
-		{"mcp__x__wr", `{"paths":` + strings.Repeat("[", 70) + `"hook-loop.json"` + strings.Repeat("]", 70) + `}`},
-		{"mcp__x__run", `{"command":` + deep(70, `"rm hook-loop.json"`) + `}`},
+		{"mcp__x__wr", `{"path":` + deep(60, `"hook-loop.json"`) + `}`},
+		{"mcp__x__wr", `{"paths":` + strings.Repeat("[", 60) + `"hook-loop.json"` + strings.Repeat("]", 60) + `}`},
+		{"mcp__x__run", `{"command":` + deep(60, `"rm hook-loop.json"`) + `}`},
 		{"mcp__x__run", `{"steps":[{"command":"rm hook-loop.json"}]}`},
 		{"mcp__x__run", `{"Command":"rm hook-loop.json"}`},
 		{"mcp__x__wr", `{"Path":"hook-loop.json"}`},
 		{"mcp__x__wr", `{"target_file":"hook-loop.json"}`},
 		{"mcp__git__git_checkout", `{"repo_path":"` + root + `","branches":["main"]}`},
 		{"mcp__x__apply", `{"batches":[[{"edit":{"file":"hook-loop.json"}}]]}`},
+		// Every top-level command key, not only the first found.
+		{"mcp__x__run", `{"command":"ls","cmd":"rm -f hook-loop.json"}`},
+		{"mcp__x__run", `{"command":"ls","COMMAND":"rm -f hook-loop.json"}`},
+		{"mcp__x__run", `{"steps":[{"run":"make"},{"run":"rm -f hook-loop.json"}]}`},
 	} {
 		payload := `{"session_id":"s1","transcript_path":"/tmp/t.jsonl","cwd":"` + root + `","permission_mode":"default",` +
 			`"hook_event_name":"PreToolUse","tool_name":"` + c.tool + `","tool_input":` + c.input + `}`

@@ -141,6 +141,9 @@ func (a *Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 		if !input2.IsObject() {
 			return ev, fmt.Errorf("$.%s: expected an object, got %s", inputKey, jsonkind.Of(input2))
 		}
+		if err := harness.CheckToolInput("$."+inputKey, input2); err != nil {
+			return ev, err
+		}
 		ev.ToolInput = json.RawMessage(input2.Raw)
 	}
 	cmdText, odd := commandOf(input2)
@@ -191,10 +194,9 @@ func (a *Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 			// as writes (the folders it works in, and those of a tool named
 			// for reading, as reads) and its command as a command run in its
 			// working folder, as for Claude Code's.
-			var mcpOdd []string
-			ev.Command, mcpOdd = harness.MCPCommand(input2)
-			odd = append(odd, mcpOdd...)
 			m := harness.ReadMCP(ev.ToolName, input2)
+			ev.Command = m.Command
+			odd = append(odd, m.Odd...)
 			for _, p := range m.Writes {
 				ev.TargetPaths = append(ev.TargetPaths, toolPaths(ev.Cwd, p)...)
 			}

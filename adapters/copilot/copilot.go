@@ -130,11 +130,19 @@ func (a Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 	if isTool && ev.ToolName == "" {
 		return loop.HookEvent{}, fmt.Errorf("$.toolName is missing: expected the tool's name for %s", event)
 	}
+	native := ev.ToolName
 	if c, ok := tools.Lookup(ev.ToolName); ok {
 		ev.ToolName = c
 	}
 	if args := root.Get("toolArgs"); args.Exists() && args.Type != gjson.Null {
 		var freeform string
+		if args.Type == gjson.String {
+			// Nested in a string, the text escaped the stdin's nesting
+			// check, and gjson.Valid recurses once per level.
+			if err := harness.CheckNesting("$.toolArgs (its JSON text)", args.Str, harness.MaxNesting); err != nil {
+				return loop.HookEvent{}, &harness.ShapeError{Err: err}
+			}
+		}
 		if args.Type == gjson.String && gjson.Valid(args.Str) {
 			// Some releases send the arguments as JSON text: the model's own,
 			// which may name a key twice. Copilot CLI's JSON.parse keeps the
@@ -154,10 +162,22 @@ func (a Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 		if !args.IsObject() {
 			return loop.HookEvent{}, fmt.Errorf("$.toolArgs is %s: expected an object", jsonkind.Of(args))
 		}
+		if err := harness.CheckToolInput("$.toolArgs", args); err != nil {
+			return loop.HookEvent{}, err
+		}
 		ev.ToolInput = json.RawMessage(args.Raw)
 		var odd []string
+		var m harness.MCPArgs
 		ev.Command, odd = harness.Command(args.Get("command"))
 		switch {
+		case !builtin(native):
+			// An MCP server's tool (server-tool) or one Copilot CLI added
+			// since: judged on what its input holds.
+			m = harness.ReadMCP(native, args)
+			ev.Command, odd = m.Command, append(m.Odd, m.Writes...)
+			if ev.Command != "" {
+				ev.CommandDir = m.Dir
+			}
 		case ev.ToolName == "Bash":
 		case writesShell(ev.ToolName):
 			// What write_bash types into a running shell is a command line
@@ -177,6 +197,7 @@ func (a Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 			// view and its kin: hook-loop's secrets are refused to them as to cat.
 			ev.ReadPaths = harness.ReadPaths(args)
 		}
+		ev.ReadPaths = append(ev.ReadPaths, m.Reads...)
 	}
 	switch event {
 	case EventPostToolUse:
@@ -215,6 +236,21 @@ func result(tool string, tr gjson.Result) *loop.ToolResult {
 	return r
 }
 
+// builtin reports whether tool is one of Copilot CLI's own, which its
+// adapter reads by name: every other is an MCP server's (named
+// server-tool) or one added since, judged on what its input holds.
+func builtin(tool string) bool {
+	switch tool {
+	case "bash", "write_bash", "read_bash", "stop_bash", "list_bash",
+		"write_powershell", "read_powershell", "stop_powershell", "list_powershell",
+		"view", "create", "edit", "str_replace", "str_replace_editor", "apply_patch",
+		"glob", "grep", "rg", "web_fetch", "web_search", "report_intent", "update_todo", "think",
+		"task", "read_agent", "list_agents", "skill", "fetch_copilot_cli_documentation":
+		return true
+	}
+	return false
+}
+
 // writesShell reports whether tool types its input into a running shell
 // session (bash's or powershell's, started earlier with async or a shellId).
 func writesShell(tool string) bool { return tool == "write_bash" || tool == "write_powershell" }
@@ -249,14 +285,9 @@ func targetPaths(tool string, args gjson.Result, cwd string, odd []string) []str
 
 // lastWins is the JSON text as JavaScript's JSON.parse reads it: of a key
 // named twice in an object, the last value. Text that is not an object is
-// parsed as it is. Text nested past harness.MaxNesting, or that
-// encoding/json cannot read, is an error: never read by gjson, which keeps
+// parsed as it is. Text encoding/json cannot read is an error: never read by gjson, which keeps
 // the first of a key named twice where Copilot CLI keeps the last.
 func lastWins(text string) (gjson.Result, error) {
-	// Nested in a string, the text escaped the stdin's nesting check.
-	if err := harness.CheckNesting("the text", []byte(text)); err != nil {
-		return gjson.Result{}, err
-	}
 	dec := json.NewDecoder(strings.NewReader(text))
 	dec.UseNumber()
 	var v any

@@ -226,6 +226,19 @@ func TestArgsTextTooDeepIsAnError(t *testing.T) {
 	}
 }
 
+// TestArgsTextOfBracketsIsAnError: 8 MiB of "[" as the arguments' text
+// (inside a string, past the stdin's nesting check) is a shape error;
+// gjson.Valid, which recursed once per level, crashed the hook with a fatal
+// stack overflow before the text's own nesting check came first.
+func TestArgsTextOfBracketsIsAnError(t *testing.T) {
+	args, _ := json.Marshal(strings.Repeat("[", 8<<20))
+	_, err := New().Decode(EventPreToolUse, []byte(`{"cwd": "/p", "toolName": "create", "toolArgs": `+string(args)+`}`))
+	var shape *harness.ShapeError
+	if !errors.As(err, &shape) {
+		t.Errorf("err = %v, want a shape error", err)
+	}
+}
+
 // TestWriteShellIsUnseen: what write_bash and write_powershell type goes to a
 // shell started earlier, whose directory and program no hook showed, so the
 // adapter reports it unseen for the guard to refuse.

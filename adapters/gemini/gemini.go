@@ -161,6 +161,9 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 			return loop.HookEvent{}, fmt.Errorf("$.tool_input is %s: expected an object", jsonkind.Of(ti))
 		}
 		if ti.Exists() {
+			if err := harness.CheckToolInput("$.tool_input", ti); err != nil {
+				return loop.HookEvent{}, err
+			}
 			ev.ToolInput = json.RawMessage(ti.Raw)
 		}
 		var odd []string
@@ -174,8 +177,8 @@ func (Adapter) Decode(event string, input []byte) (loop.HookEvent, error) {
 			// Gemini CLI names MCP tools mcp_<server>_<tool>: what they
 			// change is unknown, so their path arguments are judged as
 			// writes, but for the folders they work in (harness.ReadMCP).
-			ev.Command, odd = harness.MCPCommand(ti)
 			m = harness.ReadMCP(tool, ti)
+			ev.Command, odd = m.Command, m.Odd
 		} else {
 			ev.Command, odd = harness.Command(ti.Get("command"))
 		}

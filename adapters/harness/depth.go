@@ -1,24 +1,33 @@
 package harness
 
-import "fmt"
+import (
+	"fmt"
 
-// MaxNesting caps how deeply a hook's input may nest arrays and objects, the
-// harness's payload and the JSON text of a tool's arguments alike. Real
-// payloads nest at most 14 levels (the recorded ones of every harness). The
-// readers of tool inputs walk each level's value again for every level above
-// it, so this cap bounds their work, and with it they need no bound of their
-// own that a path nested below it could hide under. 8 MiB of "[" once
-// overflowed the goroutine stack of a reader that recursed once per level.
+	"github.com/tidwall/gjson"
+)
+
+// MaxNesting caps how deeply a tool's input may nest arrays and objects,
+// the JSON text of Copilot CLI's arguments included. The readers of tool
+// inputs walk each level's value again for every level above it, so this
+// cap bounds their work, and with it they need no bound of their own that a
+// path nested below it could hide under. Real tool inputs nest a few levels.
 const MaxNesting = 64
 
-// CheckNesting refuses JSON text that nests deeper than MaxNesting. It is one
-// pass over the bytes, aware of strings, and allocates nothing; whether the
-// text is otherwise valid JSON is the reader's to say. what names the text in
-// the error ("stdin").
-func CheckNesting(what string, data []byte) error {
+// MaxStdinNesting caps how deeply a hook's whole stdin may nest: a reader
+// that recursed once per level overflowed its goroutine stack on 8 MiB of
+// "[". What a tool returns (a PostToolUse's tool_response) may nest deeper
+// than its input, and is not walked.
+const MaxStdinNesting = 1000
+
+// CheckNesting refuses JSON text that nests deeper than max. It is one pass
+// over the bytes, aware of strings, and allocates nothing; whether the text
+// is otherwise valid JSON is the reader's to say. what names the text in
+// the error ("stdin", "$.tool_input").
+func CheckNesting[T string | []byte](what string, data T, max int) error {
 	depth := 0
 	inString, escaped := false, false
-	for i, c := range data {
+	for i := 0; i < len(data); i++ {
+		c := data[i]
 		switch {
 		case inString:
 			switch {
@@ -33,14 +42,24 @@ func CheckNesting(what string, data []byte) error {
 			inString = true
 		case c == '[' || c == '{':
 			depth++
-			if depth > MaxNesting {
-				return fmt.Errorf("%s nests JSON more than %d levels deep (at byte %d); refusing to decode it", what, MaxNesting, i)
+			if depth > max {
+				return fmt.Errorf("%s nests JSON more than %d levels deep (at byte %d); refusing to decode it", what, max, i)
 			}
 		case c == ']' || c == '}':
 			if depth > 0 {
 				depth--
 			}
 		}
+	}
+	return nil
+}
+
+// CheckToolInput refuses a tool's input nested deeper than MaxNesting, as a
+// ShapeError: the agent writes it, so a call it made unreadable is refused.
+// path names it in the error ("$.tool_input").
+func CheckToolInput(path string, input gjson.Result) error {
+	if err := CheckNesting(path, input.Raw, MaxNesting); err != nil {
+		return &ShapeError{Err: err}
 	}
 	return nil
 }

@@ -18,7 +18,7 @@ func TestCheckNesting(t *testing.T) {
 		{`{"s":"\\"` + strings.Repeat("{", MaxNesting+1), false}, // an escaped backslash ends the string
 		{strings.Repeat("]", 5000) + strings.Repeat("[", MaxNesting), true},
 	} {
-		if err := CheckNesting("stdin", []byte(c.in)); (err == nil) != c.ok {
+		if err := CheckNesting("stdin", c.in, MaxNesting); (err == nil) != c.ok {
 			t.Errorf("CheckNesting(%.40q...) = %v, want ok=%v", c.in, err, c.ok)
 		}
 	}

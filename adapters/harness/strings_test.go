@@ -8,11 +8,11 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// Strings and keyedStrings find a string at any depth the input may nest:
+// Strings and mcpCommand find a string at any depth the input may nest:
 // a bound of their own would let a path or a command hide below it.
 func TestStringsAtAnyDepth(t *testing.T) {
 	in := strings.Repeat(`{"a":[`, MaxNesting/2-1) + `"deep"` + strings.Repeat(`]}`, MaxNesting/2-1)
-	if err := CheckNesting("in", []byte(in)); err != nil {
+	if err := CheckNesting("in", in, MaxNesting); err != nil {
 		t.Fatal(err)
 	}
 	if got := Strings(gjson.Parse(in)); !slices.Equal(got, []string{"deep"}) {
@@ -21,9 +21,9 @@ func TestStringsAtAnyDepth(t *testing.T) {
 	if got := Strings(gjson.Parse(`7`)); got != nil {
 		t.Errorf("Strings(7): %q", got)
 	}
-	got := keyedStrings(gjson.Parse(`{"x":{"cmd":"a"},"cmd":"top","y":[{"Script":["b",{"z":"c"}]}],"n":1}`), mcpCommandKey)
-	if !slices.Equal(got, []string{"a", "top", "b", "c"}) {
-		t.Errorf("keyedStrings: %q", got)
+	deepCmd := strings.Repeat(`{"a":[`, MaxNesting/2-1) + `{"cmd":"rm x"}` + strings.Repeat(`]}`, MaxNesting/2-1)
+	if cmd, _, top := mcpCommand(gjson.Parse(deepCmd)); cmd != "rm x" || top {
+		t.Errorf("mcpCommand: %q top %v", cmd, top)
 	}
 }
 
@@ -37,7 +37,6 @@ func BenchmarkReadMCPDeep(b *testing.B) {
 	b.SetBytes(int64(len(in)))
 	for b.Loop() {
 		ReadMCP("mcp__x__write", v)
-		MCPCommand(v)
 	}
 }
 
@@ -48,6 +47,5 @@ func BenchmarkReadMCPFlat(b *testing.B) {
 	b.SetBytes(int64(len(in)))
 	for b.Loop() {
 		ReadMCP("mcp__x__write", v)
-		MCPCommand(v)
 	}
 }

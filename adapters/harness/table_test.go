@@ -79,10 +79,56 @@ func TestReadMCPSortsArguments(t *testing.T) {
 		// Deeper down a folder's name is a path like any other, not where
 		// the call works.
 		{"mcp__x__run", `{"command":"ls","opts":{"cwd":".hook-loop"}}`, []string{".hook-loop"}, nil, ""},
+		// A folder is where the call works only for a tool named to run the
+		// command its input gives at its top: not for one nested deeper, nor
+		// for a tool named for something else (review of 2026-12-04).
+		{"mcp__x__wr", `{"directory":".hook-loop","meta":{"cmd":"true"}}`, []string{".hook-loop"}, nil, ""},
+		{"mcp__x__deploy", `{"directory":".","cmd":"true"}`, []string{"."}, nil, ""},
+		{"mcp__x__run", `{"command":"ls","Root":"."}`, nil, []string{"."}, "."},
+		// Keys in any case sort as they do in lower case.
+		{"mcp__fs__read_file", `{"path":"a","Destination":"hook-loop.json"}`, []string{"hook-loop.json"}, []string{"a"}, ""},
+		{"mcp__fs__read_file", `{"OutputPath":"hook-loop.json"}`, []string{"hook-loop.json"}, nil, ""},
+		{"mcp__x__run", `{"command":"ls","CWD":"/w"}`, nil, []string{"/w"}, "/w"},
+		// The reference git server: its readers read their repository;
+		// any other tool (git_checkout rewrites the tree) changes it.
+		{"mcp__git__git_status", `{"repo_path":"/p"}`, nil, []string{"/p"}, "/p"},
+		{"mcp__git__git_log", `{"repo_path":"/p","max_count":5}`, nil, []string{"/p"}, "/p"},
+		{"mcp__git__git_diff", `{"repo_path":"/p","target":"main"}`, []string{"main", "/p/main"}, []string{"/p"}, "/p"},
+		{"mcp__git__git_commit", `{"repo_path":"/p","message":"m"}`, []string{"/p"}, nil, ""},
+		{"mcp__git__git_checkout", `{"repo_path":"/p","branch_name":"b"}`, []string{"/p"}, nil, ""},
 	} {
 		m := ReadMCP(c.tool, gjson.Parse(c.input))
 		if !slices.Equal(m.Writes, c.writes) || !slices.Equal(m.Reads, c.read) || m.Dir != c.dir {
 			t.Errorf("%s %s: %+v, want writes %q reads %q dir %q", c.tool, c.input, m, c.writes, c.read, c.dir)
+		}
+	}
+}
+
+// TestMCPCommands: every command an unknown tool's input holds is judged,
+// each as Command reads one: every top-level key of a command's name (a
+// second spelling, or the same in another case, may be the one the server
+// runs), each nested one as a command line of its own (not glued into one
+// argv, nor judged as a path: {"cmd": "."} is no tree write), a plural
+// key's list as one command line each.
+func TestMCPCommands(t *testing.T) {
+	for _, c := range []struct {
+		input, cmd string
+		odd        []string
+		top        bool
+	}{
+		{`{"command":"ls","cmd":"rm -f hook-loop.json"}`, "ls\nrm -f hook-loop.json", nil, true},
+		{`{"command":"ls","COMMAND":"rm x"}`, "ls\nrm x", nil, true},
+		{`{"args":{"cmd":"."}}`, ".", nil, false},
+		{`{"steps":[{"run":"make"},{"run":"rm x"}]}`, "make\nrm x", nil, false},
+		{`{"commands":["make","rm x"]}`, "make\nrm x", nil, true},
+		{`{"argv":["rm","-f","x y"]}`, "rm -f 'x y'", nil, true},
+		{`{"command":{"a":"rm x"}}`, "'rm x'\nrm x", []string{"rm x"}, true},
+		{`{"run":true,"script":null,"n":{"cmd":7}}`, "", nil, false},
+	} {
+		m := ReadMCP("mcp__x__tool", gjson.Parse(c.input))
+		_, _, top := mcpCommand(gjson.Parse(c.input))
+		if m.Command != c.cmd || !slices.Equal(m.Odd, c.odd) || top != c.top {
+			t.Errorf("%s: command %q odd %q top %v, want %q %q %v", c.input, m.Command, m.Odd, top, c.cmd, c.odd, c.top)
 		}
 	}
 }

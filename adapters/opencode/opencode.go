@@ -95,17 +95,24 @@ var toolNames = harness.Table{
 	{"patch", "apply_patch"},
 	{"question", "Question"},
 	{"skill", "Skill"},
+	{"lsp", "lsp"},
+	{"codesearch", "codesearch"},
+	{"invalid", "invalid"},
 }
 
 // CanonicalTool maps an opencode tool id (bash, write, apply_patch, ...) to its
 // canonical name. Unknown ids (MCP tools, custom tools) keep their spelling, so a
 // rule can still name them exactly.
 func CanonicalTool(name string) string {
-	key := strings.ToLower(strings.ReplaceAll(strings.TrimSpace(name), "-", "_"))
-	if c, ok := toolNames.Lookup(key); ok {
+	if c, ok := toolNames.Lookup(toolKey(name)); ok {
 		return c
 	}
 	return strings.TrimSpace(name)
+}
+
+// toolKey is a tool id as toolNames spells it.
+func toolKey(name string) string {
+	return strings.ToLower(strings.ReplaceAll(strings.TrimSpace(name), "-", "_"))
 }
 
 // Adapter is the opencode adapter.
@@ -208,12 +215,30 @@ func decodeTool(root gjson.Result, ev *loop.HookEvent) error {
 	}
 	ev.ToolName = CanonicalTool(tool.String())
 	if args.IsObject() {
+		if err := harness.CheckToolInput("$.output.args", args); err != nil {
+			return err
+		}
 		ev.ToolInput = json.RawMessage(args.Raw)
 	} else {
 		ev.ToolInput = json.RawMessage("{}")
 	}
 	var odd []string
 	dir := ev.Cwd
+	if _, known := toolNames.Lookup(toolKey(tool.Str)); !known {
+		// An MCP server's tool (server_tool) or a plugin's: judged on what
+		// its input holds, its command run in its working folder.
+		m := harness.ReadMCP(tool.Str, args)
+		ev.Command = m.Command
+		if ev.Command != "" {
+			ev.CommandDir = m.Dir
+		}
+		ev.TargetPaths = targetPaths(ev.ToolName, args, dir, append(m.Odd, m.Writes...))
+		ev.ReadPaths = append(harness.ReadPaths(args), m.Reads...)
+		if ev.Name == loop.EventPostToolUse {
+			ev.Result = result(root)
+		}
+		return nil
+	}
 	if ev.ToolName == "Bash" {
 		ev.Command, odd = harness.Command(args.Get("command"))
 		// bash runs its command in workdir (its prompt tells the model to

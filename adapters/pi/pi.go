@@ -194,6 +194,9 @@ func decodeTool(ev *loop.HookEvent, payload gjson.Result) error {
 		return fmt.Errorf("$.payload.input: expected the tool's argument object, got %s", jsonkind.Of(in))
 	}
 	if in.Exists() {
+		if err := harness.CheckToolInput("$.payload.input", in); err != nil {
+			return err
+		}
 		ev.ToolInput = json.RawMessage(in.Raw)
 	}
 	switch tool {
@@ -211,11 +214,26 @@ func decodeTool(ev *loop.HookEvent, payload gjson.Result) error {
 			return fmt.Errorf("$.payload.input.path: expected the %s target path, got %s", tool, jsonkind.Of(p))
 		}
 		ev.TargetPaths = []string{resolve(ev.Cwd, p.String())}
-	default:
+	case "read", "grep", "find", "ls":
 		// pi's read tools resolve their paths as write and edit do (a
 		// leading "@" dropped, unicode spaces, ~): the guard must see the
 		// file pi reads, not "@/.../keys/k.key" under the project.
 		for _, p := range harness.ReadPaths(in) {
+			ev.ReadPaths = append(ev.ReadPaths, resolve(ev.Cwd, p))
+		}
+	default:
+		// An extension's tool: judged on what its input holds, its command
+		// run in its working folder. Its paths are resolved as pi's own
+		// tools resolve theirs, the extension's own reading unknown.
+		m := harness.ReadMCP(tool, in)
+		ev.Command = m.Command
+		if ev.Command != "" {
+			ev.CommandDir = m.Dir
+		}
+		for _, p := range append(m.Odd, m.Writes...) {
+			ev.TargetPaths = append(ev.TargetPaths, resolve(ev.Cwd, p))
+		}
+		for _, p := range append(harness.ReadPaths(in), m.Reads...) {
 			ev.ReadPaths = append(ev.ReadPaths, resolve(ev.Cwd, p))
 		}
 	}

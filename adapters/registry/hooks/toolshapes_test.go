@@ -72,6 +72,26 @@ func TestToolShapesCannotWriteLoopFiles(t *testing.T) {
 		{"copilot", "preToolUse", `{"toolName": "str_replace", "toolArgs": {"path": "{P}/hook-loop.json", "old_str": "a", "new_str": "b"}}`, true},
 		{"copilot", "preToolUse", `{"toolName": "str_replace_editor", "toolArgs": {"command": "create", "path": "{P}/hook-loop.json", "file_text": "{}"}}`, true},
 		{"copilot", "preToolUse", `{"toolName": "str_replace_editor", "toolArgs": {"command": "view", "path": "{P}/hook-loop.json"}}`, false},
+		// A tool the adapter does not know (an MCP server's: opencode names
+		// it server_tool, Copilot CLI server-tool; a pi extension's) is
+		// judged on what its input holds, as Claude Code's mcp__ tools are
+		// (review of 2026-12-04: its paths and commands went unjudged).
+		{"opencode", "tool.execute.before", `{"input": {"tool": "fs_write_file", "sessionID": "s", "callID": "c"}, "output": {"args": {"path": "hook-loop.json", "content": "{}"}}}`, true},
+		{"opencode", "tool.execute.before", `{"input": {"tool": "sh_exec", "sessionID": "s", "callID": "c"}, "output": {"args": {"command": "rm .hook-loop/events.jsonl"}}}`, true},
+		{"opencode", "tool.execute.before", `{"input": {"tool": "sh_run", "sessionID": "s", "callID": "c"}, "output": {"args": {"command": "rm events.jsonl", "cwd": ".hook-loop"}}}`, true},
+		{"opencode", "tool.execute.before", `{"input": {"tool": "sh_run", "sessionID": "s", "callID": "c"}, "output": {"args": {"command": "go test ./...", "cwd": "{P}"}}}`, false},
+		{"opencode", "tool.execute.before", `{"input": {"tool": "weather_get", "sessionID": "s", "callID": "c"}, "output": {"args": {"city": "Oslo"}}}`, false},
+		{"opencode", "tool.execute.before", `{"input": {"tool": "lsp", "sessionID": "s", "callID": "c"}, "output": {"args": {"operation": "hover", "filePath": "hook-loop.json", "line": 1, "character": 1}}}`, false},
+		{"copilot", "preToolUse", `{"toolName": "fs-write_file", "toolArgs": {"path": "{P}/hook-loop.json", "content": "{}"}}`, true},
+		{"copilot", "preToolUse", `{"toolName": "fs-write_file", "toolArgs": "{\"path\": \"hook-loop.json\"}"}`, true},
+		{"copilot", "preToolUse", `{"toolName": "sh-exec", "toolArgs": {"command": "rm .hook-loop/events.jsonl"}}`, true},
+		{"copilot", "preToolUse", `{"toolName": "powershell", "toolArgs": {"command": "rm .hook-loop/events.jsonl"}}`, true},
+		{"copilot", "preToolUse", `{"toolName": "github-mcp-server-get_me", "toolArgs": {}}`, false},
+		{"copilot", "preToolUse", `{"toolName": "grep", "toolArgs": {"pattern": "x", "path": "{P}"}}`, false},
+		{"pi", "tool_call", `{"session_id": "s", "payload": {"toolName": "fs_write", "toolCallId": "c", "input": {"path": "hook-loop.json", "content": "{}"}}}`, true},
+		{"pi", "tool_call", `{"session_id": "s", "payload": {"toolName": "run_script", "toolCallId": "c", "input": {"script": "rm .hook-loop/events.jsonl"}}}`, true},
+		{"pi", "tool_call", `{"session_id": "s", "payload": {"toolName": "todo", "toolCallId": "c", "input": {"action": "add", "text": "x"}}}`, false},
+		{"pi", "tool_call", `{"session_id": "s", "payload": {"toolName": "ls", "toolCallId": "c", "input": {"path": "."}}}`, false},
 	} {
 		payload := strings.ReplaceAll(tt.payload, "{P}", root)
 		// Every harness's payload names the session's directory.
