@@ -199,6 +199,15 @@ func TestMCPWorkingFoldersAreNotWrites(t *testing.T) {
 		{"mcp__shell__exec", `{"command":"rm events.jsonl","cwd":"src","workdir":".hook-loop"}`, true},
 		{"mcp__tools__process", `{"path":"."}`, true},
 		{"mcp__fs__list_directory", `{"path":"` + keys + `"}`, true},
+		// A server's own spellings of a path (review of 2026-12-04), and a
+		// project folder as where the call works, not a tree write.
+		{"mcp__serena__replace_symbol_body", `{"relative_path":".hook-loop/events.jsonl","body":"x"}`, true},
+		{"mcp__jetbrains__replace_text_in_file", `{"pathInProject":"hook-loop.json","projectPath":"` + root + `"}`, true},
+		{"mcp__jetbrains__replace_text_in_file", `{"pathInProject":"notes.md","projectPath":"` + root + `"}`, false},
+		{"mcp__jetbrains__execute_terminal_command", `{"command":"rm hook-loop.json","projectPath":"` + root + `"}`, true},
+		{"mcp__x__move", `{"sourcePath":".hook-loop","destinationPath":"/tmp/x"}`, true},
+		{"mcp__x__rename", `{"from":"hook-loop.json","to":"h.json"}`, true},
+		{"mcp__x__make", `{"folderPath":".hook-loop/x"}`, true},
 	} {
 		ev, err := New().Decode("PreToolUse", []byte(`{"session_id":"s1","cwd":"`+root+`","hook_event_name":"PreToolUse","tool_name":"`+c.tool+`","tool_input":`+c.input+`}`))
 		if err != nil {

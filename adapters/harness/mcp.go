@@ -157,40 +157,67 @@ func mcpCommandKey(k string) bool {
 }
 
 // mcpPathKey: the argument names tools give the files they work on, in any
-// case (Path, FILE). The engine judges each as a write: an unknown tool's
-// effect is unknown, so a path it names may be one it changes.
+// case (Path, FILE), and a server's own spellings of them: a key that ends
+// in path, file, dir, folder or uri, or starts with path (relative_path,
+// sourcePath, fileName, pathInProject). The engine judges each as a write:
+// an unknown tool's effect is unknown, so a path it names may be one it
+// changes.
 func mcpPathKey(k string) bool {
-	k = strings.ToLower(k)
 	if destKey(k) || workKey(k) || folderKey(k) {
 		return true
 	}
-	switch k {
+	switch k := strings.ToLower(k); k {
 	case "path", "file_path", "filepath", "source", "paths", "file", "files", "filename", "file_name",
-		"uri", "notebook_path", "notebookpath", "absolute_path", "dir_path", "target_file", "src", "old_path", "oldpath":
+		"uri", "notebook_path", "notebookpath", "absolute_path", "dir_path", "target_file", "src", "old_path", "oldpath", "from":
 		return true
+	}
+	return pathWords(k)
+}
+
+// pathWords says a key's words, joined, end in a word that names a path or
+// start with path.
+func pathWords(k string) bool {
+	w := nameWords(k)
+	if len(w) == 0 {
+		return false
+	}
+	if w[0] == "path" || w[0] == "paths" {
+		return true
+	}
+	joined := strings.Join(w, "")
+	for _, end := range []string{"path", "paths", "file", "files", "filename", "filenames", "dir", "dirs", "directory", "directories", "folder", "folders", "uri", "uris"} {
+		if strings.HasSuffix(joined, end) {
+			return true
+		}
 	}
 	return false
 }
 
 // destKey: the argument names of where a tool puts what it makes, a write
-// whatever the tool's name says (fetch_url's output_path).
+// whatever the tool's name says (fetch_url's output_path, destinationPath).
 func destKey(k string) bool {
 	switch strings.ToLower(k) {
 	case "destination", "dest", "dst", "target", "target_path", "targetpath", "output_path", "outputpath",
 		"output_file", "outputfile", "output_dir", "outputdir", "out_path", "outpath", "outfile", "out_file",
-		"save_path", "savepath", "save_to", "saveto", "new_path", "newpath", "":
+		"save_path", "savepath", "save_to", "saveto", "new_path", "newpath", "to", "":
 		return true
 	}
-	return false
+	w := nameWords(k)
+	return len(w) > 1 && slices.Contains([]string{"destination", "dest", "dst", "output", "out", "save"}, w[0]) && pathWords(k)
 }
 
-// workKey: the argument names tools give the folder they run in.
+// workKey: the argument names tools give the folder they run in: cwd and
+// its kin, and the project or workspace folder a server works inside
+// (JetBrains' projectPath, workspace_root), where the other paths of the
+// call are.
 func workKey(k string) bool {
 	switch strings.ToLower(k) {
 	case "cwd", "workdir", "working_directory", "workingdirectory", "working_dir", "workingdir":
 		return true
 	}
-	return false
+	w := nameWords(k)
+	return len(w) == 2 && (w[0] == "project" || w[0] == "workspace") &&
+		slices.Contains([]string{"path", "dir", "directory", "folder", "root"}, w[1])
 }
 
 // folderKey: the argument names of a folder a tool works in, or one it
@@ -296,7 +323,8 @@ func mcpReadNoun(w string) bool {
 	switch w {
 	case "mcp", "file", "files", "dir", "dirs", "directory", "directories", "folder", "folders", "content", "contents",
 		"text", "multiple", "many", "by", "path", "paths", "name", "names", "media", "image", "allowed", "recursive",
-		"git", "repo", "repository":
+		"git", "repo", "repository", "symbol", "symbols", "referencing", "references", "definition", "definitions",
+		"overview", "pattern", "for":
 		return true
 	}
 	return false

@@ -96,6 +96,18 @@ func TestReadMCPSortsArguments(t *testing.T) {
 		{"mcp__git__git_diff", `{"repo_path":"/p","target":"main"}`, []string{"main", "/p/main"}, []string{"/p"}, "/p"},
 		{"mcp__git__git_commit", `{"repo_path":"/p","message":"m"}`, []string{"/p"}, nil, ""},
 		{"mcp__git__git_checkout", `{"repo_path":"/p","branch_name":"b"}`, []string{"/p"}, nil, ""},
+		// A server's own spellings of a path (review of 2026-12-04): they
+		// went unjudged. Serena's relative_path, JetBrains' pathInProject
+		// inside its projectPath (where the call works, not a tree write of
+		// the project), a move's sourcePath and destinationPath, from and to.
+		{"mcp__serena__replace_symbol_body", `{"relative_path":".hook-loop/events.jsonl","body":"x"}`, []string{".hook-loop/events.jsonl"}, nil, ""},
+		{"mcp__serena__find_symbol", `{"relative_path":"a.go","name_path":"F"}`, nil, []string{"a.go", "F"}, ""},
+		{"mcp__jetbrains__replace_text_in_file", `{"pathInProject":"hook-loop.json","projectPath":"/p","text":"t"}`, []string{"hook-loop.json", "/p/hook-loop.json"}, []string{"/p"}, "/p"},
+		{"mcp__x__move", `{"sourcePath":"hook-loop.json","destinationPath":"/tmp/h"}`, []string{"hook-loop.json", "/tmp/h"}, nil, ""},
+		{"mcp__x__read_file", `{"filePath":"a","destinationPath":"hook-loop.json"}`, []string{"hook-loop.json"}, []string{"a"}, ""},
+		{"mcp__x__rename", `{"from":"hook-loop.json","to":"b"}`, []string{"hook-loop.json", "b"}, nil, ""},
+		{"mcp__x__mkdir", `{"folderPath":".hook-loop/x","dirPath":"d","fileName":"f"}`, []string{".hook-loop/x", "d", "f"}, nil, ""},
+		{"mcp__x__write", `{"file_content":"hook-loop.json","fileType":"json","text":"a"}`, nil, nil, ""},
 	} {
 		m := ReadMCP(c.tool, gjson.Parse(c.input))
 		if !slices.Equal(m.Writes, c.writes) || !slices.Equal(m.Reads, c.read) || m.Dir != c.dir {

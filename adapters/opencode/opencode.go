@@ -110,6 +110,19 @@ func CanonicalTool(name string) string {
 	return strings.TrimSpace(name)
 }
 
+// builtin says id is one of opencode's own tools, exactly as opencode spells
+// it. The prototype's spellings toolNames also maps (todo_write) are no
+// opencode tool's: an MCP server's tool may have that id (server todo, tool
+// write), so a call by one is judged as an unknown tool's.
+func builtin(id string) bool {
+	switch id {
+	case "multi_edit", "todo_write", "web_fetch":
+		return false
+	}
+	_, ok := toolNames.Lookup(id)
+	return ok
+}
+
 // toolKey is a tool id as toolNames spells it.
 func toolKey(name string) string {
 	return strings.ToLower(strings.ReplaceAll(strings.TrimSpace(name), "-", "_"))
@@ -224,9 +237,11 @@ func decodeTool(root gjson.Result, ev *loop.HookEvent) error {
 	}
 	var odd []string
 	dir := ev.Cwd
-	if _, known := toolNames.Lookup(toolKey(tool.Str)); !known {
+	if !builtin(tool.Str) || tool.Str == "apply_patch" {
 		// An MCP server's tool (server_tool) or a plugin's: judged on what
-		// its input holds, its command run in its working folder.
+		// its input holds, its command run in its working folder. So is
+		// apply_patch, whose id an MCP server's tool shares when the server
+		// is apply and the tool patch; its patch is judged as well.
 		m := harness.ReadMCP(tool.Str, args)
 		ev.Command = m.Command
 		if ev.Command != "" {

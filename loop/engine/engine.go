@@ -290,8 +290,10 @@ func (h *handling) decide() (loop.Decision, error) {
 			chk.Blocked, chk.Rule, chk.Reason = true, "held", hold
 		}
 		if chk.Blocked {
+			// The command clipped: one past the log's line limit failed the
+			// append, and the failure let the refused call run.
 			payload := map[string]any{
-				"tool_name": h.ev.ToolName, "rule": chk.Rule, "reason": chk.Reason, "command": h.ev.Command,
+				"tool_name": h.ev.ToolName, "rule": chk.Rule, "reason": chk.Reason, "command": clip(h.ev.Command),
 			}
 			if h.e.EffectiveMode() != dsl.ModeEnforce {
 				if err := h.wouldBlock("tool", payload); err != nil {

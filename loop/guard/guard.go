@@ -22,7 +22,7 @@ import (
 type Check struct {
 	Blocked bool
 	Reason  string
-	Rule    string // risky_command, hook_loop_command, loop_lock, loop_file, uncertain_write, unseen_input, protected_path, state_policy
+	Rule    string // risky_command, hook_loop_command, loop_lock, loop_file, uncertain_write, unseen_input, too_many_paths, protected_path, state_policy
 	// Note is said to the agent when the call is allowed.
 	Note string
 }
@@ -125,6 +125,9 @@ type Call struct {
 	// alt is the call read in the other reading of its own directory, nil
 	// when it has one reading (Read).
 	alt *Call
+	// paths is how many paths the call's input names, when more than
+	// maxCallPaths: none is then resolved, and Check refuses the call.
+	paths int
 	// transcript is the session's transcript as the harness names it: the
 	// adapters read a call's exit code, workdir and terminal from Codex's,
 	// and the last message from Copilot's, so it is no more the agent's to
@@ -217,8 +220,18 @@ func hasDotDot(p string) bool {
 	return false
 }
 
+// maxCallPaths bounds the paths one tool call's input may name: each costs
+// an lstat per existing prefix, and the 700,000 one-letter paths 8 MiB of
+// input holds took longer than the harness waits for the hook, which then
+// lets the call run. No real call comes near it.
+const maxCallPaths = 4096
+
 func (p *Policy) read(ev *loop.HookEvent, env shell.Env) Call {
 	c := Call{env: env, res: shell.NewResolver(env), unseen: ev.Unseen}
+	if n := len(ev.TargetPaths) + len(ev.ReadPaths); n > maxCallPaths {
+		c.paths = n
+		return c
+	}
 	if filepath.IsAbs(ev.TranscriptPath) {
 		c.transcript = filepath.Clean(ev.TranscriptPath)
 	}
@@ -278,6 +291,10 @@ func (p *Policy) Protected(c Call) []string {
 // request ev, read by Read. A check that allows may carry a Note for the
 // agent (an analysis that could not see every target).
 func (p *Policy) Check(ev *loop.HookEvent, c Call, state string) Check {
+	if c.paths > 0 {
+		return Check{Blocked: true, Rule: "too_many_paths",
+			Reason: fmt.Sprintf("hook-loop blocked a tool call naming %d paths: it judges at most %d in one call. Split the work into smaller calls.", c.paths, maxCallPaths)}
+	}
 	d := p.Def
 	g := d.Guardrails
 	if g.RiskyCommands {

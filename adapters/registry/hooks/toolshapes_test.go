@@ -82,6 +82,14 @@ func TestToolShapesCannotWriteLoopFiles(t *testing.T) {
 		{"opencode", "tool.execute.before", `{"input": {"tool": "sh_run", "sessionID": "s", "callID": "c"}, "output": {"args": {"command": "go test ./...", "cwd": "{P}"}}}`, false},
 		{"opencode", "tool.execute.before", `{"input": {"tool": "weather_get", "sessionID": "s", "callID": "c"}, "output": {"args": {"city": "Oslo"}}}`, false},
 		{"opencode", "tool.execute.before", `{"input": {"tool": "lsp", "sessionID": "s", "callID": "c"}, "output": {"args": {"operation": "hover", "filePath": "hook-loop.json", "line": 1, "character": 1}}}`, false},
+		// An MCP server's tool whose id is one of opencode's own, or a
+		// spelling of one the adapter also maps (server todo, tool write;
+		// server apply, tool patch): judged on what it holds too (review of
+		// 2026-12-04).
+		{"opencode", "tool.execute.before", `{"input": {"tool": "todo_write", "sessionID": "s", "callID": "c"}, "output": {"args": {"path": "hook-loop.json", "content": "{}"}}}`, true},
+		{"opencode", "tool.execute.before", `{"input": {"tool": "web_fetch", "sessionID": "s", "callID": "c"}, "output": {"args": {"url": "https://x", "output_path": ".hook-loop/events.jsonl"}}}`, true},
+		{"opencode", "tool.execute.before", `{"input": {"tool": "apply_patch", "sessionID": "s", "callID": "c"}, "output": {"args": {"path": "hook-loop.json", "diff": "x"}}}`, true},
+		{"opencode", "tool.execute.before", `{"input": {"tool": "todowrite", "sessionID": "s", "callID": "c"}, "output": {"args": {"todos": [{"content": "edit hook-loop.json", "status": "pending"}]}}}`, false},
 		{"copilot", "preToolUse", `{"toolName": "fs-write_file", "toolArgs": {"path": "{P}/hook-loop.json", "content": "{}"}}`, true},
 		{"copilot", "preToolUse", `{"toolName": "fs-write_file", "toolArgs": "{\"path\": \"hook-loop.json\"}"}`, true},
 		{"copilot", "preToolUse", `{"toolName": "sh-exec", "toolArgs": {"command": "rm .hook-loop/events.jsonl"}}`, true},

@@ -23,6 +23,10 @@ const (
 	maxSteps       = 10000 // statements analysed per command line
 	maxLinkHops    = 40    // symlinks followed per path, as Linux does
 	maxNames       = 1024  // strings kept from one inline code text
+	// paths written or named per command line: each costs an lstat per
+	// existing prefix, and one statement of 450,000 redirects took longer
+	// than the harness waits for the hook.
+	maxPaths = 10000
 )
 
 // FS is the file-system access Analyze needs: listing for globs and find,
@@ -91,6 +95,7 @@ type analyzer struct {
 	steps       int
 	globReads   int
 	findEntries int
+	paths       int // paths written or named so far (maxPaths)
 	printer     *syntax.Printer
 	noGlob      bool                 // the words being expanded are a reader's
 	runsEnv     bool                 // the call sets a variable that makes readers run programs
@@ -821,6 +826,9 @@ func (a *analyzer) write(st *state, p, op, raw string, tree bool) {
 	if c := filepath.Clean(p); strings.HasPrefix(c, "/dev/") {
 		return
 	}
+	if a.tooManyPaths() {
+		return
+	}
 	r, ok := a.resolved[p]
 	if !ok {
 		r[0], r[1] = a.resolve(p)
@@ -833,6 +841,17 @@ func (a *analyzer) write(st *state, p, op, raw string, tree bool) {
 		// or replacing it changes the link itself.
 		a.add(Target{Path: parents, Op: op, Word: raw, Tree: tree})
 	}
+}
+
+// tooManyPaths counts one more path to resolve and says whether it is past
+// maxPaths: the rest are not resolved, and the analysis is uncertain.
+func (a *analyzer) tooManyPaths() bool {
+	a.paths++
+	if a.paths > maxPaths {
+		a.uncertain("more files than analysed")
+		return true
+	}
+	return false
 }
 
 func (a *analyzer) add(t Target) {
@@ -962,6 +981,7 @@ func NewResolver(env Env) *Resolver { return &Resolver{a: newAnalyzer(env)} }
 func (r *Resolver) Resolve(p string) []string {
 	a := r.a
 	a.out.Writes = a.out.Writes[:0]
+	a.paths = 0
 	clear(a.seen)
 	a.write(&state{dir: a.env.Dir, vars: &scope{}}, p, "", p, false)
 	out := make([]string, len(a.out.Writes))

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -276,6 +277,29 @@ func TestAnalyzeCaps(t *testing.T) {
 	an = Analyze(deep, env)
 	if len(an.Uncertain) == 0 || verdict(an, env, protected) != "hook-loop.json" {
 		t.Errorf("deep nesting: %q %+v", an.Uncertain, an.Writes)
+	}
+}
+
+// TestAnalyzePathCap: past maxPaths the paths of a line are not resolved (one
+// statement of 450,000 redirects took longer than the harness waits for the
+// hook) and the analysis is uncertain; what came before is still judged.
+func TestAnalyzePathCap(t *testing.T) {
+	env, protected := project(t)
+	var b strings.Builder
+	b.WriteString("echo >hook-loop.json")
+	for i := range maxPaths {
+		fmt.Fprintf(&b, " >f%d", i)
+	}
+	an := Analyze(b.String(), env)
+	if !slices.Contains(an.Uncertain, "more files than analysed") || verdict(an, env, protected) != "hook-loop.json" {
+		t.Errorf("redirects: %q, %d writes", an.Uncertain, len(an.Writes))
+	}
+	if len(an.Writes) > maxPaths {
+		t.Errorf("redirects: %d writes resolved, want at most %d", len(an.Writes), maxPaths)
+	}
+	an = Analyze("cat"+strings.Repeat(" a.txt", maxPaths+1), env)
+	if !slices.Contains(an.Uncertain, "more files than analysed") {
+		t.Errorf("names: %q", an.Uncertain)
 	}
 }
 

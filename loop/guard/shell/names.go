@@ -235,7 +235,7 @@ func (a *analyzer) name(st *state, p, prog, raw string, reader, tree bool) {
 		}
 		p = st.dir + "/" + p
 	}
-	if strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/self/fd/") {
+	if strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/self/fd/") || a.tooManyPaths() {
 		return
 	}
 	r, ok := a.resolved[p]

@@ -1,0 +1,30 @@
+package hook
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hook-loop/hook-loop/adapters/claude"
+)
+
+// TestHugeRefusedCommandStaysRefused: a refused command longer than a log
+// line may be is still refused. The refusal's record carried the whole
+// command, its append failed, and the failure let the call run.
+func TestHugeRefusedCommandStaysRefused(t *testing.T) {
+	dir := t.TempDir()
+	loopJSON := `{"loop": {"id": "x", "initial_state": "a", "states": ["a", "done"], "events": ["go"], "terminal_states": ["done"],
+		"transitions": [{"from": "a", "event": "go", "to": "done"}]}}`
+	if err := os.WriteFile(filepath.Join(dir, "hook-loop.json"), []byte(loopJSON), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := "rm hook-loop.json # " + strings.Repeat("x", 5<<20)
+	in := `{"session_id":"s","cwd":"` + dir + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"` + cmd + `"}}`
+	out := New(Deps{}).Run(context.Background(), Request{Adapter: claude.New(), Flags: Flags{Event: "PreToolUse", ConfigPath: filepath.Join(dir, "hook-loop.json")},
+		Stdin: strings.NewReader(in), Cwd: dir})
+	if !strings.Contains(string(out.Stdout), `"permissionDecision":"deny"`) {
+		t.Fatalf("huge rm hook-loop.json answered %.300q (stderr %.300q), want a deny", out.Stdout, out.Stderr)
+	}
+}
