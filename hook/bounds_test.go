@@ -2,7 +2,6 @@ package hook
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,12 +13,7 @@ import (
 // line may be is still refused. The refusal's record carried the whole
 // command, its append failed, and the failure let the call run.
 func TestHugeRefusedCommandStaysRefused(t *testing.T) {
-	dir := t.TempDir()
-	loopJSON := `{"loop": {"id": "x", "initial_state": "a", "states": ["a", "done"], "events": ["go"], "terminal_states": ["done"],
-		"transitions": [{"from": "a", "event": "go", "to": "done"}]}}`
-	if err := os.WriteFile(filepath.Join(dir, "hook-loop.json"), []byte(loopJSON), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := twoStateProject(t)
 	cmd := "rm hook-loop.json # " + strings.Repeat("x", 5<<20)
 	in := `{"session_id":"s","cwd":"` + dir + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"` + cmd + `"}}`
 	out := New(Deps{}).Run(context.Background(), Request{Adapter: claude.New(), Flags: Flags{Event: "PreToolUse", ConfigPath: filepath.Join(dir, "hook-loop.json")},

@@ -28,12 +28,7 @@ func TestReadInputRefusesDeepNesting(t *testing.T) {
 // (the agent's arguments do) is refused even in a loop that is not
 // fail_closed; a stop too, as every failure refuses one.
 func TestDeepToolCallRefused(t *testing.T) {
-	dir := t.TempDir()
-	loopJSON := `{"loop": {"id": "x", "initial_state": "a", "states": ["a", "done"], "events": ["go"], "terminal_states": ["done"],
-		"transitions": [{"from": "a", "event": "go", "to": "done"}]}}`
-	if err := os.WriteFile(filepath.Join(dir, "hook-loop.json"), []byte(loopJSON), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := twoStateProject(t)
 	deep := strings.Repeat("[", harness.MaxNesting+5) + strings.Repeat("]", harness.MaxNesting+5)
 	in := `{"session_id":"s","cwd":"` + dir + `","hook_event_name":"PreToolUse","tool_name":"mcp__fs__write_file","tool_input":{"path":"hook-loop.json","opts":` + deep + `}}`
 	out := New(Deps{}).Run(context.Background(), Request{Adapter: claude.New(), Flags: Flags{Event: "PreToolUse", ConfigPath: filepath.Join(dir, "hook-loop.json")},
@@ -48,12 +43,7 @@ func TestDeepToolCallRefused(t *testing.T) {
 // carrying it is read and logged, not failed as input too deep to read,
 // which lost the event (the stdin's cap was the tool input's 64 levels).
 func TestDeepToolResultRecorded(t *testing.T) {
-	dir := t.TempDir()
-	loopJSON := `{"loop": {"id": "x", "initial_state": "a", "states": ["a", "done"], "events": ["go"], "terminal_states": ["done"],
-		"transitions": [{"from": "a", "event": "go", "to": "done"}]}}`
-	if err := os.WriteFile(filepath.Join(dir, "hook-loop.json"), []byte(loopJSON), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := twoStateProject(t)
 	deep := strings.Repeat(`{"a":`, 200) + `1` + strings.Repeat("}", 200)
 	in := `{"session_id":"s","cwd":"` + dir + `","hook_event_name":"PostToolUse","tool_name":"mcp__db__query","tool_input":{"sql":"select 1"},"tool_response":` + deep + `}`
 	out := New(Deps{}).Run(context.Background(), Request{Adapter: claude.New(), Flags: Flags{Event: "PostToolUse", ConfigPath: filepath.Join(dir, "hook-loop.json")},
@@ -73,12 +63,7 @@ func TestDeepToolResultRecorded(t *testing.T) {
 // fail_closed: the agent wrote them, and read another way they name another
 // file than the one Copilot CLI writes.
 func TestUnreadableArgsTextRefused(t *testing.T) {
-	dir := t.TempDir()
-	loopJSON := `{"loop": {"id": "x", "initial_state": "a", "states": ["a", "done"], "events": ["go"], "terminal_states": ["done"],
-		"transitions": [{"from": "a", "event": "go", "to": "done"}]}}`
-	if err := os.WriteFile(filepath.Join(dir, "hook-loop.json"), []byte(loopJSON), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := twoStateProject(t)
 	deep := strings.Repeat("[", 10005) + strings.Repeat("]", 10005)
 	args, _ := json.Marshal(`{"path":"a.txt","file_text":"x","pad":` + deep + `,"path":"hook-loop.json"}`)
 	in := `{"sessionId":"s","timestamp":1,"cwd":"` + dir + `","toolName":"create","toolArgs":` + string(args) + `}`
@@ -87,4 +72,16 @@ func TestUnreadableArgsTextRefused(t *testing.T) {
 	if !strings.Contains(string(out.Stdout), `"permissionDecision":"deny"`) {
 		t.Fatalf("preToolUse answered %q (stderr %q), want a deny", out.Stdout, out.Stderr)
 	}
+}
+
+// twoStateProject is a project folder whose loop goes from a to done.
+func twoStateProject(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	loopJSON := `{"loop": {"id": "x", "initial_state": "a", "states": ["a", "done"], "events": ["go"], "terminal_states": ["done"],
+		"transitions": [{"from": "a", "event": "go", "to": "done"}]}}`
+	if err := os.WriteFile(filepath.Join(dir, "hook-loop.json"), []byte(loopJSON), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
