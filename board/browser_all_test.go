@@ -128,7 +128,7 @@ func TestBoardAllInBrowser(t *testing.T) {
 
 	// Each button acts on its own project's log: pause the store's session,
 	// approve a file project's.
-	do(t, ctx, "pause the store's session", chromedp.Click(css(card(team)+` button[data-action="pause"]`)))
+	press(t, ctx, "pause the store's session", card(team)+` button[data-action="pause"]`)
 	do(t, ctx, "see it paused", chromedp.WaitVisible(css(card(team)+` .badge.paused`)))
 	if *update {
 		if err := os.MkdirAll(filepath.Join("..", "docs", "img"), 0o755); err != nil {
@@ -144,7 +144,7 @@ func TestBoardAllInBrowser(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	do(t, ctx, "press Approve", chromedp.Click(css(card(waits)+` button[data-action="approve"]`)))
+	press(t, ctx, "press Approve", card(waits)+` button[data-action="approve"]`)
 	waitLog(t, ctx, a, overview.OperatorApproved, waits)
 	if len(b.events(t, overview.OperatorApproved)) != 0 {
 		t.Error("the approve reached another project's log")

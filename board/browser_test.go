@@ -62,6 +62,23 @@ func do(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action
 	}
 }
 
+// press clicks the first element matching sel. The board redraws a card
+// when the log changes, which can take away the node a click has just found
+// ("Could not find node with given id"; the click was not made): it is
+// found again and clicked.
+func press(t *testing.T, ctx context.Context, what, sel string) {
+	t.Helper()
+	for {
+		err := chromedp.Do(ctx, chromedp.Click(css(sel)))
+		if err == nil {
+			return
+		}
+		if ctx.Err() != nil || !strings.Contains(err.Error(), "Could not find node") {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+}
+
 // waitLog waits until the log holds an event of typ for session by a person.
 func waitLog(t *testing.T, ctx context.Context, p *project, typ, session string) {
 	t.Helper()
@@ -118,7 +135,7 @@ func TestBoardInBrowser(t *testing.T) {
 	}
 
 	// Pause one session, approve the other; the log records both as the person's.
-	do(t, ctx, "press Pause", chromedp.Click(css(card(working)+` button[data-action="pause"]`)))
+	press(t, ctx, "press Pause", card(working)+` button[data-action="pause"]`)
 	waitLog(t, ctx, p, overview.OperatorPaused, working)
 	do(t, ctx, "see the pause",
 		chromedp.WaitVisible(css(card(working)+` .badge.paused`)),
@@ -129,7 +146,7 @@ func TestBoardInBrowser(t *testing.T) {
 		shot(t, ctx, "board.png")
 	}
 
-	do(t, ctx, "press Approve", chromedp.Click(css(card(waiting)+` button[data-action="approve"]`)))
+	press(t, ctx, "press Approve", card(waiting)+` button[data-action="approve"]`)
 	waitLog(t, ctx, p, overview.OperatorApproved, waiting)
 	do(t, ctx, "see the approval", chromedp.WaitVisible(css(card(waiting)+` .timeline li.k-operator`)))
 	if tl := text(t, ctx, card(waiting)+` .timeline`); !strings.Contains(tl, "approved by person") {

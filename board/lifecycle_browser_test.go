@@ -59,7 +59,7 @@ func TestBoardButtonsRunLifecycleHooks(t *testing.T) {
 		chromedp.WaitVisible(css(card(waiting)+`[data-state="pending_approval"]`)),
 		chromedp.WaitVisible(css(`#live.ok`)),
 	)
-	do(t, ctx, "press Pause", chromedp.Click(css(card(working)+` button[data-action="pause"]`)))
+	press(t, ctx, "press Pause", card(working)+` button[data-action="pause"]`)
 	// The refusal is logged (hooks.refused), so the view updates right after
 	// it: the reason must still be on the page once that update is in.
 	waitEvent(t, ctx, p, "hooks.refused", working, "")
@@ -71,7 +71,7 @@ func TestBoardButtonsRunLifecycleHooks(t *testing.T) {
 		t.Errorf("a refused pause was applied: %v", ev)
 	}
 
-	do(t, ctx, "press Approve", chromedp.Click(css(card(waiting)+` button[data-action="approve"]`)))
+	press(t, ctx, "press Approve", card(waiting)+` button[data-action="approve"]`)
 	waitLog(t, ctx, p, overview.OperatorApproved, waiting)
 
 	h.mu.Lock()
