@@ -66,13 +66,13 @@ func ReadMCP(tool string, input gjson.Result) MCPArgs {
 	// {"directory": ".hook-loop", "meta": {"cmd": "true"}}).
 	runs := top && slices.ContainsFunc(own, mcpRunnerWord)
 	var dirs []string
-	mcpPaths(input, true, func(key, s string, top bool) {
+	mcpPaths(input, true, func(kind argKind, s string, top bool) {
 		s = fileURI(s)
 		switch {
-		case top && (workKey(key) || folderKey(key) && (reads || runs)):
+		case top && (kind == workArg || kind == folderArg && (reads || runs)):
 			m.Reads = append(m.Reads, s)
 			dirs = append(dirs, s)
-		case reads && !destKey(key):
+		case reads && kind != destArg:
 			m.Reads = append(m.Reads, s)
 		default:
 			m.Writes = append(m.Writes, s)
@@ -156,28 +156,66 @@ func mcpCommandKey(k string) bool {
 	return false
 }
 
-// mcpPathKey: the argument names tools give the files they work on, in any
-// case (Path, FILE), and a server's own spellings of them: a key that ends
-// in path, file, dir, folder or uri, or starts with path (relative_path,
-// sourcePath, fileName, pathInProject). The engine judges each as a write:
-// an unknown tool's effect is unknown, so a path it names may be one it
-// changes.
-func mcpPathKey(k string) bool {
-	if destKey(k) || workKey(k) || folderKey(k) {
-		return true
-	}
-	switch k := strings.ToLower(k); k {
+// argKind is what an argument's name says its value is.
+type argKind uint8
+
+const (
+	notPath   argKind = iota
+	pathArg           // a file the tool works on
+	destArg           // where the tool puts what it makes
+	workArg           // the folder the tool runs in
+	folderArg         // a folder the tool works in, or creates or deletes
+)
+
+// keyKind reads an argument's name, in any case (Path, FILE), once per key.
+//   - workArg: cwd and its kin, and the project or workspace folder a server
+//     works inside (JetBrains' projectPath, workspace_root), where the
+//     call's other paths are.
+//   - folderArg: a folder a tool works in, or one it creates or deletes (a
+//     working folder only for a reader or a command): a git server's
+//     repository too, where git_checkout rewrites the tree.
+//   - destArg: where a tool puts what it makes, a write whatever the tool's
+//     name says (fetch_url's output_path, destinationPath).
+//   - pathArg: the files tools work on, and a server's own spellings of
+//     them: a name whose words end in path, file, dir, folder or uri, or
+//     start with path (relative_path, sourcePath, fileName, pathInProject).
+//
+// The engine judges every path as a write unless the tool's name or the
+// kind says otherwise: an unknown tool's effect is unknown, so a path it
+// names may be one it changes.
+func keyKind(k string) argKind {
+	switch strings.ToLower(k) {
+	case "cwd", "workdir", "working_directory", "workingdirectory", "working_dir", "workingdir":
+		return workArg
+	case "directory", "dir", "folder", "root", "repo_path", "repopath":
+		return folderArg
+	case "destination", "dest", "dst", "target", "target_path", "targetpath", "output_path", "outputpath",
+		"output_file", "outputfile", "output_dir", "outputdir", "out_path", "outpath", "outfile", "out_file",
+		"save_path", "savepath", "save_to", "saveto", "new_path", "newpath", "to", "":
+		return destArg
 	case "path", "file_path", "filepath", "source", "paths", "file", "files", "filename", "file_name",
 		"uri", "notebook_path", "notebookpath", "absolute_path", "dir_path", "target_file", "src", "old_path", "oldpath", "from":
-		return true
+		return pathArg
 	}
-	return pathWords(k)
+	w := nameWords(k)
+	switch {
+	case len(w) == 2 && (w[0] == "project" || w[0] == "workspace") &&
+		slices.Contains([]string{"path", "dir", "directory", "folder", "root"}, w[1]):
+		return workArg
+	case !pathWords(w):
+		return notPath
+	case len(w) > 1 && slices.Contains([]string{"destination", "dest", "dst", "output", "out", "save"}, w[0]):
+		return destArg
+	}
+	return pathArg
 }
 
-// pathWords says a key's words, joined, end in a word that names a path or
+// mcpPathKey says an argument's name is one of a path (keyKind).
+func mcpPathKey(k string) bool { return keyKind(k) != notPath }
+
+// pathWords says a name's words, joined, end in a word that names a path or
 // start with path.
-func pathWords(k string) bool {
-	w := nameWords(k)
+func pathWords(w []string) bool {
 	if len(w) == 0 {
 		return false
 	}
@@ -189,44 +227,6 @@ func pathWords(k string) bool {
 		if strings.HasSuffix(joined, end) {
 			return true
 		}
-	}
-	return false
-}
-
-// destKey: the argument names of where a tool puts what it makes, a write
-// whatever the tool's name says (fetch_url's output_path, destinationPath).
-func destKey(k string) bool {
-	switch strings.ToLower(k) {
-	case "destination", "dest", "dst", "target", "target_path", "targetpath", "output_path", "outputpath",
-		"output_file", "outputfile", "output_dir", "outputdir", "out_path", "outpath", "outfile", "out_file",
-		"save_path", "savepath", "save_to", "saveto", "new_path", "newpath", "to", "":
-		return true
-	}
-	w := nameWords(k)
-	return len(w) > 1 && slices.Contains([]string{"destination", "dest", "dst", "output", "out", "save"}, w[0]) && pathWords(k)
-}
-
-// workKey: the argument names tools give the folder they run in: cwd and
-// its kin, and the project or workspace folder a server works inside
-// (JetBrains' projectPath, workspace_root), where the other paths of the
-// call are.
-func workKey(k string) bool {
-	switch strings.ToLower(k) {
-	case "cwd", "workdir", "working_directory", "workingdirectory", "working_dir", "workingdir":
-		return true
-	}
-	w := nameWords(k)
-	return len(w) == 2 && (w[0] == "project" || w[0] == "workspace") &&
-		slices.Contains([]string{"path", "dir", "directory", "folder", "root"}, w[1])
-}
-
-// folderKey: the argument names of a folder a tool works in, or one it
-// creates or deletes (a working folder only for a reader or a command): a
-// git server's repository too, where git_checkout rewrites the tree.
-func folderKey(k string) bool {
-	switch strings.ToLower(k) {
-	case "directory", "dir", "folder", "root", "repo_path", "repopath":
-		return true
 	}
 	return false
 }
@@ -245,25 +245,29 @@ func fileURI(s string) string {
 
 // mcpPaths reports the path-like arguments of a tool's input, at any depth
 // (a batch of writes nests its paths in objects inside lists): a string or
-// list of strings under an mcpPathKey, or every string of a value of
-// another shape under one (key ""). top says the key is one of the input's
+// list of strings under a path's name (keyKind), or every string of a
+// value of another shape under one (as a destArg). top says the key is one of the input's
 // own.
-func mcpPaths(obj gjson.Result, top bool, add func(key, s string, top bool)) {
+func mcpPaths(obj gjson.Result, top bool, add func(kind argKind, s string, top bool)) {
 	obj.ForEach(func(k, v gjson.Result) bool {
-		path := k.Type == gjson.String && mcpPathKey(k.Str)
+		kind := notPath
+		if k.Type == gjson.String {
+			kind = keyKind(k.Str)
+		}
+		path := kind != notPath
 		switch {
 		case path && v.Type == gjson.String:
-			add(k.Str, v.Str, top)
+			add(kind, v.Str, top)
 		case path && v.IsArray() && AllStrings(v):
 			v.ForEach(func(_, item gjson.Result) bool {
-				add(k.Str, item.Str, top)
+				add(kind, item.Str, top)
 				return true
 			})
 		case path:
 			// Not the string or list of strings a path argument is: every
-			// string in it may be a path.
+			// string in it may be a path, and one the tool writes.
 			for _, s := range Strings(v) {
-				add("", s, false)
+				add(destArg, s, false)
 			}
 		case v.IsObject() || v.IsArray():
 			// An array's bare strings are not paths; its objects and arrays
