@@ -72,23 +72,20 @@ func Canonical(native string) (string, bool) {
 	return "", false
 }
 
-// toolNames maps opencode's tool ids to the canonical (Claude/Codex) names that
-// event_map rules use.
+// toolNames maps opencode's own tool ids, as opencode spells them, to the
+// canonical (Claude/Codex) names that event_map rules use.
 var toolNames = harness.Table{
 	{"bash", "Bash"},
 	{"write", "Write"},
 	{"edit", "Edit"},
 	{"multiedit", "MultiEdit"},
-	{"multi_edit", "MultiEdit"},
 	{"read", "Read"},
 	{"grep", "Grep"},
 	{"glob", "Glob"},
 	{"list", "LS"},
 	{"todowrite", "TodoWrite"},
-	{"todo_write", "TodoWrite"},
 	{"todoread", "TodoRead"},
 	{"webfetch", "WebFetch"},
-	{"web_fetch", "WebFetch"},
 	{"websearch", "WebSearch"},
 	{"task", "Task"},
 	{"apply_patch", "apply_patch"},
@@ -100,6 +97,15 @@ var toolNames = harness.Table{
 	{"invalid", "invalid"},
 }
 
+// prototypeTools are the prototype's spellings of opencode's tools: named
+// as toolNames names them, but no opencode tool's id, so a call by one is an
+// MCP server's (server todo, tool write) and judged as such.
+var prototypeTools = harness.Table{
+	{"multi_edit", "MultiEdit"},
+	{"todo_write", "TodoWrite"},
+	{"web_fetch", "WebFetch"},
+}
+
 // CanonicalTool maps an opencode tool id (bash, write, apply_patch, ...) to its
 // canonical name. Unknown ids (MCP tools, custom tools) keep their spelling, so a
 // rule can still name them exactly.
@@ -107,18 +113,16 @@ func CanonicalTool(name string) string {
 	if c, ok := toolNames.Lookup(toolKey(name)); ok {
 		return c
 	}
+	if c, ok := prototypeTools.Lookup(toolKey(name)); ok {
+		return c
+	}
 	return strings.TrimSpace(name)
 }
 
 // builtin says id is one of opencode's own tools, exactly as opencode spells
-// it. The prototype's spellings toolNames also maps (todo_write) are no
-// opencode tool's: an MCP server's tool may have that id (server todo, tool
-// write), so a call by one is judged as an unknown tool's.
+// it: any other id, a prototype's spelling included, is an MCP server's or a
+// plugin's.
 func builtin(id string) bool {
-	switch id {
-	case "multi_edit", "todo_write", "web_fetch":
-		return false
-	}
 	_, ok := toolNames.Lookup(id)
 	return ok
 }
