@@ -22,3 +22,19 @@ func TestHugeRefusedCommandStaysRefused(t *testing.T) {
 		t.Fatalf("huge rm hook-loop.json answered %.300q (stderr %.300q), want a deny", out.Stdout, out.Stderr)
 	}
 }
+
+// TestHugeRefusedPathStaysRefused: a refusal whose reason names a path longer
+// than a log line may be (a write under .git/, a protected path, with a
+// 5 MiB name) is still refused: the reason went into the refusal's record
+// and the hook_fired one whole, their appends failed, and the failure let
+// the call run.
+func TestHugeRefusedPathStaysRefused(t *testing.T) {
+	dir := twoStateProject(t)
+	path := ".git/" + strings.Repeat("x", 5<<20)
+	in := `{"session_id":"s","cwd":"` + dir + `","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"` + path + `","content":""}}`
+	out := New(Deps{}).Run(context.Background(), Request{Adapter: claude.New(), Flags: Flags{Event: "PreToolUse", ConfigPath: filepath.Join(dir, "hook-loop.json")},
+		Stdin: strings.NewReader(in), Cwd: dir})
+	if !strings.Contains(string(out.Stdout), `"permissionDecision":"deny"`) {
+		t.Fatalf("huge .git/ write answered %.300q (stderr %.300q), want a deny", out.Stdout, out.Stderr)
+	}
+}

@@ -290,10 +290,11 @@ func (h *handling) decide() (loop.Decision, error) {
 			chk.Blocked, chk.Rule, chk.Reason = true, "held", hold
 		}
 		if chk.Blocked {
-			// The command clipped: one past the log's line limit failed the
-			// append, and the failure let the refused call run.
+			// The agent's words clipped: a command (or a path in the reason)
+			// past the log's line limit failed the append, and the failure
+			// let the refused call run.
 			payload := map[string]any{
-				"tool_name": h.ev.ToolName, "rule": chk.Rule, "reason": chk.Reason, "command": clip(h.ev.Command),
+				"tool_name": h.ev.ToolName, "rule": chk.Rule, "reason": clip(chk.Reason), "command": clip(h.ev.Command),
 			}
 			if h.e.EffectiveMode() != dsl.ModeEnforce {
 				if err := h.wouldBlock("tool", payload); err != nil {
@@ -682,10 +683,10 @@ func (h *handling) echoesRefusal() bool {
 func (h *handling) recordHookFired(d loop.Decision) error {
 	var msgs []string
 	if d.Reason != "" {
-		msgs = append(msgs, d.Reason)
+		msgs = append(msgs, clip(d.Reason))
 	}
 	if d.Context != "" {
-		msgs = append(msgs, d.Context)
+		msgs = append(msgs, clip(d.Context))
 	}
 	return h.append(eventlog.TypeHookFired, "hook-loop", map[string]any{
 		"platform":        h.ev.Harness,
